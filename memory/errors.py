@@ -1,0 +1,44 @@
+"""Reason codes: every rejection or drop carries one, on the wire and in the dead-letter topic."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Reason(StrEnum):
+    # input validation (the op is rejected, nothing changes)
+    MISSING_TENANT = "missing_tenant"
+    MISSING_USER = "missing_user"
+    INVALID_ID = "invalid_id"
+    UNKNOWN_KIND = "unknown_kind"
+    INVALID_SCOPE = "invalid_scope"
+    SCOPE_MISSING_ID = "scope_missing_id"
+    CONFIDENCE_OUT_OF_RANGE = "confidence_out_of_range"
+    VALUE_OUT_OF_RANGE = "value_out_of_range"
+    VALIDITY_INVERTED = "validity_inverted"
+    FACT_WITHOUT_SOURCE = "fact_without_source"
+    FACT_WITHOUT_VALIDITY = "fact_without_validity"
+    SOURCE_NOT_AUTHORIZED = "source_not_authorized"
+    ASSISTANT_NOT_EVIDENCE = "assistant_not_evidence"
+    SECRET_VALUE = "secret_value"
+    SESSION_CONTEXT_NOT_IN_SESSION = "session_context_not_in_session"
+    MISSING_FIELD = "missing_field"
+    INVALID_FIELD = "invalid_field"
+    INVALID_JSON = "invalid_json"
+    UNKNOWN_COMMAND = "unknown_command"
+    TARGET_NOT_FOUND = "target_not_found"
+    TARGET_NOT_PENDING = "target_not_pending"
+    TENANT_MISMATCH = "tenant_mismatch"
+    # reconciliation outcomes that drop an otherwise valid op
+    SUPPRESSED = "suppressed"
+    USER_ERASED = "user_erased"
+    NOT_DUE = "not_due"
+
+
+class Rejected(ValueError):
+    """Raised for input that must not change state; carries a machine-readable reason."""
+
+    def __init__(self, reason: Reason, detail: str = "") -> None:
+        self.reason = Reason(reason)
+        self.detail = detail
+        super().__init__(f"{self.reason.value}: {detail}" if detail else self.reason.value)

@@ -1,0 +1,446 @@
+"""Pydantic models of the domain: records, scopes, evidence, commands, context requests/responses.
+
+Wire models (`RecordIn`, commands) are what producers send; `Record` is what the engine stores.
+All datetimes are timezone-aware UTC; naive input is taken as UTC.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from enum import StrEnum
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .errors import Reason, Rejected
+
+
+class Kind(StrEnum):
+    PREFERENCE = "preference"
+    GOAL = "goal"
+    PRIORITY = "priority"
+    RULE = "rule"
+    KNOWLEDGE = "knowledge"
+    FACT = "fact"
+    SESSION_CONTEXT = "session_context"
+
+
+class Authority(StrEnum):
+    USER_EXPLICIT = "user_explicit"
+    USER_OBSERVED = "user_observed"
+    SYSTEM_INFERRED = "system_inferred"
+    EXTERNAL_UNTRUSTED = "external_untrusted"
+    AUTHORITATIVE_SOURCE = "authoritative_source"
+
+
+# Higher is stronger. Authoritative sources stand apart (facts only) and are not compared
+# with the user's authorities by the preference rules.
+AUTHORITY_RANK = {
+    Authority.USER_EXPLICIT: 4,
+    Authority.USER_OBSERVED: 3,
+    Authority.SYSTEM_INFERRED: 2,
+    Authority.EXTERNAL_UNTRUSTED: 1,
+    Authority.AUTHORITATIVE_SOURCE: 5,
+}
+INFERRED_AUTHORITIES = frozenset({Authority.USER_OBSERVED, Authority.SYSTEM_INFERRED})
+
+
+class Status(StrEnum):
+    ACTIVE = "active"
+    CANDIDATE = "candidate"
+    PENDING_REVIEW = "pending_review"
+    CONFLICTED = "conflicted"
+    SUPERSEDED = "superseded"
+    EXPIRED = "expired"
+    REVIEW_DUE = "review_due"
+    DELETED = "deleted"
+
+
+# Statuses that still belong to the slot's present (reconciliation looks at these).
+LIVE_STATUSES = frozenset(
+    {Status.ACTIVE, Status.CANDIDATE, Status.PENDING_REVIEW, Status.CONFLICTED, Status.REVIEW_DUE}
+)
+# Statuses the selector may use at all (further checks in eligibility).
+SELECTABLE_STATUSES = frozenset({Status.ACTIVE, Status.CANDIDATE})
+
+
+class Consequence(StrEnum):
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+    CRITICAL = "critical"
+
+
+CONSEQUENCE_WEIGHT = {
+    Consequence.LOW: 0.0,
+    Consequence.MEDIUM: 0.33,
+    Consequence.HIGH: 0.66,
+    Consequence.CRITICAL: 1.0,
+}
+
+
+class Sensitivity(StrEnum):
+    NORMAL = "normal"
+    PERSONAL = "personal"
+    SECRET = "secret"
+
+
+class Cardinality(StrEnum):
+    SINGLE = "single"
+    MULTI = "multi"
+
+
+class SourceType(StrEnum):
+    CONVERSATION = "conversation"
+    DOCUMENT = "document"
+    SYSTEM = "system"
+    ASSISTANT = "assistant"  # accepted on the wire only to be refused: never evidence
+
+
+# --- ids and time -------------------------------------------------------------------------
+
+# Tenant/user ids go into Redis key hash tags: no braces, colons or whitespace.
+ID_RE = re.compile(r"^[A-Za-z0-9_.@+\-]{1,128}$")
+SCOPE_ID_RE = re.compile(r"^[^\s{}]{1,128}$")
+
+
+def utc(dt: datetime) -> datetime:
+    return dt.replace(tzinfo=timezone.utc) if dt.tzinfo is None else dt.astimezone(timezone.utc)
+
+
+def parse_time(value: Any) -> datetime:
+    if isinstance(value, datetime):
+        return utc(value)
+    if isinstance(value, str):
+        text = value.strip()
+        if text.endswith("Z"):
+            text = text[:-1] + "+00:00"
+        return utc(datetime.fromisoformat(text))
+    raise ValueError(f"not a timestamp: {value!r}")
+
+
+def to_ms(dt: datetime | None) -> int | None:
+    return None if dt is None else int(dt.timestamp() * 1000)
+
+
+def iso(dt: datetime | None) -> str | None:
+    if dt is None:
+        return None
+    return utc(dt).isoformat().replace("+00:00", "Z")
+
+
+def check_id(value: str | None, missing: Reason) -> str:
+    if value is None or value == "":
+        raise Rejected(missing)
+    if not isinstance(value, str) or not ID_RE.match(value):
+        raise Rejected(Reason.INVALID_ID, f"{value!r} must match {ID_RE.pattern}")
+    return value
+
+
+def parse_scope(scope: str | None) -> str:
+    """Canonical scope string; a project/session scope without its id is rejected, never widened."""
+    if scope is None or scope == "" or scope == "global":
+        return "global"
+    if not isinstance(scope, str):
+        raise Rejected(Reason.INVALID_SCOPE, repr(scope))
+    head, sep, ident = scope.partition(":")
+    if head not in ("project", "session"):
+        raise Rejected(Reason.INVALID_SCOPE, f"{scope!r}: expected global, project:<id> or session:<id>")
+    if not sep or not ident.strip():
+        raise Rejected(Reason.SCOPE_MISSING_ID, f"{scope!r} has no id")
+    if not SCOPE_ID_RE.match(ident):
+        raise Rejected(Reason.INVALID_SCOPE, f"{scope!r}: bad id")
+    return f"{head}:{ident}"
+
+
+def scope_rank(scope: str) -> int:
+    """Narrower scopes win over wider ones for the same attribute at read time."""
+    if scope.startswith("session:"):
+        return 2
+    if scope.startswith("project:"):
+        return 1
+    return 0
+
+
+def slot_key(subject: str, attribute: str, scope: str) -> str:
+    return f"{subject}|{attribute}|{scope}"
+
+
+# --- wire models --------------------------------------------------------------------------
+
+
+class _Wire(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, use_enum_values=False)
+
+
+class Evidence(_Wire):
+    source_type: SourceType = SourceType.CONVERSATION
+    source_id: str | None = None
+    quote: str | None = None
+    at: datetime | None = None
+
+    @field_validator("at", mode="before")
+    @classmethod
+    def _time(cls, v: Any) -> Any:
+        return None if v is None else parse_time(v)
+
+
+class RecordIn(_Wire):
+    """A record as producers send it (ops topic, scenario files). Validation is in `validate_record`."""
+
+    id: str | None = None
+    tenant: str | None = None
+    user: str | None = None
+    kind: str | None = None
+    subject: str = "user"
+    attribute: str
+    scope: str | None = "global"
+    value: Any
+    statement: str | None = None
+    authority: Authority = Authority.USER_EXPLICIT
+    confidence: float | None = None
+    importance: float | None = None
+    consequence: Consequence | None = None
+    actionability: float | None = None
+    sensitivity: Sensitivity | None = None
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+    review_at: datetime | None = None
+    observed_at: datetime | None = None
+    corrects: str | None = None
+    evidence: list[Evidence] = Field(default_factory=list)
+
+    @field_validator("valid_from", "valid_until", "review_at", "observed_at", mode="before")
+    @classmethod
+    def _time(cls, v: Any) -> Any:
+        return None if v is None else parse_time(v)
+
+
+class Record(BaseModel):
+    """A stored record: one value in one slot, with its lifecycle."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str
+    tenant: str
+    user: str
+    kind: Kind
+    subject: str
+    attribute: str
+    scope: str
+    value: Any
+    normalized_value: str
+    statement: str
+    authority: Authority
+    status: Status
+    confidence: float
+    importance: float
+    consequence: Consequence
+    actionability: float
+    sensitivity: Sensitivity
+    cardinality: Cardinality
+    observed_at: datetime
+    ingested_at: datetime
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+    review_at: datetime | None = None
+    evidence: list[Evidence] = Field(default_factory=list)
+    supersedes: str | None = None
+    superseded_by: str | None = None
+    corrects: str | None = None  # the input's explicit link, kept for audit
+    status_reason: str | None = None
+    updated_at: datetime
+    op_id: str
+
+    @property
+    def slot(self) -> str:
+        return slot_key(self.subject, self.attribute, self.scope)
+
+    @property
+    def source(self) -> str | None:
+        for ev in self.evidence:
+            if ev.source_id and ev.source_type in (SourceType.DOCUMENT, SourceType.SYSTEM):
+                return ev.source_id
+        return self.evidence[0].source_id if self.evidence else None
+
+
+class Suppression(BaseModel):
+    """Recorded by a forget/reject: automatic extraction or a replay must not rebuild the value."""
+
+    attribute: str
+    scope: str | None = None  # None: every scope
+    value_hash: str | None = None  # None: every value of the attribute
+    at: datetime
+    record_ids: list[str] = Field(default_factory=list)
+    reason: str = "forget"
+
+    @property
+    def key(self) -> str:
+        return f"{self.attribute}|{self.scope or '*'}|{self.value_hash or '*'}"
+
+
+# --- commands -----------------------------------------------------------------------------
+
+
+class Match(_Wire):
+    attribute: str
+    value: Any | None = None
+    scope: str | None = None
+    subject: str = "user"
+
+
+class _Command(_Wire):
+    id: str | None = None
+    tenant: str | None = None
+    user: str | None = None
+
+
+class ForgetCommand(_Command):
+    op: Literal["forget"]
+    record_id: str | None = None
+    match: Match | None = None
+
+
+class CorrectCommand(_Command):
+    op: Literal["correct"]
+    record_id: str
+    value: Any
+    statement: str | None = None
+    evidence: list[Evidence] = Field(default_factory=list)
+
+
+class ConfirmCommand(_Command):
+    op: Literal["confirm"]
+    record_id: str
+
+
+class RejectCommand(_Command):
+    op: Literal["reject"]
+    record_id: str
+
+
+class EraseUserCommand(_Command):
+    op: Literal["erase_user"]
+
+
+class ExpireCommand(_Command):
+    """Emitted by the expiry sweep; a no-op unless the record really is past valid_until."""
+
+    op: Literal["expire"]
+    record_id: str
+
+
+class ReviewDueCommand(_Command):
+    """Emitted by the expiry sweep; a no-op unless the record really is past review_at."""
+
+    op: Literal["review_due"]
+    record_id: str
+
+
+Command = Annotated[
+    Union[
+        ForgetCommand,
+        CorrectCommand,
+        ConfirmCommand,
+        RejectCommand,
+        EraseUserCommand,
+        ExpireCommand,
+        ReviewDueCommand,
+    ],
+    Field(discriminator="op"),
+]
+COMMAND_OPS = ("forget", "correct", "confirm", "reject", "erase_user", "expire", "review_due")
+
+
+# --- read side ----------------------------------------------------------------------------
+
+
+class ContextRequest(_Wire):
+    tenant: str
+    user: str
+    session: str | None = None
+    project: str | None = None
+    text: str = ""
+    max_items: int = Field(default=8, ge=1, le=200)
+    max_chars: int = Field(default=2000, ge=50, le=100_000)
+    # A current-request instruction ("this time in English") for this request only.
+    overrides: dict[str, str] = Field(default_factory=dict)
+    allow_personal: bool = True
+    explain: bool = False
+    at: datetime | None = None
+
+    @field_validator("at", mode="before")
+    @classmethod
+    def _time(cls, v: Any) -> Any:
+        return None if v is None else parse_time(v)
+
+    def scopes(self) -> list[str]:
+        out = ["global"]
+        if self.project:
+            out.append(parse_scope(f"project:{self.project}"))
+        if self.session:
+            out.append(parse_scope(f"session:{self.session}"))
+        return out
+
+
+Section = Literal[
+    "stated",
+    "assumptions",
+    "goals",
+    "priorities",
+    "rules",
+    "knowledge",
+    "facts",
+    "session",
+    "request",
+]
+
+
+class ContextItem(BaseModel):
+    id: str
+    section: Section
+    kind: Kind
+    attribute: str
+    scope: str
+    value: Any
+    text: str
+    score: float
+    source: str | None = None
+
+
+class Exclusion(BaseModel):
+    id: str
+    attribute: str
+    reason: str
+
+
+class ContextResponse(BaseModel):
+    tenant: str
+    user: str
+    at: datetime
+    context: str
+    items: list[ContextItem]
+    used_ids: list[str]
+    excluded: list[Exclusion] = Field(default_factory=list)
+    considered: int = 0
+
+
+class OpIn(BaseModel):
+    """One input to the engine: a record or a command, at an event time, with an idempotency key.
+
+    `op_id` is the idempotency key: the ops topic uses topic/partition/offset, the scenario runner
+    file/line; without one, a hash of the content and event time stands in.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    at: datetime
+    op_id: str | None = None
+    record: dict[str, Any] | None = None
+    command: dict[str, Any] | None = None
+
+    @field_validator("at", mode="before")
+    @classmethod
+    def _time(cls, v: Any) -> Any:
+        return parse_time(v)

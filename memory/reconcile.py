@@ -1,0 +1,429 @@
+"""Reconciliation: (what is stored, an incoming record or command, event time) -> a transition.
+
+Pure: no I/O, no clock. The state layer loads a `UserView`, calls `reconcile`, and applies the
+returned `Transition` atomically. DESIGN.md section 2, rules 1, 2, 3, 4, 6 and 8 live here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from .errors import Reason, Rejected
+from .models import (
+    INFERRED_AUTHORITIES,
+    LIVE_STATUSES,
+    Authority,
+    Cardinality,
+    ConfirmCommand,
+    CorrectCommand,
+    EraseUserCommand,
+    Evidence,
+    ExpireCommand,
+    ForgetCommand,
+    Kind,
+    Record,
+    RecordIn,
+    RejectCommand,
+    ReviewDueCommand,
+    Status,
+    Suppression,
+    slot_key,
+)
+from .validation import build_record, derive_id, normalize_value, value_hash
+
+
+@dataclass(slots=True)
+class UserView:
+    """The part of one user's state that an op may touch, as loaded by the state layer."""
+
+    records: dict[str, Record] = field(default_factory=dict)
+    slots: dict[str, list[str]] = field(default_factory=dict)  # slot key -> live record ids
+    history: dict[str, list[str]] = field(default_factory=dict)  # slot key -> every id ever in it
+    suppressions: dict[str, Suppression] = field(default_factory=dict)
+    erased_at: datetime | None = None
+
+    def live(self, slot: str) -> list[Record]:
+        return [self.records[i] for i in self.slots.get(slot, ()) if i in self.records]
+
+
+@dataclass(slots=True)
+class Needs:
+    """What the state layer must load before reconciling an op."""
+
+    slots: set[str] = field(default_factory=set)
+    ids: set[str] = field(default_factory=set)
+    attribute: tuple[str, str, str | None] | None = None  # (subject, attribute, scope) for forget-by-match
+    with_history: bool = False
+
+
+@dataclass(slots=True)
+class Transition:
+    op_id: str
+    at: datetime
+    tenant: str
+    user: str
+    outcome: str  # applied | refreshed | dropped | noop
+    reason: str | None = None
+    puts: dict[str, Record] = field(default_factory=dict)
+    created: list[str] = field(default_factory=list)
+    suppress: list[Suppression] = field(default_factory=list)
+    unsuppress: list[str] = field(default_factory=list)
+    changes: list[dict[str, Any]] = field(default_factory=list)
+    erase: bool = False
+
+    def put(self, rec: Record, change: str, **extra: Any) -> Record:
+        self.puts[rec.id] = rec
+        self.changes.append({"type": change, "record_id": rec.id, "attribute": rec.attribute,
+                             "scope": rec.scope, "status": rec.status.value, **extra})
+        return rec
+
+
+# --- helpers --------------------------------------------------------------------------------
+
+
+def _start(rec: Record) -> datetime:
+    return rec.valid_from or rec.observed_at
+
+
+def _end(rec: Record) -> datetime | None:
+    ends = [t for t in (rec.valid_until, rec.review_at) if t is not None]
+    return min(ends) if ends else None
+
+
+def _overlaps(a: Record, b: Record) -> bool:
+    a_end, b_end = _end(a), _end(b)
+    a_start, b_start = _start(a), b.valid_from
+    if b_start is not None and a_end is not None and a_end <= b_start:
+        return False
+    if b_end is not None and b_end <= a_start:
+        return False
+    return True
+
+
+def _merge_evidence(old: list[Evidence], new: list[Evidence]) -> list[Evidence]:
+    seen = {(e.source_type, e.source_id, e.quote) for e in old}
+    out = list(old)
+    for e in new:
+        if (e.source_type, e.source_id, e.quote) not in seen:
+            out.append(e)
+            seen.add((e.source_type, e.source_id, e.quote))
+    return out[-20:]  # bounded: the newest twenty references are enough to audit a record
+
+
+def _rank(a: Authority) -> int:
+    from .models import AUTHORITY_RANK
+
+    return AUTHORITY_RANK[a]
+
+
+def _supersede(t: Transition, old: Record, new: Record, at: datetime) -> None:
+    """Close `old` where `new` begins. A replacement that starts later leaves old usable until then."""
+    start = max(new.valid_from or at, at) if new.valid_from and new.valid_from > at else at
+    close = start if old.valid_until is None else min(old.valid_until, start)
+    if old.valid_from is not None and close < old.valid_from:
+        close = old.valid_from
+    status = Status.SUPERSEDED if start <= at else old.status
+    t.put(old.model_copy(update={"status": status, "superseded_by": new.id, "valid_until": close,
+                                 "updated_at": at, "status_reason": f"superseded by {new.id}"}),
+          "superseded", by=new.id)
+
+
+def _base_status(rec: Record) -> Status:
+    if rec.authority == Authority.USER_EXPLICIT:
+        return Status.ACTIVE
+    if rec.authority == Authority.AUTHORITATIVE_SOURCE:
+        return Status.ACTIVE
+    if rec.authority in INFERRED_AUTHORITIES:
+        return Status.CANDIDATE
+    return Status.PENDING_REVIEW  # external_untrusted waits for a person
+
+
+def _place(t: Transition, view: UserView, rec: Record, at: datetime) -> Record:
+    """Decide the status of a new (not explicitly linked) record among its slot's live records."""
+    if rec.kind == Kind.FACT and rec.authority != Authority.AUTHORITATIVE_SOURCE:
+        rec = rec.model_copy(update={"status": Status.PENDING_REVIEW,
+                                     "status_reason": "unverified fact: not from an authorized source"})
+        return t.put(rec, "pending_review")
+    status = _base_status(rec)
+    if status == Status.PENDING_REVIEW:
+        return t.put(rec.model_copy(update={"status": status, "status_reason": "untrusted source"}),
+                     "pending_review")
+    if rec.cardinality == Cardinality.MULTI:
+        return t.put(rec.model_copy(update={"status": status}), "created")
+
+    to_supersede: list[Record] = []
+    for cur in view.live(rec.slot):
+        if cur.id == rec.id or cur.normalized_value == rec.normalized_value:
+            continue
+        if cur.status not in (Status.ACTIVE, Status.CANDIDATE, Status.REVIEW_DUE):
+            continue
+        if not _overlaps(rec, cur) and not _overlaps(cur, rec):
+            continue
+        if rec.kind == Kind.FACT:
+            to_supersede.append(cur)  # a newer version from an authorized source replaces the old
+        elif cur.status == Status.REVIEW_DUE:
+            if rec.authority == Authority.USER_EXPLICIT:
+                to_supersede.append(cur)
+        elif rec.authority == Authority.USER_EXPLICIT and cur.authority != Authority.USER_EXPLICIT:
+            to_supersede.append(cur)  # explicit beats inferred
+        elif rec.authority == Authority.USER_EXPLICIT:
+            # rule 3: an unlinked, different explicit value waits for review
+            return t.put(rec.model_copy(update={"status": Status.PENDING_REVIEW,
+                                                "status_reason": f"differs from explicit {cur.id}"}),
+                         "pending_review", against=cur.id)
+        else:
+            # rule 3: newer is not more authoritative
+            return t.put(rec.model_copy(update={"status": Status.CONFLICTED,
+                                                "status_reason": f"conflicts with {cur.id}"}),
+                         "conflicted", against=cur.id)
+    placed = t.put(rec.model_copy(update={"status": status}), "created")
+    for cur in to_supersede:
+        _supersede(t, cur, placed, at)
+        placed = t.puts[placed.id] = placed.model_copy(update={"supersedes": placed.supersedes or cur.id})
+    return placed
+
+
+def _refresh(t: Transition, cur: Record, rec: Record, at: datetime, reason: str) -> Record:
+    """Same value again: update wording, observed_at and evidence instead of duplicating."""
+    upd: dict[str, Any] = {
+        "observed_at": max(cur.observed_at, rec.observed_at),
+        "evidence": _merge_evidence(cur.evidence, rec.evidence),
+        "updated_at": at,
+    }
+    if _rank(rec.authority) >= _rank(cur.authority):
+        upd["statement"] = rec.statement
+        upd["confidence"] = max(cur.confidence, rec.confidence)
+    if rec.valid_until is not None and (cur.valid_until is None or rec.valid_until > cur.valid_until):
+        upd["valid_until"] = rec.valid_until
+    if rec.review_at is not None and (cur.review_at is None or rec.review_at > cur.review_at):
+        upd["review_at"] = rec.review_at
+    if rec.authority == Authority.USER_EXPLICIT and cur.authority != Authority.USER_EXPLICIT:
+        upd["authority"] = Authority.USER_EXPLICIT
+    if cur.status == Status.REVIEW_DUE and rec.authority == Authority.USER_EXPLICIT:
+        upd["status"] = Status.ACTIVE  # re-stated by the user: confirmed again
+        upd["status_reason"] = "re-confirmed"
+    elif cur.status == Status.CANDIDATE and upd.get("authority") == Authority.USER_EXPLICIT:
+        upd["status"] = Status.ACTIVE
+    return t.put(cur.model_copy(update=upd), "refreshed", reason=reason, evidence_from=rec.op_id)
+
+
+def _blocking_suppressions(view: UserView, rec: Record) -> list[Suppression]:
+    vh = value_hash(rec.tenant, rec.user, rec.attribute, rec.normalized_value)
+    return [s for s in view.suppressions.values()
+            if s.attribute == rec.attribute and s.scope in (None, rec.scope) and s.value_hash in (None, vh)]
+
+
+def _tombstone(rec: Record, at: datetime, reason: str) -> Record:
+    # Auditable, but the forgotten value itself is not kept: only its hash.
+    return rec.model_copy(update={
+        "status": Status.DELETED, "status_reason": reason, "updated_at": at,
+        "value": None, "statement": "(forgotten)",
+        "normalized_value": value_hash(rec.tenant, rec.user, rec.attribute, rec.normalized_value),
+        "evidence": [Evidence(source_type=e.source_type, source_id=e.source_id, at=e.at) for e in rec.evidence],
+    })
+
+
+# --- entry points ---------------------------------------------------------------------------
+
+
+def needs_for(op: Record | Any) -> Needs:
+    n = Needs()
+    if isinstance(op, Record):
+        n.slots.add(op.slot)
+        if op.corrects:
+            n.ids.add(op.corrects)
+        return n
+    if isinstance(op, ForgetCommand):
+        n.with_history = True
+        if op.record_id:
+            n.ids.add(op.record_id)
+        if op.match is not None:
+            n.attribute = (op.match.subject, op.match.attribute, op.match.scope)
+        return n
+    if isinstance(op, (CorrectCommand, ConfirmCommand, RejectCommand, ExpireCommand, ReviewDueCommand)):
+        n.ids.add(op.record_id)
+        n.with_history = isinstance(op, (CorrectCommand, ConfirmCommand))
+    return n
+
+
+def reconcile(view: UserView, op: Record | Any, at: datetime, op_id: str) -> Transition:
+    """Decide what `op` does to the user's state at event time `at`. Raises `Rejected`."""
+    tenant, user = op.tenant, op.user
+    t = Transition(op_id=op_id, at=at, tenant=tenant, user=user, outcome="applied")
+    if isinstance(op, EraseUserCommand):
+        t.erase = True
+        t.changes.append({"type": "erased"})
+        return t
+    if isinstance(op, Record):
+        return _reconcile_record(view, op, at, t)
+    if isinstance(op, ForgetCommand):
+        return _forget(view, op, at, t)
+    if isinstance(op, CorrectCommand):
+        target = _target(view, op.record_id)
+        rin = RecordIn(
+            id=derive_id("r_", op_id), tenant=tenant, user=user, kind=target.kind.value,
+            subject=target.subject, attribute=target.attribute, scope=target.scope, value=op.value,
+            statement=op.statement, authority=Authority.USER_EXPLICIT, importance=target.importance,
+            consequence=target.consequence, actionability=target.actionability,
+            sensitivity=target.sensitivity, evidence=op.evidence or target.evidence[:1],
+        )
+        rec = build_record(rin.model_copy(update={"corrects": target.id}), op_id=op_id, at=at)
+        return _reconcile_record(view, rec, at, t)
+    if isinstance(op, ConfirmCommand):
+        return _confirm(view, op, at, t)
+    if isinstance(op, RejectCommand):
+        target = _target(view, op.record_id)
+        if target.status not in (Status.PENDING_REVIEW, Status.CONFLICTED, Status.CANDIDATE):
+            raise Rejected(Reason.TARGET_NOT_PENDING, f"{target.id} is {target.status.value}")
+        t.put(_tombstone(target, at, "rejected"), "rejected")
+        sup = Suppression(attribute=target.attribute, scope=None, at=at, record_ids=[target.id],
+                          value_hash=value_hash(tenant, user, target.attribute, target.normalized_value),
+                          reason="rejected")
+        t.suppress.append(sup)
+        return t
+    if isinstance(op, (ExpireCommand, ReviewDueCommand)):
+        target = view.records.get(op.record_id)
+        if target is None:
+            t.outcome, t.reason = "noop", Reason.TARGET_NOT_FOUND.value
+            return t
+        if isinstance(op, ExpireCommand):
+            if target.status in LIVE_STATUSES and target.valid_until is not None and target.valid_until <= at:
+                t.put(target.model_copy(update={"status": Status.EXPIRED, "updated_at": at,
+                                                "status_reason": "valid_until passed"}), "expired")
+                return t
+        elif target.status in (Status.ACTIVE, Status.CANDIDATE) and target.review_at is not None \
+                and target.review_at <= at:
+            t.put(target.model_copy(update={"status": Status.REVIEW_DUE, "updated_at": at,
+                                            "status_reason": "review_at passed"}), "review_due")
+            return t
+        t.outcome, t.reason = "noop", Reason.NOT_DUE.value
+        return t
+    raise Rejected(Reason.UNKNOWN_COMMAND, type(op).__name__)
+
+
+def _target(view: UserView, record_id: str) -> Record:
+    rec = view.records.get(record_id)
+    if rec is None:
+        raise Rejected(Reason.TARGET_NOT_FOUND, record_id)
+    return rec
+
+
+def _reconcile_record(view: UserView, rec: Record, at: datetime, t: Transition) -> Transition:
+    if view.erased_at is not None and rec.observed_at <= view.erased_at:
+        t.outcome, t.reason = "dropped", Reason.USER_ERASED.value
+        t.changes.append({"type": "dropped", "reason": t.reason, "attribute": rec.attribute})
+        return t
+    blocking = _blocking_suppressions(view, rec)
+    if blocking:
+        if rec.authority != Authority.USER_EXPLICIT or any(rec.observed_at <= s.at for s in blocking):
+            # rule 6: neither automatic extraction nor a replay of old topics rebuilds a deletion
+            t.outcome, t.reason = "dropped", Reason.SUPPRESSED.value
+            t.changes.append({"type": "dropped", "reason": t.reason, "attribute": rec.attribute,
+                              "scope": rec.scope})
+            return t
+        for s in blocking:  # the user says it again, later: their word lifts the suppression
+            t.unsuppress.append(s.key)
+            t.changes.append({"type": "unsuppressed", "attribute": s.attribute, "key": s.key})
+
+    live = view.live(rec.slot)
+    target_id = rec.corrects
+    # rule 1: an explicit correction that names its target is applied before duplicate detection
+    if target_id and rec.authority == Authority.USER_EXPLICIT:
+        target = view.records.get(target_id)
+        if target is not None and target.slot == rec.slot and target.status in LIVE_STATUSES:
+            if target.normalized_value == rec.normalized_value:
+                refreshed = _refresh(t, target, rec, at, "correction with the same value")
+                if refreshed.status in (Status.CANDIDATE, Status.CONFLICTED, Status.PENDING_REVIEW):
+                    t.put(refreshed.model_copy(update={"status": Status.ACTIVE,
+                                                       "authority": Authority.USER_EXPLICIT}), "confirmed")
+                t.outcome = "refreshed"
+                return t
+            t.created.append(rec.id)
+            new = t.put(rec.model_copy(update={"status": Status.ACTIVE, "supersedes": target.id}),
+                        "created", corrects=target.id)
+            _supersede(t, target, new, at)
+            for cur in live:  # waiting copies of the new value are settled by the correction
+                if cur.id != target.id and cur.normalized_value == rec.normalized_value and cur.status in (
+                        Status.PENDING_REVIEW, Status.CONFLICTED, Status.CANDIDATE):
+                    _supersede(t, cur, new, at)
+            return t
+        t.changes.append({"type": "correction_ignored", "record_id": rec.id, "target": target_id,
+                          "reason": "target not live in the same slot" if target else "target not found"})
+
+    # rule 2: a plain repeat deduplicates
+    for cur in live:
+        if cur.normalized_value == rec.normalized_value and cur.kind == rec.kind:
+            if _rank(rec.authority) < _rank(cur.authority) or cur.authority == rec.authority \
+                    or rec.authority == Authority.USER_EXPLICIT:
+                _refresh(t, cur, rec, at, "repeat")
+                t.outcome = "refreshed"
+                return t
+    t.created.append(rec.id)
+    _place(t, view, rec, at)
+    return t
+
+
+def _forget(view: UserView, cmd: ForgetCommand, at: datetime, t: Transition) -> Transition:
+    targets: dict[str, Record] = {}
+    suppressions: list[Suppression] = []
+    if cmd.record_id:
+        rec = _target(view, cmd.record_id)
+        if rec.status == Status.DELETED:
+            t.outcome, t.reason = "noop", "already deleted"
+            return t
+        targets[rec.id] = rec
+        # the same value elsewhere in this slot's chain goes too, or it would come back
+        for rid in view.history.get(rec.slot, ()):
+            other = view.records.get(rid)
+            if other and other.status != Status.DELETED and other.normalized_value == rec.normalized_value:
+                targets[other.id] = other
+        suppressions.append(Suppression(
+            attribute=rec.attribute, scope=None, at=at, record_ids=sorted(targets),
+            value_hash=value_hash(t.tenant, t.user, rec.attribute, rec.normalized_value)))
+    if cmd.match is not None:
+        m = cmd.match
+        wanted = normalize_value(m.value) if m.value is not None else None
+        for sk, ids in view.history.items():
+            subject, attribute, scope = sk.split("|", 2)
+            if subject != m.subject or attribute != m.attribute or (m.scope and scope != m.scope):
+                continue
+            for rid in ids:
+                other = view.records.get(rid)
+                if other is None or other.status == Status.DELETED:
+                    continue
+                if wanted is None or other.normalized_value == wanted:
+                    targets[other.id] = other
+        suppressions.append(Suppression(
+            attribute=m.attribute, scope=m.scope, at=at, record_ids=sorted(targets),
+            value_hash=value_hash(t.tenant, t.user, m.attribute, wanted) if wanted is not None else None))
+    for rec in targets.values():
+        t.put(_tombstone(rec, at, "forgotten"), "deleted")
+    for s in suppressions:
+        t.suppress.append(s)
+        t.changes.append({"type": "suppressed", "attribute": s.attribute, "key": s.key})
+    return t
+
+
+def _confirm(view: UserView, cmd: ConfirmCommand, at: datetime, t: Transition) -> Transition:
+    target = _target(view, cmd.record_id)
+    if target.status not in (Status.PENDING_REVIEW, Status.CONFLICTED, Status.CANDIDATE, Status.REVIEW_DUE):
+        raise Rejected(Reason.TARGET_NOT_PENDING, f"{target.id} is {target.status.value}")
+    if target.kind == Kind.FACT and target.authority != Authority.AUTHORITATIVE_SOURCE:
+        # a user's confirmation does not turn an unverified business fact into a true one
+        raise Rejected(Reason.SOURCE_NOT_AUTHORIZED, "facts are confirmed by an authorized source")
+    confirmed = t.put(target.model_copy(update={
+        "status": Status.ACTIVE, "authority": Authority.USER_EXPLICIT, "updated_at": at,
+        "status_reason": "confirmed by user", "review_at": None if target.status == Status.REVIEW_DUE
+        else target.review_at}), "confirmed")
+    if target.cardinality == Cardinality.SINGLE:
+        for cur in view.live(target.slot):
+            if cur.id != target.id and cur.status in (Status.ACTIVE, Status.CANDIDATE, Status.REVIEW_DUE) \
+                    and cur.normalized_value != target.normalized_value:
+                _supersede(t, cur, confirmed, at)
+    return t
+
+
+def slot_of(rec: Record) -> str:
+    return slot_key(rec.subject, rec.attribute, rec.scope)

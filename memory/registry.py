@@ -1,0 +1,112 @@
+"""Attribute registry: what the engine knows about each attribute before it sees a value.
+
+Each known attribute declares cardinality, kind, default lifetime (valid_until) or review period
+(review_at), consequence, importance and sensitivity. Unknown attributes are allowed and treated
+as single-valued, medium consequence. Families (`goal.`, `knowledge.`, ...) match by prefix.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from .models import Cardinality, Consequence, Kind, Sensitivity
+
+DAY = timedelta(days=1)
+
+
+@dataclass(frozen=True, slots=True)
+class AttributeSpec:
+    name: str
+    kind: Kind | None
+    cardinality: Cardinality = Cardinality.SINGLE
+    lifetime: timedelta | None = None  # default valid_until = observed + lifetime
+    review: timedelta | None = None  # default review_at = observed + review
+    consequence: Consequence = Consequence.MEDIUM
+    importance: float = 0.5
+    actionability: float = 0.5
+    sensitivity: Sensitivity = Sensitivity.NORMAL
+    label: str = ""
+
+
+_SPECS = [
+    # how to answer: the seeds' running example
+    AttributeSpec("preference.response.detail", Kind.PREFERENCE, label="answer detail",
+                  consequence=Consequence.LOW, importance=0.6, actionability=0.9),
+    AttributeSpec("preference.response.length", Kind.PREFERENCE, label="answer length",
+                  consequence=Consequence.LOW, importance=0.5, actionability=0.9),
+    AttributeSpec("preference.response.format", Kind.PREFERENCE, label="answer format",
+                  consequence=Consequence.LOW, importance=0.5, actionability=0.8),
+    AttributeSpec("preference.response.order", Kind.PREFERENCE, label="what comes first",
+                  consequence=Consequence.LOW, importance=0.5, actionability=0.8),
+    AttributeSpec("preference.language", Kind.PREFERENCE, label="answer language",
+                  consequence=Consequence.MEDIUM, importance=0.7, actionability=0.9),
+    AttributeSpec("preference.explanation_style", Kind.PREFERENCE, label="explanation style",
+                  consequence=Consequence.LOW, importance=0.5, actionability=0.8),
+    AttributeSpec("preference.tone", Kind.PREFERENCE, label="tone",
+                  consequence=Consequence.LOW, importance=0.4, actionability=0.7),
+    AttributeSpec("preference.payment_terms", Kind.PREFERENCE, label="payment terms",
+                  consequence=Consequence.MEDIUM, importance=0.5),
+    # facts about the person: true for a while, then worth re-checking
+    AttributeSpec("profile.home_city", Kind.PREFERENCE, label="home city", review=180 * DAY,
+                  sensitivity=Sensitivity.PERSONAL, importance=0.5),
+    AttributeSpec("profile.timezone", Kind.PREFERENCE, label="timezone", review=180 * DAY,
+                  importance=0.6, actionability=0.7),
+    AttributeSpec("profile.expertise", Kind.PREFERENCE, label="expertise level", review=365 * DAY,
+                  importance=0.6, actionability=0.7),
+    AttributeSpec("profile.languages", Kind.PREFERENCE, Cardinality.MULTI, label="languages spoken",
+                  importance=0.4),
+    AttributeSpec("profile.allergies", Kind.PREFERENCE, Cardinality.MULTI, label="allergies",
+                  consequence=Consequence.HIGH, importance=0.9, sensitivity=Sensitivity.PERSONAL),
+    AttributeSpec("profile.travel_status", Kind.PREFERENCE, label="travel status", lifetime=14 * DAY,
+                  sensitivity=Sensitivity.PERSONAL),
+    AttributeSpec("profile.name", Kind.PREFERENCE, label="name", importance=0.4),
+    # goals, priorities, rules, knowledge: families
+    AttributeSpec("goal.", Kind.GOAL, Cardinality.MULTI, label="goal", review=90 * DAY,
+                  importance=0.6, actionability=0.6),
+    AttributeSpec("priority.focus", Kind.PRIORITY, label="current focus", lifetime=7 * DAY,
+                  consequence=Consequence.MEDIUM, importance=0.8, actionability=0.9),
+    AttributeSpec("priority.", Kind.PRIORITY, label="priority", lifetime=7 * DAY,
+                  importance=0.8, actionability=0.9),
+    AttributeSpec("rule.confirm_before", Kind.RULE, Cardinality.MULTI, label="confirm before",
+                  consequence=Consequence.HIGH, importance=0.9, actionability=1.0),
+    AttributeSpec("rule.", Kind.RULE, Cardinality.MULTI, label="collaboration rule",
+                  consequence=Consequence.HIGH, importance=0.8, actionability=0.9),
+    AttributeSpec("knowledge.", Kind.KNOWLEDGE, label="project knowledge", review=180 * DAY,
+                  importance=0.6, actionability=0.6),
+    AttributeSpec("fact.", Kind.FACT, label="fact", consequence=Consequence.HIGH, importance=0.8,
+                  actionability=0.8),
+    AttributeSpec("session.", Kind.SESSION_CONTEXT, label="current task", lifetime=1 * DAY,
+                  importance=0.7, actionability=0.8),
+]
+
+_EXACT = {s.name: s for s in _SPECS if not s.name.endswith(".")}
+_FAMILIES = sorted((s for s in _SPECS if s.name.endswith(".")), key=lambda s: -len(s.name))
+
+# Defaults per kind when the attribute is unknown.
+KIND_LIFETIME = {Kind.PRIORITY: 7 * DAY, Kind.SESSION_CONTEXT: 1 * DAY}
+# "this time / 这次": a session-scoped record lives this long unless told otherwise.
+TEMPORARY_LIFETIME = timedelta(hours=4)
+
+
+def lookup(attribute: str) -> AttributeSpec | None:
+    spec = _EXACT.get(attribute)
+    if spec is not None:
+        return spec
+    for fam in _FAMILIES:
+        if attribute.startswith(fam.name):
+            return fam
+    return None
+
+
+def resolve(attribute: str, kind: Kind | None) -> AttributeSpec:
+    """The spec for an attribute; unknown ones get single-valued, medium-consequence defaults."""
+    spec = lookup(attribute)
+    if spec is not None:
+        return spec
+    return AttributeSpec(attribute, kind, lifetime=KIND_LIFETIME.get(kind) if kind else None,
+                         label=attribute.rsplit(".", 1)[-1].replace("_", " "))
+
+
+def known_attributes() -> list[AttributeSpec]:
+    return list(_SPECS)

@@ -1,0 +1,260 @@
+"""The read side, pure: eligibility, ranking, budgeting and rendering (DESIGN.md section 3).
+
+The state layer hands over `Candidate`s (a compact, selection-only view of the records in the
+request's scopes); everything here decides from them and the request's own time.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Iterable
+
+from .models import (
+    CONSEQUENCE_WEIGHT,
+    INFERRED_AUTHORITIES,
+    Authority,
+    Cardinality,
+    Consequence,
+    ContextItem,
+    ContextRequest,
+    ContextResponse,
+    Exclusion,
+    Kind,
+    Record,
+    Sensitivity,
+    Status,
+    iso,
+    scope_rank,
+    to_ms,
+)
+from .registry import resolve
+
+ASSUMPTION_MIN_CONFIDENCE = 0.7
+_WORD = re.compile(r"[a-z0-9]+|[\u3400-\u9fff\uf900-\ufaff]+")
+_STOP = frozenset("a an the and or of to in on for is are was be it this that my me i you your with "
+                  "what which how do does please can could would should".split())
+
+
+def tokens(text: str) -> frozenset[str]:
+    """Lexical tokens: lower-case words, and CJK character bigrams (no segmenter needed)."""
+    out: set[str] = set()
+    for m in _WORD.finditer(text.casefold()):
+        w = m.group()
+        if w[0] >= "\u3400":
+            out.update(w[i:i + 2] for i in range(max(1, len(w) - 1)))
+        elif w not in _STOP:
+            out.add(w)
+    return frozenset(out)
+
+
+@dataclass(slots=True)
+class Candidate:
+    """A selection-only view of a record. Enum-typed fields hold their plain string values
+    (StrEnum members compare equal to them), so building thousands per request stays cheap."""
+
+    id: str
+    kind: str
+    attribute: str
+    scope: str
+    value: Any
+    statement: str
+    authority: str
+    status: str
+    confidence: float
+    importance: float
+    consequence: str
+    actionability: float
+    sensitivity: str
+    cardinality: str
+    observed_ms: int
+    valid_from_ms: int | None
+    valid_until_ms: int | None
+    review_ms: int | None
+    source: str | None
+    tokens: str  # " tok1 tok2 ... ": membership is a substring test, no set to build per request
+
+
+def compact(rec: Record) -> list[Any]:
+    """What the read model stores per selectable record: enough to select and render, positional
+    (in `Candidate` field order) to keep the payload and its decoding small."""
+    toks = tokens(f"{rec.attribute.replace('.', ' ').replace('_', ' ')} {rec.value} {rec.statement}")
+    return [
+        rec.id, rec.kind.value, rec.attribute, rec.scope, rec.value, rec.statement, rec.authority.value,
+        rec.status.value, rec.confidence, rec.importance, rec.consequence.value, rec.actionability,
+        rec.sensitivity.value, rec.cardinality.value, to_ms(rec.observed_at), to_ms(rec.valid_from),
+        to_ms(rec.valid_until), to_ms(rec.review_at), rec.source, " " + " ".join(sorted(toks)) + " ",
+    ]
+
+
+def from_compact(row: list[Any]) -> Candidate:
+    return Candidate(*row)
+
+
+def from_record(rec: Record) -> Candidate:
+    return from_compact(compact(rec))
+
+
+def is_working_assumption(c: Candidate) -> bool:
+    return (c.authority in INFERRED_AUTHORITIES and c.confidence >= ASSUMPTION_MIN_CONFIDENCE
+            and c.consequence in (Consequence.LOW, Consequence.MEDIUM)
+            and c.sensitivity == Sensitivity.NORMAL)
+
+
+def exclusion_reason(c: Candidate, at_ms: int, req: ContextRequest, scopes: Iterable[str]) -> str | None:
+    """Why `c` may not be used at `at_ms` for `req`, or None if it may (rule 4: checked against now)."""
+    if c.scope not in scopes:
+        return "out_of_scope"
+    if c.status not in (Status.ACTIVE, Status.CANDIDATE):
+        return f"status_{c.status}"
+    if c.observed_ms > at_ms:
+        return "not_yet_known"
+    if c.valid_from_ms is not None and at_ms < c.valid_from_ms:
+        return "not_yet_valid"
+    if c.valid_until_ms is not None and at_ms >= c.valid_until_ms:
+        return "expired"
+    if c.review_ms is not None and at_ms >= c.review_ms:
+        return "review_due"
+    if c.sensitivity == Sensitivity.SECRET:
+        return "secret"
+    if c.sensitivity == Sensitivity.PERSONAL and not req.allow_personal:
+        return "sensitivity"
+    if c.kind == Kind.FACT and c.authority != Authority.AUTHORITATIVE_SOURCE:
+        return "unverified_fact"
+    if c.status == Status.CANDIDATE and not is_working_assumption(c):
+        return "weak_assumption"
+    return None
+
+
+def can_use(record: Record | Candidate, at: datetime, request: ContextRequest) -> bool:
+    c = from_record(record) if isinstance(record, Record) else record
+    return exclusion_reason(c, to_ms(at) or 0, request, request.scopes()) is None
+
+
+def section_of(c: Candidate) -> str:
+    if c.status == Status.CANDIDATE:
+        return "assumptions"
+    if c.kind == Kind.SESSION_CONTEXT:
+        return "session"
+    return {Kind.GOAL: "goals", Kind.PRIORITY: "priorities", Kind.RULE: "rules",
+            Kind.KNOWLEDGE: "knowledge", Kind.FACT: "facts"}.get(c.kind, "stated")
+
+
+_SECTION_TITLES = {
+    "request": "For this request only",
+    "stated": "What the user stated",
+    "assumptions": "Working assumptions (inferred: not confirmed by the user, cannot authorize actions, "
+                   "current instructions win)",
+    "goals": "Goals",
+    "priorities": "Current priorities",
+    "rules": "Collaboration rules",
+    "knowledge": "Project knowledge and decisions",
+    "facts": "Facts (from their source)",
+    "session": "Current session",
+}
+_SECTION_ORDER = list(_SECTION_TITLES)
+
+
+def _padded(query: frozenset[str] | Iterable[str]) -> list[str]:
+    return [f" {q} " for q in query]
+
+
+def score(c: Candidate, query: frozenset[str] | list[str]) -> float:
+    """Value for this request. Confidence is deliberately not a weight."""
+    padded = query if isinstance(query, list) else _padded(query)
+    rel = sum(1 for q in padded if q in c.tokens) / len(padded) if padded else 0.0
+    base = 0.45 * rel + 0.25 * c.importance + 0.15 * CONSEQUENCE_WEIGHT[c.consequence] + 0.15 * c.actionability
+    if c.kind in (Kind.RULE, Kind.PRIORITY, Kind.SESSION_CONTEXT):
+        base += 0.05  # action boundaries and the current task matter to almost every request
+    return round(base, 6)
+
+
+def _fmt_ms(ms: int | None) -> str:
+    return iso(datetime.fromtimestamp(ms / 1000, tz=timezone.utc)) if ms is not None else ""
+
+
+def render_line(c: Candidate) -> str:
+    value = c.value if isinstance(c.value, str) else str(c.value)
+    text = c.statement if value.casefold() in c.statement.casefold() else f"{c.statement} ({value})"
+    if c.kind == Kind.FACT:
+        window = f", valid until {_fmt_ms(c.valid_until_ms)}" if c.valid_until_ms else ""
+        return f"- {text} [source: {c.source}{window}]"
+    if c.kind == Kind.PRIORITY and c.valid_until_ms:
+        return f"- {text} (until {_fmt_ms(c.valid_until_ms)})"
+    return f"- {text}"
+
+
+def select(req: ContextRequest, candidates: list[Candidate], at: datetime) -> ContextResponse:
+    """Scope, eligibility, narrowest-scope-wins, rank, budget, render."""
+    at_ms = to_ms(at) or 0
+    scopes = req.scopes()
+    excluded: list[Exclusion] = []
+    usable: list[Candidate] = []
+    for c in candidates:
+        reason = exclusion_reason(c, at_ms, req, scopes)
+        if reason is None and c.attribute in req.overrides:
+            reason = "overridden_by_request"
+        if reason is None:
+            usable.append(c)
+        elif req.explain:
+            excluded.append(Exclusion(id=c.id, attribute=c.attribute, reason=reason))
+
+    # A single-valued attribute shows one value: the narrowest scope wins (a session's "this time"
+    # beats the lasting preference), then the user's word over an inference, then the newest.
+    best: dict[str, Candidate] = {}
+    keep: list[Candidate] = []
+    for c in usable:
+        if c.cardinality == Cardinality.MULTI:
+            keep.append(c)
+            continue
+        cur = best.get(c.attribute)
+        key = (scope_rank(c.scope), c.status == Status.ACTIVE, c.observed_ms)
+        if cur is None or key > (scope_rank(cur.scope), cur.status == Status.ACTIVE, cur.observed_ms):
+            if cur is not None and req.explain:
+                excluded.append(Exclusion(id=cur.id, attribute=cur.attribute, reason="shadowed"))
+            best[c.attribute] = c
+        elif req.explain:
+            excluded.append(Exclusion(id=c.id, attribute=c.attribute, reason="shadowed"))
+    keep.extend(best.values())
+
+    query = _padded(tokens(req.text))
+    scored = sorted(((score(c, query), c) for c in keep), key=lambda sc: (-sc[0], sc[1].id))
+
+    items: list[ContextItem] = []
+    for attr, value in sorted(req.overrides.items()):
+        label = resolve(attr, None).label or attr
+        items.append(ContextItem(id=f"request:{attr}", section="request", kind=Kind.PREFERENCE, attribute=attr,
+                                 scope="request", value=value, text=f"- {label}: {value} (this request only)",
+                                 score=1.0))
+    used = len(items)
+    chars = sum(len(i.text) + 1 for i in items)
+    headers: set[str] = {"request"} if items else set()
+    for value_score, c in scored:
+        if used >= req.max_items:
+            if not req.explain:
+                break
+            excluded.append(Exclusion(id=c.id, attribute=c.attribute, reason="over_item_budget"))
+            continue
+        section = section_of(c)
+        line = render_line(c)
+        cost = len(line) + 1 + (0 if section in headers else len(_SECTION_TITLES[section]) + 5)
+        if chars + cost > req.max_chars:
+            if req.explain:
+                excluded.append(Exclusion(id=c.id, attribute=c.attribute, reason="over_char_budget"))
+            continue
+        items.append(ContextItem(id=c.id, section=section, kind=c.kind, attribute=c.attribute, scope=c.scope,
+                                 value=c.value, text=line, score=value_score, source=c.source))
+        headers.add(section)
+        used += 1
+        chars += cost
+
+    blocks: list[str] = []
+    for section in _SECTION_ORDER:
+        lines = [i.text for i in items if i.section == section]
+        if lines:
+            blocks.append(f"## {_SECTION_TITLES[section]}\n" + "\n".join(lines))
+    return ContextResponse(
+        tenant=req.tenant, user=req.user, at=at, context="\n\n".join(blocks), items=items,
+        used_ids=[i.id for i in items if i.section != "request"], excluded=excluded, considered=len(candidates),
+    )

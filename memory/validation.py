@@ -1,0 +1,184 @@
+"""Turn wire input into validated domain objects, or reject it with a reason code.
+
+Validation never looks at stored state: it is the same for the engine, the ops topic consumer
+and the scenario runner, so bad input is refused before anything is read or written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import unicodedata
+from datetime import datetime
+from typing import Any
+
+import orjson
+from pydantic import TypeAdapter, ValidationError
+
+from .errors import Reason, Rejected
+from .models import (
+    COMMAND_OPS,
+    Authority,
+    Cardinality,
+    Command,
+    Kind,
+    Record,
+    RecordIn,
+    Sensitivity,
+    SourceType,
+    Status,
+    check_id,
+    parse_scope,
+)
+from .registry import TEMPORARY_LIFETIME, resolve
+from .secrets import contains_secret, redact
+
+_COMMAND = TypeAdapter(Command)
+_FIELD_REASONS = {
+    "kind": Reason.UNKNOWN_KIND,
+    "authority": Reason.INVALID_FIELD,
+    "confidence": Reason.CONFIDENCE_OUT_OF_RANGE,
+}
+
+
+def normalize_value(value: Any) -> str:
+    """Comparable form of a value: NFKC, case-folded, whitespace collapsed; JSON for structures."""
+    if isinstance(value, str):
+        text = value
+    elif isinstance(value, (dict, list)):
+        text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    else:
+        text = str(value)
+    text = unicodedata.normalize("NFKC", text).casefold()
+    return " ".join(text.split()).strip(" .。!！")
+
+
+def value_hash(tenant: str, user: str, attribute: str, normalized: str) -> str:
+    # Suppressions and tombstones keep a hash, not the forgotten value itself.
+    return hashlib.sha256(f"{tenant}\x1f{user}\x1f{attribute}\x1f{normalized}".encode()).hexdigest()[:32]
+
+
+def derive_id(prefix: str, *parts: Any) -> str:
+    h = hashlib.sha1("\x1f".join(str(p) for p in parts).encode()).hexdigest()[:20]
+    return f"{prefix}{h}"
+
+
+def _pydantic_reason(err: ValidationError) -> Rejected:
+    first = err.errors()[0]
+    loc = first.get("loc") or ("?",)
+    field = str(loc[0])
+    if first.get("type") == "missing":
+        return Rejected(Reason.MISSING_FIELD, field)
+    return Rejected(_FIELD_REASONS.get(field, Reason.INVALID_FIELD), f"{field}: {first.get('msg')}")
+
+
+def parse_record(data: dict[str, Any]) -> RecordIn:
+    if not isinstance(data, dict):
+        raise Rejected(Reason.INVALID_FIELD, "record must be an object")
+    try:
+        return RecordIn.model_validate(data)
+    except ValidationError as err:
+        raise _pydantic_reason(err) from None
+
+
+def parse_command(data: dict[str, Any]) -> Any:
+    if not isinstance(data, dict):
+        raise Rejected(Reason.INVALID_FIELD, "command must be an object")
+    if data.get("op") not in COMMAND_OPS:
+        raise Rejected(Reason.UNKNOWN_COMMAND, repr(data.get("op")))
+    try:
+        cmd = _COMMAND.validate_python(data)
+    except ValidationError as err:
+        raise _pydantic_reason(err) from None
+    check_id(cmd.tenant, Reason.MISSING_TENANT)
+    check_id(cmd.user, Reason.MISSING_USER)
+    if cmd.op == "forget":
+        if not cmd.record_id and cmd.match is None:
+            raise Rejected(Reason.MISSING_FIELD, "forget needs record_id or match")
+        if cmd.match is not None and cmd.match.scope is not None:
+            cmd.match.scope = parse_scope(cmd.match.scope)
+    return cmd
+
+
+def _unit(name: str, v: float | None, default: float, reason: Reason = Reason.VALUE_OUT_OF_RANGE) -> float:
+    if v is None:
+        return default
+    if not 0.0 <= v <= 1.0:
+        raise Rejected(reason, f"{name}={v} outside 0..1")
+    return float(v)
+
+
+def build_record(rin: RecordIn, *, op_id: str, at: datetime) -> Record:
+    """Validate a wire record and fill its defaults from the registry. Raises `Rejected`."""
+    tenant = check_id(rin.tenant, Reason.MISSING_TENANT)
+    user = check_id(rin.user, Reason.MISSING_USER)
+    if rin.id is not None:
+        check_id(rin.id, Reason.INVALID_ID)
+    if not rin.attribute:
+        raise Rejected(Reason.MISSING_FIELD, "attribute")
+    scope = parse_scope(rin.scope)
+    spec = resolve(rin.attribute, None)
+    if rin.kind is None:
+        if spec.kind is None:
+            raise Rejected(Reason.UNKNOWN_KIND, f"no kind given and {rin.attribute!r} is not registered")
+        kind = spec.kind
+    else:
+        try:
+            kind = Kind(rin.kind)
+        except ValueError:
+            raise Rejected(Reason.UNKNOWN_KIND, repr(rin.kind)) from None
+    if rin.value is None or (isinstance(rin.value, str) and not rin.value.strip()):
+        raise Rejected(Reason.MISSING_FIELD, "value")
+    confidence = _unit("confidence", rin.confidence, 1.0 if rin.authority in (
+        Authority.USER_EXPLICIT, Authority.AUTHORITATIVE_SOURCE) else 0.6, Reason.CONFIDENCE_OUT_OF_RANGE)
+    importance = _unit("importance", rin.importance, spec.importance)
+    actionability = _unit("actionability", rin.actionability, spec.actionability)
+    if rin.valid_from and rin.valid_until and rin.valid_until <= rin.valid_from:
+        raise Rejected(Reason.VALIDITY_INVERTED, "valid_until must be after valid_from")
+
+    for ev in rin.evidence:
+        if ev.source_type == SourceType.ASSISTANT:
+            raise Rejected(Reason.ASSISTANT_NOT_EVIDENCE, "an assistant's own answer is never evidence")
+    sensitivity = rin.sensitivity or spec.sensitivity
+    value_text = rin.value if isinstance(rin.value, str) else orjson.dumps(rin.value).decode()
+    if sensitivity == Sensitivity.SECRET or contains_secret(value_text) or contains_secret(rin.statement or ""):
+        raise Rejected(Reason.SECRET_VALUE, "secrets (passwords, keys, codes, card numbers) are never stored")
+    if kind == Kind.SESSION_CONTEXT and not scope.startswith("session:"):
+        raise Rejected(Reason.SESSION_CONTEXT_NOT_IN_SESSION, "session_context lives with a session scope")
+
+    if kind == Kind.FACT:
+        if not any(ev.source_id and ev.source_type in (SourceType.DOCUMENT, SourceType.SYSTEM)
+                   for ev in rin.evidence):
+            raise Rejected(Reason.FACT_WITHOUT_SOURCE, "a fact needs evidence with source_type and source_id")
+        if rin.valid_from is None or (rin.valid_until is None and rin.review_at is None):
+            raise Rejected(Reason.FACT_WITHOUT_VALIDITY, "a fact needs valid_from and valid_until or review_at")
+    elif rin.authority == Authority.AUTHORITATIVE_SOURCE:
+        raise Rejected(Reason.SOURCE_NOT_AUTHORIZED, "authoritative_source writes facts only")
+
+    observed = rin.observed_at or at
+    valid_until = rin.valid_until
+    review_at = rin.review_at
+    if valid_until is None and kind != Kind.FACT:
+        lifetime = spec.lifetime
+        if lifetime is None and scope.startswith("session:") and kind == Kind.PREFERENCE:
+            lifetime = TEMPORARY_LIFETIME  # "this time": a session preference is short-lived
+        if lifetime is not None:
+            valid_until = (rin.valid_from or observed) + lifetime
+    if review_at is None and spec.review is not None and kind != Kind.FACT:
+        review_at = (rin.valid_from or observed) + spec.review
+    if valid_until is not None and rin.valid_from is not None and valid_until <= rin.valid_from:
+        raise Rejected(Reason.VALIDITY_INVERTED, "valid_until must be after valid_from")
+
+    evidence = [ev.model_copy(update={"quote": redact(ev.quote) if ev.quote else ev.quote,
+                                      "at": ev.at or observed}) for ev in rin.evidence]
+    normalized = normalize_value(rin.value)
+    statement = rin.statement or (value_text if kind != Kind.PREFERENCE else f"{spec.label or rin.attribute}: {value_text}")
+    rid = rin.id or derive_id("r_", op_id)
+    return Record(
+        id=rid, tenant=tenant, user=user, kind=kind, subject=rin.subject or "user",
+        attribute=rin.attribute, scope=scope, value=rin.value, normalized_value=normalized,
+        statement=statement, authority=rin.authority, status=Status.ACTIVE, confidence=confidence,
+        importance=importance, consequence=rin.consequence or spec.consequence,
+        actionability=actionability, sensitivity=sensitivity, cardinality=spec.cardinality,
+        observed_at=observed, ingested_at=at, valid_from=rin.valid_from, valid_until=valid_until,
+        review_at=review_at, evidence=evidence, corrects=rin.corrects, updated_at=at, op_id=op_id,
+    )

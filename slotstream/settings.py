@@ -1,0 +1,32 @@
+"""Settings from environment variables prefixed SLOTSTREAM_ (the same names in docker-compose.yml)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields
+
+
+@dataclass(frozen=True)
+class Settings:
+    redis_url: str | None = None  # SLOTSTREAM_REDIS_URL; unset: start the embedded local server
+    namespace: str = "ss"  # SLOTSTREAM_NAMESPACE: prefix of every Redis key
+    kafka_bootstrap: str | None = None  # SLOTSTREAM_KAFKA_BOOTSTRAP; unset: start the local broker
+    topic_prefix: str = "slotstream"  # SLOTSTREAM_TOPIC_PREFIX
+    partitions: int = 4  # SLOTSTREAM_PARTITIONS
+    llm_url: str | None = None  # SLOTSTREAM_LLM_URL: OpenAI-compatible endpoint, off when unset
+    llm_model: str | None = None  # SLOTSTREAM_LLM_MODEL
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> "Settings":
+        env = os.environ if env is None else env
+        values = {}
+        for f in fields(cls):
+            raw = env.get(f"SLOTSTREAM_{f.name.upper()}")
+            if raw is None or raw == "":
+                continue
+            values[f.name] = int(raw) if f.type in ("int", int) else raw
+        return cls(**values)
+
+
+def env_names() -> list[str]:
+    return [f"SLOTSTREAM_{f.name.upper()}" for f in fields(Settings)]

@@ -1,0 +1,1 @@
+"""Redis: key layout, atomic scripts, the read model and the engine that ties them to memory/."""

@@ -1,0 +1,64 @@
+-- Apply one user's transitions atomically and idempotently.
+-- KEYS[1] = <prefix>:meta ; ARGV[1] = <prefix> ; ARGV[2] = expected version (-1: don't check)
+-- ARGV[3] = JSON list of transitions, each:
+--   {op, at, puts=[{id, json, slot, scope, live, act}], created=[[slot, id]],
+--    sup={key=json}, unsup=[key], log=[json], erase=bool}
+-- Returns {applied, duplicates, version} or {-1, 0, version} when the version check fails.
+local P = ARGV[1]
+local expected = tonumber(ARGV[2])
+local version = tonumber(redis.call('HGET', P .. ':meta', 'version') or '0')
+if expected >= 0 and expected ~= version then return {-1, 0, version} end
+local LOG_CAP = 10000
+
+local function erase_user()
+  local keys = {P .. ':rec', P .. ':slot', P .. ':sup', P .. ':ops', P .. ':log', P .. ':scopes'}
+  for _, scope in ipairs(redis.call('SMEMBERS', P .. ':scopes')) do keys[#keys + 1] = P .. ':act:' .. scope end
+  for _, sk in ipairs(redis.call('HKEYS', P .. ':slot')) do keys[#keys + 1] = P .. ':hist:' .. sk end
+  for i = 1, #keys, 500 do
+    redis.call('DEL', unpack(keys, i, math.min(i + 499, #keys)))
+  end
+end
+
+local applied, dups = 0, 0
+for _, t in ipairs(cjson.decode(ARGV[3])) do
+  if redis.call('HEXISTS', P .. ':ops', t.op) == 1 then
+    dups = dups + 1
+  else
+    if t.erase then
+      erase_user()
+      redis.call('HSET', P .. ':meta', 'erased_at', t.at)
+    end
+    for _, p in ipairs(t.puts or {}) do
+      redis.call('HSET', P .. ':rec', p.id, p.json)
+      local raw = redis.call('HGET', P .. ':slot', p.slot)
+      local ids = raw and cjson.decode(raw) or {}
+      local kept, present = {}, false
+      for _, id in ipairs(ids) do
+        if id == p.id then present = true; if p.live then kept[#kept + 1] = id end
+        else kept[#kept + 1] = id end
+      end
+      if p.live and not present then kept[#kept + 1] = p.id end
+      if #kept == 0 then redis.call('HSET', P .. ':slot', p.slot, '[]')
+      else redis.call('HSET', P .. ':slot', p.slot, cjson.encode(kept)) end
+      if p.act then
+        redis.call('HSET', P .. ':act:' .. p.scope, p.id, p.act)
+        redis.call('SADD', P .. ':scopes', p.scope)
+      else
+        redis.call('HDEL', P .. ':act:' .. p.scope, p.id)
+      end
+    end
+    for _, c in ipairs(t.created or {}) do
+      redis.call('RPUSH', P .. ':hist:' .. c[1], c[2])
+    end
+    for key, val in pairs(t.sup or {}) do redis.call('HSET', P .. ':sup', key, val) end
+    for _, key in ipairs(t.unsup or {}) do redis.call('HDEL', P .. ':sup', key) end
+    if t.log and #t.log > 0 then
+      redis.call('RPUSH', P .. ':log', unpack(t.log))
+      redis.call('LTRIM', P .. ':log', -LOG_CAP, -1)
+    end
+    redis.call('HSET', P .. ':ops', t.op, t.at)
+    version = redis.call('HINCRBY', P .. ':meta', 'version', 1)
+    applied = applied + 1
+  end
+end
+return {applied, dups, version}

@@ -1,0 +1,60 @@
+-- Load what reconciliation needs for one user's ops, in one round trip.
+-- KEYS[1] = <prefix>:meta (routes the call: every key of the user shares the hash tag)
+-- ARGV[1] = <prefix>, ARGV[2] = JSON {ops=[op ids], slots=[slot keys], ids=[record ids],
+--           attrs=[[subject, attribute]], history=bool}
+local P = ARGV[1]
+local req = cjson.decode(ARGV[2])
+local out = {applied = {}, records = {}, slots = {}, history = {}, sup = {}}
+for _, op in ipairs(req.ops or {}) do
+  if redis.call('HEXISTS', P .. ':ops', op) == 1 then out.applied[op] = 1 end
+end
+out.version = tonumber(redis.call('HGET', P .. ':meta', 'version') or '0')
+out.erased_at = redis.call('HGET', P .. ':meta', 'erased_at') or ''
+local sup = redis.call('HGETALL', P .. ':sup')
+for i = 1, #sup, 2 do out.sup[sup[i]] = sup[i + 1] end
+
+local want, wanted = {}, {}
+local function want_id(id)
+  if not wanted[id] then wanted[id] = true; want[#want + 1] = id end
+end
+local hist_slots, hist_seen = {}, {}
+local function want_history(sk)
+  if not hist_seen[sk] then hist_seen[sk] = true; hist_slots[#hist_slots + 1] = sk end
+end
+local function load_slot(sk)
+  if out.slots[sk] == nil then
+    local live = redis.call('HGET', P .. ':slot', sk)
+    out.slots[sk] = live or '[]'
+    if live then for _, id in ipairs(cjson.decode(live)) do want_id(id) end end
+  end
+end
+
+for _, sk in ipairs(req.slots or {}) do load_slot(sk) end
+for _, id in ipairs(req.ids or {}) do
+  want_id(id)
+  local raw = redis.call('HGET', P .. ':rec', id)
+  if raw then
+    local r = cjson.decode(raw)
+    local sk = r.subject .. '|' .. r.attribute .. '|' .. r.scope
+    load_slot(sk)
+    if req.history then want_history(sk) end
+  end
+end
+for _, sa in ipairs(req.attrs or {}) do
+  local head = sa[1] .. '|' .. sa[2] .. '|'
+  for _, sk in ipairs(redis.call('HKEYS', P .. ':slot')) do
+    if string.sub(sk, 1, #head) == head then load_slot(sk); want_history(sk) end
+  end
+end
+for _, sk in ipairs(hist_slots) do
+  local ids = redis.call('LRANGE', P .. ':hist:' .. sk, 0, -1)
+  out.history[sk] = ids
+  for _, id in ipairs(ids) do want_id(id) end
+end
+if #want > 0 then
+  local vals = redis.call('HMGET', P .. ':rec', unpack(want))
+  for i, id in ipairs(want) do
+    if vals[i] then out.records[id] = vals[i] end
+  end
+end
+return cjson.encode(out)

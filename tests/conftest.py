@@ -1,0 +1,62 @@
+"""Session fixtures for real servers: testcontainers when a Docker engine answers, local servers otherwise."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+import redis
+
+from slotstream.localkafka import docker_available
+from slotstream.localredis import LocalRedis
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+
+
+def docker_engine_available() -> bool:
+    return not os.environ.get("SLOTSTREAM_NO_DOCKER") and docker_available()
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    """A real Redis server for the whole session."""
+    if os.environ.get("SLOTSTREAM_REDIS_URL"):
+        yield os.environ["SLOTSTREAM_REDIS_URL"]
+        return
+    if docker_engine_available():
+        from testcontainers.redis import RedisContainer
+
+        with RedisContainer("redis:7.2") as container:
+            host = container.get_container_host_ip()
+            port = container.get_exposed_port(6379)
+            yield f"redis://{host}:{port}/0"
+        return
+    with LocalRedis() as local:
+        yield local.url
+
+
+@pytest.fixture(scope="session")
+def redis_client(redis_url: str) -> Iterator[redis.Redis]:
+    client = redis.Redis.from_url(redis_url)
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def namespace(redis_client: redis.Redis) -> Iterator[str]:
+    """A fresh key namespace per test, dropped afterwards."""
+    ns = f"t-{uuid.uuid4().hex[:10]}"
+    yield ns
+    for key in redis_client.scan_iter(match=f"{ns}:*", count=1000):
+        redis_client.delete(key)
+
+
+@pytest.fixture
+def engine(redis_client: redis.Redis, namespace: str):
+    from state.engine import Engine
+
+    return Engine(redis_client, namespace=namespace)
