@@ -43,6 +43,20 @@ class UserView:
     history: dict[str, list[str]] = field(default_factory=dict)  # slot key -> every id ever in it
     suppressions: dict[str, Suppression] = field(default_factory=dict)
     erased_at: datetime | None = None
+    aliases: dict[str, str] = field(default_factory=dict)  # id of a refreshed op -> record it refreshed
+
+    def get(self, record_id: str) -> Record | None:
+        """A record by id, following the alias a deduplicated op left behind."""
+        rec = self.records.get(record_id)
+        if rec is None and record_id in self.aliases:
+            rec = self.records.get(self.aliases[record_id])
+        return rec
+
+    def copy(self) -> "UserView":
+        # records are immutable (every change is a model_copy), so shallow copies suffice
+        return UserView(dict(self.records), {k: list(v) for k, v in self.slots.items()},
+                        {k: list(v) for k, v in self.history.items()}, dict(self.suppressions), self.erased_at,
+                        dict(self.aliases))
 
     def live(self, slot: str) -> list[Record]:
         return [self.records[i] for i in self.slots.get(slot, ()) if i in self.records]
@@ -55,6 +69,7 @@ class Needs:
     slots: set[str] = field(default_factory=set)
     ids: set[str] = field(default_factory=set)
     attribute: tuple[str, str, str | None] | None = None  # (subject, attribute, scope) for forget-by-match
+    attrs: list[tuple[str, str, str | None]] = field(default_factory=list)  # several ops' matches
     with_history: bool = False
 
 
@@ -72,6 +87,7 @@ class Transition:
     unsuppress: list[str] = field(default_factory=list)
     changes: list[dict[str, Any]] = field(default_factory=list)
     erase: bool = False
+    aliases: dict[str, str] = field(default_factory=dict)  # an op's record id -> the record it refreshed
 
     def put(self, rec: Record, change: str, **extra: Any) -> Record:
         self.puts[rec.id] = rec
@@ -93,11 +109,12 @@ def _end(rec: Record) -> datetime | None:
 
 
 def _overlaps(a: Record, b: Record) -> bool:
+    """Do the periods in which a and b apply intersect? A record applies from its valid_from (else
+    from when it was observed) until its valid_until or review date, whichever comes first."""
     a_end, b_end = _end(a), _end(b)
-    a_start, b_start = _start(a), b.valid_from
-    if b_start is not None and a_end is not None and a_end <= b_start:
+    if a_end is not None and a_end <= _start(b):
         return False
-    if b_end is not None and b_end <= a_start:
+    if b_end is not None and b_end <= _start(a):
         return False
     return True
 
@@ -130,6 +147,21 @@ def _supersede(t: Transition, old: Record, new: Record, at: datetime) -> None:
           "superseded", by=new.id)
 
 
+def _settle_slot(t: Transition, live: list[Record], winner: Record, at: datetime) -> None:
+    """After an explicit correction the user has named the slot's value: waiting copies of it are
+    settled, and in a single-valued slot no other value stays usable beside it."""
+    for cur in live:
+        cur = t.puts.get(cur.id, cur)
+        if cur.id == winner.id or cur.status not in LIVE_STATUSES:
+            continue
+        if cur.normalized_value == winner.normalized_value:
+            if cur.status in (Status.PENDING_REVIEW, Status.CONFLICTED, Status.CANDIDATE):
+                _supersede(t, cur, winner, at)
+        elif winner.cardinality == Cardinality.SINGLE and cur.status in (
+                Status.ACTIVE, Status.CANDIDATE, Status.REVIEW_DUE) and _overlaps(winner, cur):
+            _supersede(t, cur, winner, at)
+
+
 def _base_status(rec: Record) -> Status:
     if rec.authority == Authority.USER_EXPLICIT:
         return Status.ACTIVE
@@ -159,7 +191,8 @@ def _place(t: Transition, view: UserView, rec: Record, at: datetime) -> Record:
             continue
         if cur.status not in (Status.ACTIVE, Status.CANDIDATE, Status.REVIEW_DUE):
             continue
-        if not _overlaps(rec, cur) and not _overlaps(cur, rec):
+        # a value due for review still holds the slot until something replaces it
+        if cur.status != Status.REVIEW_DUE and not _overlaps(rec, cur):
             continue
         if rec.kind == Kind.FACT:
             to_supersede.append(cur)  # a newer version from an authorized source replaces the old
@@ -179,6 +212,10 @@ def _place(t: Transition, view: UserView, rec: Record, at: datetime) -> Record:
                                                 "status_reason": f"conflicts with {cur.id}"}),
                          "conflicted", against=cur.id)
     placed = t.put(rec.model_copy(update={"status": status}), "created")
+    if rec.kind == Kind.FACT:
+        for cur in view.live(rec.slot):  # unverified claims of this very value are settled by the source
+            if cur.status == Status.PENDING_REVIEW and cur.normalized_value == rec.normalized_value:
+                _supersede(t, cur, placed, at)
     for cur in to_supersede:
         _supersede(t, cur, placed, at)
         placed = t.puts[placed.id] = placed.model_copy(update={"supersedes": placed.supersedes or cur.id})
@@ -195,17 +232,21 @@ def _refresh(t: Transition, cur: Record, rec: Record, at: datetime, reason: str)
     if _rank(rec.authority) >= _rank(cur.authority):
         upd["statement"] = rec.statement
         upd["confidence"] = max(cur.confidence, rec.confidence)
-    if rec.valid_until is not None and (cur.valid_until is None or rec.valid_until > cur.valid_until):
+    # a record already closed by its successor keeps its end: extending it would overlap the successor
+    if rec.valid_until is not None and cur.superseded_by is None and (
+            cur.valid_until is None or rec.valid_until > cur.valid_until):
         upd["valid_until"] = rec.valid_until
     if rec.review_at is not None and (cur.review_at is None or rec.review_at > cur.review_at):
         upd["review_at"] = rec.review_at
-    if rec.authority == Authority.USER_EXPLICIT and cur.authority != Authority.USER_EXPLICIT:
-        upd["authority"] = Authority.USER_EXPLICIT
+    if _rank(rec.authority) > _rank(cur.authority) and Kind.FACT not in (cur.kind, rec.kind):
+        upd["authority"] = rec.authority
     if cur.status == Status.REVIEW_DUE and rec.authority == Authority.USER_EXPLICIT:
         upd["status"] = Status.ACTIVE  # re-stated by the user: confirmed again
         upd["status_reason"] = "re-confirmed"
     elif cur.status == Status.CANDIDATE and upd.get("authority") == Authority.USER_EXPLICIT:
         upd["status"] = Status.ACTIVE
+    if rec.id != cur.id:
+        t.aliases[rec.id] = cur.id  # a later correction may name the id this op carried
     return t.put(cur.model_copy(update=upd), "refreshed", reason=reason, evidence_from=rec.op_id)
 
 
@@ -232,6 +273,7 @@ def needs_for(op: Record | Any) -> Needs:
     n = Needs()
     if isinstance(op, Record):
         n.slots.add(op.slot)
+        n.ids.add(op.id)  # an id already in use must not be overwritten
         if op.corrects:
             n.ids.add(op.corrects)
         return n
@@ -284,7 +326,7 @@ def reconcile(view: UserView, op: Record | Any, at: datetime, op_id: str) -> Tra
         t.suppress.append(sup)
         return t
     if isinstance(op, (ExpireCommand, ReviewDueCommand)):
-        target = view.records.get(op.record_id)
+        target = view.get(op.record_id)
         if target is None:
             t.outcome, t.reason = "noop", Reason.TARGET_NOT_FOUND.value
             return t
@@ -304,7 +346,7 @@ def reconcile(view: UserView, op: Record | Any, at: datetime, op_id: str) -> Tra
 
 
 def _target(view: UserView, record_id: str) -> Record:
-    rec = view.records.get(record_id)
+    rec = view.get(record_id)
     if rec is None:
         raise Rejected(Reason.TARGET_NOT_FOUND, record_id)
     return rec
@@ -327,39 +369,55 @@ def _reconcile_record(view: UserView, rec: Record, at: datetime, t: Transition) 
             t.unsuppress.append(s.key)
             t.changes.append({"type": "unsuppressed", "attribute": s.attribute, "key": s.key})
 
+    same_id = view.get(rec.id)
+    if same_id is not None:
+        # a producer resending a record under its id: never overwrite what is stored (a tombstone
+        # stays a tombstone); the same value refreshes, anything else is a conflicting reuse
+        if same_id.status == Status.DELETED:
+            t.outcome, t.reason = "dropped", Reason.SUPPRESSED.value
+            t.changes.append({"type": "dropped", "reason": t.reason, "record_id": rec.id})
+            return t
+        if same_id.slot != rec.slot or same_id.normalized_value != rec.normalized_value:
+            raise Rejected(Reason.INVALID_ID, f"{rec.id} already names another record")
+        if same_id.status in LIVE_STATUSES:
+            _refresh(t, same_id, rec.model_copy(update={"id": same_id.id}), at, "resent")
+            t.outcome = "refreshed"
+            return t
+        t.outcome, t.reason = "noop", "record no longer current"
+        return t
+
     live = view.live(rec.slot)
     target_id = rec.corrects
     # rule 1: an explicit correction that names its target is applied before duplicate detection
     if target_id and rec.authority == Authority.USER_EXPLICIT:
-        target = view.records.get(target_id)
-        if target is not None and target.slot == rec.slot and target.status in LIVE_STATUSES:
+        target = view.get(target_id)
+        # rule 8: a user's word corrects preferences, never a business fact
+        if target is not None and target.slot == rec.slot and target.status in LIVE_STATUSES \
+                and Kind.FACT not in (target.kind, rec.kind):
             if target.normalized_value == rec.normalized_value:
                 refreshed = _refresh(t, target, rec, at, "correction with the same value")
                 if refreshed.status in (Status.CANDIDATE, Status.CONFLICTED, Status.PENDING_REVIEW):
-                    t.put(refreshed.model_copy(update={"status": Status.ACTIVE,
-                                                       "authority": Authority.USER_EXPLICIT}), "confirmed")
+                    refreshed = t.put(refreshed.model_copy(update={"status": Status.ACTIVE,
+                                                                   "authority": Authority.USER_EXPLICIT}), "confirmed")
+                _settle_slot(t, live, refreshed, at)
                 t.outcome = "refreshed"
                 return t
             t.created.append(rec.id)
             new = t.put(rec.model_copy(update={"status": Status.ACTIVE, "supersedes": target.id}),
                         "created", corrects=target.id)
             _supersede(t, target, new, at)
-            for cur in live:  # waiting copies of the new value are settled by the correction
-                if cur.id != target.id and cur.normalized_value == rec.normalized_value and cur.status in (
-                        Status.PENDING_REVIEW, Status.CONFLICTED, Status.CANDIDATE):
-                    _supersede(t, cur, new, at)
+            _settle_slot(t, [c for c in live if c.id != target.id], new, at)
             return t
         t.changes.append({"type": "correction_ignored", "record_id": rec.id, "target": target_id,
                           "reason": "target not live in the same slot" if target else "target not found"})
 
     # rule 2: a plain repeat deduplicates
     for cur in live:
-        if cur.normalized_value == rec.normalized_value and cur.kind == rec.kind:
-            if _rank(rec.authority) < _rank(cur.authority) or cur.authority == rec.authority \
-                    or rec.authority == Authority.USER_EXPLICIT:
-                _refresh(t, cur, rec, at, "repeat")
-                t.outcome = "refreshed"
-                return t
+        if cur.normalized_value == rec.normalized_value and cur.kind == rec.kind and (
+                (cur.authority == Authority.AUTHORITATIVE_SOURCE) == (rec.authority == Authority.AUTHORITATIVE_SOURCE)):
+            _refresh(t, cur, rec, at, "repeat")
+            t.outcome = "refreshed"
+            return t
     t.created.append(rec.id)
     _place(t, view, rec, at)
     return t
@@ -398,6 +456,14 @@ def _forget(view: UserView, cmd: ForgetCommand, at: datetime, t: Transition) -> 
         suppressions.append(Suppression(
             attribute=m.attribute, scope=m.scope, at=at, record_ids=sorted(targets),
             value_hash=value_hash(t.tenant, t.user, m.attribute, wanted) if wanted is not None else None))
+        if wanted is None:
+            # each forgotten value is suppressed on its own too: a later explicit statement of a NEW
+            # value lifts the attribute-wide entry, but the forgotten values stay forgotten
+            for rec in targets.values():
+                vh = value_hash(t.tenant, t.user, rec.attribute, rec.normalized_value)
+                if all(s.value_hash != vh for s in suppressions):
+                    suppressions.append(Suppression(attribute=rec.attribute, scope=m.scope, at=at,
+                                                    record_ids=[rec.id], value_hash=vh))
     for rec in targets.values():
         t.put(_tombstone(rec, at, "forgotten"), "deleted")
     for s in suppressions:

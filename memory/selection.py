@@ -182,6 +182,8 @@ def render_line(c: Candidate) -> str:
         return f"- {text} [source: {c.source}{window}]"
     if c.kind == Kind.PRIORITY and c.valid_until_ms:
         return f"- {text} (until {_fmt_ms(c.valid_until_ms)})"
+    if c.scope.startswith("session:") and c.kind != Kind.SESSION_CONTEXT:
+        return f"- {text} (this session only)"
     return f"- {text}"
 
 
@@ -228,7 +230,7 @@ def select(req: ContextRequest, candidates: list[Candidate], at: datetime) -> Co
                                  scope="request", value=value, text=f"- {label}: {value} (this request only)",
                                  score=1.0))
     used = len(items)
-    chars = sum(len(i.text) + 1 for i in items)
+    chars = sum(len(i.text) + 1 for i in items) + (len(_SECTION_TITLES["request"]) + 5 if items else 0)
     headers: set[str] = {"request"} if items else set()
     for value_score, c in scored:
         if used >= req.max_items:

@@ -99,6 +99,13 @@ def parse_command(data: dict[str, Any]) -> Any:
     return cmd
 
 
+def _kind_or_none(kind: str) -> Kind | None:
+    try:
+        return Kind(kind)
+    except ValueError:
+        return None
+
+
 def _unit(name: str, v: float | None, default: float, reason: Reason = Reason.VALUE_OUT_OF_RANGE) -> float:
     if v is None:
         return default
@@ -116,7 +123,7 @@ def build_record(rin: RecordIn, *, op_id: str, at: datetime) -> Record:
     if not rin.attribute:
         raise Rejected(Reason.MISSING_FIELD, "attribute")
     scope = parse_scope(rin.scope)
-    spec = resolve(rin.attribute, None)
+    spec = resolve(rin.attribute, None if rin.kind is None else _kind_or_none(rin.kind))
     if rin.kind is None:
         if spec.kind is None:
             raise Rejected(Reason.UNKNOWN_KIND, f"no kind given and {rin.attribute!r} is not registered")
@@ -140,7 +147,8 @@ def build_record(rin: RecordIn, *, op_id: str, at: datetime) -> Record:
             raise Rejected(Reason.ASSISTANT_NOT_EVIDENCE, "an assistant's own answer is never evidence")
     sensitivity = rin.sensitivity or spec.sensitivity
     value_text = rin.value if isinstance(rin.value, str) else orjson.dumps(rin.value).decode()
-    if sensitivity == Sensitivity.SECRET or contains_secret(value_text) or contains_secret(rin.statement or ""):
+    if sensitivity == Sensitivity.SECRET or contains_secret(
+            f"{value_text}\n{rin.statement or ''}"):
         raise Rejected(Reason.SECRET_VALUE, "secrets (passwords, keys, codes, card numbers) are never stored")
     if kind == Kind.SESSION_CONTEXT and not scope.startswith("session:"):
         raise Rejected(Reason.SESSION_CONTEXT_NOT_IN_SESSION, "session_context lives with a session scope")

@@ -56,20 +56,65 @@ def cmd_bench_engine(args: argparse.Namespace) -> int:
     return run_engine_bench(Settings.from_env(), sizes=args.sizes, requests=args.requests, ops=args.ops)
 
 
-def cmd_demo(args: argparse.Namespace) -> int:
+def cmd_engine_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
     return run_demo(Settings.from_env())
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .demo import run_pipeline_demo
+
+    return run_pipeline_demo(Settings.from_env())
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    settings = Settings.from_env()
+    if not settings.kafka_bootstrap or not settings.redis_url:
+        print("slotstream worker: set SLOTSTREAM_KAFKA_BOOTSTRAP and SLOTSTREAM_REDIS_URL "
+              "(or use `slotstream run`, which starts local servers and workers)", file=sys.stderr)
+        return 2
+    from faust.worker import Worker
+
+    from streams.app import PROCESSORS, create_app
+
+    chosen = PROCESSORS if args.processors == "all" else tuple(p.strip() for p in args.processors.split(","))
+    app = create_app(settings, settings.kafka_bootstrap, settings.redis_url, chosen)
+    Worker(app, loglevel=args.loglevel).execute_from_commandline()
+    return 0
+
+
+def cmd_topics_create(args: argparse.Namespace) -> int:
+    from streams.admin import create_topics
+
+    settings = Settings.from_env()
+    if not settings.kafka_bootstrap:
+        print("slotstream topics create: set SLOTSTREAM_KAFKA_BOOTSTRAP", file=sys.stderr)
+        return 2
+    created = create_topics(settings, settings.kafka_bootstrap)
+    print("created: " + (", ".join(created) or "nothing (all exist)"))
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="slotstream", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
 
-    run = sub.add_parser("run", help="the main job (a demo on embedded local servers by default)")
-    run.set_defaults(func=cmd_demo)
-    demo = sub.add_parser("demo", help="apply a short scenario and print the context before and after")
-    demo.set_defaults(func=cmd_demo)
+    run = sub.add_parser("run", help="the main job: Redis, Kafka, workers and a demo conversation through them")
+    run.set_defaults(func=cmd_run)
+    demo = sub.add_parser("demo", help="the engine alone: apply a short scenario, print the context before and after")
+    demo.set_defaults(func=cmd_engine_demo)
+
+    worker = sub.add_parser("worker", help="run the processors (a Faust worker in the consumer group)")
+    worker.add_argument("--processors", default="all",
+                        help="comma-separated: extraction,reconciliation,expiry (default: all)")
+    worker.add_argument("--loglevel", default="WARNING")
+    worker.set_defaults(func=cmd_worker)
+
+    topics = sub.add_parser("topics", help="Kafka topics")
+    topics_sub = topics.add_subparsers(dest="topics_command", required=True)
+    tcreate = topics_sub.add_parser("create", help="create the topics (idempotent)")
+    tcreate.set_defaults(func=cmd_topics_create)
 
     scen = sub.add_parser("scenario", help="scenario files (DESIGN.md section 6)")
     scen_sub = scen.add_subparsers(dest="scenario_command", required=True)

@@ -65,3 +65,47 @@ def run_demo(settings: Settings) -> int:
             if not settings.redis_url:
                 drop_namespace(client, ns)
     return 0
+
+
+CONVERSATION = [
+    ("2026-09-21T09:00:00Z", "s1", "Please keep your answers short."),
+    ("2026-09-21T09:05:00Z", "s1", "This week focus on the launch of project A."),
+    ("2026-09-21T09:10:00Z", "s1", "Let me confirm before you send anything to the client."),
+    ("2026-09-23T14:00:00Z", "s2", "Actually, that was wrong: from now on answer in detail and show the reasoning."),
+    ("2026-09-23T14:02:00Z", "s2", "这次请用英文回答。"),
+]
+
+
+def run_pipeline_demo(settings: Settings) -> int:
+    """The main job: Redis, the Kafka broker and a worker (started locally unless configured), a
+    short conversation sent as turns, and the context printed before and after each turn."""
+    import dataclasses
+
+    from .stack import LocalStack
+
+    if not settings.redis_url:
+        settings = dataclasses.replace(settings, namespace=fresh_namespace("demo"))
+    print("starting: " + ", ".join(filter(None, [
+        "embedded Redis" if not settings.redis_url else f"Redis {settings.redis_url}",
+        "local Kafka broker (KRaft)" if not settings.kafka_bootstrap else f"Kafka {settings.kafka_bootstrap}",
+        f"{settings.workers} worker(s)"])), flush=True)
+    with LocalStack(settings) as stack:
+        print(f"ready: kafka {stack.bootstrap}, redis {stack.redis_url}, namespace {stack.settings.namespace}",
+              flush=True)
+        for at, session, text in CONVERSATION:
+            req = ContextRequest(tenant=TENANT, user=USER, session=session, text="how should you answer me?")
+            stack.barrier()
+            before = stack.engine.context(req, at)
+            stack.producer.send_turn(at, {"tenant": TENANT, "user": USER, "session": session, "project": None,
+                                          "role": "user", "text": text})
+            stack.producer.flush()
+            stack.barrier()
+            after = stack.engine.context(req, at)
+            print(f"\n>>> {at} [{session}] user: {text}")
+            print("--- context before:\n" + (before.context or "(empty)"))
+            print("--- context after:\n" + (after.context or "(empty)"), flush=True)
+        print("\nhistory of preference.response.detail:")
+        for rec in stack.engine.history(TENANT, USER, "preference.response.detail"):
+            print(f"  {rec.id} {rec.value!r:12} {rec.status.value:11} supersedes={rec.supersedes} "
+                  f"superseded_by={rec.superseded_by}")
+    return 0

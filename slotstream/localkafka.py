@@ -520,8 +520,8 @@ class LocalKafka:
         cmd = self._jvm_base(java, "64m", "256m") + [
             "kafka.tools.StorageTool",
             "format",
-            "--cluster-id",
-            self.cluster_id,
+            # "=" form: a base64 id may start with "-", which argparse would take for a flag
+            f"--cluster-id={self.cluster_id}",
             "--config",
             str(data / "server.properties"),
             "--ignore-formatted",

@@ -148,6 +148,24 @@ def fresh_namespace(prefix: str = "scn") -> str:
     return f"{prefix}-{uuid.uuid4().hex[:12]}"
 
 
+@dataclass
+class TurnResult:
+    results: list[Any]
+    refused: list[str]
+
+    @property
+    def outcome(self) -> str:
+        outs = [r.outcome for r in self.results]
+        return outs[0] if len(set(outs)) == 1 else ("refused" if self.refused and not outs else "applied")
+
+    @property
+    def reason(self) -> str | None:
+        reasons = [r.reason for r in self.results if r.reason] + self.refused
+        return reasons[0] if reasons else None
+
+    detail = ""
+
+
 class DirectBackend:
     """Scenario lines straight into the engine (no Kafka)."""
 
@@ -158,7 +176,14 @@ class DirectBackend:
         return self.engine.apply(op)
 
     def turn(self, at: Any, turn: dict[str, Any], op_id: str) -> Any:
-        raise NotImplementedError("turn lines need the extraction pipeline")
+        """Extraction in-process (the same service the pipeline's processor runs), then the engine."""
+        from memory.extraction import Turn
+        from processors.extraction import ExtractionService
+
+        parsed = Turn.model_validate({**turn, "at": at, "turn_id": op_id})
+        out = ExtractionService(self.engine).ops_for_turn(parsed, op_prefix=op_id)
+        results = self.engine.apply_many(out.ops)
+        return TurnResult(results, out.refused)
 
     def context(self, request: ContextRequest, at: Any) -> ContextResponse:
         return self.engine.context(request, at)

@@ -13,6 +13,10 @@ class Settings:
     kafka_bootstrap: str | None = None  # SLOTSTREAM_KAFKA_BOOTSTRAP; unset: start the local broker
     topic_prefix: str = "slotstream"  # SLOTSTREAM_TOPIC_PREFIX
     partitions: int = 4  # SLOTSTREAM_PARTITIONS
+    batch_size: int = 500  # SLOTSTREAM_BATCH_SIZE: events per processor batch
+    batch_wait: float = 0.01  # SLOTSTREAM_BATCH_WAIT: seconds a partial batch waits for more
+    expiry_interval: float = 1.0  # SLOTSTREAM_EXPIRY_INTERVAL: seconds between sweeps
+    workers: int = 1  # SLOTSTREAM_WORKERS: worker processes `slotstream run` starts
     llm_url: str | None = None  # SLOTSTREAM_LLM_URL: OpenAI-compatible endpoint, off when unset
     llm_model: str | None = None  # SLOTSTREAM_LLM_MODEL
 
@@ -24,7 +28,8 @@ class Settings:
             raw = env.get(f"SLOTSTREAM_{f.name.upper()}")
             if raw is None or raw == "":
                 continue
-            values[f.name] = int(raw) if f.type in ("int", int) else raw
+            kind = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "")
+            values[f.name] = int(raw) if kind == "int" else float(raw) if kind == "float" else raw
         return cls(**values)
 
 

@@ -3,7 +3,8 @@
 -- ARGV[3] = JSON list of transitions, each:
 --   {op, at, puts=[{id, json, slot, scope, live, act}], created=[[slot, id]],
 --    sup={key=json}, unsup=[key], log=[json], erase=bool}
--- Returns {applied, duplicates, version} or {-1, 0, version} when the version check fails.
+-- Returns {applied, 0, version}; {-1, 0, version} when the version check fails; {-2, 0, version}
+-- when one of the ops was applied before (the caller's view was stale).
 local P = ARGV[1]
 local expected = tonumber(ARGV[2])
 local version = tonumber(redis.call('HGET', P .. ':meta', 'version') or '0')
@@ -11,7 +12,8 @@ if expected >= 0 and expected ~= version then return {-1, 0, version} end
 local LOG_CAP = 10000
 
 local function erase_user()
-  local keys = {P .. ':rec', P .. ':slot', P .. ':sup', P .. ':ops', P .. ':log', P .. ':scopes'}
+  -- the ops ledger stays: op ids are offsets, not user data, and keep redeliveries idempotent
+  local keys = {P .. ':rec', P .. ':slot', P .. ':sup', P .. ':log', P .. ':scopes', P .. ':alias'}
   for _, scope in ipairs(redis.call('SMEMBERS', P .. ':scopes')) do keys[#keys + 1] = P .. ':act:' .. scope end
   for _, sk in ipairs(redis.call('HKEYS', P .. ':slot')) do keys[#keys + 1] = P .. ':hist:' .. sk end
   for i = 1, #keys, 500 do
@@ -19,11 +21,14 @@ local function erase_user()
   end
 end
 
-local applied, dups = 0, 0
-for _, t in ipairs(cjson.decode(ARGV[3])) do
-  if redis.call('HEXISTS', P .. ':ops', t.op) == 1 then
-    dups = dups + 1
-  else
+local batch = cjson.decode(ARGV[3])
+-- An op already applied means the caller reconciled on a stale view: apply nothing, let it reload.
+for _, t in ipairs(batch) do
+  if redis.call('HEXISTS', P .. ':ops', t.op) == 1 then return {-2, 0, version} end
+end
+local applied, logged = 0, 0
+for _, t in ipairs(batch) do
+  do
     if t.erase then
       erase_user()
       redis.call('HSET', P .. ':meta', 'erased_at', t.at)
@@ -51,14 +56,16 @@ for _, t in ipairs(cjson.decode(ARGV[3])) do
       redis.call('RPUSH', P .. ':hist:' .. c[1], c[2])
     end
     for key, val in pairs(t.sup or {}) do redis.call('HSET', P .. ':sup', key, val) end
+    for alias, target in pairs(t.alias or {}) do redis.call('HSET', P .. ':alias', alias, target) end
     for _, key in ipairs(t.unsup or {}) do redis.call('HDEL', P .. ':sup', key) end
     if t.log and #t.log > 0 then
       redis.call('RPUSH', P .. ':log', unpack(t.log))
-      redis.call('LTRIM', P .. ':log', -LOG_CAP, -1)
+      logged = logged + #t.log
     end
     redis.call('HSET', P .. ':ops', t.op, t.at)
     version = redis.call('HINCRBY', P .. ':meta', 'version', 1)
     applied = applied + 1
   end
 end
-return {applied, dups, version}
+if logged > 0 then redis.call('LTRIM', P .. ':log', -LOG_CAP, -1) end
+return {applied, 0, version}

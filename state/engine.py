@@ -30,8 +30,9 @@ from memory.models import (
     iso,
     parse_time,
     slot_key,
+    to_ms,
 )
-from memory.reconcile import Transition, UserView, needs_for, reconcile
+from memory.reconcile import Needs, Transition, UserView, needs_for, reconcile
 from memory.selection import compact, from_compact, select
 from memory.validation import build_record, parse_command, parse_record
 
@@ -50,6 +51,8 @@ class ApplyResult:
     user: str | None = None
     record_ids: list[str] = field(default_factory=list)
     changes: list[dict[str, Any]] = field(default_factory=list)
+    # (record id, "expire" | "review_due", due epoch ms or None when no longer due) for the expiry index
+    due: list[tuple[str, str, int | None]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {"op_id": self.op_id, "outcome": self.outcome, "reason": self.reason, "detail": self.detail,
@@ -92,6 +95,7 @@ class Engine:
         self.keys = Keys(namespace)
         self._load = client.register_script(_script("load.lua"))
         self._apply = client.register_script(_script("apply.lua"))
+        self._cache = ViewCache()
 
     # --- write side ---------------------------------------------------------------------------
 
@@ -128,67 +132,82 @@ class Engine:
             raise RuntimeError(f"state kept changing under {len(pending)} users; gave up after {MAX_RETRIES} tries")
         return [r for r in results if r is not None]
 
+    def _needs(self, items: list[_Pending]) -> Needs:
+        total = Needs()
+        for p in items:
+            n = needs_for(p.parsed)
+            total.slots |= n.slots
+            total.ids |= n.ids
+            total.with_history |= n.with_history
+            if n.attribute:
+                total.attrs.append(n.attribute)
+        return total
+
     def _apply_round(self, by_user: OrderedDict[tuple[str, str], list[_Pending]],
                      results: list[ApplyResult | None]) -> OrderedDict[tuple[str, str], list[_Pending]]:
         users = list(by_user)
-        pipe = self.r.pipeline(transaction=False)
-        for tenant, user in users:
-            items = by_user[(tenant, user)]
-            slots: set[str] = set()
-            ids: set[str] = set()
-            attrs: list[list[str]] = []
-            history = False
-            for p in items:
-                n = needs_for(p.parsed)
-                slots |= n.slots
-                ids |= n.ids
-                history |= n.with_history
-                if n.attribute:
-                    attrs.append([n.attribute[0], n.attribute[1]])
-            req = {"ops": [p.op_id for p in items], "slots": sorted(slots), "ids": sorted(ids),
-                   "attrs": attrs, "history": history}
-            self._load(keys=[self.keys.meta(tenant, user)],
-                       args=[self.keys.prefix(tenant, user), orjson.dumps(req)], client=pipe)
-        loaded = pipe.execute()
+        needs = {u: self._needs(by_user[u]) for u in users}
+        # Reconciliation is the single writer of a user, so the view it last wrote is usually
+        # still current: reuse it and let the apply script's version check catch the exceptions.
+        to_load = [u for u in users if not self._cache.covers(u, needs[u])]
+        if to_load:
+            pipe = self.r.pipeline(transaction=False)
+            for tenant, user in to_load:
+                n = needs[(tenant, user)]
+                req = {"ops": [p.op_id for p in by_user[(tenant, user)]], "slots": sorted(n.slots),
+                       "ids": sorted(n.ids), "attrs": [[a[0], a[1]] for a in n.attrs], "history": n.with_history}
+                self._load(keys=[self.keys.meta(tenant, user)],
+                           args=[self.keys.prefix(tenant, user), orjson.dumps(req)], client=pipe)
+            for u, raw in zip(to_load, pipe.execute()):
+                self._cache.store_loaded(u, orjson.loads(raw), needs[u])
 
         apply_pipe = self.r.pipeline(transaction=False)
-        staged: list[tuple[tuple[str, str], list[tuple[_Pending, ApplyResult]]]] = []
-        for (tenant, user), raw in zip(users, loaded):
-            state = orjson.loads(raw)
-            view = _view(state)
-            applied_before = state.get("applied") or {}
+        staged: list[tuple[tuple[str, str], list[tuple[_Pending, ApplyResult]], UserView, int]] = []
+        for tenant, user in users:
+            entry = self._cache.get((tenant, user))
+            view = entry.view  # reconciled in place; dropped below if the apply does not land
             payload: list[dict[str, Any]] = []
             outcomes: list[tuple[_Pending, ApplyResult]] = []
             seen_ops: set[str] = set()
             for p in by_user[(tenant, user)]:
-                if p.op_id in applied_before or p.op_id in seen_ops:
+                if p.op_id in entry.applied or p.op_id in seen_ops:
                     outcomes.append((p, ApplyResult(p.op_id, "duplicate", tenant=tenant, user=user)))
                     continue
                 seen_ops.add(p.op_id)
                 try:
                     t = reconcile(view, p.parsed, p.at, p.op_id)
                 except Rejected as rej:
+                    # a rejection that depends on state is recorded like any op, so a redelivery
+                    # after the state moved on cannot turn it into a different outcome
+                    t = Transition(op_id=p.op_id, at=p.at, tenant=tenant, user=user, outcome="rejected",
+                                   reason=rej.reason.value,
+                                   changes=[{"type": "rejected", "reason": rej.reason.value, "detail": rej.detail}])
+                    payload.append(_encode(t))
                     outcomes.append((p, ApplyResult(p.op_id, "rejected", rej.reason.value, rej.detail,
-                                                    tenant, user)))
+                                                    tenant, user, changes=t.changes)))
                     continue
                 _overlay(view, t)
                 payload.append(_encode(t))
                 outcomes.append((p, ApplyResult(p.op_id, t.outcome, t.reason, "", tenant, user,
-                                                list(t.puts), t.changes)))
-            staged.append(((tenant, user), outcomes))
+                                                list(t.puts), t.changes, _due(t))))
+            staged.append(((tenant, user), outcomes, view, len(payload)))
             if payload:
                 self._apply(keys=[self.keys.meta(tenant, user)],
-                            args=[self.keys.prefix(tenant, user), state.get("version", 0), orjson.dumps(payload)],
+                            args=[self.keys.prefix(tenant, user), entry.version, orjson.dumps(payload)],
                             client=apply_pipe)
             else:
                 apply_pipe.echo("noop")
         replies = apply_pipe.execute()
 
         retry: OrderedDict[tuple[str, str], list[_Pending]] = OrderedDict()
-        for ((tenant, user), outcomes), reply in zip(staged, replies):
-            if isinstance(reply, list) and int(reply[0]) == -1:
-                retry[(tenant, user)] = [p for p, _ in outcomes]  # another writer moved first: redo
+        for ((tenant, user), outcomes, view, n_applied), reply in zip(staged, replies):
+            if isinstance(reply, list) and int(reply[0]) < 0:
+                # another writer moved first, or an op was applied before: reload and redo
+                self._cache.drop((tenant, user))
+                retry[(tenant, user)] = [p for p, _ in outcomes]
                 continue
+            if n_applied:
+                self._cache.advance((tenant, user), view, int(reply[2]))
             for p, res in outcomes:
                 results[p.index] = res
         return retry
@@ -219,6 +238,18 @@ class Engine:
         raws = self.r.hmget(self.keys.records(tenant, user), ids)
         return [Record.model_validate_json(r) for r in raws if r]
 
+    def current(self, tenant: str, user: str, attribute: str, scope: str = "global",
+                subject: str = "user") -> Record | None:
+        """The record a correction of this slot refers to: the live value, the user's word first."""
+        sk = slot_key(subject, attribute, scope)
+        req = {"ops": [], "slots": [sk], "ids": [], "attrs": [], "history": False}
+        state = orjson.loads(self._load(keys=[self.keys.meta(tenant, user)],
+                                        args=[self.keys.prefix(tenant, user), orjson.dumps(req)]))
+        view = _view(state)
+        order = {"active": 0, "review_due": 1, "candidate": 2, "pending_review": 3, "conflicted": 4}
+        live = sorted(view.live(sk), key=lambda r: (order.get(r.status.value, 9), -r.observed_at.timestamp()))
+        return live[0] if live else None
+
     def record(self, tenant: str, user: str, record_id: str) -> Record | None:
         raw = self.r.hget(self.keys.records(tenant, user), record_id)
         return Record.model_validate_json(raw) if raw else None
@@ -233,6 +264,67 @@ class Engine:
         return [orjson.loads(v) for v in self.r.lrange(self.keys.log(tenant, user), start, end)]
 
 
+@dataclass(slots=True)
+class _CachedView:
+    version: int
+    view: UserView
+    slots: set[str]  # slot keys whose live list the view holds
+    history: set[str]  # slot keys whose full history the view holds
+    applied: set[str]  # op ids the last load reported as applied
+
+
+class ViewCache:
+    """The views this engine last loaded or wrote, per user, least recently used dropped first."""
+
+    def __init__(self, max_users: int = 20_000) -> None:
+        self.max_users = max_users
+        self._entries: OrderedDict[tuple[str, str], _CachedView] = OrderedDict()
+
+    def get(self, user: tuple[str, str]) -> _CachedView:
+        entry = self._entries[user]
+        self._entries.move_to_end(user)
+        return entry
+
+    def drop(self, user: tuple[str, str]) -> None:
+        self._entries.pop(user, None)
+
+    def covers(self, user: tuple[str, str], needs: Needs) -> bool:
+        entry = self._entries.get(user)
+        if entry is None or needs.attrs or not needs.slots <= entry.slots:
+            return False
+        for rid in needs.ids:
+            rec = entry.view.get(rid)
+            if rec is None or (needs.with_history and rec.slot not in entry.history):
+                return False
+        return True
+
+    def store_loaded(self, user: tuple[str, str], state: dict[str, Any], needs: Needs) -> None:
+        view = _view(state)
+        version = int(state.get("version", 0))
+        slots = set(view.slots)
+        history = set(view.history)
+        old = self._entries.get(user)
+        if old is not None and old.version == version:
+            # nothing changed since the cached view: widen it instead of starting over
+            merged = old.view.copy()
+            merged.records.update(view.records)
+            merged.slots.update(view.slots)
+            merged.history.update(view.history)
+            view, slots, history = merged, slots | old.slots, history | old.history
+        self._entries[user] = _CachedView(version, view, slots, history, set(state.get("applied") or {}))
+        self._entries.move_to_end(user)
+        while len(self._entries) > self.max_users:
+            self._entries.popitem(last=False)
+
+    def advance(self, user: tuple[str, str], view: UserView, version: int) -> None:
+        entry = self._entries.get(user)
+        if entry is None:
+            return
+        entry.view, entry.version, entry.applied = view, version, set()
+        entry.slots |= set(view.slots)
+        entry.history |= set(view.history)
+
+
 def _view(state: dict[str, Any]) -> UserView:
     view = UserView()
     for rid, raw in (state.get("records") or {}).items():
@@ -243,6 +335,7 @@ def _view(state: dict[str, Any]) -> UserView:
         view.history[sk] = list(ids) if ids else []
     for key, raw in (state.get("sup") or {}).items():
         view.suppressions[key] = Suppression.model_validate_json(raw)
+    view.aliases.update(state.get("aliases") or {})
     if state.get("erased_at"):
         view.erased_at = parse_time(state["erased_at"])
     return view
@@ -253,6 +346,7 @@ def _overlay(view: UserView, t: Transition) -> None:
     if t.erase:
         view.records.clear(); view.slots.clear(); view.history.clear(); view.suppressions.clear()
         view.erased_at = t.at
+        view.aliases.clear()
     for rid in t.created:
         rec = t.puts[rid]
         view.history.setdefault(rec.slot, []).append(rid)
@@ -264,10 +358,22 @@ def _overlay(view: UserView, t: Transition) -> None:
                 live.append(rec.id)
         elif rec.id in live:
             live.remove(rec.id)
+    view.aliases.update(t.aliases)
     for s in t.suppress:
         view.suppressions[s.key] = s
     for key in t.unsuppress:
         view.suppressions.pop(key, None)
+
+
+def _due(t: Transition) -> list[tuple[str, str, int | None]]:
+    out: list[tuple[str, str, int | None]] = []
+    for rec in t.puts.values():
+        live = rec.status in LIVE_STATUSES
+        expire_ms = to_ms(rec.valid_until) if live else None
+        review_ms = to_ms(rec.review_at) if live and rec.status in SELECTABLE_STATUSES else None
+        out.append((rec.id, "expire", expire_ms))
+        out.append((rec.id, "review_due", review_ms))
+    return out
 
 
 def _encode(t: Transition) -> dict[str, Any]:
@@ -284,5 +390,5 @@ def _encode(t: Transition) -> dict[str, Any]:
         "op": t.op_id, "at": at, "puts": puts,
         "created": [[t.puts[rid].slot, rid] for rid in t.created],
         "sup": {s.key: s.model_dump_json() for s in t.suppress},
-        "unsup": t.unsuppress, "log": log, "erase": t.erase,
+        "unsup": t.unsuppress, "log": log, "erase": t.erase, "alias": t.aliases,
     }

@@ -4,7 +4,7 @@
 --           attrs=[[subject, attribute]], history=bool}
 local P = ARGV[1]
 local req = cjson.decode(ARGV[2])
-local out = {applied = {}, records = {}, slots = {}, history = {}, sup = {}}
+local out = {applied = {}, records = {}, slots = {}, history = {}, sup = {}, aliases = {}}
 for _, op in ipairs(req.ops or {}) do
   if redis.call('HEXISTS', P .. ':ops', op) == 1 then out.applied[op] = 1 end
 end
@@ -31,6 +31,8 @@ end
 
 for _, sk in ipairs(req.slots or {}) do load_slot(sk) end
 for _, id in ipairs(req.ids or {}) do
+  local target = redis.call('HGET', P .. ':alias', id)
+  if target then out.aliases[id] = target; id = target end
   want_id(id)
   local raw = redis.call('HGET', P .. ':rec', id)
   if raw then

@@ -1,0 +1,63 @@
+"""Expiry processor: sweeps the due index of the partitions this worker owns and emits expire /
+review_due ops; reconciliation stays the single writer.
+
+Not needed for correct reads (eligibility checks validity against the request's time); it marks
+and reports what is due. Its clock is each partition's event-time watermark. Each emitted op's id
+is derived from (kind, record, due time), so a sweep repeated after a rebalance or a crash emits
+ops the engine recognises as duplicates.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import orjson
+import redis
+
+from memory.models import iso
+from streams.topics import user_key
+
+from .progress import Progress
+
+_ZREM_IF_DUE = """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) <= tonumber(ARGV[2]) then return redis.call('ZREM', KEYS[1], ARGV[1]) end
+return 0
+"""
+
+
+def due_member(tenant: str, user: str, record_id: str, kind: str) -> str:
+    return f"{tenant}/{user}/{record_id}/{kind}"
+
+
+class ExpiryService:
+    def __init__(self, client: redis.Redis, progress: Progress, ops_topic: str, batch: int = 500) -> None:
+        self.r = client
+        self.progress = progress
+        self.ops_topic = ops_topic
+        self.batch = batch
+        self._zrem_if_due = client.register_script(_ZREM_IF_DUE)
+
+    def sweep(self, partitions: list[int]) -> list[tuple[bytes, bytes]]:
+        """Ops for everything due up to each owned partition's watermark."""
+        marks = self.progress.watermarks(self.ops_topic)
+        out: list[tuple[bytes, bytes]] = []
+        for p in sorted(partitions):
+            now = marks.get(p)
+            if now is None:
+                continue
+            due = self.r.zrangebyscore(self.progress.due_key(p), "-inf", now, start=0, num=self.batch,
+                                       withscores=True)
+            for member, score in due:
+                tenant, user, record_id, kind = member.decode().split("/")
+                due_ms = int(score)
+                at = iso(datetime.fromtimestamp(due_ms / 1000, tz=timezone.utc))
+                op = {"at": at, "op_id": f"{kind}:{record_id}:{due_ms}",
+                      "command": {"op": kind, "tenant": tenant, "user": user, "record_id": record_id}}
+                out.append((user_key(tenant, user), orjson.dumps(op)))
+        return out
+
+    def settle(self, partition: int, tenant: str, user: str, record_id: str, kind: str, at_ms: int) -> None:
+        """Drop an index entry whose op changed nothing (already handled, or the record is gone)."""
+        self._zrem_if_due(keys=[self.progress.due_key(partition)],
+                          args=[due_member(tenant, user, record_id, kind), at_ms])

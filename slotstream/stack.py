@@ -1,0 +1,155 @@
+"""The whole pipeline on one machine: Redis and Kafka (configured, or embedded local ones), the
+topics, and worker processes; plus the offset barrier that tells when everything produced so far
+has reached Redis."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import redis
+
+from processors.progress import Progress
+from state.engine import Engine
+from streams.admin import create_topics
+from streams.producer import SlotstreamProducer
+from streams.topics import OPS, TURNS, topic_specs
+
+from .localredis import LocalRedis
+from .settings import Settings
+
+
+class BarrierTimeout(TimeoutError):
+    pass
+
+
+class LocalStack:
+    def __init__(self, settings: Settings, workers: int | None = None, processors: str = "all",
+                 log_dir: Path | None = None) -> None:
+        self.settings = settings
+        self.n_workers = settings.workers if workers is None else workers
+        self.processors = processors
+        self.log_dir = log_dir
+        self._redis: LocalRedis | None = None
+        self._kafka: Any = None
+        self.workers: list[subprocess.Popen[bytes]] = []
+        self.redis_url = settings.redis_url
+        self.bootstrap = settings.kafka_bootstrap
+
+    def start(self) -> "LocalStack":
+        try:
+            if not self.redis_url:
+                self._redis = LocalRedis().start()
+                self.redis_url = self._redis.url
+            if not self.bootstrap:
+                from .localkafka import LocalKafka
+
+                self._kafka = LocalKafka(num_partitions=self.settings.partitions)
+                self._kafka.start()
+                self.bootstrap = self._kafka.bootstrap
+            self.settings = dataclasses.replace(self.settings, redis_url=self.redis_url,
+                                                kafka_bootstrap=self.bootstrap)
+            create_topics(self.settings, self.bootstrap)
+            self.client = redis.Redis.from_url(self.redis_url)
+            self.engine = Engine(self.client, namespace=self.settings.namespace)
+            self.progress = Progress(self.client, self.settings.namespace)
+            self.producer = SlotstreamProducer(self.settings, self.bootstrap)
+            from kafka import KafkaConsumer
+
+            self._offsets = KafkaConsumer(bootstrap_servers=self.bootstrap, client_id="slotstream-barrier")
+            for i in range(self.n_workers):
+                self.add_worker(i)
+            return self
+        except BaseException:
+            self.stop()
+            raise
+
+    def worker_env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update({"SLOTSTREAM_REDIS_URL": self.redis_url or "", "SLOTSTREAM_KAFKA_BOOTSTRAP": self.bootstrap or "",
+                    "SLOTSTREAM_NAMESPACE": self.settings.namespace,
+                    "SLOTSTREAM_TOPIC_PREFIX": self.settings.topic_prefix,
+                    "SLOTSTREAM_PARTITIONS": str(self.settings.partitions),
+                    "SLOTSTREAM_BATCH_SIZE": str(self.settings.batch_size),
+                    "SLOTSTREAM_BATCH_WAIT": str(self.settings.batch_wait),
+                    "SLOTSTREAM_EXPIRY_INTERVAL": str(self.settings.expiry_interval)})
+        return env
+
+    def add_worker(self, index: int | None = None) -> subprocess.Popen[bytes]:
+        index = len(self.workers) if index is None else index
+        out: Any = subprocess.DEVNULL
+        if self.log_dir is not None:
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+            out = open(self.log_dir / f"worker-{index}.log", "ab")  # noqa: SIM115 - closed with the process
+        proc = subprocess.Popen([sys.executable, "-m", "slotstream.cli", "worker", "--processors", self.processors],
+                                env=self.worker_env(), stdout=out, stderr=subprocess.STDOUT)
+        self.workers.append(proc)
+        return proc
+
+    def stop_worker(self, proc: subprocess.Popen[bytes], kill: bool = False) -> None:
+        if proc.poll() is None:
+            if kill:
+                proc.kill()
+            else:
+                proc.terminate()
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if proc in self.workers:
+            self.workers.remove(proc)
+
+    def end_offsets(self, role: str) -> dict[int, int]:
+        from kafka import TopicPartition
+
+        name = topic_specs(self.settings)[role].name
+        parts = self._offsets.partitions_for_topic(name) or set()
+        ends = self._offsets.end_offsets([TopicPartition(name, p) for p in parts])
+        return {tp.partition: off for tp, off in ends.items()}
+
+    def barrier(self, timeout: float = 120.0) -> None:
+        """Return once everything produced so far reached Redis: first every turn is extracted (its
+        ops delivered), then every op, including those, is applied. Offsets, not sleeps."""
+        deadline = time.monotonic() + timeout
+        for role in (TURNS, OPS):
+            name = topic_specs(self.settings)[role].name
+            want = {p: off for p, off in self.end_offsets(role).items() if off > 0}
+            while True:
+                done = self.progress.offsets(name)
+                if all(done.get(p, 0) >= off for p, off in want.items()):
+                    break
+                if any(w.poll() is not None for w in self.workers) and not any(
+                        w.poll() is None for w in self.workers):
+                    raise RuntimeError("every worker process has exited")
+                if time.monotonic() > deadline:
+                    raise BarrierTimeout(f"{name}: processed {done}, produced {want}")
+                time.sleep(0.002)
+
+    def stop(self) -> None:
+        for proc in list(self.workers):
+            self.stop_worker(proc)
+        for closer in ("producer", "_offsets", "client"):
+            obj = getattr(self, closer, None)
+            if obj is not None:
+                try:
+                    obj.close()
+                except Exception:  # noqa: BLE001 - best effort on shutdown
+                    pass
+        if self._kafka is not None:
+            self._kafka.stop()
+            self._kafka = None
+        if self._redis is not None:
+            self._redis.stop()
+            self._redis = None
+
+    def __enter__(self) -> "LocalStack":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

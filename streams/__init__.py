@@ -1,0 +1,1 @@
+"""Kafka: topic specs, wire schemas, the Faust app factory, producers, admin."""

@@ -1,0 +1,38 @@
+"""Create the topics (idempotent) and read offsets: kafka-python's admin and consumer clients."""
+
+from __future__ import annotations
+
+from kafka import KafkaAdminClient, KafkaConsumer, TopicPartition
+from kafka.admin import NewTopic
+from kafka.errors import TopicAlreadyExistsError
+
+from slotstream.settings import Settings
+
+from .topics import TopicSpec, topic_specs
+
+
+def create_topics(settings: Settings, bootstrap: str) -> list[str]:
+    """Create every topic that does not exist yet; returns the names created."""
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="slotstream-admin")
+    try:
+        existing = set(admin.list_topics())
+        wanted: list[TopicSpec] = [s for s in topic_specs(settings).values() if s.name not in existing]
+        if wanted:
+            try:
+                admin.create_topics([NewTopic(s.name, s.partitions, 1, topic_configs=s.config) for s in wanted])
+            except TopicAlreadyExistsError:
+                pass  # another worker created them first
+        return [s.name for s in wanted]
+    finally:
+        admin.close()
+
+
+def end_offsets(bootstrap: str, topic: str) -> dict[int, int]:
+    """Next offset to be written, per partition."""
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, client_id="slotstream-offsets")
+    try:
+        parts = consumer.partitions_for_topic(topic) or set()
+        tps = [TopicPartition(topic, p) for p in sorted(parts)]
+        return {tp.partition: off for tp, off in consumer.end_offsets(tps).items()}
+    finally:
+        consumer.close()

@@ -1,0 +1,52 @@
+"""Producers for Python callers: turns, records and commands, keyed by tenant+user."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import orjson
+from kafka import KafkaProducer
+
+from memory.models import iso
+from slotstream.settings import Settings
+
+from .topics import OPS, TURNS, topic_specs, user_key
+
+
+def _json_default(obj: Any) -> Any:
+    if isinstance(obj, datetime):
+        return iso(obj)
+    raise TypeError(type(obj).__name__)
+
+
+class SlotstreamProducer:
+    def __init__(self, settings: Settings, bootstrap: str, **config: Any) -> None:
+        self.topics = {role: spec.name for role, spec in topic_specs(settings).items()}
+        # acks=all + idempotence: a retried send is written once, in order, per partition
+        self._p = KafkaProducer(bootstrap_servers=bootstrap, acks="all", enable_idempotence=True,
+                                linger_ms=5, client_id="slotstream-producer", **config)
+
+    def _send(self, role: str, tenant: str, user: str, value: dict[str, Any]):  # noqa: ANN202
+        return self._p.send(self.topics[role], key=user_key(tenant, user),
+                            value=orjson.dumps(value, default=_json_default))
+
+    def send_turn(self, at: datetime | str, turn: dict[str, Any]):  # noqa: ANN201
+        return self._send(TURNS, turn["tenant"], turn["user"], {**turn, "at": at})
+
+    def send_record(self, at: datetime | str, record: dict[str, Any], op_id: str | None = None):  # noqa: ANN201
+        return self._send(OPS, str(record.get("tenant")), str(record.get("user")),
+                          {"at": at, "op_id": op_id, "record": record})
+
+    def send_command(self, at: datetime | str, command: dict[str, Any], op_id: str | None = None):  # noqa: ANN201
+        return self._send(OPS, str(command.get("tenant")), str(command.get("user")),
+                          {"at": at, "op_id": op_id, "command": command})
+
+    def send_raw(self, role: str, key: bytes | None, value: bytes):  # noqa: ANN201
+        return self._p.send(self.topics[role], key=key, value=value)
+
+    def flush(self, timeout: float | None = 30) -> None:
+        self._p.flush(timeout)
+
+    def close(self) -> None:
+        self._p.close()
