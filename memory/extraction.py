@@ -1080,7 +1080,7 @@ class RuleExtractor:
             link = corrected or carry or bool(_LASTING.search(core))
             carry = False
             for h in hits:
-                rec = self._record(turn, s, core, quote, h, refuse)
+                rec = self._record(turn, core, quote, h, refuse)
                 if rec is None:
                     continue
                 # Only a single-valued slot has one "current record" to replace; a multi-valued one
@@ -1091,7 +1091,7 @@ class RuleExtractor:
         return Extraction(items=items, refused=refused, redacted_text=redacted_text)
 
     @staticmethod
-    def _record(turn: Turn, s: Sentence, core: str, quote: str, h: _Hit,
+    def _record(turn: Turn, core: str, quote: str, h: _Hit,
                 refuse: Callable[[str], None]) -> dict[str, Any] | None:
         valid_from, valid_until = h.valid_from, h.valid_until
         lasting = bool(_LASTING.search(core))

@@ -54,6 +54,8 @@ _SPECS = [
                   importance=0.6, actionability=0.7),
     AttributeSpec("profile.expertise", Kind.PREFERENCE, label="expertise level", review=365 * DAY,
                   importance=0.6, actionability=0.7),
+    AttributeSpec("profile.expertise.", Kind.PREFERENCE, label="expertise level", review=365 * DAY,
+                  importance=0.6, actionability=0.7),
     AttributeSpec("profile.languages", Kind.PREFERENCE, Cardinality.MULTI, label="languages spoken",
                   importance=0.4),
     AttributeSpec("profile.allergies", Kind.PREFERENCE, Cardinality.MULTI, label="allergies",

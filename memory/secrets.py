@@ -8,7 +8,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("api_key", re.compile(r"\b(?:sk|pk|rk|ghp|gho|xox[abp]|AKIA)[-_A-Za-z0-9]{12,}\b")),
     ("bearer_token", re.compile(r"\bBearer\s+[A-Za-z0-9._\-]{16,}")),
     ("private_key", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")),
-    ("password", re.compile(r"(?i)\b(?:password|passwd|pwd|passcode|密码|口令)\s*(?:is|:|=|是|为)\s*\S+")),
+    ("password", re.compile(r"(?i)\b(?:password|passwd|pwd|passcode)\s*(?:is|:|=)\s*\S+")),
+    # no \b before CJK words: between two Chinese characters there is no word boundary
+    ("password", re.compile(r"(?:密码|口令)\s*(?:是|为|:|：|=)\s*\S+")),
     ("one_time_code", re.compile(r"(?i)(?:\b(?:otp|one[- ]time (?:code|password)|verification code|2fa code)\b|验证码)\D{0,12}\d{4,8}")),
     ("api_key_named", re.compile(r"(?i)\b(?:api[_ -]?key|secret[_ -]?key|access[_ -]?token|token|密钥)\s*(?:is|:|=|是|为)\s*\S{8,}")),
 ]

@@ -10,6 +10,7 @@ ops the engine recognises as duplicates.
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from typing import Any
 
 import orjson
 import redis
@@ -31,8 +32,10 @@ def due_member(tenant: str, user: str, record_id: str, kind: str) -> str:
 
 
 class ExpiryService:
-    def __init__(self, client: redis.Redis, progress: Progress, ops_topic: str, batch: int = 500) -> None:
+    def __init__(self, client: redis.Redis, progress: Progress, ops_topic: str, batch: int = 500,
+                 engine: Any = None) -> None:
         self.r = client
+        self.engine = engine
         self.progress = progress
         self.ops_topic = ops_topic
         self.batch = batch
@@ -46,11 +49,16 @@ class ExpiryService:
             now = marks.get(p)
             if now is None:
                 continue
-            due = self.r.zrangebyscore(self.progress.due_key(p), "-inf", now, start=0, num=self.batch,
-                                       withscores=True)
-            for member, score in due:
-                tenant, user, record_id, kind = member.decode().split("/")
-                due_ms = int(score)
+            # the partition's watermark bounds the candidates; each user's own watermark decides,
+            # so one user's later events never expire another user's records early
+            due = [(m.decode().split("/"), int(score)) for m, score in self.r.zrangebyscore(
+                self.progress.due_key(p), "-inf", now, start=0, num=self.batch, withscores=True)]
+            users = sorted({(parts[0], parts[1]) for parts, _ in due})
+            user_marks = dict(zip(users, self.engine.watermarks(users))) if self.engine else {}
+            for (tenant, user, record_id, kind), due_ms in due:
+                mark = user_marks.get((tenant, user), now) if self.engine else now
+                if mark is None or due_ms > mark:
+                    continue
                 at = iso(datetime.fromtimestamp(due_ms / 1000, tz=timezone.utc))
                 op = {"at": at, "op_id": f"{kind}:{record_id}:{due_ms}",
                       "command": {"op": kind, "tenant": tenant, "user": user, "record_id": record_id}}

@@ -63,6 +63,9 @@ for _, t in ipairs(batch) do
       logged = logged + #t.log
     end
     redis.call('HSET', P .. ':ops', t.op, t.at)
+    -- the user's event-time watermark: the expiry sweep's clock for this user's records
+    local wm = tonumber(redis.call('HGET', P .. ':meta', 'watermark') or '0')
+    if t.at_ms > wm then redis.call('HSET', P .. ':meta', 'watermark', t.at_ms) end
     version = redis.call('HINCRBY', P .. ':meta', 'version', 1)
     applied = applied + 1
   end

@@ -238,6 +238,13 @@ class Engine:
         raws = self.r.hmget(self.keys.records(tenant, user), ids)
         return [Record.model_validate_json(r) for r in raws if r]
 
+    def watermarks(self, users: list[tuple[str, str]]) -> list[int | None]:
+        """Each user's event-time watermark: the newest event time applied to their state."""
+        pipe = self.r.pipeline(transaction=False)
+        for tenant, user in users:
+            pipe.hget(self.keys.meta(tenant, user), "watermark")
+        return [int(v) if v is not None else None for v in pipe.execute()]
+
     def current(self, tenant: str, user: str, attribute: str, scope: str = "global",
                 subject: str = "user") -> Record | None:
         """The record a correction of this slot refers to: the live value, the user's word first."""
@@ -387,7 +394,7 @@ def _encode(t: Transition) -> dict[str, Any]:
         })
     log = [orjson.dumps({"op": t.op_id, "at": at, **c}).decode() for c in t.changes]
     return {
-        "op": t.op_id, "at": at, "puts": puts,
+        "op": t.op_id, "at": at, "at_ms": to_ms(t.at), "puts": puts,
         "created": [[t.puts[rid].slot, rid] for rid in t.created],
         "sup": {s.key: s.model_dump_json() for s in t.suppress},
         "unsup": t.unsuppress, "log": log, "erase": t.erase, "alias": t.aliases,

@@ -70,7 +70,7 @@ def create_app(settings: Settings, bootstrap: str, redis_url: str,
     client = redis.Redis.from_url(redis_url)
     engine = Engine(client, namespace=settings.namespace)
     progress = Progress(client, settings.namespace)
-    expiry = ExpiryService(client, progress, specs[OPS].name)
+    expiry = ExpiryService(client, progress, specs[OPS].name, engine=engine)
     reconciliation = ReconciliationService(engine, client, progress, settle=expiry.settle)
     extraction = ExtractionService(engine)
     io = ThreadPoolExecutor(max_workers=1, thread_name_prefix="slotstream-redis")
