@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -56,6 +57,12 @@ def cmd_bench_engine(args: argparse.Namespace) -> int:
     return run_engine_bench(Settings.from_env(), sizes=args.sizes, requests=args.requests, ops=args.ops)
 
 
+def cmd_bench_pipeline(args: argparse.Namespace) -> int:
+    from .bench_pipeline import run_pipeline_bench
+
+    return run_pipeline_bench(Settings.from_env(), args.turns, args.workers, args.rate, args.seconds, args.log_dir)
+
+
 def cmd_engine_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
@@ -80,7 +87,20 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
     chosen = PROCESSORS if args.processors == "all" else tuple(p.strip() for p in args.processors.split(","))
     app = create_app(settings, settings.kafka_bootstrap, settings.redis_url, chosen)
-    Worker(app, loglevel=args.loglevel).execute_from_commandline()
+    worker = Worker(app, loglevel=args.loglevel)
+    profile_to = os.environ.get("SLOTSTREAM_PROFILE")
+    if not profile_to:
+        worker.execute_from_commandline()
+        return 0
+    import cProfile
+
+    profiler = cProfile.Profile()
+    try:
+        profiler.runcall(worker.execute_from_commandline)
+    except SystemExit:
+        pass
+    finally:
+        profiler.dump_stats(profile_to)
     return 0
 
 
@@ -138,6 +158,13 @@ def build_parser() -> argparse.ArgumentParser:
     be.add_argument("--requests", type=int, default=2000, help="context requests per size")
     be.add_argument("--ops", type=int, default=50000, help="ops for the apply throughput run")
     be.set_defaults(func=cmd_bench_engine)
+    bp = bench_sub.add_parser("pipeline", help="end-to-end throughput and freshness on the real broker")
+    bp.add_argument("--turns", type=int, default=20000)
+    bp.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    bp.add_argument("--rate", type=float, default=500.0, help="background turns/s during the freshness run")
+    bp.add_argument("--seconds", type=float, default=20.0)
+    bp.add_argument("--log-dir", type=Path, default=None, help="keep worker logs here")
+    bp.set_defaults(func=cmd_bench_pipeline)
     return p
 
 
