@@ -10,7 +10,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("private_key", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")),
     ("password", re.compile(r"(?i)\b(?:password|passwd|pwd|passcode)\s*(?:is|:|=)\s*\S+")),
     # no \b before CJK words: between two Chinese characters there is no word boundary
-    ("password", re.compile(r"(?:密码|口令)\s*(?:是|为|:|：|=)\s*\S+")),
+    ("password", re.compile(r"(?:密码|口令)\s*(?:是|为|:|：|=)\s*[^\s。，；！？,;!?]+")),
     ("one_time_code", re.compile(r"(?i)(?:\b(?:otp|one[- ]time (?:code|password)|verification code|2fa code)\b|验证码)\D{0,12}\d{4,8}")),
     ("api_key_named", re.compile(r"(?i)\b(?:api[_ -]?key|secret[_ -]?key|access[_ -]?token|token|密钥)\s*(?:is|:|=|是|为)\s*\S{8,}")),
 ]

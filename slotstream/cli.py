@@ -20,6 +20,7 @@ def _print_result(r) -> None:  # noqa: ANN001
 
 
 def cmd_scenario_run(args: argparse.Namespace) -> int:
+    from processors.llm_extractor import extractor_from_settings
     from state.engine import Engine
 
     from .runtime import drop_namespace, redis_client
@@ -35,8 +36,8 @@ def cmd_scenario_run(args: argparse.Namespace) -> int:
         for path in args.files:
             ns = fresh_namespace()
             try:
-                report = run_lines(DirectBackend(Engine(client, namespace=ns)), read_lines(path), str(path),
-                                   emit=_print_result)
+                backend = DirectBackend(Engine(client, namespace=ns), extractor_from_settings(settings))
+                report = run_lines(backend, read_lines(path), str(path), emit=_print_result)
             finally:
                 drop_namespace(client, ns)
             passed += report.passed

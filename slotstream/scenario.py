@@ -169,8 +169,11 @@ class TurnResult:
 class DirectBackend:
     """Scenario lines straight into the engine (no Kafka)."""
 
-    def __init__(self, engine: Any) -> None:
+    def __init__(self, engine: Any, extractor: Any = None) -> None:
+        from processors.extraction import ExtractionService
+
         self.engine = engine
+        self.extraction = ExtractionService(engine, extractor)
 
     def apply(self, op: OpIn) -> Any:
         return self.engine.apply(op)
@@ -178,10 +181,9 @@ class DirectBackend:
     def turn(self, at: Any, turn: dict[str, Any], op_id: str) -> Any:
         """Extraction in-process (the same service the pipeline's processor runs), then the engine."""
         from memory.extraction import Turn
-        from processors.extraction import ExtractionService
 
         parsed = Turn.model_validate({**turn, "at": at, "turn_id": op_id})
-        out = ExtractionService(self.engine).ops_for_turn(parsed, op_prefix=op_id)
+        out = self.extraction.ops_for_turn(parsed, op_prefix=op_id)
         results = self.engine.apply_many(out.ops)
         return TurnResult(results, out.refused)
 

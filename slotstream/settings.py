@@ -19,6 +19,7 @@ class Settings:
     workers: int = 1  # SLOTSTREAM_WORKERS: worker processes `slotstream run` starts
     llm_url: str | None = None  # SLOTSTREAM_LLM_URL: OpenAI-compatible endpoint, off when unset
     llm_model: str | None = None  # SLOTSTREAM_LLM_MODEL
+    llm_timeout: float = 10.0  # SLOTSTREAM_LLM_TIMEOUT: seconds per request (SLOTSTREAM_LLM_API_KEY: the key)
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> "Settings":

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from memory.models import iso
 from processors.expiry import ExpiryService
 from processors.extraction import ExtractionService, op_json, turn_from_message
+from processors.llm_extractor import extractor_from_settings
 from processors.progress import Progress
 from processors.reconciliation import RawMessage, ReconciliationService, dead_letter
 from slotstream.settings import Settings
@@ -72,7 +73,7 @@ def create_app(settings: Settings, bootstrap: str, redis_url: str,
     progress = Progress(client, settings.namespace)
     expiry = ExpiryService(client, progress, specs[OPS].name, engine=engine)
     reconciliation = ReconciliationService(engine, client, progress, settle=expiry.settle)
-    extraction = ExtractionService(engine)
+    extraction = ExtractionService(engine, extractor=extractor_from_settings(settings))
     io = ThreadPoolExecutor(max_workers=1, thread_name_prefix="slotstream-redis")
 
     async def send_all(target: Any, items: Iterable[tuple[bytes | None, bytes]]) -> None:

@@ -1,0 +1,380 @@
+"""Optional LLM extractor: an OpenAI-compatible chat/completions endpoint behind the `Extractor` protocol.
+
+Off by default: `extractor_from_settings` returns the deterministic `RuleExtractor` unless
+SLOTSTREAM_LLM_URL is set; then it returns `CombinedExtractor(RuleExtractor(), LLMExtractor(...))`,
+which keeps everything the rules found and adds the model's proposals only for attributes the rules
+did not cover.
+
+What the model is trusted with, and what it is not:
+- it only ever sees the user's turn text *redacted* (secrets never leave the process), never the
+  tenant or user ids, and never an assistant's or system turn (those return empty, no request);
+- every record it returns is rebuilt here: tenant/user from the turn, scope mapped to the turn's own
+  session/project ids ("session" without a session on the turn is refused, never widened), evidence
+  = the turn (conversation, `turn.source_id()`, the redacted text), `observed_at` = the turn's time,
+  no `id`/`corrects`/`subject` from the model, authority `user_explicit` only when the model says
+  the user stated it explicitly, else `system_inferred`;
+- the result then goes through the engine's own validation (`parse_record` + `build_record`,
+  `parse_command`); anything rejected is dropped and its reason lands in `Extraction.refused` as
+  `llm:<reason>`. Commands are limited to `forget` with a `match` (the model knows no record ids and
+  must never erase a user).
+- network/HTTP failures give an empty extraction with `refused=["llm_unavailable"]` (and a cool-down
+  during which no request is made, so a dead endpoint does not stall the stream turn after turn);
+  a reply that is not the expected JSON gives `["llm_bad_output"]`. Nothing raises into the stream.
+
+The API key (SLOTSTREAM_LLM_API_KEY, read by the factory) goes only into the Authorization header;
+it is never logged nor shown in `repr`. Log lines name the failure class/status, never the text.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import time
+import urllib.error
+import urllib.request
+from typing import Any, Mapping
+
+from memory.errors import Rejected
+from memory.extraction import Extraction, Extractor, Proposal, RuleExtractor, Turn
+from memory.models import COMMAND_OPS, Cardinality, Kind, iso
+from memory.registry import TEMPORARY_LIFETIME, known_attributes
+from memory.secrets import contains_secret, redact
+from memory.validation import build_record, parse_command, parse_record
+
+try:  # the rule extractor's redaction also covers Chinese phrasings memory.secrets misses
+    from memory.extraction import _redact as _redact_text
+except ImportError:  # pragma: no cover - fall back to the shared detector
+    _redact_text = redact
+
+__all__ = [
+    "LLMExtractor",
+    "CombinedExtractor",
+    "extractor_from_settings",
+    "SYSTEM_PROMPT",
+    "LLM_UNAVAILABLE",
+    "LLM_BAD_OUTPUT",
+]
+
+log = logging.getLogger(__name__)
+
+LLM_UNAVAILABLE = "llm_unavailable"
+LLM_BAD_OUTPUT = "llm_bad_output"
+_PREFIX = "llm:"
+_REDACTED_MARK = "[REDACTED"
+# the fields a model may set on a record; everything else is ignored or forced from the turn
+_RECORD_FIELDS = ("kind", "attribute", "value", "statement", "confidence", "importance", "consequence",
+                  "actionability", "sensitivity", "valid_from", "valid_until", "review_at")
+# the rule extractor's scope refusals: the user's scope instruction was understood and cannot be
+# honoured on this turn, so the model must not add (possibly widened) records for it
+_SCOPE_REFUSALS = frozenset({"temporary_without_session", "project_scope_without_project"})
+
+
+def _attribute_list() -> str:
+    lines = []
+    for spec in known_attributes():
+        if spec.kind == Kind.FACT:  # facts come from documents, never from a conversation
+            continue
+        name = f"{spec.name}<topic>" if spec.name.endswith(".") else spec.name
+        kind = spec.kind.value if spec.kind else "?"
+        multi = ", multi-valued" if spec.cardinality == Cardinality.MULTI else ""
+        lines.append(f"- {name} (kind {kind}{multi}){': ' + spec.label if spec.label else ''}")
+    return "\n".join(lines)
+
+
+SYSTEM_PROMPT = f"""You extract what a user says about themselves and how they want to be helped, \
+from ONE user turn of a conversation, for a memory store.
+
+Reply with exactly one JSON object and nothing else:
+{{"records": [<record>, ...], "commands": [<command>, ...]}}
+
+record = {{
+  "kind": "preference" | "goal" | "priority" | "rule" | "knowledge" | "session_context",
+  "attribute": dotted name (use the known attributes below when one fits),
+  "value": short value, in the user's words or a normalized form ("concise", "English", "UTC+8"),
+  "scope": "global" | "session" | "project",
+  "statement": one short sentence restating what the user said,
+  "explicit": true if the user stated it directly, false if you inferred it,
+  "correction": true if the user corrects or changes an earlier value,
+  "confidence": number between 0 and 1,
+  "valid_from", "valid_until": optional ISO-8601 UTC times (only for time-boxed priorities)
+}}
+command = {{"op": "forget", "match": {{"attribute": dotted name, "value": optional value}}}}
+
+Rules:
+1. Only what the user said in this turn. Never invent, never guess; if nothing is worth remembering or \
+you are unsure, reply {{"records": [], "commands": []}}.
+2. An assistant's words never produce records; ignore any text the user quotes from the assistant.
+3. Never output secrets (passwords, API keys, tokens, one-time codes, card numbers). Text shown as \
+[REDACTED:...] was removed on purpose: never output a record or value about it.
+4. "this time", "just this once", "for this question", "这次", "本次" -> scope "session" (short-lived). \
+"from now on", "always", "以后", "今后" -> scope "global". "in this project", "这个项目" -> scope "project".
+5. "forget ...", "忘掉…", "删除…" -> a forget command, not a record.
+6. Corrections ("actually ...", "不对，…", "改成…") -> "correction": true with the new value.
+7. Never use kind "fact" (facts come only from documents) and never set tenant, user, ids or evidence.
+8. The time of the turn is given; use it for "this week", "today" and the like.
+
+Known attributes:
+{_attribute_list()}
+"""
+
+
+def _dedupe(codes: list[str]) -> list[str]:
+    out: list[str] = []
+    for c in codes:
+        if c not in out:
+            out.append(c)
+    return out
+
+
+def _strip_fences(text: str) -> str:
+    """The JSON object in a reply: bare, in a ```json fence, or wrapped in a little prose."""
+    text = re.sub(r"(?is)<think>.*?</think>", "", text).strip()
+    fence = re.search(r"```(?:json|JSON)?\s*\n?(.*?)```", text, re.S)
+    if fence:
+        return fence.group(1).strip()
+    if not text.startswith("{"):
+        a, b = text.find("{"), text.rfind("}")
+        if a != -1 and b > a:
+            return text[a:b + 1]
+    return text
+
+
+class _BadOutput(ValueError):
+    pass
+
+
+def _reply_object(body: bytes) -> dict[str, Any]:
+    try:
+        data = json.loads(body)
+        content = data["choices"][0]["message"]["content"]
+    except (ValueError, KeyError, IndexError, TypeError) as err:
+        raise _BadOutput(f"not a chat completion: {type(err).__name__}") from None
+    if not isinstance(content, str):
+        raise _BadOutput("message content is not text")
+    try:
+        obj = json.loads(_strip_fences(content))
+    except ValueError:
+        raise _BadOutput("content is not JSON") from None
+    if not isinstance(obj, dict):
+        raise _BadOutput("content is not a JSON object")
+    for key in ("records", "commands"):
+        if obj.get(key) is None:
+            obj[key] = []
+        elif not isinstance(obj[key], list):
+            raise _BadOutput(f"{key} is not a list")
+    return obj
+
+
+class LLMExtractor:
+    """Proposals from an OpenAI-compatible chat/completions endpoint, rebuilt and validated here."""
+
+    def __init__(self, url: str, model: str, *, api_key: str | None = None, timeout: float = 10.0,
+                 cooldown: float = 30.0, max_items: int = 16, max_reply_bytes: int = 1 << 20) -> None:
+        url = url.rstrip("/")
+        if not url.startswith(("http://", "https://")):
+            raise ValueError("the LLM url must be http:// or https://")
+        self.endpoint = url if url.endswith("/chat/completions") else f"{url}/chat/completions"
+        self.model = model
+        self.timeout = timeout
+        self.cooldown = cooldown
+        self.max_items = max_items
+        self.max_reply_bytes = max_reply_bytes
+        self._api_key = api_key or None
+        self._down_until = 0.0
+
+    def __repr__(self) -> str:  # never the key
+        return f"LLMExtractor(endpoint={self.endpoint!r}, model={self.model!r}, timeout={self.timeout})"
+
+    # --- the protocol -------------------------------------------------------------------------
+
+    def extract(self, turn: Turn) -> Extraction:
+        redacted = _redact_text(turn.text)
+        if turn.role != "user" or not redacted.strip():
+            return Extraction(redacted_text=redacted)  # an assistant's answer is never evidence
+        if self.cooldown > 0 and time.monotonic() < self._down_until:
+            return Extraction(refused=[LLM_UNAVAILABLE], redacted_text=redacted)
+        try:
+            body = self._call(redacted, turn)
+        except _BadOutput as err:
+            log.warning("llm extractor: bad reply (%s)", err)
+            return Extraction(refused=[LLM_BAD_OUTPUT], redacted_text=redacted)
+        except Exception as err:  # network, HTTP status, timeout: never into the stream
+            self._down_until = time.monotonic() + self.cooldown
+            status = getattr(err, "code", None)
+            if isinstance(err, urllib.error.HTTPError):
+                err.close()
+            log.warning("llm extractor unavailable (%s%s)", type(err).__name__,
+                        f" {status}" if status is not None else "")
+            return Extraction(refused=[LLM_UNAVAILABLE], redacted_text=redacted)
+        try:
+            obj = _reply_object(body)
+        except _BadOutput as err:
+            log.warning("llm extractor: bad reply (%s)", err)
+            return Extraction(refused=[LLM_BAD_OUTPUT], redacted_text=redacted)
+        return self._proposals(turn, redacted, obj)
+
+    # --- HTTP ---------------------------------------------------------------------------------
+
+    def _call(self, redacted: str, turn: Turn) -> bytes:
+        payload = {
+            "model": self.model,
+            "temperature": 0,
+            "messages": [
+                {"role": "system", "content": SYSTEM_PROMPT},
+                {"role": "user", "content": f"Turn time (UTC): {iso(turn.at)}\nUser turn:\n{redacted}"},
+            ],
+        }
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        req = urllib.request.Request(self.endpoint, data=json.dumps(payload, ensure_ascii=False).encode("utf-8"),
+                                     headers=headers, method="POST")
+        with urllib.request.urlopen(req, timeout=self.timeout) as resp:  # noqa: S310 - scheme checked
+            body = resp.read(self.max_reply_bytes + 1)
+        if len(body) > self.max_reply_bytes:
+            raise _BadOutput("reply too large")
+        return body
+
+    # --- rebuilding and validating the model's output -----------------------------------------
+
+    def _proposals(self, turn: Turn, redacted: str, obj: dict[str, Any]) -> Extraction:
+        items: list[Proposal] = []
+        refused: list[str] = []
+        raw_items = [("record", r) for r in obj["records"]] + [("command", c) for c in obj["commands"]]
+        if len(raw_items) > self.max_items:
+            refused.append(f"{_PREFIX}too_many_items")
+            raw_items = raw_items[:self.max_items]
+        for what, raw in raw_items:
+            try:
+                items.append(self._record(turn, redacted, raw) if what == "record" else self._command(turn, raw))
+            except Rejected as rej:
+                refused.append(f"{_PREFIX}{rej.reason.value}")
+            except _Refuse as ref:
+                refused.append(f"{_PREFIX}{ref.code}")
+            except (ValueError, TypeError, KeyError):
+                refused.append(f"{_PREFIX}invalid_field")
+        return Extraction(items=items, refused=_dedupe(refused), redacted_text=redacted)
+
+    def _scope(self, turn: Turn, raw: Any) -> tuple[str, bool]:
+        """(scope, temporary): the model names a kind of scope; the ids always come from the turn."""
+        if raw is None or raw == "" or raw == "global":
+            return "global", False
+        if not isinstance(raw, str):
+            raise _Refuse("invalid_scope")
+        head = raw.split(":", 1)[0].strip().lower()
+        if head == "session":
+            if not turn.session:
+                raise _Refuse("temporary_without_session")  # never widened to global
+            return f"session:{turn.session}", True
+        if head == "project":
+            if not turn.project:
+                raise _Refuse("project_scope_without_project")
+            return f"project:{turn.project}", False
+        raise _Refuse("invalid_scope")
+
+    def _record(self, turn: Turn, quote: str, raw: Any) -> Proposal:
+        if not isinstance(raw, dict):
+            raise _Refuse("invalid_field")
+        rec: dict[str, Any] = {k: raw[k] for k in _RECORD_FIELDS if k in raw and raw[k] is not None}
+        for k in ("value", "statement"):
+            text = rec.get(k)
+            text = text if isinstance(text, str) else json.dumps(text, ensure_ascii=False) if text is not None else ""
+            if _REDACTED_MARK in text or contains_secret(text):
+                raise _Refuse("secret_value")
+        scope, temporary = self._scope(turn, raw.get("scope"))
+        explicit = raw.get("explicit") is True or raw.get("authority") == "user_explicit"
+        rec.update({
+            "tenant": turn.tenant,
+            "user": turn.user,
+            "scope": scope,
+            "authority": "user_explicit" if explicit else "system_inferred",
+            "observed_at": iso(turn.at),
+            "evidence": [{"source_type": "conversation", "source_id": turn.source_id(), "quote": quote}],
+        })
+        if temporary:  # rule 5: "this time" lives with the session, briefly
+            rec["valid_from"], rec["valid_until"] = iso(turn.at), iso(turn.at + TEMPORARY_LIFETIME)
+        built = build_record(parse_record(rec), op_id="llm-check", at=turn.at)  # raises Rejected
+        single = built.cardinality == Cardinality.SINGLE
+        return Proposal(record=rec, rule="llm", link_current=single and raw.get("correction") is True)
+
+    def _command(self, turn: Turn, raw: Any) -> Proposal:
+        if not isinstance(raw, dict):
+            raise _Refuse("invalid_field")
+        op = raw.get("op")
+        if op != "forget":
+            raise _Refuse("command_not_allowed" if op in COMMAND_OPS else "unknown_command")
+        cmd: dict[str, Any] = {"op": "forget", "tenant": turn.tenant, "user": turn.user}
+        match = raw.get("match")
+        if match is not None:
+            if not isinstance(match, dict):
+                raise _Refuse("invalid_field")
+            m: dict[str, Any] = {k: match[k] for k in ("attribute", "value") if match.get(k) is not None}
+            if match.get("scope") not in (None, ""):
+                m["scope"] = self._scope(turn, match["scope"])[0]
+            text = json.dumps(m, ensure_ascii=False)
+            if _REDACTED_MARK in text or contains_secret(text):
+                raise _Refuse("secret_value")
+            cmd["match"] = m
+        parse_command(dict(cmd))  # raises Rejected (no record_id and no match: missing_field)
+        return Proposal(command=cmd, rule="llm")
+
+
+class _Refuse(Exception):
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def _attribute_of(p: Proposal) -> str | None:
+    if p.record is not None:
+        return str(p.record.get("attribute") or "") or None
+    match = (p.command or {}).get("match") or {}
+    return str(match.get("attribute") or "") or None
+
+
+def _overlaps(a: str, b: str) -> bool:
+    # "profile.expertise" and "profile.expertise.python" talk about the same thing
+    return a == b or a.startswith(b + ".") or b.startswith(a + ".")
+
+
+class CombinedExtractor:
+    """The rules' extraction, plus the model's proposals for attributes the rules did not cover."""
+
+    def __init__(self, rule: Extractor, llm: Extractor) -> None:
+        self.rule = rule
+        self.llm = llm
+
+    def extract(self, turn: Turn) -> Extraction:
+        base = self.rule.extract(turn)
+        if turn.role != "user":
+            return base
+        if _SCOPE_REFUSALS.intersection(base.refused):
+            # the user's scope ("this time", "in this project") cannot be honoured on this turn;
+            # a model's proposal for it could only be a widened one
+            return base
+        extra = self.llm.extract(turn)
+        covered = [a for a in (_attribute_of(p) for p in base.items) if a]
+        added = [p for p in extra.items
+                 if (attr := _attribute_of(p)) is None or not any(_overlaps(attr, c) for c in covered)]
+        return Extraction(items=[*base.items, *added], refused=_dedupe([*base.refused, *extra.refused]),
+                          redacted_text=base.redacted_text)
+
+
+def extractor_from_settings(settings: Any, env: Mapping[str, str] | None = None) -> Extractor:
+    """RuleExtractor unless SLOTSTREAM_LLM_URL is set; then rules + the LLM (SLOTSTREAM_LLM_MODEL required).
+
+    SLOTSTREAM_LLM_API_KEY (optional) and SLOTSTREAM_LLM_TIMEOUT (seconds, default 10) are read from the
+    environment here (a `llm_timeout` settings field wins when present).
+    """
+    url = getattr(settings, "llm_url", None)
+    if not url:
+        return RuleExtractor()
+    model = getattr(settings, "llm_model", None)
+    if not model:
+        raise ValueError("SLOTSTREAM_LLM_MODEL must be set when SLOTSTREAM_LLM_URL is")
+    env = os.environ if env is None else env
+    timeout = getattr(settings, "llm_timeout", None) or float(env.get("SLOTSTREAM_LLM_TIMEOUT") or 10.0)
+    llm = LLMExtractor(url, model, api_key=env.get("SLOTSTREAM_LLM_API_KEY") or None, timeout=float(timeout))
+    return CombinedExtractor(RuleExtractor(), llm)
