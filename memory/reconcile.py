@@ -304,6 +304,8 @@ def reconcile(view: UserView, op: Record | Any, at: datetime, op_id: str) -> Tra
         return _forget(view, op, at, t)
     if isinstance(op, CorrectCommand):
         target = _target(view, op.record_id)
+        if target.kind == Kind.FACT:
+            raise Rejected(Reason.SOURCE_NOT_AUTHORIZED, "facts change only through an authorized source")
         rin = RecordIn(
             id=derive_id("r_", op_id), tenant=tenant, user=user, kind=target.kind.value,
             subject=target.subject, attribute=target.attribute, scope=target.scope, value=op.value,
@@ -413,6 +415,8 @@ def _reconcile_record(view: UserView, rec: Record, at: datetime, t: Transition) 
 
     # rule 2: a plain repeat deduplicates
     for cur in live:
+        if cur.valid_until is not None and cur.valid_until <= _start(rec):
+            continue  # a lapsed window is not repeated: the value starts again as a new record
         if cur.normalized_value == rec.normalized_value and cur.kind == rec.kind and (
                 (cur.authority == Authority.AUTHORITATIVE_SOURCE) == (rec.authority == Authority.AUTHORITATIVE_SOURCE)):
             _refresh(t, cur, rec, at, "repeat")

@@ -14,7 +14,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("one_time_code", re.compile(r"(?i)(?:\b(?:otp|one[- ]time (?:code|password)|verification code|2fa code)\b|验证码)\D{0,12}\d{4,8}")),
     ("api_key_named", re.compile(r"(?i)\b(?:api[_ -]?key|secret[_ -]?key|access[_ -]?token|token|密钥)\s*(?:is|:|=|是|为)\s*\S{8,}")),
 ]
-_CARD = re.compile(r"\b(?:\d[ -]?){13,19}\b")
+_CARD = re.compile(r"\b\d(?:[ -]?\d){12,18}\b")
 
 
 def _luhn_ok(digits: str) -> bool:

@@ -25,11 +25,13 @@ from .models import (
     Record,
     Sensitivity,
     Status,
+    Suppression,
     iso,
     scope_rank,
     to_ms,
 )
 from .registry import resolve
+from .validation import normalize_value, value_hash
 
 ASSUMPTION_MIN_CONFIDENCE = 0.7
 _WORD = re.compile(r"[a-z0-9]+|[\u3400-\u9fff\uf900-\ufaff]+")
@@ -187,14 +189,28 @@ def render_line(c: Candidate) -> str:
     return f"- {text}"
 
 
-def select(req: ContextRequest, candidates: list[Candidate], at: datetime) -> ContextResponse:
-    """Scope, eligibility, narrowest-scope-wins, rank, budget, render."""
+def suppressed(c: Candidate, suppressions: list[Suppression], tenant: str, user: str) -> bool:
+    """A record learned before a matching suppression is not used, wherever it is stored."""
+    for s in suppressions:
+        if s.attribute != c.attribute or s.scope not in (None, c.scope) or c.observed_ms > (to_ms(s.at) or 0):
+            continue
+        if s.value_hash is None or s.value_hash == value_hash(tenant, user, c.attribute, normalize_value(c.value)):
+            return True
+    return False
+
+
+def select(req: ContextRequest, candidates: list[Candidate], at: datetime,
+           suppressions: list[Suppression] | None = None) -> ContextResponse:
+    """Scope, eligibility (incl. suppressions), one value per single-valued attribute, rank, budget, render."""
     at_ms = to_ms(at) or 0
     scopes = req.scopes()
     excluded: list[Exclusion] = []
     usable: list[Candidate] = []
+    sup_attrs = {s.attribute for s in suppressions or ()}
     for c in candidates:
         reason = exclusion_reason(c, at_ms, req, scopes)
+        if reason is None and c.attribute in sup_attrs and suppressed(c, suppressions or [], req.tenant, req.user):
+            reason = "suppressed"
         if reason is None and c.attribute in req.overrides:
             reason = "overridden_by_request"
         if reason is None:
@@ -202,8 +218,8 @@ def select(req: ContextRequest, candidates: list[Candidate], at: datetime) -> Co
         elif req.explain:
             excluded.append(Exclusion(id=c.id, attribute=c.attribute, reason=reason))
 
-    # A single-valued attribute shows one value: the narrowest scope wins (a session's "this time"
-    # beats the lasting preference), then the user's word over an inference, then the newest.
+    # A single-valued attribute shows one value: the user's word over an inference, then the
+    # narrowest scope (a session's "this time" beats the lasting preference), then the newest.
     best: dict[str, Candidate] = {}
     keep: list[Candidate] = []
     for c in usable:
@@ -211,8 +227,8 @@ def select(req: ContextRequest, candidates: list[Candidate], at: datetime) -> Co
             keep.append(c)
             continue
         cur = best.get(c.attribute)
-        key = (scope_rank(c.scope), c.status == Status.ACTIVE, c.observed_ms)
-        if cur is None or key > (scope_rank(cur.scope), cur.status == Status.ACTIVE, cur.observed_ms):
+        key = (c.status == Status.ACTIVE, scope_rank(c.scope), c.observed_ms)
+        if cur is None or key > (cur.status == Status.ACTIVE, scope_rank(cur.scope), cur.observed_ms):
             if cur is not None and req.explain:
                 excluded.append(Exclusion(id=cur.id, attribute=cur.attribute, reason="shadowed"))
             best[c.attribute] = c

@@ -226,8 +226,10 @@ class Engine:
         pipe = self.r.pipeline(transaction=False)
         for scope in scopes:
             pipe.hvals(self.keys.active(req.tenant, req.user, scope))
-        candidates = [from_compact(orjson.loads(v)) for vals in pipe.execute() for v in vals]
-        return select(req, candidates, when)
+        pipe.hvals(self.keys.suppressions(req.tenant, req.user))
+        *rows, sups = pipe.execute()
+        candidates = [from_compact(orjson.loads(v)) for vals in rows for v in vals]
+        return select(req, candidates, when, [Suppression.model_validate_json(v) for v in sups])
 
     def history(self, tenant: str, user: str, attribute: str, scope: str = "global",
                 subject: str = "user") -> list[Record]:

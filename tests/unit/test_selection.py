@@ -1,0 +1,342 @@
+"""Selection, pure (DESIGN.md section 3): scope, eligibility, narrowest-scope-wins, ranking without
+confidence, budgets, separate sections, request overrides, explanations, used ids."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memory.models import ContextRequest, Record, Sensitivity, Status
+from memory.selection import (
+    ASSUMPTION_MIN_CONFIDENCE,
+    Candidate,
+    can_use,
+    compact,
+    exclusion_reason,
+    from_compact,
+    from_record,
+    is_working_assumption,
+    render_line,
+    score,
+    section_of,
+    select,
+    tokens,
+)
+from memory.validation import build_record, parse_record
+
+T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+NOW = T0 + timedelta(hours=1)
+H = timedelta(hours=1)
+DETAIL = "preference.response.detail"
+_n = 0
+
+
+def rec(status: Status | None = None, **kw: Any) -> Record:
+    global _n
+    _n += 1
+    at = kw.pop("_at", T0)
+    data: dict[str, Any] = {"tenant": "t1", "user": "u1", "attribute": DETAIL, "value": "detailed"}
+    data.update(kw)
+    r = build_record(parse_record(data), op_id=f"sel-{_n}", at=at)
+    if status is None:
+        status = Status.CANDIDATE if r.authority.value in ("system_inferred", "user_observed") else Status.ACTIVE
+    return r.model_copy(update={"status": status})
+
+
+def cands(*records: Record) -> list[Candidate]:
+    return [from_record(r) for r in records]
+
+
+def request(**kw: Any) -> ContextRequest:
+    return ContextRequest(tenant="t1", user="u1", **kw)
+
+
+def run(records: list[Record], at: datetime = NOW, **kw: Any):
+    return select(request(**kw), cands(*records), at)
+
+
+def reasons(out) -> dict[str, str]:
+    return {e.id: e.reason for e in out.excluded}
+
+
+# --- scope ----------------------------------------------------------------------------------
+
+
+def test_scope_filter_global_plus_request_project_and_session_only():
+    rs = {scope: rec(attribute="profile.languages", value=f"lang-{scope}", scope=scope)
+          for scope in ("global", "project:p1", "project:p2", "session:s1", "session:s2")}
+    out = run(list(rs.values()), project="p1", session="s1", explain=True)
+    assert set(out.used_ids) == {rs["global"].id, rs["project:p1"].id, rs["session:s1"].id}
+    assert reasons(out) == {rs["project:p2"].id: "out_of_scope", rs["session:s2"].id: "out_of_scope"}
+    for leaked in ("lang-project:p2", "lang-session:s2"):
+        assert leaked not in out.context
+    bare = run(list(rs.values()))
+    assert bare.used_ids == [rs["global"].id]
+
+
+def test_narrowest_scope_wins_for_a_single_valued_attribute():
+    g = rec(value="detailed")
+    p = rec(value="concise", scope="project:p1")
+    s = rec(value="bullet points", scope="session:s1")
+    out = run([g, p, s], project="p1", session="s1", explain=True)
+    assert out.used_ids == [s.id]
+    assert reasons(out) == {g.id: "shadowed", p.id: "shadowed"}
+    assert run([g, p, s], project="p1").used_ids == [p.id]
+    assert run([g, p, s]).used_ids == [g.id]
+    # order of the candidates does not matter
+    assert run([s, p, g], project="p1", session="s1").used_ids == [s.id]
+
+
+def test_a_narrower_inference_does_not_hide_the_users_explicit_value():
+    explicit = rec(value="detailed")
+    inferred = rec(value="concise", scope="session:s1", authority="system_inferred", confidence=0.9,
+                   _at=T0 + 0.5 * H, observed_at=(T0 + 0.5 * H).isoformat())
+    out = run([explicit, inferred], session="s1")
+    assert explicit.id in out.used_ids
+
+
+def test_users_word_beats_an_inference_in_the_same_scope_then_newest():
+    explicit = rec(value="detailed")
+    inferred = rec(value="concise", authority="system_inferred", confidence=0.9, _at=T0 + 0.5 * H,
+                   observed_at=(T0 + 0.5 * H).isoformat())
+    assert run([inferred, explicit]).used_ids == [explicit.id]
+    older = rec(value="terse", observed_at=(T0 - H).isoformat())
+    assert run([older, explicit]).used_ids == [explicit.id]
+
+
+def test_multi_valued_attribute_keeps_every_value():
+    a = rec(attribute="profile.allergies", value="peanuts")
+    b = rec(attribute="profile.allergies", value="shellfish", scope="session:s1")
+    assert set(run([a, b], session="s1").used_ids) == {a.id, b.id}
+
+
+# --- eligibility and working assumptions ----------------------------------------------------
+
+
+def test_working_assumptions_threshold_and_section():
+    ok = rec(value="concise", authority="system_inferred", confidence=ASSUMPTION_MIN_CONFIDENCE)
+    assert ASSUMPTION_MIN_CONFIDENCE == 0.7
+    out = run([ok])
+    assert out.used_ids == [ok.id] and out.items[0].section == "assumptions"
+    assert out.context.startswith("## Working assumptions")
+    weak = rec(value="concise", authority="system_inferred", confidence=0.69)
+    out = run([weak], explain=True)
+    assert out.used_ids == [] and reasons(out) == {weak.id: "weak_assumption"}
+
+
+@pytest.mark.parametrize("kw,usable", [
+    ({"consequence": "low"}, True),
+    ({"consequence": "medium"}, True),
+    ({"consequence": "high"}, False),
+    ({"consequence": "critical"}, False),
+    ({"sensitivity": "personal"}, False),
+    ({"authority": "user_observed"}, True),
+])
+def test_working_assumption_conditions(kw, usable):
+    data = {"authority": "system_inferred", "confidence": 0.9, **kw}
+    c = from_record(rec(value="concise", **data))
+    assert is_working_assumption(c) is usable
+    assert (exclusion_reason(c, int(NOW.timestamp() * 1000), request(), ["global"]) is None) is usable
+
+
+def test_stated_and_assumed_are_presented_separately():
+    stated = rec(attribute="preference.language", value="German")
+    assumed = rec(value="concise", authority="system_inferred", confidence=0.8)
+    out = run([stated, assumed])
+    assert {i.section for i in out.items} == {"stated", "assumptions"}
+    stated_block, assumed_block = out.context.split("\n\n")
+    assert stated_block.startswith("## What the user stated") and "German" in stated_block
+    assert assumed_block.startswith("## Working assumptions") and "concise" in assumed_block
+
+
+@pytest.mark.parametrize("status", [Status.PENDING_REVIEW, Status.CONFLICTED, Status.SUPERSEDED,
+                                    Status.EXPIRED, Status.REVIEW_DUE, Status.DELETED])
+def test_only_active_and_candidate_statuses_are_used(status):
+    r = rec(status=status)
+    out = run([r], explain=True)
+    assert out.used_ids == [] and reasons(out) == {r.id: f"status_{status.value}"}
+
+
+def test_time_checks_at_read_time():
+    expired = rec(attribute="priority.focus", value="ship v2")  # 7 days
+    future = rec(attribute="preference.language", value="French", valid_from=(T0 + 3 * H).isoformat())
+    review = rec(attribute="profile.home_city", value="Berlin")  # review in 180 days
+    out = run([expired, future, review], at=T0 + timedelta(days=200), explain=True)
+    assert out.used_ids == [future.id]
+    assert reasons(out) == {expired.id: "expired", review.id: "review_due"}
+    out = run([expired, future, review], at=T0 + H, explain=True)
+    assert reasons(out) == {future.id: "not_yet_valid"}
+
+
+def test_personal_and_secret_sensitivity():
+    city = rec(attribute="profile.home_city", value="Berlin")
+    assert run([city]).used_ids == [city.id]
+    out = run([city], allow_personal=False, explain=True)
+    assert out.used_ids == [] and reasons(out) == {city.id: "sensitivity"}
+    secret = dataclasses.replace(from_record(rec(attribute="profile.name", value="x")), sensitivity=Sensitivity.SECRET)
+    assert exclusion_reason(secret, int(NOW.timestamp() * 1000), request(), ["global"]) == "secret"
+
+
+def test_can_use_accepts_records_and_candidates():
+    r = rec(value="detailed")
+    assert can_use(r, NOW, request()) and can_use(from_record(r), NOW, request())
+    p = rec(value="detailed", scope="project:p9")
+    assert not can_use(p, NOW, request()) and can_use(p, NOW, request(project="p9"))
+    assert not can_use(r, T0 - H, request())  # not yet known
+
+
+# --- ranking --------------------------------------------------------------------------------
+
+
+def test_confidence_is_not_a_ranking_weight():
+    a = from_record(rec(attribute="goal.database", value="postgres", authority="system_inferred", confidence=0.71))
+    b = dataclasses.replace(a, id="other", confidence=1.0)
+    for q in ("", "which database", "postgres"):
+        assert score(a, tokens(q)) == score(b, tokens(q))
+    # ranking among two otherwise identical records is by id, not by confidence
+    hi = dataclasses.replace(a, id="a-low-id", confidence=0.7)
+    lo = dataclasses.replace(a, id="z-high-id", confidence=0.99)
+    for order in ([lo, hi], [hi, lo]):
+        out = select(request(max_items=1), order, NOW)
+        assert out.used_ids == ["a-low-id"]
+        assert select(request(), order, NOW).items[0].score == select(request(), order, NOW).items[1].score
+
+
+def test_relevance_importance_consequence_actionability_rank():
+    db = rec(attribute="knowledge.db", value="postgres", statement="The project uses Postgres 16.")
+    ci = rec(attribute="knowledge.ci", value="github actions", statement="CI runs on GitHub Actions.")
+    assert run([db, ci], text="which database does the project use? postgres", max_items=1).used_ids == [db.id]
+    assert run([db, ci], text="how does CI run, github actions", max_items=1).used_ids == [ci.id]
+    base = from_record(db)
+    q = tokens("")
+    for field, lo, hi in (("importance", 0.1, 0.9), ("actionability", 0.1, 0.9)):
+        assert score(dataclasses.replace(base, **{field: hi}), q) > score(dataclasses.replace(base, **{field: lo}), q)
+    from memory.models import Consequence
+    assert score(dataclasses.replace(base, consequence=Consequence.HIGH), q) > \
+        score(dataclasses.replace(base, consequence=Consequence.LOW), q)
+
+
+def test_tokens():
+    assert tokens("What is the Database, please?") == frozenset({"database"})
+    assert tokens("用中文回答") == frozenset({"用中", "中文", "文回", "回答"})
+    assert tokens("中") == frozenset({"中"})
+    assert tokens("") == frozenset()
+
+
+# --- budgets --------------------------------------------------------------------------------
+
+
+def many(n: int) -> list[Record]:
+    return [rec(attribute=f"knowledge.topic{i}", value=f"fact number {i} about the project") for i in range(n)]
+
+
+def test_count_budget():
+    rs = many(10)
+    out = run(rs, max_items=3, explain=True)
+    assert len(out.items) == 3 and len(out.used_ids) == 3
+    assert sorted(reasons(out).values()) == ["over_item_budget"] * 7
+    assert out.considered == 10
+
+
+@pytest.mark.parametrize("max_chars", [50, 80, 120, 200, 400, 2000])
+def test_char_budget(max_chars):
+    rs = many(20)
+    out = run(rs, max_chars=max_chars, max_items=200, explain=True)
+    assert len(out.context) <= max_chars
+    assert len(out.items) + len(out.excluded) == 20
+    assert all(e.reason == "over_char_budget" for e in out.excluded)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@given(st.lists(st.tuples(st.sampled_from(["knowledge.a", "knowledge.b", "goal.x", "rule.y", "priority.z",
+                                           DETAIL, "profile.allergies"]),
+                          st.text("abcdefgh 中文", min_size=1, max_size=40).filter(str.strip)),
+                min_size=0, max_size=15),
+       st.integers(50, 600), st.integers(1, 10))
+def test_budgets_always_respected(entries, max_chars, max_items):
+    rs = [rec(attribute=a, value=v) for a, v in entries]
+    out = run(rs, max_chars=max_chars, max_items=max_items)
+    assert len(out.context) <= max_chars
+    assert len(out.items) <= max_items
+    assert out.used_ids == [i.id for i in out.items]
+
+
+def test_char_budget_respected_with_overrides():
+    out = run(many(10), max_chars=120, overrides={"preference.language": "English"})
+    assert len(out.context) <= 120
+
+
+# --- overrides, explanations, used ids ------------------------------------------------------
+
+
+def test_request_override_for_this_request_only():
+    stored = rec(attribute="preference.language", value="German")
+    snapshot = from_record(stored)
+    out = run([stored], overrides={"preference.language": "English"}, explain=True)
+    assert out.items[0].section == "request" and out.items[0].value == "English"
+    assert "English" in out.context and "German" not in out.context
+    assert out.context.startswith("## For this request only")
+    assert reasons(out) == {stored.id: "overridden_by_request"}
+    assert out.used_ids == []  # an override is not a stored record
+    # nothing was rewritten: the next request sees the stored preference again
+    assert from_record(stored) == snapshot
+    nxt = run([stored])
+    assert nxt.used_ids == [stored.id] and "German" in nxt.context
+
+
+def test_explain_only_on_request():
+    r = rec(status=Status.PENDING_REVIEW)
+    assert run([r]).excluded == []
+    assert reasons(run([r], explain=True)) == {r.id: "status_pending_review"}
+
+
+def test_used_ids_and_considered():
+    used = rec(attribute="preference.language", value="German")
+    gone = rec(status=Status.SUPERSEDED)
+    out = run([used, gone], explain=True)
+    assert out.used_ids == [used.id] and out.considered == 2
+    assert set(out.used_ids) | {e.id for e in out.excluded} == {used.id, gone.id}
+    assert out.tenant == "t1" and out.user == "u1" and out.at == NOW
+
+
+def test_sections_for_every_kind():
+    goal = rec(attribute="goal.learn_rust", value="learn Rust")
+    prio = rec(attribute="priority.focus", value="ship v2")
+    rule = rec(attribute="rule.confirm_before", value="deleting data")
+    know = rec(attribute="knowledge.db", value="postgres")
+    sess = rec(kind="session_context", attribute="session.task", value="fixing bug 12", scope="session:s1")
+    fact = rec(kind="fact", attribute="fact.sla", value="99.9%", authority="authoritative_source",
+               valid_from="2024-01-01T00:00:00Z", valid_until="2025-01-01T00:00:00Z",
+               evidence=[{"source_type": "document", "source_id": "contract-7"}])
+    out = run([goal, prio, rule, know, sess, fact], session="s1", max_items=20)
+    assert {i.id: i.section for i in out.items} == {
+        goal.id: "goals", prio.id: "priorities", rule.id: "rules", know.id: "knowledge",
+        sess.id: "session", fact.id: "facts"}
+    titles = [b.split("\n", 1)[0] for b in out.context.split("\n\n")]
+    assert titles == ["## Goals", "## Current priorities", "## Collaboration rules",
+                      "## Project knowledge and decisions", "## Facts (from their source)", "## Current session"]
+    assert "(until 2024-01-08T00:00:00Z)" in render_line(from_record(prio))
+    assert "[source: contract-7, valid until 2025-01-01T00:00:00Z]" in render_line(from_record(fact))
+    assert section_of(from_record(rec(value="x", authority="system_inferred", confidence=0.9))) == "assumptions"
+
+
+def test_render_line_adds_the_value_when_the_statement_lacks_it():
+    c = from_record(rec(value="detailed", statement="Likes depth."))
+    assert render_line(c) == "- Likes depth. (detailed)"
+    c = from_record(rec(value="detailed", statement="Wants detailed answers."))
+    assert render_line(c) == "- Wants detailed answers."
+
+
+def test_compact_round_trip_is_selection_only():
+    r = rec(value="detailed", evidence=[{"source_id": "turn-1", "quote": "I want a very long quote here"}])
+    d = compact(r)
+    c = from_compact(d)
+    assert c == from_record(r)
+    assert c.id == r.id and c.value == "detailed" and c.status == Status.ACTIVE
+    assert "quote" not in str(d) and "very long quote" not in str(d)
+    assert "detailed" in c.tokens
