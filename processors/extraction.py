@@ -25,29 +25,44 @@ class ExtractionService:
 
     def ops_for_turn(self, turn: Turn, op_prefix: str) -> TurnOutput:
         """The ops a turn yields, each with a stable id `<op_prefix>#<n>` (replays yield the same)."""
-        result = self.extractor.extract(turn)
-        out = TurnOutput(refused=list(result.refused))
-        for n, proposal in enumerate(result.items):
-            op_id = f"{op_prefix}#{n}"
-            if proposal.command is not None:
-                out.ops.append(OpIn(at=turn.at, op_id=op_id, command=proposal.command))
-                continue
-            record: dict[str, Any] = dict(proposal.record or {})
-            if proposal.link_current and not record.get("corrects"):
-                current = self._current(record)
-                if current is not None:
-                    record["corrects"] = current
-            out.ops.append(OpIn(at=turn.at, op_id=op_id, record=record))
-        return out
+        return self.ops_for_turns([(turn, op_prefix)])[0]
 
-    def _current(self, record: dict[str, Any]) -> str | None:
-        try:
-            scope = parse_scope(record.get("scope"))
-        except ValueError:
-            return None  # validation downstream rejects it with its reason
-        rec = self.engine.current(str(record.get("tenant")), str(record.get("user")), str(record.get("attribute")),
-                                  scope, str(record.get("subject") or "user"))
-        return rec.id if rec is not None else None
+    def ops_for_turns(self, turns: list[tuple[Turn, str]]) -> list[TurnOutput]:
+        """Many turns at once: the current-record lookups of all their corrections share one round trip."""
+        extracted = [(turn, prefix, self.extractor.extract(turn)) for turn, prefix in turns]
+        wanted: list[tuple[str, str, str, str, str]] = []
+        for _, _, result in extracted:
+            for proposal in result.items:
+                if proposal.record is not None and proposal.link_current and not proposal.record.get("corrects"):
+                    key = _slot_of(proposal.record)
+                    if key is not None:
+                        wanted.append(key)
+        current = dict(zip(wanted, self.engine.current_many(wanted))) if wanted else {}
+        outputs = []
+        for turn, prefix, result in extracted:
+            out = TurnOutput(refused=list(result.refused))
+            for n, proposal in enumerate(result.items):
+                op_id = f"{prefix}#{n}"
+                if proposal.command is not None:
+                    out.ops.append(OpIn(at=turn.at, op_id=op_id, command=proposal.command))
+                    continue
+                record: dict[str, Any] = dict(proposal.record or {})
+                if proposal.link_current and not record.get("corrects"):
+                    rec = current.get(_slot_of(record))  # type: ignore[arg-type]
+                    if rec is not None:
+                        record["corrects"] = rec.id
+                out.ops.append(OpIn(at=turn.at, op_id=op_id, record=record))
+            outputs.append(out)
+        return outputs
+
+
+def _slot_of(record: dict[str, Any]) -> tuple[str, str, str, str, str] | None:
+    try:
+        scope = parse_scope(record.get("scope"))
+    except ValueError:
+        return None  # validation downstream rejects it with its reason
+    return (str(record.get("tenant")), str(record.get("user")), str(record.get("attribute")), scope,
+            str(record.get("subject") or "user"))
 
 
 def turn_from_message(data: dict[str, Any], default_id: str) -> Turn:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -89,7 +88,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     chosen = PROCESSORS if args.processors == "all" else tuple(p.strip() for p in args.processors.split(","))
     app = create_app(settings, settings.kafka_bootstrap, settings.redis_url, chosen)
     worker = Worker(app, loglevel=args.loglevel)
-    profile_to = os.environ.get("SLOTSTREAM_PROFILE")
+    profile_to = settings.profile
     if not profile_to:
         worker.execute_from_commandline()
         return 0

@@ -17,6 +17,7 @@ class Settings:
     batch_wait: float = 0.01  # SLOTSTREAM_BATCH_WAIT: seconds a partial batch waits for more
     expiry_interval: float = 1.0  # SLOTSTREAM_EXPIRY_INTERVAL: seconds between sweeps
     workers: int = 1  # SLOTSTREAM_WORKERS: worker processes `slotstream run` starts
+    profile: str | None = None  # SLOTSTREAM_PROFILE: a worker writes a cProfile dump here on exit
     llm_url: str | None = None  # SLOTSTREAM_LLM_URL: OpenAI-compatible endpoint, off when unset
     llm_model: str | None = None  # SLOTSTREAM_LLM_MODEL
     llm_timeout: float = 10.0  # SLOTSTREAM_LLM_TIMEOUT: seconds per request (SLOTSTREAM_LLM_API_KEY: the key)

@@ -250,14 +250,29 @@ class Engine:
     def current(self, tenant: str, user: str, attribute: str, scope: str = "global",
                 subject: str = "user") -> Record | None:
         """The record a correction of this slot refers to: the live value, the user's word first."""
-        sk = slot_key(subject, attribute, scope)
-        req = {"ops": [], "slots": [sk], "ids": [], "attrs": [], "history": False}
-        state = orjson.loads(self._load(keys=[self.keys.meta(tenant, user)],
-                                        args=[self.keys.prefix(tenant, user), orjson.dumps(req)]))
-        view = _view(state)
+        return self.current_many([(tenant, user, attribute, scope, subject)])[0]
+
+    def current_many(self, slots: list[tuple[str, str, str, str, str]]) -> list[Record | None]:
+        """`current` for many (tenant, user, attribute, scope, subject) slots in one round trip."""
+        pipe = self.r.pipeline(transaction=False)
+        for tenant, user, attribute, scope, subject in slots:
+            req = {"ops": [], "slots": [slot_key(subject, attribute, scope)], "ids": [], "attrs": [], "history": False}
+            try:
+                check_id(tenant, Reason.MISSING_TENANT)
+                check_id(user, Reason.MISSING_USER)
+            except Rejected:
+                pipe.echo("{}")  # invalid ids are rejected later, when the op is applied
+                continue
+            self._load(keys=[self.keys.meta(tenant, user)], args=[self.keys.prefix(tenant, user), orjson.dumps(req)],
+                       client=pipe)
         order = {"active": 0, "review_due": 1, "candidate": 2, "pending_review": 3, "conflicted": 4}
-        live = sorted(view.live(sk), key=lambda r: (order.get(r.status.value, 9), -r.observed_at.timestamp()))
-        return live[0] if live else None
+        out: list[Record | None] = []
+        for (tenant, user, attribute, scope, subject), raw in zip(slots, pipe.execute()):
+            view = _view(orjson.loads(raw))
+            live = sorted(view.live(slot_key(subject, attribute, scope)),
+                          key=lambda r: (order.get(r.status.value, 9), -r.observed_at.timestamp()))
+            out.append(live[0] if live else None)
+        return out
 
     def record(self, tenant: str, user: str, record_id: str) -> Record | None:
         raw = self.r.hget(self.keys.records(tenant, user), record_id)

@@ -86,6 +86,8 @@ def create_app(settings: Settings, bootstrap: str, redis_url: str,
         out_ops: list[tuple[bytes, bytes]] = []
         dead: list[tuple[Any, bytes]] = []
         notes: list[tuple[bytes, bytes]] = []
+        turns: list[tuple[Any, str]] = []
+        sources: list[RawMessage] = []
         for msg in batch:
             source = f"{msg.topic}:{msg.partition}:{msg.offset}"
             try:
@@ -105,7 +107,9 @@ def create_app(settings: Settings, bootstrap: str, redis_url: str,
             except ValueError as err:
                 dead.append((msg.key, dead_letter(msg, str(err.args[0]), str(err.args[-1]), "extraction")))
                 continue
-            result = extraction.ops_for_turn(turn, op_prefix=turn.turn_id)
+            turns.append((turn, turn.turn_id))
+            sources.append(msg)
+        for (turn, _), msg, result in zip(turns, sources, extraction.ops_for_turns(turns)):
             key = user_key(turn.tenant, turn.user)
             for op in result.ops:
                 out_ops.append((key, orjson.dumps(op_json(op))))
