@@ -27,6 +27,15 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   .venv/bin/python -m pip install -q -e '.[dev]'
   echo "$want" > "$stamp"
 fi
-if [ -f scripts/kafka/fetch.sh ] && [ "${SLOTSTREAM_SKIP_KAFKA_FETCH:-}" = "" ] && [ -z "${SLOTSTREAM_KAFKA_BOOTSTRAP:-}" ]; then
-  bash scripts/kafka/fetch.sh
+# The local Kafka broker runs on the JVM and is resolved from Maven Central: a JDK >= 17 and Maven.
+if [ -z "${SLOTSTREAM_KAFKA_BOOTSTRAP:-}" ]; then
+  if ! command -v java >/dev/null 2>&1 || ! command -v mvn >/dev/null 2>&1; then
+    if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+      echo "setup: installing a JDK and Maven (Debian packages) for the local Kafka broker" >&2
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jdk-headless maven >/dev/null
+    else
+      echo "setup: the local Kafka broker needs java (>= 17) and mvn on PATH" >&2; exit 1
+    fi
+  fi
+  bash scripts/kafka/fetch.sh >/dev/null
 fi
