@@ -209,6 +209,9 @@ class RecordIn(_Wire):
     review_at: datetime | None = None
     observed_at: datetime | None = None
     corrects: str | None = None
+    # The extractor marked it as a correction of the slot's current value (rule 3): reconciliation,
+    # the single ordered writer, resolves which record that is when it applies the op.
+    corrects_current: bool = False
     evidence: list[Evidence] = Field(default_factory=list)
 
     @field_validator("valid_from", "valid_until", "review_at", "observed_at", mode="before")
@@ -249,6 +252,7 @@ class Record(BaseModel):
     supersedes: str | None = None
     superseded_by: str | None = None
     corrects: str | None = None  # the input's explicit link, kept for audit
+    corrects_current: bool = False
     status_reason: str | None = None
     updated_at: datetime
     op_id: str

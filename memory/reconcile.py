@@ -147,6 +147,18 @@ def _supersede(t: Transition, old: Record, new: Record, at: datetime) -> None:
           "superseded", by=new.id)
 
 
+_CURRENT_ORDER = {Status.ACTIVE: 0, Status.REVIEW_DUE: 1, Status.CANDIDATE: 2, Status.PENDING_REVIEW: 3,
+                  Status.CONFLICTED: 4}
+
+
+def current_of(live: list[Record]) -> Record | None:
+    """The record "the current value" means: live, the user's word first, then the newest."""
+    ranked = sorted((r for r in live if r.status in _CURRENT_ORDER),
+                    key=lambda r: (_CURRENT_ORDER[r.status], r.authority != Authority.USER_EXPLICIT,
+                                   -r.observed_at.timestamp(), r.id))
+    return ranked[0] if ranked else None
+
+
 def _settle_slot(t: Transition, live: list[Record], winner: Record, at: datetime) -> None:
     """After an explicit correction the user has named the slot's value: waiting copies of it are
     settled, and in a single-valued slot no other value stays usable beside it."""
@@ -390,6 +402,9 @@ def _reconcile_record(view: UserView, rec: Record, at: datetime, t: Transition) 
 
     live = view.live(rec.slot)
     target_id = rec.corrects
+    if target_id is None and rec.corrects_current:
+        current = current_of(live)
+        target_id = current.id if current is not None else None
     # rule 1: an explicit correction that names its target is applied before duplicate detection
     if target_id and rec.authority == Authority.USER_EXPLICIT:
         target = view.get(target_id)

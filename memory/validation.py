@@ -188,5 +188,6 @@ def build_record(rin: RecordIn, *, op_id: str, at: datetime) -> Record:
         importance=importance, consequence=rin.consequence or spec.consequence,
         actionability=actionability, sensitivity=sensitivity, cardinality=spec.cardinality,
         observed_at=observed, ingested_at=at, valid_from=rin.valid_from, valid_until=valid_until,
-        review_at=review_at, evidence=evidence, corrects=rin.corrects, updated_at=at, op_id=op_id,
+        review_at=review_at, evidence=evidence, corrects=rin.corrects,
+        corrects_current=rin.corrects_current and rin.corrects is None, updated_at=at, op_id=op_id,
     )

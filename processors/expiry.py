@@ -41,28 +41,36 @@ class ExpiryService:
         self.batch = batch
         self._zrem_if_due = client.register_script(_ZREM_IF_DUE)
 
-    def sweep(self, partitions: list[int]) -> list[tuple[bytes, bytes]]:
-        """Ops for everything due up to each owned partition's watermark."""
+    def sweep(self, partitions: list[int], max_scan: int = 20_000) -> list[tuple[bytes, bytes]]:
+        """Ops for everything due, on the partitions this worker owns, by each user's event time."""
         marks = self.progress.watermarks(self.ops_topic)
         out: list[tuple[bytes, bytes]] = []
         for p in sorted(partitions):
             now = marks.get(p)
             if now is None:
                 continue
-            # the partition's watermark bounds the candidates; each user's own watermark decides,
-            # so one user's later events never expire another user's records early
-            due = [(m.decode().split("/"), int(score)) for m, score in self.r.zrangebyscore(
-                self.progress.due_key(p), "-inf", now, start=0, num=self.batch, withscores=True)]
-            users = sorted({(parts[0], parts[1]) for parts, _ in due})
-            user_marks = dict(zip(users, self.engine.watermarks(users))) if self.engine else {}
-            for (tenant, user, record_id, kind), due_ms in due:
-                mark = user_marks.get((tenant, user), now) if self.engine else now
-                if mark is None or due_ms > mark:
-                    continue
-                at = iso(datetime.fromtimestamp(due_ms / 1000, tz=timezone.utc))
-                op = {"at": at, "op_id": f"{kind}:{record_id}:{due_ms}",
-                      "command": {"op": kind, "tenant": tenant, "user": user, "record_id": record_id}}
-                out.append((user_key(tenant, user), orjson.dumps(op)))
+            # The partition's watermark bounds the candidates; each user's own watermark decides, so
+            # one user's later events never expire another user's records early. Entries not yet due
+            # for their user are paged past, so they cannot hold back the ones behind them.
+            emitted, offset = 0, 0
+            while emitted < self.batch and offset < max_scan:
+                page = self.r.zrangebyscore(self.progress.due_key(p), "-inf", now, start=offset, num=self.batch,
+                                            withscores=True)
+                if not page:
+                    break
+                offset += len(page)
+                due = [(m.decode().split("/"), int(score)) for m, score in page]
+                users = sorted({(parts[0], parts[1]) for parts, _ in due})
+                user_marks = dict(zip(users, self.engine.watermarks(users))) if self.engine else {}
+                for (tenant, user, record_id, kind), due_ms in due:
+                    mark = user_marks.get((tenant, user)) if self.engine else now
+                    if mark is None or due_ms > mark:
+                        continue
+                    at = iso(datetime.fromtimestamp(due_ms / 1000, tz=timezone.utc))
+                    op = {"at": at, "op_id": f"{kind}:{record_id}:{due_ms}",
+                          "command": {"op": kind, "tenant": tenant, "user": user, "record_id": record_id}}
+                    out.append((user_key(tenant, user), orjson.dumps(op)))
+                    emitted += 1
         return out
 
     def settle(self, partition: int, tenant: str, user: str, record_id: str, kind: str, at_ms: int) -> None:

@@ -1,5 +1,5 @@
-"""Extraction processor: turns -> ops. The extractor is pure (memory.extraction); this module only
-links explicit corrections to the slot's current record (a state read) and names the ops."""
+"""Extraction processor: turns -> ops. The extractor is pure (memory.extraction); this module names
+the ops (stable ids) and marks corrections of the current value for reconciliation to resolve."""
 
 from __future__ import annotations
 
@@ -8,8 +8,6 @@ from typing import Any
 
 from memory.extraction import Extractor, RuleExtractor, Turn
 from memory.models import OpIn, iso
-from memory.validation import parse_scope
-from state.engine import Engine
 
 
 @dataclass
@@ -19,8 +17,7 @@ class TurnOutput:
 
 
 class ExtractionService:
-    def __init__(self, engine: Engine, extractor: Extractor | None = None) -> None:
-        self.engine = engine
+    def __init__(self, extractor: Extractor | None = None) -> None:
         self.extractor = extractor or RuleExtractor()
 
     def ops_for_turn(self, turn: Turn, op_prefix: str) -> TurnOutput:
@@ -28,18 +25,11 @@ class ExtractionService:
         return self.ops_for_turns([(turn, op_prefix)])[0]
 
     def ops_for_turns(self, turns: list[tuple[Turn, str]]) -> list[TurnOutput]:
-        """Many turns at once: the current-record lookups of all their corrections share one round trip."""
-        extracted = [(turn, prefix, self.extractor.extract(turn)) for turn, prefix in turns]
-        wanted: list[tuple[str, str, str, str, str]] = []
-        for _, _, result in extracted:
-            for proposal in result.items:
-                if proposal.record is not None and proposal.link_current and not proposal.record.get("corrects"):
-                    key = _slot_of(proposal.record)
-                    if key is not None:
-                        wanted.append(key)
-        current = dict(zip(wanted, self.engine.current_many(wanted))) if wanted else {}
+        """Many turns at once. A correction is marked `corrects_current`: which record is current is
+        decided by reconciliation when it applies the op, in order, so replays decide the same."""
         outputs = []
-        for turn, prefix, result in extracted:
+        for turn, prefix in turns:
+            result = self.extractor.extract(turn)
             out = TurnOutput(refused=list(result.refused))
             for n, proposal in enumerate(result.items):
                 op_id = f"{prefix}#{n}"
@@ -48,21 +38,10 @@ class ExtractionService:
                     continue
                 record: dict[str, Any] = dict(proposal.record or {})
                 if proposal.link_current and not record.get("corrects"):
-                    rec = current.get(_slot_of(record))  # type: ignore[arg-type]
-                    if rec is not None:
-                        record["corrects"] = rec.id
+                    record["corrects_current"] = True
                 out.ops.append(OpIn(at=turn.at, op_id=op_id, record=record))
             outputs.append(out)
         return outputs
-
-
-def _slot_of(record: dict[str, Any]) -> tuple[str, str, str, str, str] | None:
-    try:
-        scope = parse_scope(record.get("scope"))
-    except ValueError:
-        return None  # validation downstream rejects it with its reason
-    return (str(record.get("tenant")), str(record.get("user")), str(record.get("attribute")), scope,
-            str(record.get("subject") or "user"))
 
 
 def turn_from_message(data: dict[str, Any], default_id: str) -> Turn:

@@ -173,7 +173,7 @@ class DirectBackend:
         from processors.extraction import ExtractionService
 
         self.engine = engine
-        self.extraction = ExtractionService(engine, extractor)
+        self.extraction = ExtractionService(extractor)
 
     def apply(self, op: OpIn) -> Any:
         return self.engine.apply(op)

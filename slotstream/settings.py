@@ -16,11 +16,12 @@ class Settings:
     batch_size: int = 500  # SLOTSTREAM_BATCH_SIZE: events per processor batch
     batch_wait: float = 0.01  # SLOTSTREAM_BATCH_WAIT: seconds a partial batch waits for more
     expiry_interval: float = 1.0  # SLOTSTREAM_EXPIRY_INTERVAL: seconds between sweeps
+    session_timeout: float = 10.0  # SLOTSTREAM_SESSION_TIMEOUT: seconds before a dead worker's partitions move
     workers: int = 1  # SLOTSTREAM_WORKERS: worker processes `slotstream run` starts
     profile: str | None = None  # SLOTSTREAM_PROFILE: a worker writes a cProfile dump here on exit
     llm_url: str | None = None  # SLOTSTREAM_LLM_URL: OpenAI-compatible endpoint, off when unset
     llm_model: str | None = None  # SLOTSTREAM_LLM_MODEL
-    llm_timeout: float = 10.0  # SLOTSTREAM_LLM_TIMEOUT: seconds per request (SLOTSTREAM_LLM_API_KEY: the key)
+    llm_timeout: float | None = None  # SLOTSTREAM_LLM_TIMEOUT: seconds per request (SLOTSTREAM_LLM_API_KEY: the key)
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> "Settings":
@@ -30,8 +31,8 @@ class Settings:
             raw = env.get(f"SLOTSTREAM_{f.name.upper()}")
             if raw is None or raw == "":
                 continue
-            kind = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "")
-            values[f.name] = int(raw) if kind == "int" else float(raw) if kind == "float" else raw
+            kind = str(f.type)
+            values[f.name] = int(raw) if kind.startswith("int") else float(raw) if kind.startswith("float") else raw
         return cls(**values)
 
 

@@ -77,7 +77,8 @@ class LocalStack:
                     "SLOTSTREAM_PARTITIONS": str(self.settings.partitions),
                     "SLOTSTREAM_BATCH_SIZE": str(self.settings.batch_size),
                     "SLOTSTREAM_BATCH_WAIT": str(self.settings.batch_wait),
-                    "SLOTSTREAM_EXPIRY_INTERVAL": str(self.settings.expiry_interval)})
+                    "SLOTSTREAM_EXPIRY_INTERVAL": str(self.settings.expiry_interval),
+                    "SLOTSTREAM_SESSION_TIMEOUT": str(self.settings.session_timeout)})
         return env
 
     def add_worker(self, index: int | None = None) -> subprocess.Popen[bytes]:

@@ -58,6 +58,10 @@ def create_app(settings: Settings, bootstrap: str, redis_url: str,
         broker_commit_every=1000,
         broker_commit_interval=0.5,
         producer_acks=-1,
+        # a crashed worker's partitions move to the others after this long, not Faust's default 60 s
+        broker_session_timeout=settings.session_timeout,
+        broker_heartbeat_interval=max(0.5, settings.session_timeout / 5),
+        broker_rebalance_timeout=max(10.0, settings.session_timeout * 2),
         producer_linger=0.002,
         stream_wait_empty=False,
     )
@@ -73,7 +77,7 @@ def create_app(settings: Settings, bootstrap: str, redis_url: str,
     progress = Progress(client, settings.namespace)
     expiry = ExpiryService(client, progress, specs[OPS].name, engine=engine)
     reconciliation = ReconciliationService(engine, client, progress, settle=expiry.settle)
-    extraction = ExtractionService(engine, extractor=extractor_from_settings(settings))
+    extraction = ExtractionService(extractor=extractor_from_settings(settings))
     io = ThreadPoolExecutor(max_workers=1, thread_name_prefix="slotstream-redis")
 
     async def send_all(target: Any, items: Iterable[tuple[bytes | None, bytes]]) -> None:

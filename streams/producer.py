@@ -35,11 +35,11 @@ class SlotstreamProducer:
         return self._send(TURNS, turn["tenant"], turn["user"], {**turn, "at": at})
 
     def send_record(self, at: datetime | str, record: dict[str, Any], op_id: str | None = None):  # noqa: ANN201
-        return self._send(OPS, str(record.get("tenant")), str(record.get("user")),
+        return self._send(OPS, str(record.get("tenant") or ""), str(record.get("user") or ""),
                           {"at": at, "op_id": op_id, "record": record})
 
     def send_command(self, at: datetime | str, command: dict[str, Any], op_id: str | None = None):  # noqa: ANN201
-        return self._send(OPS, str(command.get("tenant")), str(command.get("user")),
+        return self._send(OPS, str(command.get("tenant") or ""), str(command.get("user") or ""),
                           {"at": at, "op_id": op_id, "command": command})
 
     def send_raw(self, role: str, key: bytes | None, value: bytes):  # noqa: ANN201

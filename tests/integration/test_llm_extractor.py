@@ -418,7 +418,7 @@ def test_factory_needs_a_model_with_a_url() -> None:
 
 def test_llm_proposals_are_applied_by_the_engine(llm: FakeLLM, engine: Any) -> None:
     ext = CombinedExtractor(RuleExtractor(), make(llm))
-    service = ExtractionService(engine, extractor=ext)
+    service = ExtractionService(extractor=ext)
     llm.reply(records=[{"kind": "preference", "attribute": "preference.editor_theme", "value": "dark",
                         "explicit": True}])
     first = service.ops_for_turn(turn("From now on answer in English. I like dark mode in the editor."),
@@ -429,12 +429,12 @@ def test_llm_proposals_are_applied_by_the_engine(llm: FakeLLM, engine: Any) -> N
     assert theme is not None and theme.value == "dark" and theme.authority.value == "user_explicit"
     assert theme.evidence[0].source_id == "turns:0:42"
 
-    # a correction the model marks is linked to the slot's current record by the service
+    # a correction the model marks is resolved to the slot's current record when it is applied
     llm.reply(records=[{"kind": "preference", "attribute": "preference.editor_theme", "value": "light",
                         "explicit": True, "correction": True}])
     later = turn("Actually, make the editor light.", turn_id="turns:0:43")
     second = service.ops_for_turn(later, op_prefix="turns:0:2")
-    assert second.ops[-1].record["corrects"] == theme.id
+    assert second.ops[-1].record["corrects_current"] is True
     assert [r.outcome for r in engine.apply_many(second.ops)] == ["applied"] * len(second.ops)
     now = engine.current("acme", "u1", "preference.editor_theme")
-    assert now is not None and now.value == "light"
+    assert now is not None and now.value == "light" and now.supersedes == theme.id
