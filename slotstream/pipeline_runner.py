@@ -10,6 +10,7 @@ shared pipeline.
 from __future__ import annotations
 
 import dataclasses
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ import orjson
 from kafka import KafkaConsumer, TopicPartition
 
 from memory.models import ContextRequest, ContextResponse, OpIn, iso
-from streams.topics import CHANGES, DLQ, topic_specs
+from streams.topics import CHANGES, DLQ, OPS, topic_specs
 
 from .scenario import LineResult, read_lines, run_lines
 from .settings import Settings
@@ -38,8 +39,9 @@ class KafkaBackend:
         self.run_id = run_id
         specs = topic_specs(stack.settings)
         self.topics = {CHANGES: specs[CHANGES].name, DLQ: specs[DLQ].name}
+        self.ops_topic = specs[OPS].name
         self.watch = KafkaConsumer(bootstrap_servers=stack.bootstrap, client_id="slotstream-scenario",
-                                   enable_auto_commit=False)
+                                   enable_auto_commit=False, fetch_max_wait_ms=10)
         tps = []
         for name in self.topics.values():
             tps += [TopicPartition(name, p) for p in sorted(self.watch.partitions_for_topic(name) or ())]
@@ -57,7 +59,7 @@ class KafkaBackend:
 
     def _drain(self) -> None:
         while True:
-            polled = self.watch.poll(timeout_ms=50)
+            polled = self.watch.poll(timeout_ms=20)
             if not polled:
                 return
             for tp, msgs in polled.items():
@@ -91,9 +93,14 @@ class KafkaBackend:
         self.stack.barrier()
         return self.stack.engine.context(request.model_copy(update={"tenant": self.tenant(request.tenant)}), at)
 
-    def outcome(self, source: tuple[str, int, int]) -> PipelineOutcome:
+    def outcome(self, source: tuple[str, int, int], timeout: float = 30.0) -> PipelineOutcome:
+        """Every op gets a changes or dlq message; wait for it (it may trail the barrier a little:
+        the worker records progress once those messages are acknowledged, the watcher's fetch may
+        still be in flight). A turn gets one only when refused or invalid."""
         self.stack.barrier()
-        self._drain()
+        deadline = time.monotonic() + (timeout if source[0] == self.ops_topic else 0.2)
+        while source not in self.seen and time.monotonic() < deadline:
+            self._drain()
         return self.seen.get(source) or PipelineOutcome("applied")
 
 
