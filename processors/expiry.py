@@ -16,6 +16,7 @@ import orjson
 import redis
 
 from memory.models import iso
+from state.scripts import LuaScript
 from streams.topics import user_key
 
 from .progress import Progress
@@ -39,7 +40,7 @@ class ExpiryService:
         self.progress = progress
         self.ops_topic = ops_topic
         self.batch = batch
-        self._zrem_if_due = client.register_script(_ZREM_IF_DUE)
+        self._zrem_if_due = LuaScript(client, _ZREM_IF_DUE)
 
     def sweep(self, partitions: list[int], max_scan: int = 20_000) -> list[tuple[bytes, bytes]]:
         """Ops for everything due, on the partitions this worker owns, by each user's event time."""

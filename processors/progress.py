@@ -12,6 +12,8 @@ from typing import Iterable, Protocol
 
 import redis
 
+from state.scripts import LuaScript, run_pipeline
+
 _HMAX = """
 for i = 1, #ARGV, 2 do
   local cur = tonumber(redis.call('HGET', KEYS[1], ARGV[i]) or '-1')
@@ -30,7 +32,7 @@ class Progress:
     def __init__(self, client: redis.Redis, namespace: str) -> None:
         self.r = client
         self.ns = namespace
-        self._hmax = client.register_script(_HMAX)
+        self._hmax = LuaScript(client, _HMAX)
 
     def offsets_key(self, topic: str) -> str:
         return f"{self.ns}:progress:{topic}"
@@ -45,13 +47,14 @@ class Progress:
         nxt: dict[int, int] = {}
         for m in batch:
             nxt[m.partition] = max(nxt.get(m.partition, 0), m.offset + 1)
-        pipe = self.r.pipeline(transaction=False)
-        if nxt:
-            self._hmax(keys=[self.offsets_key(topic)], args=[x for kv in nxt.items() for x in kv], client=pipe)
-        if watermark:
-            self._hmax(keys=[self.watermark_key(topic)], args=[x for kv in watermark.items() for x in kv],
-                       client=pipe)
-        pipe.execute()
+        def build(pipe: object) -> None:
+            if nxt:
+                self._hmax(keys=[self.offsets_key(topic)], args=[x for kv in nxt.items() for x in kv], client=pipe)
+            if watermark:
+                self._hmax(keys=[self.watermark_key(topic)], args=[x for kv in watermark.items() for x in kv],
+                           client=pipe)
+
+        run_pipeline(self.r, build, [self._hmax])
 
     def offsets(self, topic: str) -> dict[int, int]:
         return {int(k): int(v) for k, v in self.r.hgetall(self.offsets_key(topic)).items()}

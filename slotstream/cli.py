@@ -53,7 +53,9 @@ def cmd_eval_statebench(args: argparse.Namespace) -> int:
 
 def cmd_bench_engine(args: argparse.Namespace) -> int:
     from .bench import run_engine_bench
+    from .runtime import tune_gc
 
+    tune_gc()
     return run_engine_bench(Settings.from_env(), sizes=args.sizes, requests=args.requests, ops=args.ops)
 
 
@@ -86,8 +88,11 @@ def cmd_worker(args: argparse.Namespace) -> int:
     from streams.app import PROCESSORS, create_app
 
     chosen = PROCESSORS if args.processors == "all" else tuple(p.strip() for p in args.processors.split(","))
+    from .runtime import tune_gc
+
     app = create_app(settings, settings.kafka_bootstrap, settings.redis_url, chosen)
     worker = Worker(app, loglevel=args.loglevel)
+    tune_gc()
     profile_to = settings.profile
     if not profile_to:
         worker.execute_from_commandline()

@@ -37,6 +37,7 @@ from memory.selection import compact, from_compact, select
 from memory.validation import build_record, parse_command, parse_record
 
 from .keys import Keys
+from .scripts import LuaScript, run_pipeline
 
 MAX_RETRIES = 5
 
@@ -93,8 +94,9 @@ class Engine:
     def __init__(self, client: redis.Redis, namespace: str = "ss") -> None:
         self.r = client
         self.keys = Keys(namespace)
-        self._load = client.register_script(_script("load.lua"))
-        self._apply = client.register_script(_script("apply.lua"))
+        self._load = LuaScript(client, _script("load.lua"))
+        self._apply = LuaScript(client, _script("apply.lua"))
+        self._scripts = [self._load, self._apply]
         self._cache = ViewCache()
 
     # --- write side ---------------------------------------------------------------------------
@@ -151,17 +153,19 @@ class Engine:
         # still current: reuse it and let the apply script's version check catch the exceptions.
         to_load = [u for u in users if not self._cache.covers(u, needs[u])]
         if to_load:
-            pipe = self.r.pipeline(transaction=False)
-            for tenant, user in to_load:
-                n = needs[(tenant, user)]
-                req = {"ops": [p.op_id for p in by_user[(tenant, user)]], "slots": sorted(n.slots),
-                       "ids": sorted(n.ids), "attrs": [[a[0], a[1]] for a in n.attrs], "history": n.with_history}
-                self._load(keys=[self.keys.meta(tenant, user)],
-                           args=[self.keys.prefix(tenant, user), orjson.dumps(req)], client=pipe)
-            for u, raw in zip(to_load, pipe.execute()):
+            def build_load(pipe: Any) -> None:
+                for tenant, user in to_load:
+                    n = needs[(tenant, user)]
+                    req = {"ops": [p.op_id for p in by_user[(tenant, user)]], "slots": sorted(n.slots),
+                           "ids": sorted(n.ids), "attrs": [[a[0], a[1]] for a in n.attrs],
+                           "history": n.with_history}
+                    self._load(keys=[self.keys.meta(tenant, user)],
+                               args=[self.keys.prefix(tenant, user), orjson.dumps(req)], client=pipe)
+
+            for u, raw in zip(to_load, run_pipeline(self.r, build_load, self._scripts)):
                 self._cache.store_loaded(u, orjson.loads(raw), needs[u])
 
-        apply_pipe = self.r.pipeline(transaction=False)
+        calls: list[tuple[tuple[str, str], int, bytes] | None] = []
         staged: list[tuple[tuple[str, str], list[tuple[_Pending, ApplyResult]], UserView, int]] = []
         for tenant, user in users:
             entry = self._cache.get((tenant, user))
@@ -191,13 +195,18 @@ class Engine:
                 outcomes.append((p, ApplyResult(p.op_id, t.outcome, t.reason, "", tenant, user,
                                                 list(t.puts), t.changes, _due(t))))
             staged.append(((tenant, user), outcomes, view, len(payload)))
-            if payload:
-                self._apply(keys=[self.keys.meta(tenant, user)],
-                            args=[self.keys.prefix(tenant, user), entry.version, orjson.dumps(payload)],
-                            client=apply_pipe)
-            else:
-                apply_pipe.echo("noop")
-        replies = apply_pipe.execute()
+            calls.append(((tenant, user), entry.version, orjson.dumps(payload)) if payload else None)
+
+        def build_apply(pipe: Any) -> None:
+            for call in calls:
+                if call is None:
+                    pipe.echo("noop")
+                    continue
+                (tenant, user), version, body = call
+                self._apply(keys=[self.keys.meta(tenant, user)], args=[self.keys.prefix(tenant, user), version, body],
+                            client=pipe)
+
+        replies = run_pipeline(self.r, build_apply, self._scripts)
 
         retry: OrderedDict[tuple[str, str], list[_Pending]] = OrderedDict()
         for ((tenant, user), outcomes, view, n_applied), reply in zip(staged, replies):
@@ -254,20 +263,22 @@ class Engine:
 
     def current_many(self, slots: list[tuple[str, str, str, str, str]]) -> list[Record | None]:
         """`current` for many (tenant, user, attribute, scope, subject) slots in one round trip."""
-        pipe = self.r.pipeline(transaction=False)
-        for tenant, user, attribute, scope, subject in slots:
-            req = {"ops": [], "slots": [slot_key(subject, attribute, scope)], "ids": [], "attrs": [], "history": False}
-            try:
-                check_id(tenant, Reason.MISSING_TENANT)
-                check_id(user, Reason.MISSING_USER)
-            except Rejected:
-                pipe.echo("{}")  # invalid ids are rejected later, when the op is applied
-                continue
-            self._load(keys=[self.keys.meta(tenant, user)], args=[self.keys.prefix(tenant, user), orjson.dumps(req)],
-                       client=pipe)
+        def build(pipe: Any) -> None:
+            for tenant, user, attribute, scope, subject in slots:
+                req = {"ops": [], "slots": [slot_key(subject, attribute, scope)], "ids": [], "attrs": [],
+                       "history": False}
+                try:
+                    check_id(tenant, Reason.MISSING_TENANT)
+                    check_id(user, Reason.MISSING_USER)
+                except Rejected:
+                    pipe.echo("{}")  # invalid ids answer "no current record"
+                    continue
+                self._load(keys=[self.keys.meta(tenant, user)],
+                           args=[self.keys.prefix(tenant, user), orjson.dumps(req)], client=pipe)
+
         order = {"active": 0, "review_due": 1, "candidate": 2, "pending_review": 3, "conflicted": 4}
         out: list[Record | None] = []
-        for (tenant, user, attribute, scope, subject), raw in zip(slots, pipe.execute()):
+        for (tenant, user, attribute, scope, subject), raw in zip(slots, run_pipeline(self.r, build, self._scripts)):
             view = _view(orjson.loads(raw))
             live = sorted(view.live(slot_key(subject, attribute, scope)),
                           key=lambda r: (order.get(r.status.value, 9), -r.observed_at.timestamp()))
