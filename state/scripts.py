@@ -8,6 +8,7 @@ script here is idempotent (the apply script refuses an op id it has already appl
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any, Callable
 
 import redis
@@ -18,12 +19,16 @@ class LuaScript:
     def __init__(self, client: redis.Redis, source: str) -> None:
         self.client = client
         self.source = source
-        self.sha = client.script_load(source)
+        self.sha = hashlib.sha1(source.encode()).hexdigest()
+        self._loaded = False  # loaded on first use: building an engine contacts no server
 
     def reload(self) -> None:
         self.sha = self.client.script_load(self.source)
+        self._loaded = True
 
     def __call__(self, keys: list[Any], args: list[Any], client: Any = None) -> Any:
+        if not self._loaded:
+            self.reload()
         target = client if client is not None else self.client
         if client is not None:  # a pipeline: queued, the reply comes with execute()
             return target.evalsha(self.sha, len(keys), *keys, *args)
