@@ -285,7 +285,8 @@ def needs_for(op: Record | Any) -> Needs:
     n = Needs()
     if isinstance(op, Record):
         n.slots.add(op.slot)
-        n.ids.add(op.id)  # an id already in use must not be overwritten
+        if op.id != derive_id("r_", op.op_id):
+            n.ids.add(op.id)  # a producer-given id may already be in use: it must not be overwritten
         if op.corrects:
             n.ids.add(op.corrects)
         return n

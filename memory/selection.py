@@ -6,6 +6,7 @@ request's scopes); everything here decides from them and the request's own time.
 
 from __future__ import annotations
 
+import heapq
 import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -76,6 +77,7 @@ class Candidate:
     review_ms: int | None
     source: str | None
     tokens: str  # " tok1 tok2 ... ": membership is a substring test, no set to build per request
+    base: float = -1.0  # static_value(), computed when the row is written (-1: not yet)
 
 
 def compact(rec: Record) -> list[Any]:
@@ -87,6 +89,7 @@ def compact(rec: Record) -> list[Any]:
         rec.status.value, rec.confidence, rec.importance, rec.consequence.value, rec.actionability,
         rec.sensitivity.value, rec.cardinality.value, to_ms(rec.observed_at), to_ms(rec.valid_from),
         to_ms(rec.valid_until), to_ms(rec.review_at), rec.source, " " + " ".join(sorted(toks)) + " ",
+        round(_static(rec.importance, rec.consequence, rec.actionability, rec.kind), 6),
     ]
 
 
@@ -162,14 +165,24 @@ def _padded(query: frozenset[str] | Iterable[str]) -> list[str]:
     return [f" {q} " for q in query]
 
 
-def score(c: Candidate, query: frozenset[str] | list[str]) -> float:
-    """Value for this request. Confidence is deliberately not a weight."""
-    padded = query if isinstance(query, list) else _padded(query)
-    rel = sum(1 for q in padded if q in c.tokens) / len(padded) if padded else 0.0
-    base = 0.45 * rel + 0.25 * c.importance + 0.15 * CONSEQUENCE_WEIGHT[c.consequence] + 0.15 * c.actionability
-    if c.kind in (Kind.RULE, Kind.PRIORITY, Kind.SESSION_CONTEXT):
+def _static(importance: float, consequence: str, actionability: float, kind: str) -> float:
+    base = 0.25 * importance + 0.15 * CONSEQUENCE_WEIGHT[consequence] + 0.15 * actionability  # type: ignore[index]
+    if kind in (Kind.RULE, Kind.PRIORITY, Kind.SESSION_CONTEXT):
         base += 0.05  # action boundaries and the current task matter to almost every request
-    return round(base, 6)
+    return base
+
+
+def static_value(c: Candidate) -> float:
+    """The part of a record's value that does not depend on the request (stored with the row)."""
+    return c.base if c.base >= 0 else _static(c.importance, c.consequence, c.actionability, c.kind)
+
+
+def score(c: Candidate, query: frozenset[str] | list[str]) -> float:
+    """Value for this request: 0.45 x lexical relevance + the static part. Confidence is
+    deliberately not a weight."""
+    padded = query if isinstance(query, list) else _padded(query)
+    rel = sum([q in c.tokens for q in padded]) / len(padded) if padded else 0.0
+    return 0.45 * rel + static_value(c)
 
 
 def _fmt_ms(ms: int | None) -> str:
@@ -237,7 +250,14 @@ def select(req: ContextRequest, candidates: list[Candidate], at: datetime,
     keep.extend(best.values())
 
     query = _padded(tokens(req.text))
-    scored = sorted(((score(c, query), c) for c in keep), key=lambda sc: (-sc[0], sc[1].id))
+    n_query = len(query) or 1
+    values = [(0.45 * sum([q in c.tokens for q in query]) / n_query
+               + (c.base if c.base >= 0 else static_value(c)), c) for c in keep]
+    if req.explain or len(values) <= 4 * req.max_items:
+        scored = sorted(values, key=lambda sc: (-sc[0], sc[1].id))
+    else:
+        # only the best few can fit the item budget; the char budget may skip a long one, so keep spares
+        scored = heapq.nsmallest(4 * req.max_items, values, key=lambda sc: (-sc[0], sc[1].id))
 
     items: list[ContextItem] = []
     for attr, value in sorted(req.overrides.items()):
