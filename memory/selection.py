@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import heapq
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Iterable
 
@@ -77,7 +77,8 @@ class Candidate:
     review_ms: int | None
     source: str | None
     tokens: str  # " tok1 tok2 ... ": membership is a substring test, no set to build per request
-    base: float = -1.0  # static_value(), computed when the row is written (-1: not yet)
+    # static_value() as computed when the row was written; -1 (and on any dataclasses.replace): compute
+    base: float = field(default=-1.0, init=False, compare=False)
 
 
 def compact(rec: Record) -> list[Any]:
@@ -94,7 +95,10 @@ def compact(rec: Record) -> list[Any]:
 
 
 def from_compact(row: list[Any]) -> Candidate:
-    return Candidate(*row)
+    c = Candidate(*row[:20])
+    if len(row) > 20:
+        c.base = row[20]
+    return c
 
 
 def from_record(rec: Record) -> Candidate:
