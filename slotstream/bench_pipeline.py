@@ -141,7 +141,8 @@ def run_pipeline_bench(settings: Settings, turns: int, workers: list[int], rate:
                        log_dir: Path | None = None) -> int:
     print(f"pipeline bench: batch_size={settings.batch_size} batch_wait={settings.batch_wait}s "
           f"partitions={settings.partitions}", flush=True)
-    print("throughput (end to end: turns topic -> extraction -> ops topic -> reconciliation -> Redis):")
+    if workers:
+        print("throughput (end to end: turns topic -> extraction -> ops topic -> reconciliation -> Redis):")
     for w in workers:
         throughput(settings, w, turns, users=1000, log_dir=log_dir)
     print("freshness:")

@@ -61,8 +61,11 @@ def cmd_bench_engine(args: argparse.Namespace) -> int:
 
 def cmd_bench_pipeline(args: argparse.Namespace) -> int:
     from .bench_pipeline import run_pipeline_bench
+    from .runtime import tune_gc
 
-    return run_pipeline_bench(Settings.from_env(), args.turns, args.workers, args.rate, args.seconds, args.log_dir)
+    tune_gc()
+    workers = [] if args.skip_throughput else args.workers
+    return run_pipeline_bench(Settings.from_env(), args.turns, workers, args.rate, args.seconds, args.log_dir)
 
 
 def cmd_engine_demo(args: argparse.Namespace) -> int:
@@ -169,6 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
     bp.add_argument("--rate", type=float, default=500.0, help="background turns/s during the freshness run")
     bp.add_argument("--seconds", type=float, default=20.0)
     bp.add_argument("--log-dir", type=Path, default=None, help="keep worker logs here")
+    bp.add_argument("--skip-throughput", action="store_true", help="only the freshness run")
     bp.set_defaults(func=cmd_bench_pipeline)
     return p
 
