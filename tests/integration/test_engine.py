@@ -13,6 +13,7 @@ import redis
 
 from memory.models import Status, iso
 from state.engine import Engine
+from support import dump_namespace
 
 pytestmark = pytest.mark.integration
 
@@ -40,25 +41,6 @@ def cmd_op(op_id: str, offset: timedelta = timedelta(0), tenant: str = "t1", use
 
 def ctx(engine: Engine, offset: timedelta = D, tenant: str = "t1", user: str = "u1", **req: Any):
     return engine.context({"tenant": tenant, "user": user, "explain": True, **req}, at=T0 + offset)
-
-
-def dump(client: redis.Redis, ns: str, exclude: tuple[str, ...] = ()) -> dict[str, Any]:
-    """Every key of the namespace (prefix stripped, so two namespaces compare) with its content."""
-    out: dict[str, Any] = {}
-    for key in client.scan_iter(match=f"{ns}:*", count=1000):
-        name = key.decode()[len(ns) + 1:]
-        if any(name.endswith(suffix) for suffix in exclude):
-            continue
-        kind = client.type(key)
-        if kind == b"hash":
-            out[name] = client.hgetall(key)
-        elif kind == b"list":
-            out[name] = client.lrange(key, 0, -1)
-        elif kind == b"set":
-            out[name] = sorted(client.smembers(key))
-        else:
-            out[name] = client.get(key)
-    return out
 
 
 # Bookkeeping an op leaves even when it changes no memory: the op ledger, the change log, the version.
@@ -154,7 +136,7 @@ def test_forget_leaves_no_copy_of_the_value(engine, redis_client, namespace):
     assert tomb.status == Status.DELETED and tomb.value is None
     assert [s.attribute for s in engine.suppressions("t1", "u1")] == ["profile.home_city"]
     # no key of the user holds the forgotten value any more (record, read model, log, suppression)
-    assert "springfield" not in repr(dump(redis_client, namespace)).casefold()
+    assert "springfield" not in repr(dump_namespace(redis_client, namespace)).casefold()
     # re-extraction is dropped
     again = engine.apply(rec_op("o4", 3 * H, attribute="profile.home_city", value="Springfield",
                                 authority="system_inferred", confidence=0.9))
@@ -172,7 +154,7 @@ def test_erase_user_removes_every_derived_copy(engine, redis_client, namespace):
     engine.apply(cmd_op("o4", H, op="forget", record_id="a"))
     res = engine.apply(cmd_op("o5", 2 * H, op="erase_user"))
     assert res.outcome == "applied"
-    state = dump(redis_client, namespace)
+    state = dump_namespace(redis_client, namespace)
     u1 = {k: v for k, v in state.items() if "{t1:u1}" in k}
     assert set(u1) <= {"{t1:u1}:meta", "{t1:u1}:ops", "{t1:u1}:log"}
     for value in ("concise", "peanuts", "german"):
@@ -194,10 +176,10 @@ def test_redelivery_after_erase_is_a_duplicate(engine, redis_client, namespace):
            cmd_op("o2", H, op="forget", match={"attribute": "profile.allergies"}),
            cmd_op("o3", 2 * H, op="erase_user")]
     engine.apply_many(ops)
-    state = dump(redis_client, namespace)
+    state = dump_namespace(redis_client, namespace)
     # the consumer restarts from an offset before the erase
     assert [r.outcome for r in engine.apply_many(ops)] == ["duplicate"] * 3
-    assert dump(redis_client, namespace) == state
+    assert dump_namespace(redis_client, namespace) == state
     assert engine.suppressions("t1", "u1") == [] and engine.records("t1", "u1") == []
 
 
@@ -210,7 +192,7 @@ def test_same_op_twice_in_one_batch(engine, redis_client, namespace, other_names
     assert [r.outcome for r in res] == ["applied", "duplicate"]
     once = Engine(redis_client, namespace=other_namespace)
     once.apply(op)
-    assert dump(redis_client, namespace) == dump(redis_client, other_namespace)
+    assert dump_namespace(redis_client, namespace) == dump_namespace(redis_client, other_namespace)
 
 
 def test_same_batch_redelivered(engine, redis_client, namespace):
@@ -222,14 +204,14 @@ def test_same_batch_redelivered(engine, redis_client, namespace):
     first = engine.apply_many(batch)
     assert [r.outcome for r in first] == ["applied", "applied", "applied", "applied", "rejected"]
     assert first[4].reason == "target_not_pending"
-    state = dump(redis_client, namespace)
+    state = dump_namespace(redis_client, namespace)
     again = engine.apply_many(batch)
     assert [r.outcome for r in again] == ["duplicate"] * 5
-    assert dump(redis_client, namespace) == state
+    assert dump_namespace(redis_client, namespace) == state
     # a new engine (a restarted worker, nothing cached) sees the same ledger
     fresh = Engine(redis_client, namespace=namespace)
     assert [r.outcome for r in fresh.apply_many(batch)] == ["duplicate"] * 5
-    assert dump(redis_client, namespace) == state
+    assert dump_namespace(redis_client, namespace) == state
 
 
 @pytest.mark.parametrize("crash_after", [1, 2, 4])
@@ -249,7 +231,7 @@ def test_crash_mid_batch_then_redelivery_equals_one_clean_pass(redis_client, nam
     assert all(r.outcome != "duplicate" for r in res[crash_after:])
     clean = Engine(redis_client, namespace=other_namespace)
     clean.apply_many(batch)
-    assert dump(redis_client, namespace) == dump(redis_client, other_namespace)
+    assert dump_namespace(redis_client, namespace) == dump_namespace(redis_client, other_namespace)
 
 
 def test_a_correction_is_one_atomic_write(engine, redis_client, namespace, monkeypatch):
@@ -342,10 +324,10 @@ def test_same_ids_in_two_tenants_stay_apart(engine):
 ])
 def test_invalid_input_is_rejected_and_changes_nothing(engine, redis_client, namespace, bad, reason):
     engine.apply(rec_op("o1", id="keep", value="concise"))
-    before = dump(redis_client, namespace)
+    before = dump_namespace(redis_client, namespace)
     res = engine.apply(bad)
     assert res.outcome == "rejected" and res.reason == reason
-    assert dump(redis_client, namespace) == before
+    assert dump_namespace(redis_client, namespace) == before
 
 
 @pytest.mark.parametrize("bad,reason", [
@@ -357,10 +339,10 @@ def test_invalid_input_is_rejected_and_changes_nothing(engine, redis_client, nam
 ])
 def test_state_dependent_rejection_changes_no_memory(engine, redis_client, namespace, bad, reason):
     engine.apply(rec_op("o1", id="keep", value="concise"))
-    before = dump(redis_client, namespace, exclude=BOOKKEEPING)
+    before = dump_namespace(redis_client, namespace, exclude=BOOKKEEPING)
     res = engine.apply(bad)
     assert res.outcome == "rejected" and res.reason == reason
-    assert dump(redis_client, namespace, exclude=BOOKKEEPING) == before
+    assert dump_namespace(redis_client, namespace, exclude=BOOKKEEPING) == before
     assert ctx(engine, 2 * H).used_ids == ["keep"]
 
 

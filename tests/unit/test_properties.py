@@ -39,6 +39,7 @@ from memory.reconcile import Transition, UserView, reconcile
 from memory.selection import exclusion_reason, from_record, select
 from memory.validation import derive_id, normalize_value
 from state.engine import Engine, _overlay, validate_op
+from support import dump_namespace
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 MIN = timedelta(minutes=1)
@@ -272,24 +273,6 @@ def test_a_deleted_value_never_comes_back_on_its_own(ops):
 
 
 # --- with real Redis ------------------------------------------------------------------------------
-
-
-def dump_namespace(client: Any, ns: str) -> dict[str, Any]:
-    """Every key of the namespace with its content (the whole state, derived copies included)."""
-    out: dict[str, Any] = {}
-    for key in client.scan_iter(match=f"{ns}:*", count=1000):
-        kind = client.type(key)
-        if kind == b"hash":
-            out[key] = client.hgetall(key)
-        elif kind == b"list":
-            out[key] = client.lrange(key, 0, -1)
-        elif kind == b"set":
-            out[key] = sorted(client.smembers(key))
-        elif kind == b"string":
-            out[key] = client.get(key)
-        else:
-            out[key] = (kind, None)
-    return out
 
 
 class Namespace:
