@@ -18,7 +18,6 @@ from .errors import Reason, Rejected
 from .models import (
     COMMAND_OPS,
     Authority,
-    Cardinality,
     Command,
     Kind,
     Record,

@@ -12,7 +12,7 @@ import time
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from memory.models import ContextRequest, OpIn, iso
+from memory.models import ContextRequest, OpIn
 
 from .runtime import drop_namespace, redis_client
 from .scenario import fresh_namespace

@@ -46,13 +46,23 @@ def redis_client(redis_url: str) -> Iterator[redis.Redis]:
     client.close()
 
 
+def _fresh_namespace(client: redis.Redis) -> Iterator[str]:
+    ns = f"t-{uuid.uuid4().hex[:10]}"
+    yield ns
+    for key in client.scan_iter(match=f"{ns}:*", count=1000):
+        client.delete(key)
+
+
 @pytest.fixture
 def namespace(redis_client: redis.Redis) -> Iterator[str]:
     """A fresh key namespace per test, dropped afterwards."""
-    ns = f"t-{uuid.uuid4().hex[:10]}"
-    yield ns
-    for key in redis_client.scan_iter(match=f"{ns}:*", count=1000):
-        redis_client.delete(key)
+    yield from _fresh_namespace(redis_client)
+
+
+@pytest.fixture
+def other_namespace(redis_client: redis.Redis) -> Iterator[str]:
+    """A second fresh namespace, for comparing two states."""
+    yield from _fresh_namespace(redis_client)
 
 
 @pytest.fixture

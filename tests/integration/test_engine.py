@@ -4,9 +4,8 @@ rejections that change nothing, one round trip per context, payload bounded by a
 
 from __future__ import annotations
 
-import uuid
 from datetime import datetime, timedelta, timezone
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 import redis
@@ -45,14 +44,6 @@ def ctx(engine: Engine, offset: timedelta = D, tenant: str = "t1", user: str = "
 
 # Bookkeeping an op leaves even when it changes no memory: the op ledger, the change log, the version.
 BOOKKEEPING = (":ops", ":log", ":meta")
-
-
-@pytest.fixture
-def other_namespace(redis_client: redis.Redis) -> Iterator[str]:
-    ns = f"t-{uuid.uuid4().hex[:10]}"
-    yield ns
-    for key in redis_client.scan_iter(match=f"{ns}:*", count=1000):
-        redis_client.delete(key)
 
 
 # --- round trip -------------------------------------------------------------------------------

@@ -399,7 +399,6 @@ def test_expiry_sweep_reaches_entries_behind_ones_not_yet_due(stack: LocalStack)
 def test_crash_mid_stream_applies_every_op_exactly_once(make_stack: Callable[..., LocalStack]) -> None:
     stack = make_stack("crash", workers=0, fast_failover=True, batch_size=10)
     tenant, n_ops, n_users = f"t3-{run_id()}", 2000, 50
-    ops_topic = topic_name(stack, OPS)
     futures = []
     for i in range(n_ops):
         rec = record(tenant, f"u{i % n_users}", f"knowledge.item{i}", f"v{i}")
