@@ -12,6 +12,7 @@ from typing import Any
 
 from .errors import Reason, Rejected
 from .models import (
+    AUTHORITY_RANK,
     INFERRED_AUTHORITIES,
     LIVE_STATUSES,
     Authority,
@@ -29,7 +30,6 @@ from .models import (
     ReviewDueCommand,
     Status,
     Suppression,
-    slot_key,
 )
 from .validation import build_record, derive_id, normalize_value, value_hash
 
@@ -130,14 +130,12 @@ def _merge_evidence(old: list[Evidence], new: list[Evidence]) -> list[Evidence]:
 
 
 def _rank(a: Authority) -> int:
-    from .models import AUTHORITY_RANK
-
     return AUTHORITY_RANK[a]
 
 
 def _supersede(t: Transition, old: Record, new: Record, at: datetime) -> None:
     """Close `old` where `new` begins. A replacement that starts later leaves old usable until then."""
-    start = max(new.valid_from or at, at) if new.valid_from and new.valid_from > at else at
+    start = new.valid_from if new.valid_from and new.valid_from > at else at
     close = start if old.valid_until is None else min(old.valid_until, start)
     if old.valid_from is not None and close < old.valid_from:
         close = old.valid_from
@@ -509,7 +507,3 @@ def _confirm(view: UserView, cmd: ConfirmCommand, at: datetime, t: Transition) -
                     and cur.normalized_value != target.normalized_value:
                 _supersede(t, cur, confirmed, at)
     return t
-
-
-def slot_of(rec: Record) -> str:
-    return slot_key(rec.subject, rec.attribute, rec.scope)

@@ -15,8 +15,6 @@ from typing import Any, Iterable
 from .models import (
     CONSEQUENCE_WEIGHT,
     INFERRED_AUTHORITIES,
-    Authority,
-    Cardinality,
     Consequence,
     ContextItem,
     ContextRequest,
