@@ -68,8 +68,7 @@ class Needs:
 
     slots: set[str] = field(default_factory=set)
     ids: set[str] = field(default_factory=set)
-    attribute: tuple[str, str, str | None] | None = None  # (subject, attribute, scope) for forget-by-match
-    attrs: list[tuple[str, str, str | None]] = field(default_factory=list)  # several ops' matches
+    attrs: list[tuple[str, str, str | None]] = field(default_factory=list)  # (subject, attribute, scope) matched by a forget
     with_history: bool = False
 
 
@@ -293,7 +292,7 @@ def needs_for(op: Record | Any) -> Needs:
         if op.record_id:
             n.ids.add(op.record_id)
         if op.match is not None:
-            n.attribute = (op.match.subject, op.match.attribute, op.match.scope)
+            n.attrs.append((op.match.subject, op.match.attribute, op.match.scope))
         return n
     if isinstance(op, (CorrectCommand, ConfirmCommand, RejectCommand, ExpireCommand, ReviewDueCommand)):
         n.ids.add(op.record_id)

@@ -98,13 +98,6 @@ def parse_command(data: dict[str, Any]) -> Any:
     return cmd
 
 
-def _kind_or_none(kind: str) -> Kind | None:
-    try:
-        return Kind(kind)
-    except ValueError:
-        return None
-
-
 def _unit(name: str, v: float | None, default: float, reason: Reason = Reason.VALUE_OUT_OF_RANGE) -> float:
     if v is None:
         return default
@@ -122,16 +115,16 @@ def build_record(rin: RecordIn, *, op_id: str, at: datetime) -> Record:
     if not rin.attribute:
         raise Rejected(Reason.MISSING_FIELD, "attribute")
     scope = parse_scope(rin.scope)
-    spec = resolve(rin.attribute, None if rin.kind is None else _kind_or_none(rin.kind))
-    if rin.kind is None:
-        if spec.kind is None:
-            raise Rejected(Reason.UNKNOWN_KIND, f"no kind given and {rin.attribute!r} is not registered")
-        kind = spec.kind
-    else:
+    given_kind: Kind | None = None
+    if rin.kind is not None:
         try:
-            kind = Kind(rin.kind)
+            given_kind = Kind(rin.kind)
         except ValueError:
             raise Rejected(Reason.UNKNOWN_KIND, repr(rin.kind)) from None
+    spec = resolve(rin.attribute, given_kind)
+    kind = given_kind or spec.kind
+    if kind is None:
+        raise Rejected(Reason.UNKNOWN_KIND, f"no kind given and {rin.attribute!r} is not registered")
     if rin.value is None or (isinstance(rin.value, str) and not rin.value.strip()):
         raise Rejected(Reason.MISSING_FIELD, "value")
     confidence = _unit("confidence", rin.confidence, 1.0 if rin.authority in (

@@ -40,7 +40,8 @@ class ExpiryService:
         self.progress = progress
         self.ops_topic = ops_topic
         self.batch = batch
-        self._zrem_if_due = LuaScript(client, _ZREM_IF_DUE)
+        # reconciliation drops an entry with it when the sweep's op changed nothing
+        self.zrem_if_due = LuaScript(client, _ZREM_IF_DUE)
 
     def sweep(self, partitions: list[int], max_scan: int = 20_000) -> list[tuple[bytes, bytes]]:
         """Ops for everything due, on the partitions this worker owns, by each user's event time."""
@@ -73,8 +74,3 @@ class ExpiryService:
                     out.append((user_key(tenant, user), orjson.dumps(op)))
                     emitted += 1
         return out
-
-    def settle(self, partition: int, tenant: str, user: str, record_id: str, kind: str, at_ms: int) -> None:
-        """Drop an index entry whose op changed nothing (already handled, or the record is gone)."""
-        self._zrem_if_due(keys=[self.progress.due_key(partition)],
-                          args=[due_member(tenant, user, record_id, kind), at_ms])

@@ -6,8 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from memory.extraction import Extractor, RuleExtractor, Turn
 from memory.models import OpIn, iso
+from streams.schemas import ChangeMessage
+from streams.topics import user_key
+
+from .messages import BadMessage, BatchOutput, RawMessage, dead_letter, decode
 
 
 @dataclass
@@ -21,33 +27,41 @@ class ExtractionService:
         self.extractor = extractor or RuleExtractor()
 
     def ops_for_turn(self, turn: Turn, op_prefix: str) -> TurnOutput:
-        """The ops a turn yields, each with a stable id `<op_prefix>#<n>` (replays yield the same)."""
-        return self.ops_for_turns([(turn, op_prefix)])[0]
+        """The ops a turn yields, each with a stable id `<op_prefix>#<n>` (replays yield the same).
+        A correction is marked `corrects_current`: which record is current is decided by
+        reconciliation when it applies the op, in order, so replays decide the same."""
+        result = self.extractor.extract(turn)
+        out = TurnOutput(refused=list(result.refused))
+        for n, proposal in enumerate(result.items):
+            op_id = f"{op_prefix}#{n}"
+            if proposal.command is not None:
+                out.ops.append(OpIn(at=turn.at, op_id=op_id, command=proposal.command))
+                continue
+            record: dict[str, Any] = dict(proposal.record or {})
+            if proposal.link_current and not record.get("corrects"):
+                record["corrects_current"] = True
+            out.ops.append(OpIn(at=turn.at, op_id=op_id, record=record))
+        return out
 
-    def ops_for_turns(self, turns: list[tuple[Turn, str]]) -> list[TurnOutput]:
-        """Many turns at once. A correction is marked `corrects_current`: which record is current is
-        decided by reconciliation when it applies the op, in order, so replays decide the same."""
-        outputs = []
-        for turn, prefix in turns:
-            result = self.extractor.extract(turn)
-            out = TurnOutput(refused=list(result.refused))
-            for n, proposal in enumerate(result.items):
-                op_id = f"{prefix}#{n}"
-                if proposal.command is not None:
-                    out.ops.append(OpIn(at=turn.at, op_id=op_id, command=proposal.command))
-                    continue
-                record: dict[str, Any] = dict(proposal.record or {})
-                if proposal.link_current and not record.get("corrects"):
-                    record["corrects_current"] = True
-                out.ops.append(OpIn(at=turn.at, op_id=op_id, record=record))
-            outputs.append(out)
-        return outputs
-
-
-def turn_from_message(data: dict[str, Any], default_id: str) -> Turn:
-    data = dict(data)
-    data.setdefault("turn_id", default_id)
-    return Turn.model_validate(data)
+    def handle(self, batch: list[RawMessage]) -> BatchOutput:
+        """A batch of turns-topic messages: ops for the ops topic, refusals as notes on the changes
+        topic, bad input to the dead-letter topic."""
+        out = BatchOutput()
+        for msg in batch:
+            try:
+                turn = decode(msg, Turn, {"turn_id": msg.source_id})
+            except BadMessage as bad:
+                out.dead.append((msg.key, dead_letter(msg, bad.reason, bad.detail, "extraction")))
+                continue
+            assert turn.turn_id is not None
+            key = user_key(turn.tenant, turn.user)
+            result = self.ops_for_turn(turn, op_prefix=turn.turn_id)
+            out.ops.extend((key, orjson.dumps(op_json(op))) for op in result.ops)
+            if result.refused:
+                note = ChangeMessage(op_id=turn.turn_id, outcome="refused", reason=",".join(result.refused),
+                                     tenant=turn.tenant, user=turn.user, at=turn.at, source=msg.source)
+                out.changes.append((key, note.model_dump_json().encode()))
+        return out
 
 
 def op_json(op: OpIn) -> dict[str, Any]:

@@ -7,75 +7,32 @@ a crash applies nothing twice and loses nothing.
 
 from __future__ import annotations
 
-from collections import defaultdict
-from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
 import redis
-from pydantic import ValidationError
 
-from memory.errors import Reason
 from memory.models import OpIn, iso, to_ms
-from state.engine import ApplyResult, Engine
-from streams.schemas import ChangeMessage, DeadLetter, SourceRef
+from state.engine import Engine
+from state.scripts import run_pipeline
+from streams.schemas import ChangeMessage
 
-from .expiry import due_member
+from .expiry import ExpiryService, due_member
+from .messages import BadMessage, BatchOutput, RawMessage, dead_letter, decode
 from .progress import Progress
 
 
-@dataclass(slots=True)
-class RawMessage:
-    topic: str
-    partition: int
-    offset: int
-    key: bytes | None
-    value: bytes | None
-
-
-@dataclass
-class BatchOutput:
-    changes: list[tuple[bytes | None, bytes]] = field(default_factory=list)
-    dead: list[tuple[bytes | None, bytes]] = field(default_factory=list)
-    results: list[ApplyResult] = field(default_factory=list)
-    watermark: dict[int, int] = field(default_factory=dict)  # partition -> newest event time (ms)
-
-
-def dead_letter(msg: RawMessage, reason: str, detail: str, processor: str, at: Any = None) -> bytes:
-    payload = (msg.value or b"").decode("utf-8", errors="replace")
-    dl = DeadLetter(reason=reason, detail=detail[:500], processor=processor,  # type: ignore[arg-type]
-                    source=SourceRef(topic=msg.topic, partition=msg.partition, offset=msg.offset),
-                    key=msg.key.decode("utf-8", errors="replace") if msg.key else None, payload=payload, at=at)
-    return dl.model_dump_json().encode()
-
-
 def parse_op(msg: RawMessage) -> OpIn:
-    """Decode one ops-topic message; raises ValueError with a reason code as its first argument."""
-    try:
-        data = orjson.loads(msg.value or b"")
-    except orjson.JSONDecodeError as err:
-        raise ValueError(Reason.INVALID_JSON.value, str(err)) from None
-    if not isinstance(data, dict):
-        raise ValueError(Reason.INVALID_FIELD.value, "an op is a JSON object")
-    try:
-        op = OpIn.model_validate(data)
-    except ValidationError as err:
-        first = err.errors()[0]
-        field_name = str((first.get("loc") or ("?",))[0])
-        reason = Reason.MISSING_FIELD if first.get("type") == "missing" else Reason.INVALID_FIELD
-        raise ValueError(reason.value, f"{field_name}: {first.get('msg')}") from None
-    if not op.op_id:
-        op.op_id = f"{msg.topic}:{msg.partition}:{msg.offset}"
-    return op
+    """One ops-topic message; without an op id of its own, its topic/partition/offset is the key."""
+    return decode(msg, OpIn, {"op_id": msg.source_id})
 
 
 class ReconciliationService:
     def __init__(self, engine: Engine, client: redis.Redis, progress: Progress,
-                 settle: Any = None) -> None:
+                 expiry: ExpiryService | None = None) -> None:
         self.engine = engine
         self.r = client
         self.progress = progress
-        self.settle = settle or (lambda *a: None)
+        self.expiry = expiry
 
     def handle(self, batch: list[RawMessage]) -> BatchOutput:
         out = BatchOutput()
@@ -83,44 +40,44 @@ class ReconciliationService:
         sources: list[RawMessage] = []
         for msg in batch:
             try:
-                op = parse_op(msg)
-            except ValueError as err:
-                out.dead.append((msg.key, dead_letter(msg, err.args[0], err.args[1], "reconciliation")))
+                ops.append(parse_op(msg))
+            except BadMessage as bad:
+                out.dead.append((msg.key, dead_letter(msg, bad.reason, bad.detail, "reconciliation")))
                 continue
-            ops.append(op)
             sources.append(msg)
         results = self.engine.apply_many(ops) if ops else []
-        due_pipe = self.r.pipeline(transaction=False)
-        watermark: dict[int, int] = {}
+        due: list[tuple[str, str, int | None]] = []  # (index key, member, due ms or None: not due any more)
+        stale: list[tuple[str, str, int]] = []  # (index key, member, the sweep op's time)
         for op, msg, res in zip(ops, sources, results):
-            out.results.append(res)
             at_ms = to_ms(op.at) or 0
-            watermark[msg.partition] = max(watermark.get(msg.partition, 0), at_ms)
+            out.watermark[msg.partition] = max(out.watermark.get(msg.partition, 0), at_ms)
             if res.outcome == "rejected":
                 out.dead.append((msg.key, dead_letter(msg, res.reason or "rejected", res.detail,
                                                       "reconciliation", iso(op.at))))
             change = ChangeMessage(op_id=res.op_id, outcome=res.outcome, reason=res.reason, tenant=res.tenant,
-                                   user=res.user, at=op.at, changes=res.changes,
-                                   source=SourceRef(topic=msg.topic, partition=msg.partition, offset=msg.offset))
+                                   user=res.user, at=op.at, changes=res.changes, source=msg.source)
             out.changes.append((msg.key, change.model_dump_json().encode()))
+            key = self.progress.due_key(msg.partition)
             for record_id, kind, due_ms in res.due:
-                member = due_member(res.tenant or "", res.user or "", record_id, kind)
-                if due_ms is None:
-                    due_pipe.zrem(self.progress.due_key(msg.partition), member)
-                else:
-                    due_pipe.zadd(self.progress.due_key(msg.partition), {member: due_ms})
+                due.append((key, due_member(res.tenant or "", res.user or "", record_id, kind), due_ms))
             cmd = op.command or {}
             if cmd.get("op") in ("expire", "review_due") and res.outcome in ("noop", "duplicate", "rejected"):
-                # the sweep's op changed nothing: the entry is stale (record gone or handled)
-                self.settle(msg.partition, res.tenant or str(cmd.get("tenant")), res.user or str(cmd.get("user")),
-                            str(cmd.get("record_id")), cmd["op"], at_ms)
-        due_pipe.execute()
-        out.watermark = watermark
+                # the sweep's op changed nothing: its index entry is stale (record gone or handled)
+                stale.append((key, due_member(str(cmd.get("tenant")), str(cmd.get("user")),
+                                              str(cmd.get("record_id")), cmd["op"]), at_ms))
+        if due or stale:
+            run_pipeline(self.r, lambda pipe: self._write_index(pipe, due, stale),
+                         [self.expiry.zrem_if_due] if self.expiry else [])
         return out
 
-
-def group_by_partition(batch: list[RawMessage]) -> dict[int, list[RawMessage]]:
-    parts: dict[int, list[RawMessage]] = defaultdict(list)
-    for m in batch:
-        parts[m.partition].append(m)
-    return parts
+    def _write_index(self, pipe: Any, due: list[tuple[str, str, int | None]],
+                     stale: list[tuple[str, str, int]]) -> None:
+        """The expiry index (`<ns>:due:<partition>`), kept by the single writer of the records it lists."""
+        for key, member, due_ms in due:
+            if due_ms is None:
+                pipe.zrem(key, member)
+            else:
+                pipe.zadd(key, {member: due_ms})
+        if self.expiry is not None:
+            for key, member, at_ms in stale:
+                self.expiry.zrem_if_due(keys=[key], args=[member, at_ms], client=pipe)

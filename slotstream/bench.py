@@ -7,7 +7,6 @@ take one core.
 from __future__ import annotations
 
 import random
-import statistics
 import time
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -73,9 +72,12 @@ def run_engine_bench(settings: Settings, sizes: list[int], requests: int = 2000,
                   f"{settings.redis_url or 'embedded local server'}; {requests} requests per row")
             print(f"plain GET round trip (floor): p50 {_pct(floor, .5):.3f} ms  p99 {_pct(floor, .99):.3f} ms")
 
+            client.config_resetstat()
             rate, cpu_share = _apply_throughput(engine, ops, batch=500, users=1000)
+            scripts = client.info("commandstats").get("cmdstat_evalsha", {})
             print(f"apply: {ops} ops over 1000 users in batches of 500: {rate:,.0f} ops/s "
-                  f"(client process on {cpu_share:.2f} of a core)")
+                  f"(client process on {cpu_share:.2f} of a core = {cpu_share / rate * 1e6:.0f} us of client CPU "
+                  f"per op; Lua load+apply on the server: {scripts.get('usec', 0) / ops:.0f} us per op)")
 
             print(f"\n{'active records':>15} {'p50 ms':>8} {'p99 ms':>8} {'p50/GET':>8} {'payload KiB':>12}")
             rng = random.Random(11)
@@ -120,7 +122,3 @@ def run_engine_bench(settings: Settings, sizes: list[int], requests: int = 2000,
         finally:
             drop_namespace(client, ns)
     return 0
-
-
-def median(xs: list[float]) -> float:
-    return statistics.median(xs)

@@ -137,12 +137,29 @@ def freshness(settings: Settings, rate: float, seconds: float, probes: int) -> N
               f"p99 {_pct(lat, .99):.1f} ms, max {max(lat):.1f} ms", flush=True)
 
 
+def extraction_alone(n_turns: int) -> None:
+    """The rule extractor by itself on the same turns: its share of a worker's time."""
+    from memory.extraction import RuleExtractor, Turn
+
+    rng = random.Random(5)
+    turns = [Turn.model_validate({**t, "at": at, "turn_id": f"x{i}"})
+             for i, (at, t) in enumerate(_turn(rng, i, 1000) for i in range(n_turns))]
+    extractor = RuleExtractor()
+    start = time.perf_counter()
+    for turn in turns:
+        extractor.extract(turn)
+    elapsed = time.perf_counter() - start
+    print(f"  rule extraction alone: {n_turns / elapsed:,.0f} turns/s ({elapsed / n_turns * 1e6:.0f} us per turn)",
+          flush=True)
+
+
 def run_pipeline_bench(settings: Settings, turns: int, workers: list[int], rate: float, seconds: float,
                        log_dir: Path | None = None) -> int:
     print(f"pipeline bench: batch_size={settings.batch_size} batch_wait={settings.batch_wait}s "
           f"partitions={settings.partitions}", flush=True)
     if workers:
         print("throughput (end to end: turns topic -> extraction -> ops topic -> reconciliation -> Redis):")
+        extraction_alone(min(turns, 5000))
     for w in workers:
         throughput(settings, w, turns, users=1000, log_dir=log_dir)
     print("freshness:")

@@ -19,6 +19,21 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def stop_process(proc: subprocess.Popen[bytes], timeout: float, kill: bool = False) -> None:
+    """SIGTERM (or SIGKILL when `kill`), and SIGKILL after `timeout` seconds if it is still there."""
+    if proc.poll() is not None:
+        return
+    if kill:
+        proc.kill()
+    else:
+        proc.terminate()
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def server_binary() -> str:
     for name in ("redis-server", "valkey-server"):
         path = shutil.which(name)
@@ -65,13 +80,8 @@ class LocalRedis:
         raise RuntimeError(f"redis server did not answer on port {self.port} within {timeout}s")
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        if self.proc is not None:
+            stop_process(self.proc, 5)
         self.proc = None
         if self._dir is not None:
             self._dir.cleanup()

@@ -20,7 +20,7 @@ from streams.admin import create_topics
 from streams.producer import SlotstreamProducer
 from streams.topics import OPS, TURNS, topic_specs
 
-from .localredis import LocalRedis
+from .localredis import LocalRedis, stop_process
 from .settings import Settings
 
 
@@ -93,16 +93,7 @@ class LocalStack:
         return proc
 
     def stop_worker(self, proc: subprocess.Popen[bytes], kill: bool = False) -> None:
-        if proc.poll() is None:
-            if kill:
-                proc.kill()
-            else:
-                proc.terminate()
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        stop_process(proc, 30, kill=kill)
         if proc in self.workers:
             self.workers.remove(proc)
 

@@ -32,7 +32,7 @@ from memory.models import (
     slot_key,
     to_ms,
 )
-from memory.reconcile import Needs, Transition, UserView, needs_for, reconcile
+from memory.reconcile import Needs, Transition, UserView, current_of, needs_for, reconcile
 from memory.selection import compact, from_compact, select
 from memory.validation import build_record, parse_command, parse_record
 
@@ -55,11 +55,6 @@ class ApplyResult:
     # (record id, "expire" | "review_due", due epoch ms or None when no longer due) for the expiry index
     due: list[tuple[str, str, int | None]] = field(default_factory=list)
 
-    def as_dict(self) -> dict[str, Any]:
-        return {"op_id": self.op_id, "outcome": self.outcome, "reason": self.reason, "detail": self.detail,
-                "tenant": self.tenant, "user": self.user, "record_ids": self.record_ids,
-                "changes": self.changes}
-
 
 @dataclass(slots=True)
 class _Pending:
@@ -76,9 +71,9 @@ def op_id_for(op: OpIn) -> str:
     return "h:" + hashlib.sha1(body).hexdigest()[:24]
 
 
-def validate_op(op: OpIn) -> tuple[str, Any]:
+def validate_op(op: OpIn, op_id: str | None = None) -> tuple[str, Any]:
     """(op_id, Record | command) or raises Rejected. Pure: reads no state."""
-    op_id = op_id_for(op)
+    op_id = op_id or op_id_for(op)
     if (op.record is None) == (op.command is None):
         raise Rejected(Reason.MISSING_FIELD, "exactly one of record or command")
     if op.record is not None:
@@ -116,10 +111,11 @@ class Engine:
                 results.append(ApplyResult(op_id=f"#{i}", outcome="rejected", reason=Reason.INVALID_FIELD.value,
                                            detail=str(err).splitlines()[0]))
                 continue
+            op_id = op_id_for(op)
             try:
-                op_id, parsed = validate_op(op)
+                _, parsed = validate_op(op, op_id)
             except Rejected as rej:
-                results.append(ApplyResult(op_id=op_id_for(op), outcome="rejected", reason=rej.reason.value,
+                results.append(ApplyResult(op_id=op_id, outcome="rejected", reason=rej.reason.value,
                                            detail=rej.detail))
                 continue
             results.append(None)
@@ -141,8 +137,7 @@ class Engine:
             total.slots |= n.slots
             total.ids |= n.ids
             total.with_history |= n.with_history
-            if n.attribute:
-                total.attrs.append(n.attribute)
+            total.attrs += n.attrs
         return total
 
     def _apply_round(self, by_user: OrderedDict[tuple[str, str], list[_Pending]],
@@ -258,32 +253,11 @@ class Engine:
 
     def current(self, tenant: str, user: str, attribute: str, scope: str = "global",
                 subject: str = "user") -> Record | None:
-        """The record a correction of this slot refers to: the live value, the user's word first."""
-        return self.current_many([(tenant, user, attribute, scope, subject)])[0]
-
-    def current_many(self, slots: list[tuple[str, str, str, str, str]]) -> list[Record | None]:
-        """`current` for many (tenant, user, attribute, scope, subject) slots in one round trip."""
-        def build(pipe: Any) -> None:
-            for tenant, user, attribute, scope, subject in slots:
-                req = {"ops": [], "slots": [slot_key(subject, attribute, scope)], "ids": [], "attrs": [],
-                       "history": False}
-                try:
-                    check_id(tenant, Reason.MISSING_TENANT)
-                    check_id(user, Reason.MISSING_USER)
-                except Rejected:
-                    pipe.echo("{}")  # invalid ids answer "no current record"
-                    continue
-                self._load(keys=[self.keys.meta(tenant, user)],
-                           args=[self.keys.prefix(tenant, user), orjson.dumps(req)], client=pipe)
-
-        order = {"active": 0, "review_due": 1, "candidate": 2, "pending_review": 3, "conflicted": 4}
-        out: list[Record | None] = []
-        for (tenant, user, attribute, scope, subject), raw in zip(slots, run_pipeline(self.r, build, self._scripts)):
-            view = _view(orjson.loads(raw))
-            live = sorted(view.live(slot_key(subject, attribute, scope)),
-                          key=lambda r: (order.get(r.status.value, 9), -r.observed_at.timestamp()))
-            out.append(live[0] if live else None)
-        return out
+        """The record "the current value" of a slot means (what `corrects_current` resolves to)."""
+        sk = slot_key(subject, attribute, scope)
+        req = {"ops": [], "slots": [sk], "ids": [], "attrs": [], "history": False}
+        raw = self._load(keys=[self.keys.meta(tenant, user)], args=[self.keys.prefix(tenant, user), orjson.dumps(req)])
+        return current_of(_view(orjson.loads(raw)).live(sk))
 
     def record(self, tenant: str, user: str, record_id: str) -> Record | None:
         raw = self.r.hget(self.keys.records(tenant, user), record_id)

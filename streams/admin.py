@@ -1,8 +1,8 @@
-"""Create the topics (idempotent) and read offsets: kafka-python's admin and consumer clients."""
+"""Create the topics (idempotent) with kafka-python's admin client."""
 
 from __future__ import annotations
 
-from kafka import KafkaAdminClient, KafkaConsumer, TopicPartition
+from kafka import KafkaAdminClient
 from kafka.admin import NewTopic
 from kafka.errors import TopicAlreadyExistsError
 
@@ -25,14 +25,3 @@ def create_topics(settings: Settings, bootstrap: str) -> list[str]:
         return [s.name for s in wanted]
     finally:
         admin.close()
-
-
-def end_offsets(bootstrap: str, topic: str) -> dict[int, int]:
-    """Next offset to be written, per partition."""
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap, client_id="slotstream-offsets")
-    try:
-        parts = consumer.partitions_for_topic(topic) or set()
-        tps = [TopicPartition(topic, p) for p in sorted(parts)]
-        return {tp.partition: off for tp, off in consumer.end_offsets(tps).items()}
-    finally:
-        consumer.close()

@@ -9,24 +9,21 @@ from __future__ import annotations
 import asyncio
 import logging
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import faust
-import orjson
 import redis
-from pydantic import ValidationError
 
-from memory.models import iso
 from processors.expiry import ExpiryService
-from processors.extraction import ExtractionService, op_json, turn_from_message
+from processors.extraction import ExtractionService
 from processors.llm_extractor import extractor_from_settings
+from processors.messages import BatchOutput, RawMessage
 from processors.progress import Progress
-from processors.reconciliation import RawMessage, ReconciliationService, dead_letter
+from processors.reconciliation import ReconciliationService
 from slotstream.settings import Settings
 from state.engine import Engine
 
-from .schemas import ChangeMessage, SourceRef
-from .topics import CHANGES, DLQ, OPS, TURNS, topic_specs, user_key
+from .topics import CHANGES, DLQ, OPS, TURNS, topic_specs
 
 PROCESSORS = ("extraction", "reconciliation", "expiry")
 log = logging.getLogger("slotstream.worker")
@@ -101,7 +98,7 @@ def create_app(settings: Settings, bootstrap: str, redis_url: str,
     engine = Engine(client, namespace=settings.namespace)
     progress = Progress(client, settings.namespace)
     expiry = ExpiryService(client, progress, specs[OPS].name, engine=engine)
-    reconciliation = ReconciliationService(engine, client, progress, settle=expiry.settle)
+    reconciliation = ReconciliationService(engine, client, progress, expiry)
     extraction = ExtractionService(extractor=extractor_from_settings(settings))
     io = ThreadPoolExecutor(max_workers=1, thread_name_prefix="slotstream-redis")
     if settings.profile:
@@ -112,67 +109,27 @@ def create_app(settings: Settings, bootstrap: str, redis_url: str,
         for fut in pending:  # delivered before the source offsets count as done
             await fut
 
-    def extract_batch(batch: list[RawMessage]) -> tuple[list[tuple[bytes, bytes]], list[tuple[Any, bytes]],
-                                                        list[tuple[bytes, bytes]]]:
-        out_ops: list[tuple[bytes, bytes]] = []
-        dead: list[tuple[Any, bytes]] = []
-        notes: list[tuple[bytes, bytes]] = []
-        turns: list[tuple[Any, str]] = []
-        sources: list[RawMessage] = []
-        for msg in batch:
-            source = f"{msg.topic}:{msg.partition}:{msg.offset}"
-            try:
-                data = orjson.loads(msg.value or b"")
-                if not isinstance(data, dict):
-                    raise ValueError("invalid_field", "a turn is a JSON object")
-                turn = turn_from_message(data, default_id=source)
-            except orjson.JSONDecodeError as err:
-                dead.append((msg.key, dead_letter(msg, "invalid_json", str(err), "extraction")))
-                continue
-            except ValidationError as err:
-                first = err.errors()[0]
-                reason = "missing_field" if first.get("type") == "missing" else "invalid_field"
-                dead.append((msg.key, dead_letter(msg, reason, f"{first.get('loc')}: {first.get('msg')}",
-                                                  "extraction")))
-                continue
-            except ValueError as err:
-                dead.append((msg.key, dead_letter(msg, str(err.args[0]), str(err.args[-1]), "extraction")))
-                continue
-            turns.append((turn, turn.turn_id))
-            sources.append(msg)
-        for (turn, _), msg, result in zip(turns, sources, extraction.ops_for_turns(turns)):
-            key = user_key(turn.tenant, turn.user)
-            for op in result.ops:
-                out_ops.append((key, orjson.dumps(op_json(op))))
-            if result.refused:
-                note = ChangeMessage(op_id=turn.turn_id, outcome="refused", reason=",".join(result.refused),
-                                     tenant=turn.tenant, user=turn.user, at=turn.at,
-                                     source=SourceRef(topic=msg.topic, partition=msg.partition, offset=msg.offset))
-                notes.append((key, note.model_dump_json().encode()))
-        return out_ops, dead, notes
+    async def run_batches(stream: Any, handle: Callable[[list[RawMessage]], BatchOutput], source: str) -> None:
+        """The agents' one loop: a batch goes to its service on the Redis thread, what it yields is
+        produced and acknowledged, and only then the batch's offsets count as processed."""
+        loop = asyncio.get_running_loop()
+        async for events in stream.take_events(settings.batch_size, within=settings.batch_wait):
+            batch = _raw(events)
+            out = await loop.run_in_executor(io, handle, batch)
+            await send_all(ops, out.ops)
+            await send_all(dlq, out.dead)
+            await send_all(changes, out.changes)
+            await loop.run_in_executor(io, progress.advance, source, batch, out.watermark)
 
     if "extraction" in chosen:
         @app.agent(turns, name="extraction")
         async def extraction_agent(stream: Any) -> None:
-            loop = asyncio.get_running_loop()
-            async for events in stream.take_events(settings.batch_size, within=settings.batch_wait):
-                batch = _raw(events)
-                out_ops, dead, notes = await loop.run_in_executor(io, extract_batch, batch)
-                await send_all(ops, out_ops)
-                await send_all(dlq, dead)
-                await send_all(changes, notes)
-                await loop.run_in_executor(io, progress.advance, specs[TURNS].name, batch)
+            await run_batches(stream, extraction.handle, specs[TURNS].name)
 
     if "reconciliation" in chosen:
         @app.agent(ops, name="reconciliation")
         async def reconciliation_agent(stream: Any) -> None:
-            loop = asyncio.get_running_loop()
-            async for events in stream.take_events(settings.batch_size, within=settings.batch_wait):
-                batch = _raw(events)
-                out = await loop.run_in_executor(io, reconciliation.handle, batch)
-                await send_all(dlq, out.dead)
-                await send_all(changes, out.changes)
-                await loop.run_in_executor(io, progress.advance, specs[OPS].name, batch, out.watermark)
+            await run_batches(stream, reconciliation.handle, specs[OPS].name)
 
     if "expiry" in chosen:
         @app.timer(interval=settings.expiry_interval, name="expiry")
@@ -186,11 +143,4 @@ def create_app(settings: Settings, bootstrap: str, redis_url: str,
                 log.info("expiry: %d ops due on partitions %s", len(due), owned)
                 await send_all(ops, due)
 
-    app.slotstream = {"engine": engine, "progress": progress, "redis": client}  # type: ignore[attr-defined]
     return app
-
-
-def now_iso() -> str:
-    from datetime import datetime, timezone
-
-    return iso(datetime.now(timezone.utc)) or ""

@@ -708,7 +708,7 @@ def test_needs_for_forget_loads_history():
     cmd = parse_command({"op": "forget", "tenant": "t", "user": "u", "record_id": "r1",
                          "match": {"attribute": DETAIL}})
     n = needs_for(cmd)
-    assert n.with_history and n.ids == {"r1"} and n.attribute == ("user", DETAIL, None)
+    assert n.with_history and n.ids == {"r1"} and n.attrs == [("user", DETAIL, None)]
 
 
 # === rule 8: business facts =================================================================
