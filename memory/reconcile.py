@@ -58,6 +58,32 @@ class UserView:
                         {k: list(v) for k, v in self.history.items()}, dict(self.suppressions), self.erased_at,
                         dict(self.aliases))
 
+    def apply(self, t: "Transition") -> None:
+        """This view as it is after `t`: what the state layer writes, applied in memory, so a
+        batch's later ops see the earlier ones before anything is written."""
+        if t.erase:
+            self.records.clear()
+            self.slots.clear()
+            self.history.clear()
+            self.suppressions.clear()
+            self.aliases.clear()
+            self.erased_at = t.at
+        for rid in t.created:
+            self.history.setdefault(t.puts[rid].slot, []).append(rid)
+        for rec in t.puts.values():
+            self.records[rec.id] = rec
+            live = self.slots.setdefault(rec.slot, [])
+            if rec.status in LIVE_STATUSES:
+                if rec.id not in live:
+                    live.append(rec.id)
+            elif rec.id in live:
+                live.remove(rec.id)
+        self.aliases.update(t.aliases)
+        for s in t.suppress:
+            self.suppressions[s.key] = s
+        for key in t.unsuppress:
+            self.suppressions.pop(key, None)
+
     def live(self, slot: str) -> list[Record]:
         return [self.records[i] for i in self.slots.get(slot, ()) if i in self.records]
 

@@ -185,7 +185,7 @@ class Engine:
                     outcomes.append((p, ApplyResult(p.op_id, "rejected", rej.reason.value, rej.detail,
                                                     tenant, user, changes=t.changes)))
                     continue
-                _overlay(view, t)
+                view.apply(t)  # later ops of the batch see this one before it is written
                 payload.append(_encode(t))
                 outcomes.append((p, ApplyResult(p.op_id, t.outcome, t.reason, "", tenant, user,
                                                 list(t.puts), t.changes, _due(t))))
@@ -348,30 +348,6 @@ def _view(state: dict[str, Any]) -> UserView:
     if state.get("erased_at"):
         view.erased_at = parse_time(state["erased_at"])
     return view
-
-
-def _overlay(view: UserView, t: Transition) -> None:
-    """Make the batch's later ops see this op's effect before it is written."""
-    if t.erase:
-        view.records.clear(); view.slots.clear(); view.history.clear(); view.suppressions.clear()
-        view.erased_at = t.at
-        view.aliases.clear()
-    for rid in t.created:
-        rec = t.puts[rid]
-        view.history.setdefault(rec.slot, []).append(rid)
-    for rec in t.puts.values():
-        view.records[rec.id] = rec
-        live = view.slots.setdefault(rec.slot, [])
-        if rec.status in LIVE_STATUSES:
-            if rec.id not in live:
-                live.append(rec.id)
-        elif rec.id in live:
-            live.remove(rec.id)
-    view.aliases.update(t.aliases)
-    for s in t.suppress:
-        view.suppressions[s.key] = s
-    for key in t.unsuppress:
-        view.suppressions.pop(key, None)
 
 
 def _due(t: Transition) -> list[tuple[str, str, int | None]]:

@@ -1,7 +1,7 @@
 """Property-based tests (hypothesis) for the invariants of issue 2.
 
 Pure (no Redis), over random op sequences on one user, run through the same path the engine uses
-(`validate_op` -> `reconcile` -> `_overlay`):
+(`validate_op` -> `reconcile` -> `UserView.apply`):
   (a) at any instant a single-valued slot has at most one usable value;
   (b) an inferred record never supersedes an explicit one;
   (c) a deleted record's value is never in a later `select` output (until the user states it again).
@@ -38,7 +38,7 @@ from memory.models import (
 from memory.reconcile import Transition, UserView, reconcile
 from memory.selection import exclusion_reason, from_record, select
 from memory.validation import derive_id, normalize_value
-from state.engine import Engine, _overlay, validate_op
+from state.engine import Engine, validate_op
 from support import dump_namespace
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
@@ -146,7 +146,7 @@ def run_pure(ops: list[dict[str, Any]], *checks: Check) -> UserView:
             t = reconcile(view, parsed, op.at, op_id)
         except Rejected:
             continue  # rejected input changes nothing
-        _overlay(view, t)
+        view.apply(t)
         if currently_in_test_context():
             note(f"{raw} -> {t.outcome} {[(r.id, r.value, r.status.value) for r in t.puts.values()]}")
         for check in checks:

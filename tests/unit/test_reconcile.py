@@ -1,7 +1,7 @@
 """Reconciliation, pure: one test group per rule of DESIGN.md section 2 that concerns state
 (1 explicit correction, 2 repeat dedupe, 3 authority/conflict, 4 time, 6 deletion, 8 facts).
 
-Sequences run in memory: `reconcile` decides, the engine's `_overlay` applies the transition to
+Sequences run in memory: `reconcile` decides, `UserView.apply` applies the transition to
 the `UserView` exactly as a later op of the same batch would see it.
 """
 
@@ -23,7 +23,6 @@ from memory.models import (
 from memory.reconcile import Transition, UserView, needs_for, reconcile
 from memory.selection import exclusion_reason, from_record, select
 from memory.validation import build_record, normalize_value, parse_command, parse_record, value_hash
-from state.engine import _overlay
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 H = timedelta(hours=1)
@@ -55,7 +54,7 @@ class Sim:
     def apply(self, op: Any, at: datetime) -> Transition:
         op_id = getattr(op, "op_id", None) or self._op_id()
         t = reconcile(self.view, op, at, op_id)
-        _overlay(self.view, t)
+        self.view.apply(t)
         return t
 
     def record(self, at: datetime, **kw: Any) -> tuple[Transition, Record]:
