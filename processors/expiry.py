@@ -2,7 +2,8 @@
 review_due ops; reconciliation stays the single writer.
 
 Not needed for correct reads (eligibility checks validity against the request's time); it marks
-and reports what is due. Its clock is each partition's event-time watermark. Each emitted op's id
+and reports what is due. Its clock is event time: each user's watermark decides, the partition's
+bounds the candidates. Each emitted op's id
 is derived from (kind, record, due time), so a sweep repeated after a rebalance or a crash emits
 ops the engine recognises as duplicates.
 """
@@ -10,12 +11,11 @@ ops the engine recognises as duplicates.
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any
 
 import orjson
-import redis
 
 from memory.models import iso
+from state.engine import Engine
 from state.scripts import LuaScript
 from streams.topics import user_key
 
@@ -33,15 +33,14 @@ def due_member(tenant: str, user: str, record_id: str, kind: str) -> str:
 
 
 class ExpiryService:
-    def __init__(self, client: redis.Redis, progress: Progress, ops_topic: str, batch: int = 500,
-                 engine: Any = None) -> None:
-        self.r = client
+    def __init__(self, engine: Engine, progress: Progress, ops_topic: str, batch: int = 500) -> None:
+        self.r = engine.r
         self.engine = engine
         self.progress = progress
         self.ops_topic = ops_topic
         self.batch = batch
         # reconciliation drops an entry with it when the sweep's op changed nothing
-        self.zrem_if_due = LuaScript(client, _ZREM_IF_DUE)
+        self.zrem_if_due = LuaScript(engine.r, _ZREM_IF_DUE)
 
     def sweep(self, partitions: list[int], max_scan: int = 20_000) -> list[tuple[bytes, bytes]]:
         """Ops for everything due, on the partitions this worker owns, by each user's event time."""
@@ -63,9 +62,9 @@ class ExpiryService:
                 offset += len(page)
                 due = [(m.decode().split("/"), int(score)) for m, score in page]
                 users = sorted({(parts[0], parts[1]) for parts, _ in due})
-                user_marks = dict(zip(users, self.engine.watermarks(users))) if self.engine else {}
+                user_marks = dict(zip(users, self.engine.watermarks(users)))
                 for (tenant, user, record_id, kind), due_ms in due:
-                    mark = user_marks.get((tenant, user)) if self.engine else now
+                    mark = user_marks.get((tenant, user))
                     if mark is None or due_ms > mark:
                         continue
                     at = iso(datetime.fromtimestamp(due_ms / 1000, tz=timezone.utc))

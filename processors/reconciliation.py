@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import redis
 
 from memory.models import OpIn, iso, to_ms
 from state.engine import Engine
@@ -27,10 +26,9 @@ def parse_op(msg: RawMessage) -> OpIn:
 
 
 class ReconciliationService:
-    def __init__(self, engine: Engine, client: redis.Redis, progress: Progress,
-                 expiry: ExpiryService | None = None) -> None:
+    def __init__(self, engine: Engine, progress: Progress, expiry: ExpiryService | None = None) -> None:
         self.engine = engine
-        self.r = client
+        self.r = engine.r
         self.progress = progress
         self.expiry = expiry
 

@@ -97,8 +97,8 @@ def create_app(settings: Settings, bootstrap: str, redis_url: str,
     client = redis.Redis.from_url(redis_url)
     engine = Engine(client, namespace=settings.namespace)
     progress = Progress(client, settings.namespace)
-    expiry = ExpiryService(client, progress, specs[OPS].name, engine=engine)
-    reconciliation = ReconciliationService(engine, client, progress, expiry)
+    expiry = ExpiryService(engine, progress, specs[OPS].name)
+    reconciliation = ReconciliationService(engine, progress, expiry)
     extraction = ExtractionService(extractor=extractor_from_settings(settings))
     io = ThreadPoolExecutor(max_workers=1, thread_name_prefix="slotstream-redis")
     if settings.profile:
