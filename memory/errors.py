@@ -29,6 +29,15 @@ class Reason(StrEnum):
     TARGET_NOT_FOUND = "target_not_found"
     TARGET_NOT_PENDING = "target_not_pending"
     TENANT_MISMATCH = "tenant_mismatch"
+    INVALID_ATTRIBUTE = "invalid_attribute"
+    TIME_OUT_OF_RANGE = "time_out_of_range"
+    EVENT_TIME_IN_FUTURE = "event_time_in_future"
+    TOO_LARGE = "too_large"
+    TOO_DEEP = "too_deep"
+    TOO_MANY_OPS = "too_many_ops"
+    # a message no rule refused but processing failed on: kept in the dead-letter topic with the
+    # error's class, so one bad message never holds up or takes down the rest of its batch
+    INTERNAL_ERROR = "internal_error"
     # reconciliation outcomes that drop an otherwise valid op
     SUPPRESSED = "suppressed"
     USER_ERASED = "user_erased"

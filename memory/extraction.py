@@ -68,11 +68,13 @@ from datetime import datetime, timedelta
 from typing import Any, Callable, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from .errors import Reason
-from .models import Cardinality, Kind, iso, parse_time
+from .limits import MAX_TURN_CHARS
+from .models import OP_ID_RE, SCOPE_ID_RE, Cardinality, Kind, iso, wire_id, wire_time
 from .registry import TEMPORARY_LIFETIME, resolve
-from .secrets import find_secrets, redact
+from .secrets import redact, refusal_spans
 from .validation import derive_id
 
 __all__ = [
@@ -116,7 +118,39 @@ class Turn(BaseModel):
     @field_validator("at", mode="before")
     @classmethod
     def _time(cls, v: Any) -> Any:
-        return parse_time(v)
+        return wire_time(v)
+
+    @field_validator("tenant", mode="before")
+    @classmethod
+    def _tenant(cls, v: Any) -> Any:
+        return wire_id(v, Reason.MISSING_TENANT)
+
+    @field_validator("user", mode="before")
+    @classmethod
+    def _user(cls, v: Any) -> Any:
+        return wire_id(v, Reason.MISSING_USER)
+
+    @field_validator("session", "project", mode="before")
+    @classmethod
+    def _scope_id(cls, v: Any) -> Any:
+        if v is not None and (not isinstance(v, str) or not SCOPE_ID_RE.match(v)):
+            raise PydanticCustomError(Reason.INVALID_SCOPE.value, "a session or project id is 1..128 characters "
+                                      "without whitespace, braces or |")
+        return v
+
+    @field_validator("turn_id", mode="before")
+    @classmethod
+    def _turn_id(cls, v: Any) -> Any:
+        if v is not None and (not isinstance(v, str) or not OP_ID_RE.match(v)):
+            raise PydanticCustomError(Reason.INVALID_ID.value, "a turn id is 1..256 printable characters")
+        return v
+
+    @field_validator("text")
+    @classmethod
+    def _text(cls, v: str) -> str:
+        if len(v) > MAX_TURN_CHARS:
+            raise PydanticCustomError(Reason.TOO_LARGE.value, f"text: {len(v)} characters, at most {MAX_TURN_CHARS}")
+        return v
 
     def source_id(self) -> str:
         return self.turn_id or derive_id("turn_", self.tenant, self.user, iso(self.at), self.text)
@@ -323,29 +357,6 @@ def _to_int(token: str) -> int | None:
             return None
     total += digit or 0
     return total or None
-
-
-# --- secrets: memory.secrets plus Chinese phrasings it misses ("我的密码是…", "口令：…") ---------
-
-_EXTRA_SECRETS: list[tuple[str, re.Pattern[str]]] = [
-    ("password", re.compile(r"(?:支付密码|登录密码|密码|口令|pin码?)\s*(?:是|为|[:：=])\s*[^\s，,。；;！!？?]+", re.I)),
-    ("api_key_named", re.compile(r"(?:密钥|令牌|秘钥|api\s*key|token)\s*(?:是|为|[:：=])\s*[^\s，,。；;！!？?]{8,}", re.I)),
-    ("one_time_code", re.compile(r"(?:验证码|动态码|校验码|短信码)\D{0,12}\d{4,8}")),
-]
-
-
-def _secret_spans(text: str) -> list[tuple[str, int, int]]:
-    spans = list(find_secrets(text))
-    for kind, rx in _EXTRA_SECRETS:
-        spans.extend((kind, m.start(), m.end()) for m in rx.finditer(text))
-    return spans
-
-
-def _redact(text: str) -> str:
-    out = redact(text)
-    for kind, rx in _EXTRA_SECRETS:
-        out = rx.sub(f"[REDACTED:{kind}]", out)
-    return out
 
 
 # --- markers ------------------------------------------------------------------------------
@@ -1036,7 +1047,7 @@ class RuleExtractor:
     """Deterministic English/Chinese rules. Pure: the same turn always gives the same extraction."""
 
     def extract(self, turn: Turn) -> Extraction:
-        redacted_text = _redact(turn.text)
+        redacted_text = redact(turn.text)
         if turn.role != "user":
             return Extraction(redacted_text=redacted_text)  # an assistant's answer is never evidence
         items: list[Proposal] = []
@@ -1046,14 +1057,14 @@ class RuleExtractor:
             if code not in refused:
                 refused.append(code)
 
-        spans = _secret_spans(turn.text)
+        spans = refusal_spans(turn.text)
         hold = bool(_HOLD.search(turn.text))
         carry = False  # a standalone "that was wrong." applies to the next understood sentence
         for s in split_sentences(turn.text):
-            if _secret_spans(s.text) or any(a < s.end and b > s.start for _, a, b in spans):
+            if refusal_spans(s.text) or any(a < s.end and b > s.start for _, a, b in spans):
                 refuse(REFUSED_SECRET)
                 continue
-            quote = _redact(s.text)
+            quote = redact(s.text)
             body = _LEAD_CORRECTION.sub("", s.text).strip()
             corrected = bool(_LEAD_NO.match(s.text) or _CORRECTION.search(s.text))
             if s.question and not _QUESTION_OK.search(body):

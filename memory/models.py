@@ -11,9 +11,11 @@ from datetime import datetime, timezone
 from enum import StrEnum
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from .errors import Reason, Rejected
+from .limits import MAX_DEPTH, MAX_ID_CHARS, check_shape, check_time
 
 
 class Kind(StrEnum):
@@ -100,9 +102,15 @@ class SourceType(StrEnum):
 
 # --- ids and time -------------------------------------------------------------------------
 
-# Tenant/user ids go into Redis key hash tags: no braces, colons or whitespace.
+# Tenant/user ids go into Redis key hash tags: no braces, colons or whitespace. Ids are checked
+# as sent: never trimmed first, so "A " is refused rather than quietly becoming "A".
 ID_RE = re.compile(r"^[A-Za-z0-9_.@+\-]{1,128}$")
-SCOPE_ID_RE = re.compile(r"^[^\s{}]{1,128}$")
+SCOPE_ID_RE = re.compile(r"^[^\s{}|\x00-\x1f\x7f]{1,128}$")
+# Slot key parts: "|" joins them, so neither subject nor attribute may contain it.
+ATTRIBUTE_RE = re.compile(r"^[\w\-]+(?:\.[\w\-]+)*$")
+SUBJECT_RE = re.compile(r"^[\w\-.:@/+]+$")
+# Idempotency keys: printable, no whitespace (file:line, topic:partition:offset, producer ids).
+OP_ID_RE = re.compile(r"^[^\s\x00-\x1f\x7f]{1,256}$")
 
 
 def utc(dt: datetime) -> datetime:
@@ -110,14 +118,41 @@ def utc(dt: datetime) -> datetime:
 
 
 def parse_time(value: Any) -> datetime:
+    """An aware UTC datetime in the supported range; ValueError for a malformed one, `Rejected`
+    (time_out_of_range) for one outside `limits.MIN_TIME`..`MAX_TIME`."""
     if isinstance(value, datetime):
-        return utc(value)
-    if isinstance(value, str):
+        return check_time(utc(value))
+    if isinstance(value, str) and len(value) <= 64:
         text = value.strip()
         if text.endswith("Z"):
             text = text[:-1] + "+00:00"
-        return utc(datetime.fromisoformat(text))
-    raise ValueError(f"not a timestamp: {value!r}")
+        try:
+            parsed = datetime.fromisoformat(text)
+        except ValueError:
+            raise ValueError(f"not an ISO-8601 timestamp: {value!r}") from None
+        try:
+            return check_time(utc(parsed))
+        except OverflowError:  # an offset that pushes year 1 or 9999 past the calendar
+            raise Rejected(Reason.TIME_OUT_OF_RANGE, f"{value!r}") from None
+    raise ValueError(f"not a timestamp: {str(value)[:64]!r}")
+
+
+def wire_time(value: Any) -> datetime | None:
+    """`parse_time` for pydantic validators: an out-of-range time keeps its reason code."""
+    if value is None:
+        return None
+    try:
+        return parse_time(value)
+    except Rejected as rej:
+        raise PydanticCustomError(rej.reason.value, rej.detail or rej.reason.value) from None
+
+
+def wire_id(value: Any, missing: Reason) -> Any:
+    """`check_id` for pydantic validators (run before any other coercion)."""
+    try:
+        return check_id(value, missing)
+    except Rejected as rej:
+        raise PydanticCustomError(rej.reason.value, rej.detail or rej.reason.value) from None
 
 
 def to_ms(dt: datetime | None) -> int | None:
@@ -134,8 +169,23 @@ def check_id(value: str | None, missing: Reason) -> str:
     if value is None or value == "":
         raise Rejected(missing)
     if not isinstance(value, str) or not ID_RE.match(value):
-        raise Rejected(Reason.INVALID_ID, f"{value!r} must match {ID_RE.pattern}")
+        raise Rejected(Reason.INVALID_ID, f"{str(value)[:MAX_ID_CHARS]!r} must match {ID_RE.pattern}")
     return value
+
+
+def check_op_id(value: str) -> str:
+    if not OP_ID_RE.match(value):
+        raise Rejected(Reason.INVALID_ID, "an op id is 1..256 printable characters without whitespace")
+    return value
+
+
+def check_slot_parts(subject: str, attribute: str) -> None:
+    if not attribute or len(attribute) > MAX_ID_CHARS or not ATTRIBUTE_RE.match(attribute):
+        raise Rejected(Reason.INVALID_ATTRIBUTE,
+                       "an attribute is dotted words (letters, digits, _ and -), at most 128 characters")
+    if not subject or len(subject) > MAX_ID_CHARS or not SUBJECT_RE.match(subject):
+        raise Rejected(Reason.INVALID_ATTRIBUTE,
+                       "a subject is letters, digits and - _ . : @ / +, at most 128 characters")
 
 
 def parse_scope(scope: str | None) -> str:
@@ -150,7 +200,7 @@ def parse_scope(scope: str | None) -> str:
     if not sep or not ident.strip():
         raise Rejected(Reason.SCOPE_MISSING_ID, f"{scope!r} has no id")
     if not SCOPE_ID_RE.match(ident):
-        raise Rejected(Reason.INVALID_SCOPE, f"{scope!r}: bad id")
+        raise Rejected(Reason.INVALID_SCOPE, f"{scope[:MAX_ID_CHARS]!r}: bad id")
     return f"{head}:{ident}"
 
 
@@ -171,7 +221,7 @@ def slot_key(subject: str, attribute: str, scope: str) -> str:
 
 
 class _Wire(BaseModel):
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, use_enum_values=False)
+    model_config = ConfigDict(extra="forbid", use_enum_values=False)
 
 
 class Evidence(_Wire):
@@ -183,7 +233,7 @@ class Evidence(_Wire):
     @field_validator("at", mode="before")
     @classmethod
     def _time(cls, v: Any) -> Any:
-        return None if v is None else parse_time(v)
+        return wire_time(v)
 
 
 class RecordIn(_Wire):
@@ -217,7 +267,7 @@ class RecordIn(_Wire):
     @field_validator("valid_from", "valid_until", "review_at", "observed_at", mode="before")
     @classmethod
     def _time(cls, v: Any) -> Any:
-        return None if v is None else parse_time(v)
+        return wire_time(v)
 
 
 class Record(BaseModel):
@@ -377,7 +427,7 @@ class ContextRequest(_Wire):
     @field_validator("at", mode="before")
     @classmethod
     def _time(cls, v: Any) -> Any:
-        return None if v is None else parse_time(v)
+        return wire_time(v)
 
     def scopes(self) -> list[str]:
         out = ["global"]
@@ -447,4 +497,26 @@ class OpIn(BaseModel):
     @field_validator("at", mode="before")
     @classmethod
     def _time(cls, v: Any) -> Any:
-        return parse_time(v)
+        if v is None:
+            raise PydanticCustomError("missing", "at: the event time is required")
+        return wire_time(v)
+
+    @field_validator("op_id")
+    @classmethod
+    def _op_id(cls, v: str | None) -> str | None:
+        if v is None:
+            return None
+        try:
+            return check_op_id(v)
+        except Rejected as rej:
+            raise PydanticCustomError(rej.reason.value, rej.detail) from None
+
+    @model_validator(mode="after")
+    def _shape(self) -> "OpIn":
+        for body in (self.record, self.command):
+            if body is not None:
+                try:
+                    check_shape(body, MAX_DEPTH - 1, what="an op")
+                except Rejected as rej:
+                    raise PydanticCustomError(rej.reason.value, rej.detail) from None
+        return self

@@ -1,20 +1,80 @@
-"""Secret detection shared by the extractor and the engine: secrets are never stored (rule 7)."""
+"""The one secret detector (rule 7: secrets are never stored).
+
+Extraction, record validation, dead letters and the LLM extractor's redaction all use it, so
+what one path refuses every path refuses. Detection is by shape: named credentials ("password
+is …", "密码 …", "api key: …"), well-known token formats (provider key prefixes, JWTs, AWS
+secret keys, bearer tokens, private key blocks, URLs with a password), one-time codes and PINs,
+and card numbers (Luhn-checked).
+"""
 
 from __future__ import annotations
 
 import re
+from typing import Any
+
+# A token that looks like a credential rather than a word: it has a digit or a symbol in it.
+_CREDENTIAL_TOKEN = r"(?=[^\s]*[0-9!@#$%^&*+=?~])[^\s，,。；;！!？?]{4,}"
 
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("api_key", re.compile(r"\b(?:sk|pk|rk|ghp|gho|xox[abp]|AKIA)[-_A-Za-z0-9]{12,}\b")),
-    ("bearer_token", re.compile(r"\bBearer\s+[A-Za-z0-9._\-]{16,}")),
+    ("api_key", re.compile(r"""
+        (?<![A-Za-z0-9])
+        (?: (?:sk|pk|rk)[-_](?:live|test|proj)?[-_A-Za-z0-9]{12,}   # sk-…, sk_live_…, pk_test_…
+          | (?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}                # GitHub tokens
+          | github_pat_[A-Za-z0-9_]{20,}
+          | glpat-[-_A-Za-z0-9]{16,}                                # GitLab
+          | xox[abpr]-[-A-Za-z0-9]{10,}                             # Slack
+          | (?:AKIA|ASIA)[A-Z0-9]{16}                               # AWS access key id
+          | AIza[-_A-Za-z0-9]{30,}                                  # Google API key
+        )""", re.VERBOSE)),
+    ("aws_secret_key", re.compile(r"""
+        (?<![A-Za-z0-9/+=])
+        (?=[A-Za-z0-9/+]*[A-Z])(?=[A-Za-z0-9/+]*[a-z])(?=[A-Za-z0-9/+]*[0-9])
+        [A-Za-z0-9/+]{40}
+        (?![A-Za-z0-9/+=])""", re.VERBOSE)),
+    ("jwt", re.compile(r"\beyJ[-_A-Za-z0-9]{5,}\.[-_A-Za-z0-9]{5,}\.[-_A-Za-z0-9]{5,}")),
+    ("bearer_token", re.compile(r"\bBearer\s+[-._~+/=A-Za-z0-9]{16,}")),
     ("private_key", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")),
-    ("password", re.compile(r"(?i)\b(?:password|passwd|pwd|passcode)\s*(?:is|:|=)\s*\S+")),
+    ("connection_string", re.compile(r"""
+        \b[A-Za-z][A-Za-z0-9+.\-]{1,20}://     # scheme
+        [^\s:/@]+ : [^\s@/]+ @                 # user:password@
+        """, re.VERBOSE)),
+    ("password", re.compile(r"""
+        (?i)(?<![a-z])
+        (?:password|passwd|passcode|passphrase|pwd|pw|pass)
+        ["']? \s* (?:is|was|=|:|：) \s* ["']? [^\s"',;]+""", re.VERBOSE)),
+    ("password", re.compile(r"(?i)(?<![a-z])(?:password|passwd|passcode|pwd|pass)\s+(?!is\b|was\b)"
+                            + _CREDENTIAL_TOKEN)),
     # no \b before CJK words: between two Chinese characters there is no word boundary
-    ("password", re.compile(r"(?:密码|口令)\s*(?:是|为|:|：|=)\s*[^\s。，；！？,;!?]+")),
-    ("one_time_code", re.compile(r"(?i)(?:\b(?:otp|one[- ]time (?:code|password)|verification code|2fa code)\b|验证码)\D{0,12}\d{4,8}")),
-    ("api_key_named", re.compile(r"(?i)\b(?:api[_ -]?key|secret[_ -]?key|access[_ -]?token|token|密钥)\s*(?:is|:|=|是|为)\s*\S{8,}")),
+    ("password", re.compile(r"(?i)(?:支付密码|登录密码|密码|口令|pin码?)\s*(?:是|为|[:：=])\s*[^\s，,。；;！!？?]+")),
+    ("password", re.compile(r"(?i)(?:支付密码|登录密码|密码|口令|pin码)\s*" + _CREDENTIAL_TOKEN)),
+    ("pin", re.compile(r"(?i)\bpin(?:\s*code)?\b\s*(?:is|:|=|：)?\s*\d{4,8}\b")),
+    ("one_time_code", re.compile(r"""
+        (?i)
+        (?: \b(?:otp|one[- ]time\ (?:code|password|passcode)|verification\ code|security\ code
+              |2fa\ code|auth(?:entication)?\ code|login\ code|sms\ code)\b
+          | 验证码|动态码|校验码|短信码|确认码 )
+        \D{0,12}\d{4,8}""", re.VERBOSE)),
+    ("api_key_named", re.compile(r"""
+        (?i)(?<![a-z])
+        (?:api[_ -]?key|secret[_ -]?key|access[_ -]?key|access[_ -]?token|auth[_ -]?token
+          |refresh[_ -]?token|client[_ -]?secret|token|secret|密钥|令牌|秘钥)
+        ["']? \s* (?:is|:|=|是|为|：) \s* ["']? [^\s，,。；;！!？?"']{8,}""", re.VERBOSE)),
 ]
+_TRAILING = ".)]}>"
 _CARD = re.compile(r"\b\d(?:[ -]?\d){12,18}\b")
+# What `redact` leaves behind. Text that carries it stood next to a secret: validation refuses
+# it as a value or statement, since the secret it replaced was the point of the text.
+REDACTION_MARK = re.compile(r"\[REDACTED:[a-z_]+\]")
+
+# Attribute segments and structure keys that name a credential: whatever value sits under
+# them is a secret, even one the patterns above would not recognise ("hunter2").
+_SECRET_NAMES = frozenset({
+    "password", "passwd", "passcode", "passphrase", "pwd", "pin", "pin_code", "pincode", "secret",
+    "secrets", "api_key", "apikey", "access_key", "secret_key", "access_token", "refresh_token",
+    "auth_token", "token", "otp", "one_time_code", "verification_code", "cvv", "cvc", "card_number",
+    "credit_card", "credential", "credentials", "private_key", "ssn", "client_secret",
+})
+_SECRET_SUFFIXES = ("_password", "_passwd", "_secret", "_token", "_api_key", "_apikey", "_pin", "_otp")
 
 
 def _luhn_ok(digits: str) -> bool:
@@ -35,7 +95,10 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
     found: list[tuple[str, int, int]] = []
     for kind, pat in _PATTERNS:
         for m in pat.finditer(text):
-            found.append((kind, m.start(), m.end()))
+            end = m.end()
+            while end > m.start() + 1 and text[end - 1] in _TRAILING:
+                end -= 1  # the sentence's full stop is not part of the secret
+            found.append((kind, m.start(), end))
     for m in _CARD.finditer(text):
         digits = re.sub(r"\D", "", m.group())
         if 13 <= len(digits) <= 19 and _luhn_ok(digits):
@@ -43,30 +106,89 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
     return found
 
 
-def _scoped(pattern: str) -> str:
-    return f"(?i:{pattern[4:]})" if pattern.startswith("(?i)") else f"(?:{pattern})"
+def _scoped(pattern: re.Pattern[str]) -> str:
+    source = pattern.pattern
+    flags = "x" if pattern.flags & re.VERBOSE else ""
+    if source.lstrip().startswith("(?i)"):
+        source = source.lstrip()[4:]
+        flags += "i"
+    return f"(?{flags}:{source})" if flags else f"(?:{source})"
 
 
-_ANY = re.compile("|".join(_scoped(pat.pattern) for _, pat in _PATTERNS))
+_ANY = re.compile("|".join(_scoped(pat) for _, pat in _PATTERNS))
 _DIGIT_RUN = re.compile(r"\d[\d -]{11,}")
 
 
 def contains_secret(text: str) -> bool:
-    # one combined pass first: this runs on every record the engine stores
+    # one combined pass first: this runs on every text field the engine stores
     if _ANY.search(text):
         return True
     return bool(_DIGIT_RUN.search(text)) and bool(find_secrets(text))
 
 
+def is_secret_name(name: str) -> bool:
+    """An attribute or key name that says its value is a credential (`account.password`,
+    `{"api_key": …}`), compared segment by segment of a dotted name."""
+    for segment in name.casefold().replace("-", "_").split("."):
+        if segment in _SECRET_NAMES or segment.endswith(_SECRET_SUFFIXES):
+            return True
+    return False
+
+
+def value_has_secret(value: Any) -> bool:
+    """A JSON value with a secret anywhere: in a string, or under a credential-named key."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if contains_secret(item) or REDACTION_MARK.search(item):
+                return True
+        elif isinstance(item, dict):
+            for key, sub in item.items():
+                if isinstance(key, str) and (is_secret_name(key) or contains_secret(key)):
+                    return True
+                stack.append(sub)
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
 def redact(text: str) -> str:
     """Replace every secret span by a marker naming its kind; the rest of the text stays."""
-    spans = sorted(find_secrets(text), key=lambda s: s[1])
+    spans = sorted(find_secrets(text), key=lambda s: (s[1], -s[2]))
     out, pos = [], 0
     for kind, start, end in spans:
-        if start < pos:
+        if start < pos:  # overlaps the span just redacted: widen it
+            pos = max(pos, end)
             continue
         out.append(text[pos:start])
         out.append(f"[REDACTED:{kind}]")
         pos = end
     out.append(text[pos:])
     return "".join(out)
+
+
+def refusal_spans(text: str) -> list[tuple[str, int, int]]:
+    """Spans a sentence must not overlap to be kept: secrets, and markers left where a producer
+    already redacted one (the sentence was about the secret)."""
+    return find_secrets(text) + [("redacted", m.start(), m.end()) for m in REDACTION_MARK.finditer(text)]
+
+
+def scrub(data: Any) -> Any:
+    """A copy of a JSON value with every secret redacted and every value under a credential-named
+    key replaced: what a producer writes to a topic instead of the secret."""
+    if isinstance(data, str):
+        return redact(data)
+    if isinstance(data, list):
+        return [scrub(item) for item in data]
+    if isinstance(data, dict):
+        out: dict[Any, Any] = {}
+        for key, value in data.items():
+            name = key if isinstance(key, str) else str(key)
+            if is_secret_name(name) or (name == "value" and isinstance(data.get("attribute"), str)
+                                         and is_secret_name(data["attribute"])):
+                out[redact(name)] = "[REDACTED:secret]" if value is not None else None
+            else:
+                out[redact(name) if isinstance(key, str) else key] = scrub(value)
+        return out
+    return data

@@ -15,6 +15,7 @@ import orjson
 from pydantic import TypeAdapter, ValidationError
 
 from .errors import Reason, Rejected
+from .limits import MAX_EVIDENCE, MAX_TEXT_CHARS, MAX_VALUE_CHARS, MAX_VALUE_DEPTH, check_shape, check_text
 from .models import (
     COMMAND_OPS,
     Authority,
@@ -26,10 +27,11 @@ from .models import (
     SourceType,
     Status,
     check_id,
+    check_slot_parts,
     parse_scope,
 )
 from .registry import TEMPORARY_LIFETIME, resolve
-from .secrets import contains_secret, redact
+from .secrets import REDACTION_MARK, contains_secret, is_secret_name, redact, value_has_secret
 
 _COMMAND = TypeAdapter(Command)
 _FIELD_REASONS = {
@@ -61,13 +63,41 @@ def derive_id(prefix: str, *parts: Any) -> str:
     return f"{prefix}{h}"
 
 
-def _pydantic_reason(err: ValidationError) -> Rejected:
-    first = err.errors()[0]
+_REASON_VALUES = {r.value: r for r in Reason}
+
+
+def pydantic_reason(err: ValidationError) -> Rejected:
+    """The first error of a pydantic validation as a reason code; never the offending input,
+    which may be a secret or megabytes long."""
+    first = err.errors(include_input=False, include_url=False)[0]
     loc = first.get("loc") or ("?",)
-    field = str(loc[0])
-    if first.get("type") == "missing":
+    field = ".".join(str(part) for part in loc) or "?"
+    kind = str(first.get("type"))
+    if kind == "missing":
         return Rejected(Reason.MISSING_FIELD, field)
-    return Rejected(_FIELD_REASONS.get(field, Reason.INVALID_FIELD), f"{field}: {first.get('msg')}")
+    if kind in _REASON_VALUES:  # raised by our own validators with a reason code as its type
+        return Rejected(_REASON_VALUES[kind], f"{field}: {first.get('msg')}")
+    return Rejected(_FIELD_REASONS.get(str(loc[0]), Reason.INVALID_FIELD), f"{field}: {first.get('msg')}"[:300])
+
+
+def check_no_secret(*texts: str | None) -> None:
+    for text in texts:
+        if text and (contains_secret(text) or REDACTION_MARK.search(text)):
+            raise Rejected(Reason.SECRET_VALUE, "secrets (passwords, keys, codes, card numbers) are never stored")
+
+
+def check_value(value: Any, attribute: str) -> str:
+    """A record value within bounds and free of secrets; returns its text form."""
+    if isinstance(value, (dict, list)):
+        check_shape(value, MAX_VALUE_DEPTH, what="a value")
+    try:
+        text = value if isinstance(value, str) else orjson.dumps(value).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        raise Rejected(Reason.INVALID_FIELD, "value: not representable as JSON") from None
+    check_text(text, "value", MAX_VALUE_CHARS)
+    if is_secret_name(attribute) or value_has_secret(value):
+        raise Rejected(Reason.SECRET_VALUE, "secrets (passwords, keys, codes, card numbers) are never stored")
+    return text
 
 
 def parse_record(data: dict[str, Any]) -> RecordIn:
@@ -76,7 +106,7 @@ def parse_record(data: dict[str, Any]) -> RecordIn:
     try:
         return RecordIn.model_validate(data)
     except ValidationError as err:
-        raise _pydantic_reason(err) from None
+        raise pydantic_reason(err) from None
 
 
 def parse_command(data: dict[str, Any]) -> Any:
@@ -87,15 +117,36 @@ def parse_command(data: dict[str, Any]) -> Any:
     try:
         cmd = _COMMAND.validate_python(data)
     except ValidationError as err:
-        raise _pydantic_reason(err) from None
+        raise pydantic_reason(err) from None
     check_id(cmd.tenant, Reason.MISSING_TENANT)
     check_id(cmd.user, Reason.MISSING_USER)
+    record_id = getattr(cmd, "record_id", None)
+    if record_id is not None:
+        check_id(record_id, Reason.INVALID_ID)
     if cmd.op == "forget":
         if not cmd.record_id and cmd.match is None:
             raise Rejected(Reason.MISSING_FIELD, "forget needs record_id or match")
-        if cmd.match is not None and cmd.match.scope is not None:
-            cmd.match.scope = parse_scope(cmd.match.scope)
+        if cmd.match is not None:
+            check_slot_parts(cmd.match.subject, cmd.match.attribute)
+            if cmd.match.value is not None:
+                check_value(cmd.match.value, cmd.match.attribute)
+            if cmd.match.scope is not None:
+                cmd.match.scope = parse_scope(cmd.match.scope)
+    if cmd.op == "correct":
+        check_value(cmd.value, "")
+        check_text(cmd.statement, "statement")
+        check_no_secret(cmd.statement)
+        _check_evidence(cmd.evidence)
     return cmd
+
+
+def _check_evidence(evidence: list[Any]) -> None:
+    if len(evidence) > MAX_EVIDENCE:
+        raise Rejected(Reason.TOO_LARGE, f"evidence: {len(evidence)} entries, at most {MAX_EVIDENCE}")
+    for ev in evidence:
+        check_text(ev.quote, "evidence.quote")
+        check_text(ev.source_id, "evidence.source_id", 256)
+        check_no_secret(ev.source_id)  # an id is kept as is; a quote is redacted instead
 
 
 def _unit(name: str, v: float | None, default: float, reason: Reason = Reason.VALUE_OUT_OF_RANGE) -> float:
@@ -114,6 +165,7 @@ def build_record(rin: RecordIn, *, op_id: str, at: datetime) -> Record:
         check_id(rin.id, Reason.INVALID_ID)
     if not rin.attribute:
         raise Rejected(Reason.MISSING_FIELD, "attribute")
+    check_slot_parts(rin.subject, rin.attribute)
     scope = parse_scope(rin.scope)
     given_kind: Kind | None = None
     if rin.kind is not None:
@@ -137,11 +189,13 @@ def build_record(rin: RecordIn, *, op_id: str, at: datetime) -> Record:
     for ev in rin.evidence:
         if ev.source_type == SourceType.ASSISTANT:
             raise Rejected(Reason.ASSISTANT_NOT_EVIDENCE, "an assistant's own answer is never evidence")
+    _check_evidence(rin.evidence)
     sensitivity = rin.sensitivity or spec.sensitivity
-    value_text = rin.value if isinstance(rin.value, str) else orjson.dumps(rin.value).decode()
-    if sensitivity == Sensitivity.SECRET or contains_secret(
-            f"{value_text}\n{rin.statement or ''}"):
+    if sensitivity == Sensitivity.SECRET:
         raise Rejected(Reason.SECRET_VALUE, "secrets (passwords, keys, codes, card numbers) are never stored")
+    value_text = check_value(rin.value, rin.attribute)
+    check_text(rin.statement, "statement")
+    check_no_secret(rin.statement, rin.attribute, rin.subject, scope)
     if kind == Kind.SESSION_CONTEXT and not scope.startswith("session:"):
         raise Rejected(Reason.SESSION_CONTEXT_NOT_IN_SESSION, "session_context lives with a session scope")
 

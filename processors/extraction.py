@@ -8,12 +8,14 @@ from typing import Any
 
 import orjson
 
+from memory.errors import Reason
 from memory.extraction import Extractor, RuleExtractor, Turn
+from memory.limits import MAX_OPS_PER_TURN
 from memory.models import OpIn, iso
 from streams.schemas import ChangeMessage
 from streams.topics import user_key
 
-from .messages import BadMessage, BatchOutput, RawMessage, dead_letter, decode
+from .messages import BadMessage, BatchOutput, RawMessage, check_event_time, check_key, dead_letter, decode
 
 
 @dataclass
@@ -23,8 +25,9 @@ class TurnOutput:
 
 
 class ExtractionService:
-    def __init__(self, extractor: Extractor | None = None) -> None:
+    def __init__(self, extractor: Extractor | None = None, max_skew_seconds: float | None = None) -> None:
         self.extractor = extractor or RuleExtractor()
+        self.max_skew_seconds = max_skew_seconds
 
     def ops_for_turn(self, turn: Turn, op_prefix: str) -> TurnOutput:
         """The ops a turn yields, each with a stable id `<op_prefix>#<n>` (replays yield the same).
@@ -50,12 +53,18 @@ class ExtractionService:
         for msg in batch:
             try:
                 turn = decode(msg, Turn, {"turn_id": msg.source_id})
+                check_key(msg, turn.tenant, turn.user)
+                if self.max_skew_seconds is not None:
+                    check_event_time(msg, turn.at, self.max_skew_seconds)
+                assert turn.turn_id is not None
+                result = self.ops_for_turn(turn, op_prefix=turn.turn_id)
+                if len(result.ops) > MAX_OPS_PER_TURN:
+                    raise BadMessage(Reason.TOO_MANY_OPS.value,
+                                     f"{len(result.ops)} records or commands in one turn, at most {MAX_OPS_PER_TURN}")
             except BadMessage as bad:
                 out.dead.append((msg.key, dead_letter(msg, bad.reason, bad.detail, "extraction")))
                 continue
-            assert turn.turn_id is not None
             key = user_key(turn.tenant, turn.user)
-            result = self.ops_for_turn(turn, op_prefix=turn.turn_id)
             out.ops.extend((key, orjson.dumps(op_json(op))) for op in result.ops)
             if result.refused:
                 note = ChangeMessage(op_id=turn.turn_id, outcome="refused", reason=",".join(result.refused),

@@ -43,11 +43,6 @@ from memory.registry import TEMPORARY_LIFETIME, known_attributes
 from memory.secrets import contains_secret, redact
 from memory.validation import build_record, parse_command, parse_record
 
-try:  # the rule extractor's redaction also covers Chinese phrasings memory.secrets misses
-    from memory.extraction import _redact as _redact_text
-except ImportError:  # pragma: no cover - fall back to the shared detector
-    _redact_text = redact
-
 __all__ = [
     "LLMExtractor",
     "CombinedExtractor",
@@ -190,7 +185,7 @@ class LLMExtractor:
     # --- the protocol -------------------------------------------------------------------------
 
     def extract(self, turn: Turn) -> Extraction:
-        redacted = _redact_text(turn.text)
+        redacted = redact(turn.text)
         if turn.role != "user" or not redacted.strip():
             return Extraction(redacted_text=redacted)  # an assistant's answer is never evidence
         if self.cooldown > 0 and time.monotonic() < self._down_until:

@@ -1,15 +1,29 @@
-"""What the processors read and write on Kafka, independent of the Faust app that moves it."""
+"""What the processors read and write on Kafka, independent of the runtime that moves it.
+
+Every check that can refuse a message runs here or in the domain's validation, before anything
+is written: size, JSON shape, the key against the payload's tenant and user, event time against
+ingest time. A refused message becomes a bounded dead letter: the reason, a redacted excerpt, the
+original's length and hash, and where it came from — never the payload itself, which may carry a
+secret or be megabytes long.
+"""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, TypeVar
 
 import orjson
 from pydantic import BaseModel, ValidationError
 
-from memory.errors import Reason
+from memory.errors import Reason, Rejected
+from memory.limits import DEAD_LETTER_EXCERPT_CHARS, MAX_DEPTH, MAX_MESSAGE_BYTES, check_shape
+from memory.models import iso, to_ms
+from memory.secrets import redact
+from memory.validation import pydantic_reason
 from streams.schemas import DeadLetter, SourceRef
+from streams.topics import user_key
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -21,6 +35,7 @@ class RawMessage:
     offset: int
     key: bytes | None
     value: bytes | None
+    timestamp_ms: int | None = None  # ingest time: the broker's (or producer's) record timestamp
 
     @property
     def source(self) -> SourceRef:
@@ -43,36 +58,81 @@ class BatchOutput:
     dead: list[Keyed] = field(default_factory=list)
     watermark: dict[int, int] = field(default_factory=dict)  # partition -> newest event time (ms)
 
+    def merge(self, other: "BatchOutput") -> None:
+        self.ops += other.ops
+        self.changes += other.changes
+        self.dead += other.dead
+        for partition, ms in other.watermark.items():
+            self.watermark[partition] = max(self.watermark.get(partition, ms), ms)
+
 
 class BadMessage(ValueError):
     def __init__(self, reason: str, detail: str) -> None:
         super().__init__(reason, detail)
         self.reason, self.detail = reason, detail
 
+    @classmethod
+    def of(cls, rejected: Rejected) -> "BadMessage":
+        return cls(rejected.reason.value, rejected.detail)
+
 
 def decode(msg: RawMessage, model: type[M], defaults: dict[str, Any] | None = None) -> M:
-    """One JSON object message as `model`; BadMessage names the reason code."""
+    """One JSON object message as `model`, within the size and nesting bounds; BadMessage names
+    the reason code."""
+    raw = msg.value or b""
+    if len(raw) > MAX_MESSAGE_BYTES:
+        raise BadMessage(Reason.TOO_LARGE.value, f"{len(raw)} bytes, at most {MAX_MESSAGE_BYTES}")
     try:
-        data = orjson.loads(msg.value or b"")
+        data = orjson.loads(raw)
     except orjson.JSONDecodeError as err:
-        raise BadMessage(Reason.INVALID_JSON.value, str(err)) from None
+        raise BadMessage(Reason.INVALID_JSON.value, str(err)[:200]) from None
     if not isinstance(data, dict):
         raise BadMessage(Reason.INVALID_FIELD.value, f"a {model.__name__} message is a JSON object")
+    try:
+        check_shape(data, MAX_DEPTH)
+    except Rejected as rej:
+        raise BadMessage.of(rej) from None
     for k, v in (defaults or {}).items():
         if data.get(k) is None:
             data[k] = v
     try:
         return model.model_validate(data)
     except ValidationError as err:
-        first = err.errors()[0]
-        field_name = str((first.get("loc") or ("?",))[0])
-        reason = Reason.MISSING_FIELD if first.get("type") == "missing" else Reason.INVALID_FIELD
-        raise BadMessage(reason.value, f"{field_name}: {first.get('msg')}") from None
+        raise BadMessage.of(pydantic_reason(err)) from None
 
 
-def dead_letter(msg: RawMessage, reason: str, detail: str, processor: str, at: Any = None) -> bytes:
-    payload = (msg.value or b"").decode("utf-8", errors="replace")
-    dl = DeadLetter(reason=reason, detail=detail[:500], processor=processor,  # type: ignore[arg-type]
-                    source=msg.source, key=msg.key.decode("utf-8", errors="replace") if msg.key else None,
-                    payload=payload, at=at)
+def check_key(msg: RawMessage, tenant: Any, user: Any) -> None:
+    """The message key decides whose message it is: a payload naming another tenant or user is
+    refused. (A payload without valid ids is left to validation, which names what is missing.)"""
+    if not (isinstance(tenant, str) and tenant and isinstance(user, str) and user):
+        return
+    if msg.key is None:
+        raise BadMessage(Reason.TENANT_MISMATCH.value, "the message has no key; it must be <tenant>/<user>")
+    if msg.key != user_key(tenant, user):
+        raise BadMessage(Reason.TENANT_MISMATCH.value, "the payload's tenant/user differ from the message key")
+
+
+def check_event_time(msg: RawMessage, at: datetime, max_skew_seconds: float) -> None:
+    """Event time may trail ingest time by any amount (backfills) but lead it only by the skew:
+    one message dated years ahead would otherwise move its user's event-time clock."""
+    if msg.timestamp_ms is None or msg.timestamp_ms < 0:
+        return
+    at_ms = to_ms(at) or 0
+    if at_ms > msg.timestamp_ms + max_skew_seconds * 1000:
+        raise BadMessage(Reason.EVENT_TIME_IN_FUTURE.value,
+                         f"event time {iso(at)} is more than {max_skew_seconds:g} s after ingest time")
+
+
+def dead_letter(msg: RawMessage, reason: str, detail: str, processor: str, at: Any = None,
+                error: str | None = None) -> bytes:
+    raw = msg.value or b""
+    excerpt: str | None = None
+    if reason != Reason.SECRET_VALUE.value:
+        # redact the whole text before cutting it, so a cut never splits a secret out of a pattern
+        text = raw[: MAX_MESSAGE_BYTES * 2].decode("utf-8", errors="replace")
+        excerpt = redact(text)[:DEAD_LETTER_EXCERPT_CHARS]
+    key = msg.key.decode("utf-8", errors="replace")[:300] if msg.key else None
+    dl = DeadLetter(reason=reason, detail=redact(detail)[:500], processor=processor,  # type: ignore[arg-type]
+                    source=msg.source, key=redact(key) if key else None, excerpt=excerpt, length=len(raw),
+                    sha256=hashlib.sha256(raw).hexdigest(), at=at, error=error)
     return dl.model_dump_json().encode()

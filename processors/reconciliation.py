@@ -1,36 +1,37 @@
 """Reconciliation processor: ops -> Redis (through the engine) -> changes; bad input -> dlq.
 
-At-least-once: a batch's offsets are acknowledged only after its writes landed, and every op
+At-least-once: a batch's position is recorded only after its writes landed, and every op
 carries an idempotency key (its own `op_id`, else topic/partition/offset), so a redelivery after
 a crash applies nothing twice and loses nothing.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-
 from memory.models import OpIn, iso, to_ms
+from state.due import DueEntry, DueIndex
 from state.engine import Engine
-from state.scripts import run_pipeline
 from streams.schemas import ChangeMessage
 
-from .expiry import ExpiryService, due_member
-from .messages import BadMessage, BatchOutput, RawMessage, dead_letter, decode
-from .progress import Progress
+from .messages import BadMessage, BatchOutput, RawMessage, check_event_time, check_key, dead_letter, decode
+
+SWEEP_OPS = ("expire", "review_due")
 
 
-def parse_op(msg: RawMessage) -> OpIn:
+def parse_op(msg: RawMessage, max_skew_seconds: float | None = None) -> OpIn:
     """One ops-topic message; without an op id of its own, its topic/partition/offset is the key."""
-    return decode(msg, OpIn, {"op_id": msg.source_id})
+    op = decode(msg, OpIn, {"op_id": msg.source_id})
+    body = op.record if op.record is not None else (op.command or {})
+    check_key(msg, body.get("tenant"), body.get("user"))
+    if max_skew_seconds is not None:
+        check_event_time(msg, op.at, max_skew_seconds)
+    return op
 
 
 class ReconciliationService:
-    def __init__(self, engine: Engine, progress: Progress, expiry: ExpiryService | None = None) -> None:
+    def __init__(self, engine: Engine, due_index: DueIndex, max_skew_seconds: float | None = None) -> None:
         self.engine = engine
-        self.r = engine.r
-        self.progress = progress
-        self.expiry = expiry
+        self.due_index = due_index
+        self.max_skew_seconds = max_skew_seconds
 
     def handle(self, batch: list[RawMessage]) -> BatchOutput:
         out = BatchOutput()
@@ -38,44 +39,31 @@ class ReconciliationService:
         sources: list[RawMessage] = []
         for msg in batch:
             try:
-                ops.append(parse_op(msg))
+                ops.append(parse_op(msg, self.max_skew_seconds))
             except BadMessage as bad:
                 out.dead.append((msg.key, dead_letter(msg, bad.reason, bad.detail, "reconciliation")))
                 continue
             sources.append(msg)
         results = self.engine.apply_many(ops) if ops else []
-        due: list[tuple[str, str, int | None]] = []  # (index key, member, due ms or None: not due any more)
-        stale: list[tuple[str, str, int]] = []  # (index key, member, the sweep op's time)
+        changes: list[tuple[int, DueEntry, int | None]] = []
+        handled: list[tuple[int, DueEntry, int]] = []
         for op, msg, res in zip(ops, sources, results):
             at_ms = to_ms(op.at) or 0
-            out.watermark[msg.partition] = max(out.watermark.get(msg.partition, 0), at_ms)
             if res.outcome == "rejected":
                 out.dead.append((msg.key, dead_letter(msg, res.reason or "rejected", res.detail,
                                                       "reconciliation", iso(op.at))))
+            else:
+                # a refused op does not move its partition's event-time clock
+                out.watermark[msg.partition] = max(out.watermark.get(msg.partition, 0), at_ms)
             change = ChangeMessage(op_id=res.op_id, outcome=res.outcome, reason=res.reason, tenant=res.tenant,
                                    user=res.user, at=op.at, changes=res.changes, source=msg.source)
             out.changes.append((msg.key, change.model_dump_json().encode()))
-            key = self.progress.due_key(msg.partition)
             for record_id, kind, due_ms in res.due:
-                due.append((key, due_member(res.tenant or "", res.user or "", record_id, kind), due_ms))
+                changes.append((msg.partition, DueEntry(res.tenant or "", res.user or "", record_id, kind), due_ms))
             cmd = op.command or {}
-            if cmd.get("op") in ("expire", "review_due") and res.outcome in ("noop", "duplicate", "rejected"):
+            if cmd.get("op") in SWEEP_OPS and res.outcome in ("noop", "duplicate", "rejected"):
                 # the sweep's op changed nothing: its index entry is stale (record gone or handled)
-                stale.append((key, due_member(str(cmd.get("tenant")), str(cmd.get("user")),
-                                              str(cmd.get("record_id")), cmd["op"]), at_ms))
-        if due or stale:
-            run_pipeline(self.r, lambda pipe: self._write_index(pipe, due, stale),
-                         [self.expiry.zrem_if_due] if self.expiry else [])
+                handled.append((msg.partition, DueEntry(str(cmd.get("tenant")), str(cmd.get("user")),
+                                                        str(cmd.get("record_id")), cmd["op"]), at_ms))
+        self.due_index.update(changes, handled)
         return out
-
-    def _write_index(self, pipe: Any, due: list[tuple[str, str, int | None]],
-                     stale: list[tuple[str, str, int]]) -> None:
-        """The expiry index (`<ns>:due:<partition>`), kept by the single writer of the records it lists."""
-        for key, member, due_ms in due:
-            if due_ms is None:
-                pipe.zrem(key, member)
-            else:
-                pipe.zadd(key, {member: due_ms})
-        if self.expiry is not None:
-            for key, member, at_ms in stale:
-                self.expiry.zrem_if_due(keys=[key], args=[member, at_ms], client=pipe)

@@ -91,7 +91,11 @@ def cmd_worker(args: argparse.Namespace) -> int:
     from streams.app import PROCESSORS, create_app
 
     chosen = PROCESSORS if args.processors == "all" else tuple(p.strip() for p in args.processors.split(","))
-    from .runtime import tune_gc
+    from .runtime import claim_namespace, tune_gc
+
+    code = claim_namespace(settings, rebuild=args.rebuild)
+    if code:
+        return code
 
     app = create_app(settings, settings.kafka_bootstrap, settings.redis_url, chosen)
     worker = Worker(app, loglevel=args.loglevel)
@@ -137,6 +141,9 @@ def build_parser() -> argparse.ArgumentParser:
     worker.add_argument("--processors", default="all",
                         help="comma-separated: extraction,reconciliation,expiry (default: all)")
     worker.add_argument("--loglevel", default="WARNING")
+    worker.add_argument("--rebuild", action="store_true",
+                        help="when the Redis namespace lost its state, rebuild it by re-reading the retained "
+                             "topics from the beginning (instead of stopping)")
     worker.set_defaults(func=cmd_worker)
 
     topics = sub.add_parser("topics", help="Kafka topics")

@@ -79,25 +79,25 @@ CONVERSATION = [
 def run_pipeline_demo(settings: Settings) -> int:
     """The main job: Redis, the Kafka broker and a worker (started locally unless configured), a
     short conversation sent as turns, and the context printed before and after each turn."""
-    import dataclasses
+    from pathlib import Path
 
     from .stack import LocalStack
 
-    if not settings.redis_url:
-        settings = dataclasses.replace(settings, namespace=fresh_namespace("demo"))
     print("starting: " + ", ".join(filter(None, [
         "embedded Redis" if not settings.redis_url else f"Redis {settings.redis_url}",
         "local Kafka broker (KRaft)" if not settings.kafka_bootstrap else f"Kafka {settings.kafka_bootstrap}",
         f"{settings.workers} worker(s)"])), flush=True)
-    with LocalStack(settings) as stack:
+    with LocalStack(settings, persistent=True, log_dir=Path(settings.data_dir) / "logs") as stack:
         print(f"ready: kafka {stack.bootstrap}, redis {stack.redis_url}, namespace {stack.settings.namespace}",
               flush=True)
-        for at, session, text in CONVERSATION:
+        for n, (at, session, text) in enumerate(CONVERSATION, start=1):
             req = ContextRequest(tenant=TENANT, user=USER, session=session, text="how should you answer me?")
             stack.barrier()
             before = stack.engine.context(req, at)
+            # stable turn ids: a second run of the main job re-sends the same turns, which the
+            # kept state recognises as already applied
             stack.producer.send_turn(at, {"tenant": TENANT, "user": USER, "session": session, "project": None,
-                                          "role": "user", "text": text})
+                                          "role": "user", "text": text, "turn_id": f"demo-turn-{n}"})
             stack.producer.flush()
             stack.barrier()
             after = stack.engine.context(req, at)

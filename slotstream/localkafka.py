@@ -410,6 +410,28 @@ class LocalKafka:
             _RUNNING.add(self)
             return self
 
+    def halt(self, timeout: float = 30.0) -> None:
+        """Stop the broker process but keep its data dir and ports, for :meth:`resume` (outage tests)."""
+        with self._lock:
+            proc = self._proc
+            if proc is not None and proc.poll() is None:
+                try:
+                    proc.terminate()
+                    proc.wait(timeout=timeout)
+                except subprocess.TimeoutExpired:
+                    pass
+            self._kill()
+
+    def resume(self) -> "LocalKafka":
+        """Start the halted broker again on the same ports with the same data."""
+        with self._lock:
+            if self.is_running:
+                return self
+            java = find_java()
+            self._launch(java)
+            self._wait_ready(time.monotonic())
+            return self
+
     def stop(self, timeout: float = 30.0) -> None:
         """Stop the broker (SIGTERM, then SIGKILL after *timeout*) and clean up."""
         with self._lock:

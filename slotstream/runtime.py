@@ -44,3 +44,35 @@ def tune_gc() -> None:
 
     gc.freeze()  # everything imported so far is permanent: never scan it again
     gc.set_threshold(100_000, 50, 100)
+
+
+def claim_namespace(settings: Settings, rebuild: bool = False) -> int:
+    """Before a worker consumes: 0 when its Redis namespace holds the state its consumer group's
+    offsets describe (or is new), else a non-zero exit code after saying why. Waits out a Redis or
+    Kafka that is not reachable yet."""
+    import sys
+    import threading
+
+    from processors.runner import retry
+    from state.client import connect
+    from state.progress import Progress, StateLost
+    from streams.admin import committed_offsets
+    from streams.topics import OPS, TURNS, topic_specs
+
+    assert settings.kafka_bootstrap and settings.redis_url
+    specs = topic_specs(settings)
+    topics = [specs[TURNS].name, specs[OPS].name]
+    group = settings.consumer_group
+    never = threading.Event()
+    client = connect(settings.redis_url)
+    try:
+        committed = retry(lambda: committed_offsets(settings.kafka_bootstrap or "", group, topics), never,
+                          "worker start (consumer group offsets)")
+        retry(lambda: Progress(client, settings.namespace).claim(committed, rebuild=rebuild),  # type: ignore[arg-type]
+              never, "worker start (namespace)")
+    except StateLost as lost:
+        print(f"slotstream worker: {lost}", file=sys.stderr)
+        return 3
+    finally:
+        client.close()
+    return 0

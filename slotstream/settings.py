@@ -22,6 +22,17 @@ class Settings:
     llm_url: str | None = None  # SLOTSTREAM_LLM_URL: OpenAI-compatible endpoint, off when unset
     llm_model: str | None = None  # SLOTSTREAM_LLM_MODEL
     llm_timeout: float | None = None  # SLOTSTREAM_LLM_TIMEOUT: seconds per request (SLOTSTREAM_LLM_API_KEY: the key)
+    # SLOTSTREAM_MAX_EVENT_SKEW: seconds an input's event time may lead its ingest time (the Kafka
+    # record timestamp); later is refused (event_time_in_future). Replays may trail by any amount.
+    max_event_skew: float = 300.0
+    data_dir: str = "var"  # SLOTSTREAM_DATA_DIR: where the embedded Redis and Kafka keep their data
+    # SLOTSTREAM_FAULT_MARKERS: fault tests only. A message whose payload contains one of these
+    # comma-separated strings fails inside its processor, as a bug would.
+    fault_markers: str | None = None
+
+    @property
+    def consumer_group(self) -> str:
+        return f"{self.topic_prefix}-worker"
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> "Settings":

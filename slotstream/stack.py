@@ -12,10 +12,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-import redis
-
-from processors.progress import Progress
+from state.client import connect
 from state.engine import Engine
+from state.progress import Progress
 from streams.admin import create_topics
 from streams.producer import SlotstreamProducer
 from streams.topics import OPS, TURNS, topic_specs
@@ -29,12 +28,16 @@ class BarrierTimeout(TimeoutError):
 
 
 class LocalStack:
+    """`persistent`: the embedded Redis and Kafka keep their data in `settings.data_dir` (the main
+    job: it survives a restart with its state); otherwise they live in temporary folders."""
+
     def __init__(self, settings: Settings, workers: int | None = None, processors: str = "all",
-                 log_dir: Path | None = None) -> None:
+                 log_dir: Path | None = None, persistent: bool = False) -> None:
         self.settings = settings
         self.n_workers = settings.workers if workers is None else workers
         self.processors = processors
         self.log_dir = log_dir
+        self.persistent = persistent
         self._redis: LocalRedis | None = None
         self._kafka: Any = None
         self.workers: list[subprocess.Popen[bytes]] = []
@@ -43,19 +46,21 @@ class LocalStack:
 
     def start(self) -> "LocalStack":
         try:
+            data = Path(self.settings.data_dir) if self.persistent else None
             if not self.redis_url:
-                self._redis = LocalRedis().start()
+                self._redis = LocalRedis(data_dir=data / "redis" if data else None).start()
                 self.redis_url = self._redis.url
             if not self.bootstrap:
                 from .localkafka import LocalKafka
 
-                self._kafka = LocalKafka(num_partitions=self.settings.partitions)
+                self._kafka = LocalKafka(num_partitions=self.settings.partitions,
+                                         data_dir=data / "kafka" if data else None, keep=data is not None)
                 self._kafka.start()
                 self.bootstrap = self._kafka.bootstrap
             self.settings = dataclasses.replace(self.settings, redis_url=self.redis_url,
                                                 kafka_bootstrap=self.bootstrap)
             create_topics(self.settings, self.bootstrap)
-            self.client = redis.Redis.from_url(self.redis_url)
+            self.client = connect(self.redis_url)
             self.engine = Engine(self.client, namespace=self.settings.namespace)
             self.progress = Progress(self.client, self.settings.namespace)
             self.producer = SlotstreamProducer(self.settings, self.bootstrap)
@@ -78,7 +83,9 @@ class LocalStack:
                     "SLOTSTREAM_BATCH_SIZE": str(self.settings.batch_size),
                     "SLOTSTREAM_BATCH_WAIT": str(self.settings.batch_wait),
                     "SLOTSTREAM_EXPIRY_INTERVAL": str(self.settings.expiry_interval),
-                    "SLOTSTREAM_SESSION_TIMEOUT": str(self.settings.session_timeout)})
+                    "SLOTSTREAM_SESSION_TIMEOUT": str(self.settings.session_timeout),
+                    "SLOTSTREAM_MAX_EVENT_SKEW": str(self.settings.max_event_skew),
+                    "SLOTSTREAM_FAULT_MARKERS": self.settings.fault_markers or ""})
         return env
 
     def add_worker(self, index: int | None = None) -> subprocess.Popen[bytes]:
@@ -118,10 +125,19 @@ class LocalStack:
                     break
                 if any(w.poll() is not None for w in self.workers) and not any(
                         w.poll() is None for w in self.workers):
-                    raise RuntimeError("every worker process has exited")
+                    raise RuntimeError("every worker process has exited" + self._worker_log_hint())
                 if time.monotonic() > deadline:
                     raise BarrierTimeout(f"{name}: processed {done}, produced {want}")
                 time.sleep(0.002)
+
+    def _worker_log_hint(self) -> str:
+        if self.log_dir is None:
+            return ""
+        tails = []
+        for path in sorted(self.log_dir.glob("worker-*.log")):
+            lines = path.read_text(errors="replace").splitlines()[-5:]
+            tails.append(f"{path}:\n  " + "\n  ".join(lines))
+        return "; last lines of the worker logs:\n" + "\n".join(tails) if tails else ""
 
     def stop(self) -> None:
         for proc in list(self.workers):

@@ -15,7 +15,7 @@ local function erase_user()
   -- the ops ledger stays: op ids are offsets, not user data, and keep redeliveries idempotent
   local keys = {P .. ':rec', P .. ':slot', P .. ':sup', P .. ':log', P .. ':scopes', P .. ':alias'}
   for _, scope in ipairs(redis.call('SMEMBERS', P .. ':scopes')) do keys[#keys + 1] = P .. ':act:' .. scope end
-  for _, sk in ipairs(redis.call('HKEYS', P .. ':slot')) do keys[#keys + 1] = P .. ':hist:' .. sk end
+  for _, sk in ipairs(redis.call('HKEYS', P .. ':slot')) do keys[#keys + 1] = P .. ':hist:' .. redis.sha1hex(sk) end
   for i = 1, #keys, 500 do
     redis.call('DEL', unpack(keys, i, math.min(i + 499, #keys)))
   end
@@ -53,7 +53,7 @@ for _, t in ipairs(batch) do
       end
     end
     for _, c in ipairs(t.created or {}) do
-      redis.call('RPUSH', P .. ':hist:' .. c[1], c[2])
+      redis.call('RPUSH', P .. ':hist:' .. redis.sha1hex(c[1]), c[2])
     end
     for key, val in pairs(t.sup or {}) do redis.call('HSET', P .. ':sup', key, val) end
     for alias, target in pairs(t.alias or {}) do redis.call('HSET', P .. ':alias', alias, target) end

@@ -82,7 +82,7 @@ def validate_op(op: OpIn, op_id: str | None = None) -> tuple[str, Any]:
 
 
 def _script(name: str) -> str:
-    return resources.files("state").joinpath(name).read_text()
+    return resources.files(__package__).joinpath(name).read_text()
 
 
 class Engine:
@@ -122,10 +122,16 @@ class Engine:
             by_user.setdefault((parsed.tenant, parsed.user), []).append(_Pending(i, op_id, op.at, parsed))
 
         pending = by_user
-        for _ in range(MAX_RETRIES):
-            if not pending:
-                break
-            pending = self._apply_round(pending, results)
+        try:
+            for _ in range(MAX_RETRIES):
+                if not pending:
+                    break
+                pending = self._apply_round(pending, results)
+        except BaseException:
+            # views are reconciled in place before they are written: after a failure (Redis gone
+            # mid-batch, say) none of them is known to match what Redis holds
+            self._cache.clear()
+            raise
         if pending:
             raise RuntimeError(f"state kept changing under {len(pending)} users; gave up after {MAX_RETRIES} tries")
         return [r for r in results if r is not None]
@@ -296,6 +302,9 @@ class ViewCache:
 
     def drop(self, user: tuple[str, str]) -> None:
         self._entries.pop(user, None)
+
+    def clear(self) -> None:
+        self._entries.clear()
 
     def covers(self, user: tuple[str, str], needs: Needs) -> bool:
         entry = self._entries.get(user)

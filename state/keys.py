@@ -1,14 +1,22 @@
-"""Key layout. Every key of one user shares the hash tag {tenant:user}, so a Redis Cluster keeps a
-user on one node and each script touches a single slot."""
+"""Key layout: every Redis key the project uses is named here.
+
+Every key of one user shares the hash tag {tenant:user}, so a Redis Cluster keeps a user on one
+node and each script touches a single slot. The namespace's own keys (processing positions,
+event-time watermarks, the expiry index, the namespace marker) share the hash tag {<namespace>},
+so the scripts that update several of them together stay in one slot too.
+"""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 
 @dataclass(frozen=True, slots=True)
 class Keys:
     namespace: str = "ss"
+
+    # --- one user's state -------------------------------------------------------------------
 
     def prefix(self, tenant: str, user: str) -> str:
         # tenant and user ids are validated (no braces or colons) before they reach here
@@ -23,8 +31,13 @@ class Keys:
     def records(self, tenant: str, user: str) -> str:
         return self.prefix(tenant, user) + ":rec"
 
+    def slots(self, tenant: str, user: str) -> str:
+        return self.prefix(tenant, user) + ":slot"
+
     def history(self, tenant: str, user: str, slot: str) -> str:
-        return f"{self.prefix(tenant, user)}:hist:{slot}"
+        # the slot key names an attribute, which may be derived from what the user said: key names
+        # carry its hash (the scripts use redis.sha1hex), never the text
+        return f"{self.prefix(tenant, user)}:hist:{slot_hash(slot)}"
 
     def log(self, tenant: str, user: str) -> str:
         return self.prefix(tenant, user) + ":log"
@@ -32,5 +45,38 @@ class Keys:
     def suppressions(self, tenant: str, user: str) -> str:
         return self.prefix(tenant, user) + ":sup"
 
+    def aliases(self, tenant: str, user: str) -> str:
+        return self.prefix(tenant, user) + ":alias"
+
+    def ledger(self, tenant: str, user: str) -> str:
+        return self.prefix(tenant, user) + ":ops"
+
+    def user_metas(self) -> str:
+        """SCAN pattern that finds one key per user: their meta hash."""
+        return f"{self.namespace}:{{*:*}}:meta"
+
+    # --- the namespace's processing bookkeeping ---------------------------------------------
+
+    def _shared(self, name: str) -> str:
+        return f"{self.namespace}:{{{self.namespace}}}:{name}"
+
+    def marker(self) -> str:
+        """Exists while the namespace holds state: a worker that finds it gone knows the state was
+        lost (a Redis restarted without persistence, a flush) rather than never written."""
+        return self._shared("namespace")
+
+    def progress(self, topic: str) -> str:
+        return self._shared(f"progress:{topic}")
+
+    def watermark(self, topic: str) -> str:
+        return self._shared(f"watermark:{topic}")
+
+    def due(self, partition: int) -> str:
+        return self._shared(f"due:{partition}")
+
     def pattern(self) -> str:
         return f"{self.namespace}:*"
+
+
+def slot_hash(slot: str) -> str:
+    return hashlib.sha1(slot.encode()).hexdigest()

@@ -49,7 +49,7 @@ for _, sa in ipairs(req.attrs or {}) do
   end
 end
 for _, sk in ipairs(hist_slots) do
-  local ids = redis.call('LRANGE', P .. ':hist:' .. sk, 0, -1)
+  local ids = redis.call('LRANGE', P .. ':hist:' .. redis.sha1hex(sk), 0, -1)
   out.history[sk] = ids
   for _, id in ipairs(ids) do want_id(id) end
 end

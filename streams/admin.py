@@ -25,3 +25,17 @@ def create_topics(settings: Settings, bootstrap: str) -> list[str]:
         return [s.name for s in wanted]
     finally:
         admin.close()
+
+
+def committed_offsets(bootstrap: str, group: str, topics: list[str]) -> dict[str, dict[int, int]]:
+    """The consumer group's committed offsets for `topics`: topic -> partition -> offset."""
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="slotstream-admin")
+    try:
+        offsets = admin.list_group_offsets({group: None}).get(group, {})
+    finally:
+        admin.close()
+    out: dict[str, dict[int, int]] = {t: {} for t in topics}
+    for tp, meta in offsets.items():
+        if tp.topic in out and meta.offset is not None and meta.offset >= 0:
+            out[tp.topic][tp.partition] = meta.offset
+    return out

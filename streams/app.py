@@ -1,37 +1,86 @@
-"""The Faust app factory: topics, and thin agents over the processors' services.
+"""The Faust app factory: topics, and thin agents over the processors' batch runners.
 
 Redis calls are synchronous and run on one dedicated thread per worker, so the event loop keeps
 consuming while a batch is written, and a user's batches are applied in order.
+
+Delivery does not rest on Faust's acknowledgements: `take_events` acknowledges a batch when the
+agent moves on, even when the agent is cancelled mid-batch, and Faust commits what was
+acknowledged. Instead the position recorded in Redis after a batch fully landed is where a
+partition resumes: on every assignment the consumer is moved there (`_ProgressConsumer`), so a
+commit past an unapplied batch is undone by re-reading it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 import faust
-import redis
+from faust.transport.drivers import aiokafka as faust_aiokafka
 
 from processors.expiry import ExpiryService
 from processors.extraction import ExtractionService
 from processors.llm_extractor import extractor_from_settings
 from processors.messages import BatchOutput, RawMessage
-from processors.progress import Progress
 from processors.reconciliation import ReconciliationService
+from processors.runner import BatchRunner, Stopping, retry, waits_for
 from slotstream.settings import Settings
+from state.client import connect
+from state.due import DueIndex
 from state.engine import Engine
+from state.progress import Progress, StateLost
 
 from .topics import CHANGES, DLQ, OPS, TURNS, topic_specs
 
 PROCESSORS = ("extraction", "reconciliation", "expiry")
+EXIT_STATE_LOST = 3
 log = logging.getLogger("slotstream.worker")
+
+Positions = Callable[[str, list[int]], Mapping[int, int]]
 
 
 def _raw(events: Iterable[Any]) -> list[RawMessage]:
-    return [RawMessage(e.message.topic, e.message.partition, e.message.offset, e.message.key, e.message.value)
-            for e in events]
+    out = []
+    for e in events:
+        m = e.message
+        stamp = getattr(m, "timestamp", None)
+        out.append(RawMessage(m.topic, m.partition, m.offset, m.key, m.value,
+                              int(stamp * 1000) if stamp is not None else None))
+    return out
+
+
+def _progress_transport(app: faust.App, positions: Positions) -> Any:
+    """Faust's aiokafka transport, with a consumer that resumes where Redis says, not where the
+    last commit says."""
+
+    class _ProgressConsumer(faust_aiokafka.Consumer):  # type: ignore[misc, name-defined]
+        async def seek_to_committed(self) -> Mapping[Any, int]:
+            committed = dict(await super().seek_to_committed())
+            by_topic: dict[str, list[Any]] = {}
+            for tp in committed:
+                by_topic.setdefault(tp.topic, []).append(tp)
+            moves: dict[Any, int] = {}
+            for topic, tps in by_topic.items():
+                wanted = await asyncio.to_thread(positions, topic, [tp.partition for tp in tps])
+                for tp in tps:
+                    target = wanted.get(tp.partition)
+                    if target is not None and target != (committed.get(tp) or 0):
+                        moves[tp] = target
+            if moves:
+                log.info("resuming at the positions recorded in Redis: %s",
+                         {f"{tp.topic}/{tp.partition}": (committed.get(tp), off) for tp, off in moves.items()})
+                await self.seek_wait(moves)
+                committed.update(moves)
+            return committed
+
+    class _ProgressTransport(faust_aiokafka.Transport):  # type: ignore[misc, name-defined]
+        Consumer = _ProgressConsumer
+
+    return _ProgressTransport(app.conf.broker_consumer, app)
 
 
 class _ProfiledExecutor:
@@ -59,6 +108,13 @@ class _ProfiledExecutor:
         return getattr(self.inner, name)
 
 
+def _fatal(err: BaseException) -> None:
+    """Stop the worker at once, committing nothing more: the state it would build on is gone."""
+    log.critical("%s", err)
+    logging.shutdown()
+    os._exit(EXIT_STATE_LOST)
+
+
 def create_app(settings: Settings, bootstrap: str, redis_url: str,
                processors: Iterable[str] = PROCESSORS) -> faust.App:
     chosen = set(processors)
@@ -70,7 +126,7 @@ def create_app(settings: Settings, bootstrap: str, redis_url: str,
         raise ValueError("the expiry processor runs beside reconciliation (it sweeps the partitions it owns)")
 
     app = faust.App(
-        f"{settings.topic_prefix}-worker",
+        settings.consumer_group,
         broker=f"kafka://{bootstrap}",
         web_enabled=False,
         store="memory://",
@@ -94,42 +150,78 @@ def create_app(settings: Settings, bootstrap: str, redis_url: str,
                          partitions=specs[role].partitions)
 
     turns, ops, changes, dlq = topic(TURNS), topic(OPS), topic(CHANGES), topic(DLQ)
-    client = redis.Redis.from_url(redis_url)
+    client = connect(redis_url)
     engine = Engine(client, namespace=settings.namespace)
     progress = Progress(client, settings.namespace)
-    expiry = ExpiryService(engine, progress, specs[OPS].name)
-    reconciliation = ReconciliationService(engine, progress, expiry)
-    extraction = ExtractionService(extractor=extractor_from_settings(settings))
-    io = ThreadPoolExecutor(max_workers=1, thread_name_prefix="slotstream-redis")
+    due_index = DueIndex(client, settings.namespace)
+    stop = threading.Event()
+    expiry = ExpiryService(engine, progress, due_index, specs[OPS].name)
+    faults = [m.strip() for m in (settings.fault_markers or "").split(",")]
+    runners = {
+        TURNS: BatchRunner("extraction", ExtractionService(extractor_from_settings(settings),
+                                                           settings.max_event_skew).handle,
+                           progress, specs[TURNS].name, stop, faults),
+        OPS: BatchRunner("reconciliation", ReconciliationService(engine, due_index, settings.max_event_skew).handle,
+                         progress, specs[OPS].name, stop, faults),
+    }
+    io: Any = ThreadPoolExecutor(max_workers=1, thread_name_prefix="slotstream-redis")
     if settings.profile:
         io = _ProfiledExecutor(io, settings.profile + ".io")
 
-    async def send_all(target: Any, items: Iterable[tuple[bytes | None, bytes]]) -> None:
-        pending = [await target.send(key=k, value=v) for k, v in items]
-        for fut in pending:  # delivered before the source offsets count as done
-            await fut
+    def positions(topic_name: str, partitions: list[int]) -> Mapping[int, int]:
+        return retry(lambda: progress.positions(topic_name, partitions), stop,  # type: ignore[return-value]
+                     "resuming positions")
 
-    async def run_batches(stream: Any, handle: Callable[[list[RawMessage]], BatchOutput], source: str) -> None:
-        """The agents' one loop: a batch goes to its service on the Redis thread, what it yields is
-        produced and acknowledged, and only then the batch's offsets count as processed."""
+    app.transport = _progress_transport(app, positions)
+
+    async def send_all(target: Any, items: list[tuple[bytes | None, bytes]], what: str) -> None:
+        """Deliver every item (acks=all), waiting out a broker outage; duplicates on a retry are
+        harmless downstream (op ids, change messages keyed by op)."""
+        attempt = 0
+        while items:
+            try:
+                pending = [await target.send(key=k, value=v) for k, v in items]
+                for fut in pending:
+                    await fut
+                return
+            except asyncio.CancelledError:
+                raise
+            except Exception as err:  # noqa: BLE001 - every produce failure is retried
+                attempt += 1
+                delay = min(5.0, 0.05 * 2 ** attempt)
+                log.warning("%s: waiting for %s to take %d records (%s: %s); retry %d in %.2f s", what,
+                            waits_for(err) or "Kafka", len(items), type(err).__name__, str(err)[:200], attempt, delay)
+                await asyncio.sleep(delay)
+
+    async def run_batches(stream: Any, runner: BatchRunner) -> None:
+        """The agents' one loop: a batch is handled on the Redis thread, what it yields is produced
+        and acknowledged by the broker, and only then is its position recorded."""
         loop = asyncio.get_running_loop()
-        async for events in stream.take_events(settings.batch_size, within=settings.batch_wait):
-            batch = _raw(events)
-            out = await loop.run_in_executor(io, handle, batch)
-            await send_all(ops, out.ops)
-            await send_all(dlq, out.dead)
-            await send_all(changes, out.changes)
-            await loop.run_in_executor(io, progress.advance, source, batch, out.watermark)
+        try:
+            async for events in stream.take_events(settings.batch_size, within=settings.batch_wait):
+                batch = _raw(events)
+                out: BatchOutput = await loop.run_in_executor(io, runner.process, batch)
+                await send_all(ops, out.ops, runner.processor)
+                await send_all(dlq, out.dead, runner.processor)
+                await send_all(changes, out.changes, runner.processor)
+                await loop.run_in_executor(io, runner.record, batch, out)
+        except asyncio.CancelledError:
+            stop.set()  # a retry waiting on the Redis thread gives up; the batch is read again later
+            raise
+        except Stopping:
+            log.info("%s: stopped while waiting; its current batch will be read again", runner.processor)
+        except StateLost as lost:
+            _fatal(lost)
 
     if "extraction" in chosen:
         @app.agent(turns, name="extraction")
         async def extraction_agent(stream: Any) -> None:
-            await run_batches(stream, extraction.handle, specs[TURNS].name)
+            await run_batches(stream, runners[TURNS])
 
     if "reconciliation" in chosen:
         @app.agent(ops, name="reconciliation")
         async def reconciliation_agent(stream: Any) -> None:
-            await run_batches(stream, reconciliation.handle, specs[OPS].name)
+            await run_batches(stream, runners[OPS])
 
     if "expiry" in chosen:
         @app.timer(interval=settings.expiry_interval, name="expiry")
@@ -138,9 +230,17 @@ def create_app(settings: Settings, bootstrap: str, redis_url: str,
             if not owned:
                 return
             loop = asyncio.get_running_loop()
-            due = await loop.run_in_executor(io, expiry.sweep, owned)
+            try:
+                due = await loop.run_in_executor(io, expiry.sweep, owned)
+            except Exception as err:  # noqa: BLE001 - a sweep is repeated; a failed one only waits
+                dependency = waits_for(err)
+                if dependency is None:
+                    log.exception("expiry: sweep failed; trying again next interval")
+                else:
+                    log.warning("expiry: waiting for %s (%s: %s)", dependency, type(err).__name__, str(err)[:200])
+                return
             if due:
                 log.info("expiry: %d ops due on partitions %s", len(due), owned)
-                await send_all(ops, due)
+                await send_all(ops, due, "expiry")
 
     return app

@@ -1,4 +1,10 @@
-"""Producers for Python callers: turns, records and commands, keyed by tenant+user."""
+"""Producers for Python callers: turns, records and commands, keyed by tenant+user.
+
+What they write is scrubbed first (`memory.secrets.scrub`): a secret in a turn or a record is
+replaced by a redaction marker before it reaches a topic, so it is never at rest in Kafka. The
+pipeline then refuses the marked value (`secret_value`) exactly as it would have refused the
+secret.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ import orjson
 from kafka import KafkaProducer
 
 from memory.models import iso
+from memory.secrets import scrub
 from slotstream.settings import Settings
 
 from .topics import OPS, TURNS, topic_specs, user_key
@@ -29,7 +36,7 @@ class SlotstreamProducer:
 
     def _send(self, role: str, tenant: str, user: str, value: dict[str, Any]):  # noqa: ANN202
         return self._p.send(self.topics[role], key=user_key(tenant, user),
-                            value=orjson.dumps(value, default=_json_default))
+                            value=orjson.dumps(scrub(value), default=_json_default))
 
     def send_turn(self, at: datetime | str, turn: dict[str, Any]):  # noqa: ANN201
         return self._send(TURNS, turn["tenant"], turn["user"], {**turn, "at": at})

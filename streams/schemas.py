@@ -33,7 +33,8 @@ class ChangeMessage(BaseModel):
 
 
 class DeadLetter(BaseModel):
-    """Bad input: why, where it came from, and the original payload, untouched."""
+    """Refused input: why, where it came from, and enough to find and recognise the original in
+    its topic (length, hash, a redacted excerpt) without keeping what it said."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -42,8 +43,11 @@ class DeadLetter(BaseModel):
     processor: Literal["extraction", "reconciliation", "expiry"]
     source: SourceRef
     key: str | None = None
-    payload: str  # the original bytes, decoded as UTF-8 with replacement characters
+    excerpt: str | None = None  # the start of the payload, secrets redacted; none for a refused secret
+    length: int = 0  # of the original payload, in bytes
+    sha256: str = ""  # of the original payload
     at: datetime | None = None  # event time when it could be read
+    error: str | None = None  # the error's class, for internal_error
 
     @field_validator("at", mode="before")
     @classmethod

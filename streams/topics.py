@@ -22,10 +22,14 @@ class TopicSpec:
 def topic_specs(settings: Settings) -> dict[str, TopicSpec]:
     p, n = settings.topic_prefix, settings.partitions
     week = str(7 * 24 * 3600 * 1000)
+    # The broker stamps input records as it appends them: that timestamp is the ingest time an
+    # event time is checked against, and a replay reads the same one back.
+    stamped = {"message.timestamp.type": "LogAppendTime"}
     return {
-        # turns and ops are the replayable history: retained by time, never compacted
-        TURNS: TopicSpec(TURNS, f"{p}.turns", n, {"retention.ms": week, "cleanup.policy": "delete"}),
-        OPS: TopicSpec(OPS, f"{p}.ops", n, {"retention.ms": week, "cleanup.policy": "delete"}),
+        # turns and ops are the replayable history, never compacted; ops are the log a rebuild
+        # reads from the beginning, so they are kept indefinitely
+        TURNS: TopicSpec(TURNS, f"{p}.turns", n, {"retention.ms": week, "cleanup.policy": "delete", **stamped}),
+        OPS: TopicSpec(OPS, f"{p}.ops", n, {"retention.ms": "-1", "cleanup.policy": "delete", **stamped}),
         CHANGES: TopicSpec(CHANGES, f"{p}.changes", n, {"retention.ms": week, "cleanup.policy": "delete"}),
         DLQ: TopicSpec(DLQ, f"{p}.dlq", n, {"retention.ms": str(30 * 24 * 3600 * 1000), "cleanup.policy": "delete"}),
     }

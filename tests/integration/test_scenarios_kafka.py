@@ -22,6 +22,7 @@ import pytest
 from slotstream.pipeline_runner import KafkaBackend
 from slotstream.scenario import read_lines, run_lines
 from slotstream.settings import Settings
+from slotstream.pipeline_runner import SIMULATED_SKEW
 from slotstream.stack import LocalStack
 
 pytestmark = [pytest.mark.kafka, pytest.mark.integration]
@@ -38,7 +39,8 @@ def counted_lines(path: Path) -> int:
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
-    settings = dataclasses.replace(Settings.from_env(), namespace=f"scnk-{uuid.uuid4().hex[:10]}")
+    settings = dataclasses.replace(Settings.from_env(), namespace=f"scnk-{uuid.uuid4().hex[:10]}",
+                                   max_event_skew=SIMULATED_SKEW)
     local = LocalStack(settings, workers=1, log_dir=tmp_path_factory.mktemp("scenario-worker-logs")).start()
     try:
         yield local

@@ -1,0 +1,61 @@
+"""Bounds on every input, so that no valid-looking message can crash a processor or flood a user.
+
+A message outside these bounds is refused with a reason code (a dead letter on the topics);
+nothing already stored changes. The figures are generous for conversation memory and small
+against Kafka's default 1 MB message limit.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from .errors import Reason, Rejected
+
+# Every timestamp (event time, validity, review, observation) lies in this range. Lifetimes
+# added by the registry stay far below year 9999, where datetime arithmetic overflows.
+MIN_TIME = datetime(1970, 1, 1, tzinfo=timezone.utc)
+MAX_TIME = datetime(2200, 1, 1, tzinfo=timezone.utc)
+
+MAX_MESSAGE_BYTES = 256 * 1024  # one turn or op message on the wire
+MAX_DEPTH = 16  # nesting of a whole message (objects and arrays)
+MAX_VALUE_DEPTH = 8  # nesting inside a record's value
+MAX_NODES = 10_000  # objects, arrays and scalars in one message
+MAX_VALUE_CHARS = 4_000  # a record's value, serialized
+MAX_TEXT_CHARS = 2_000  # a statement, a quote, a command's wording
+MAX_EVIDENCE = 20  # evidence entries on one record
+MAX_TURN_CHARS = 16_000  # the text of one turn
+MAX_OPS_PER_TURN = 32  # records and commands extracted from one turn
+MAX_ID_CHARS = 128
+DEAD_LETTER_EXCERPT_CHARS = 1_000  # how much of a refused payload a dead letter keeps (redacted)
+
+
+def check_time(value: datetime, field: str = "time") -> datetime:
+    if not MIN_TIME <= value < MAX_TIME:
+        raise Rejected(Reason.TIME_OUT_OF_RANGE,
+                       f"{field}: {value.isoformat()} is outside {MIN_TIME.year}..{MAX_TIME.year - 1}")
+    return value
+
+
+def check_shape(data: Any, max_depth: int = MAX_DEPTH, max_nodes: int = MAX_NODES, what: str = "message") -> None:
+    """Depth and size of parsed JSON, iteratively (a deep value must not exhaust the stack)."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    nodes = 0
+    while stack:
+        item, depth = stack.pop()
+        nodes += 1
+        if nodes > max_nodes:
+            raise Rejected(Reason.TOO_LARGE, f"{what} has more than {max_nodes} JSON elements")
+        if isinstance(item, dict):
+            if depth > max_depth:
+                raise Rejected(Reason.TOO_DEEP, f"{what} nests deeper than {max_depth} levels")
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            if depth > max_depth:
+                raise Rejected(Reason.TOO_DEEP, f"{what} nests deeper than {max_depth} levels")
+            stack.extend((v, depth + 1) for v in item)
+
+
+def check_text(value: str | None, field: str, limit: int = MAX_TEXT_CHARS) -> None:
+    if value is not None and len(value) > limit:
+        raise Rejected(Reason.TOO_LARGE, f"{field}: {len(value)} characters, at most {limit}")

@@ -1,0 +1,169 @@
+"""Running a processor's batches so that no message is ever lost, whatever fails.
+
+Three kinds of failure, three answers:
+- a message that breaks a rule is refused by the processor itself (a dead letter with its reason);
+- an unexpected error while handling a batch is narrowed down message by message: the message
+  that fails goes to the dead-letter topic (`internal_error`, with the error's class) and every
+  other message of the batch is handled as usual;
+- an outage of Redis or Kafka is waited out: the same work is retried with backoff, for as long
+  as it takes, and the batch's position is recorded only once all of it landed.
+
+Handlers must be safe to run again on the same messages: the engine's op ledger makes a re-applied
+op a duplicate, extraction is pure, and the expiry index writes are idempotent.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Callable, Sequence
+
+import redis.exceptions
+
+from memory.errors import Reason
+from state.progress import Progress, StateLost
+
+from .messages import BatchOutput, RawMessage, dead_letter
+
+log = logging.getLogger("slotstream.worker")
+
+Handler = Callable[[list[RawMessage]], BatchOutput]
+
+# Redis replies that mean "not now" rather than "never": a server loading its data, a replica
+# promoted, a cluster slot moving, memory full until something is freed.
+_TRANSIENT_REPLIES = ("LOADING", "READONLY", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "OOM", "BUSY")
+
+
+class Stopping(Exception):
+    """The worker is shutting down while this work waited for a dependency: nothing was recorded,
+    so the messages are read again by whoever owns the partition next."""
+
+
+class _Failed(Exception):
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+class InjectedFault(RuntimeError):
+    """Raised for messages named by the fault-injection setting (fault tests only)."""
+
+
+def waits_for(err: BaseException) -> str | None:
+    """The dependency a failure says is unavailable ("Redis", "Kafka"), or None when the failure
+    is not a transient outage."""
+    if isinstance(err, (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)):
+        return "Redis"
+    if isinstance(err, redis.exceptions.ResponseError) and str(err).split(" ", 1)[0] in _TRANSIENT_REPLIES:
+        return "Redis"
+    module = type(err).__module__
+    if module.startswith(("aiokafka", "kafka")) or type(err).__name__ in ("KafkaTimeoutError", "ProducerSendError"):
+        return "Kafka"
+    if isinstance(err, (ConnectionError, TimeoutError)):
+        return "the network"
+    return None
+
+
+class Backoff:
+    """Waits that double from `first` up to `cap` seconds; `wait` raises Stopping when `stop` is set."""
+
+    def __init__(self, stop: threading.Event, what: str, first: float = 0.05, cap: float = 5.0) -> None:
+        self.stop, self.what = stop, what
+        self.first, self.cap = first, cap
+        self.attempt = 0
+        self.started: float | None = None
+
+    def wait(self, err: BaseException, dependency: str) -> None:
+        if self.started is None:
+            self.started = time.monotonic()
+        delay = min(self.cap, self.first * (2 ** self.attempt))
+        self.attempt += 1
+        log.warning("%s: waiting for %s (%s: %s); retry %d in %.2f s", self.what, dependency,
+                    type(err).__name__, str(err)[:200], self.attempt, delay)
+        if self.stop.wait(delay):
+            raise Stopping(f"{self.what}: stopped while waiting for {dependency}")
+
+    def succeeded(self) -> None:
+        if self.started is not None:
+            log.warning("%s: resumed after %.1f s", self.what, time.monotonic() - self.started)
+        self.attempt, self.started = 0, None
+
+
+def retry(fn: Callable[[], object], stop: threading.Event, what: str) -> object:
+    """Call `fn` until it returns, waiting out transient outages; other errors propagate."""
+    backoff = Backoff(stop, what)
+    while True:
+        try:
+            result = fn()
+        except StateLost:
+            raise
+        except Exception as err:  # noqa: BLE001 - classified below
+            dependency = waits_for(err)
+            if dependency is None:
+                raise
+            backoff.wait(err, dependency)
+            continue
+        backoff.succeeded()
+        return result
+
+
+class BatchRunner:
+    """One processor's batches: handled with isolation and retries, then their position recorded."""
+
+    def __init__(self, processor: str, handle: Handler, progress: Progress, source_topic: str,
+                 stop: threading.Event | None = None, fault_markers: Sequence[str] = ()) -> None:
+        self.processor = processor
+        self.handle = handle
+        self.progress = progress
+        self.source_topic = source_topic
+        self.stop = stop or threading.Event()
+        self.fault_markers = [m.encode() for m in fault_markers if m]
+        self.internal_errors = 0
+
+    def _handle(self, batch: list[RawMessage]) -> BatchOutput:
+        if self.fault_markers:
+            for msg in batch:
+                if any(marker in (msg.value or b"") for marker in self.fault_markers):
+                    raise InjectedFault(f"injected fault at {msg.source_id}")
+        return self.handle(batch)
+
+    def process(self, batch: list[RawMessage]) -> BatchOutput:
+        """Every message of the batch handled or dead-lettered; never raises for one message."""
+        try:
+            return self._attempt(batch)
+        except _Failed as failed:
+            if len(batch) == 1:
+                return self._dead(batch[0], failed.error)
+        out = BatchOutput()
+        for msg in batch:  # narrow the failure down to the message(s) that cause it
+            try:
+                out.merge(self._attempt([msg]))
+            except _Failed as failed:
+                out.merge(self._dead(msg, failed.error))
+        return out
+
+    def _attempt(self, batch: list[RawMessage]) -> BatchOutput:
+        try:
+            return retry(lambda: self._handle(batch), self.stop, self.processor)  # type: ignore[return-value]
+        except (StateLost, Stopping):
+            raise
+        except Exception as err:  # noqa: BLE001 - not an outage: the input (or a bug it meets)
+            raise _Failed(err) from err
+
+    def _dead(self, msg: RawMessage, err: BaseException) -> BatchOutput:
+        error = type(err).__name__
+        self.internal_errors += 1
+        log.error("%s: %s failed with %s; sent to the dead-letter topic", self.processor, msg.source_id, error)
+        out = BatchOutput()
+        out.dead.append((msg.key, dead_letter(msg, Reason.INTERNAL_ERROR.value, f"{error} while handling the message",
+                                              self.processor, error=error)))
+        return out
+
+    def record(self, batch: list[RawMessage], out: BatchOutput) -> None:
+        """The batch's position (and event-time watermarks), once everything it yields was delivered."""
+        next_offsets: dict[int, int] = {}
+        for msg in batch:
+            next_offsets[msg.partition] = max(next_offsets.get(msg.partition, 0), msg.offset + 1)
+        retry(lambda: self.progress.advance(self.source_topic, next_offsets, out.watermark), self.stop,
+              f"{self.processor} position")
