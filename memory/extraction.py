@@ -133,7 +133,7 @@ class Turn(BaseModel):
     @field_validator("session", "project", mode="before")
     @classmethod
     def _scope_id(cls, v: Any) -> Any:
-        if v is not None and (not isinstance(v, str) or not SCOPE_ID_RE.match(v)):
+        if v is not None and (not isinstance(v, str) or not SCOPE_ID_RE.fullmatch(v)):
             raise PydanticCustomError(Reason.INVALID_SCOPE.value, "a session or project id is 1..128 characters "
                                       "without whitespace, braces or |")
         return v
@@ -141,7 +141,7 @@ class Turn(BaseModel):
     @field_validator("turn_id", mode="before")
     @classmethod
     def _turn_id(cls, v: Any) -> Any:
-        if v is not None and (not isinstance(v, str) or not OP_ID_RE.match(v)):
+        if v is not None and (not isinstance(v, str) or not OP_ID_RE.fullmatch(v)):
             raise PydanticCustomError(Reason.INVALID_ID.value, "a turn id is 1..256 printable characters")
         return v
 

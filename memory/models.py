@@ -103,7 +103,8 @@ class SourceType(StrEnum):
 # --- ids and time -------------------------------------------------------------------------
 
 # Tenant/user ids go into Redis key hash tags: no braces, colons or whitespace. Ids are checked
-# as sent: never trimmed first, so "A " is refused rather than quietly becoming "A".
+# as sent, whole (`fullmatch`: "$" would let a trailing newline through): never trimmed first, so
+# "A " is refused rather than quietly becoming "A".
 ID_RE = re.compile(r"^[A-Za-z0-9_.@+\-]{1,128}$")
 SCOPE_ID_RE = re.compile(r"^[^\s{}|\x00-\x1f\x7f]{1,128}$")
 # Slot key parts: "|" joins them, so neither subject nor attribute may contain it.
@@ -129,12 +130,12 @@ def parse_time(value: Any) -> datetime:
         try:
             parsed = datetime.fromisoformat(text)
         except ValueError:
-            raise ValueError(f"not an ISO-8601 timestamp: {value!r}") from None
+            raise ValueError("not an ISO-8601 timestamp") from None
         try:
             return check_time(utc(parsed))
         except OverflowError:  # an offset that pushes year 1 or 9999 past the calendar
-            raise Rejected(Reason.TIME_OUT_OF_RANGE, f"{value!r}") from None
-    raise ValueError(f"not a timestamp: {str(value)[:64]!r}")
+            raise Rejected(Reason.TIME_OUT_OF_RANGE, "outside the supported range") from None
+    raise ValueError("not a timestamp")
 
 
 def wire_time(value: Any) -> datetime | None:
@@ -168,22 +169,22 @@ def iso(dt: datetime | None) -> str | None:
 def check_id(value: str | None, missing: Reason) -> str:
     if value is None or value == "":
         raise Rejected(missing)
-    if not isinstance(value, str) or not ID_RE.match(value):
+    if not isinstance(value, str) or not ID_RE.fullmatch(value):
         raise Rejected(Reason.INVALID_ID, f"{str(value)[:MAX_ID_CHARS]!r} must match {ID_RE.pattern}")
     return value
 
 
 def check_op_id(value: str) -> str:
-    if not OP_ID_RE.match(value):
+    if not OP_ID_RE.fullmatch(value):
         raise Rejected(Reason.INVALID_ID, "an op id is 1..256 printable characters without whitespace")
     return value
 
 
 def check_slot_parts(subject: str, attribute: str) -> None:
-    if not attribute or len(attribute) > MAX_ID_CHARS or not ATTRIBUTE_RE.match(attribute):
+    if not attribute or len(attribute) > MAX_ID_CHARS or not ATTRIBUTE_RE.fullmatch(attribute):
         raise Rejected(Reason.INVALID_ATTRIBUTE,
                        "an attribute is dotted words (letters, digits, _ and -), at most 128 characters")
-    if not subject or len(subject) > MAX_ID_CHARS or not SUBJECT_RE.match(subject):
+    if not subject or len(subject) > MAX_ID_CHARS or not SUBJECT_RE.fullmatch(subject):
         raise Rejected(Reason.INVALID_ATTRIBUTE,
                        "a subject is letters, digits and - _ . : @ / +, at most 128 characters")
 
@@ -199,7 +200,7 @@ def parse_scope(scope: str | None) -> str:
         raise Rejected(Reason.INVALID_SCOPE, f"{scope!r}: expected global, project:<id> or session:<id>")
     if not sep or not ident.strip():
         raise Rejected(Reason.SCOPE_MISSING_ID, f"{scope!r} has no id")
-    if not SCOPE_ID_RE.match(ident):
+    if not SCOPE_ID_RE.fullmatch(ident):
         raise Rejected(Reason.INVALID_SCOPE, f"{scope[:MAX_ID_CHARS]!r}: bad id")
     return f"{head}:{ident}"
 

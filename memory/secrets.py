@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 # A token that looks like a credential rather than a word: it has a digit or a symbol in it.
-_CREDENTIAL_TOKEN = r"(?=[^\s]*[0-9!@#$%^&*+=?~])[^\s，,。；;！!？?]{4,}"
+_CREDENTIAL_TOKEN = r"(?=[^\s]*[0-9!@#$%^&*+=?~])[^\s，,。；;！？]{4,}"
 
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("api_key", re.compile(r"""
@@ -60,7 +60,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
           |refresh[_ -]?token|client[_ -]?secret|token|secret|密钥|令牌|秘钥)
         ["']? \s* (?:is|:|=|是|为|：) \s* ["']? [^\s，,。；;！!？?"']{8,}""", re.VERBOSE)),
 ]
-_TRAILING = ".)]}>"
+_TRAILING = ".!?)]}>"
 _CARD = re.compile(r"\b\d(?:[ -]?\d){12,18}\b")
 # What `redact` leaves behind. Text that carries it stood next to a secret: validation refuses
 # it as a value or statement, since the secret it replaced was the point of the text.

@@ -86,12 +86,12 @@ def decode(msg: RawMessage, model: type[M], defaults: dict[str, Any] | None = No
         data = orjson.loads(raw)
     except orjson.JSONDecodeError as err:
         raise BadMessage(Reason.INVALID_JSON.value, str(err)[:200]) from None
-    if not isinstance(data, dict):
-        raise BadMessage(Reason.INVALID_FIELD.value, f"a {model.__name__} message is a JSON object")
     try:
         check_shape(data, MAX_DEPTH)
     except Rejected as rej:
         raise BadMessage.of(rej) from None
+    if not isinstance(data, dict):
+        raise BadMessage(Reason.INVALID_FIELD.value, f"a {model.__name__} message is a JSON object")
     for k, v in (defaults or {}).items():
         if data.get(k) is None:
             data[k] = v

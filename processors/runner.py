@@ -22,7 +22,7 @@ from typing import Callable, Sequence
 import redis.exceptions
 
 from memory.errors import Reason
-from state.progress import Progress, StateLost
+from state.progress import Progress, StateLost, StateRewound
 
 from .messages import BatchOutput, RawMessage, dead_letter
 
@@ -96,7 +96,7 @@ def retry(fn: Callable[[], object], stop: threading.Event, what: str) -> object:
     while True:
         try:
             result = fn()
-        except StateLost:
+        except (StateLost, StateRewound):
             raise
         except Exception as err:  # noqa: BLE001 - classified below
             dependency = waits_for(err)
@@ -120,6 +120,16 @@ class BatchRunner:
         self.stop = stop or threading.Event()
         self.fault_markers = [m.encode() for m in fault_markers if m]
         self.internal_errors = 0
+        # partition -> the position this worker last recorded (or resumed from): Redis holding
+        # less means it lost acknowledged writes
+        self.recorded: dict[int, int] = {}
+
+    def resumed(self, positions: dict[int, int]) -> None:
+        """The partitions this worker now owns and the positions it resumes them from."""
+        self.recorded = dict(positions)
+
+    def regressed(self) -> dict[int, tuple[int, int]]:
+        return self.progress.regressed(self.source_topic, self.recorded)
 
     def _handle(self, batch: list[RawMessage]) -> BatchOutput:
         if self.fault_markers:
@@ -143,10 +153,20 @@ class BatchRunner:
                 out.merge(self._dead(msg, failed.error))
         return out
 
+    def _checked(self, batch: list[RawMessage]) -> BatchOutput:
+        # Before writing, Redis must still hold what this worker recorded: applying a batch on top
+        # of a state that lost its last writes would apply it out of order. (A Redis restart
+        # between this check and the writes breaks the connection, and the retry checks again.)
+        behind = self.regressed()
+        if behind:
+            raise StateRewound(f"{self.source_topic}: Redis holds positions below those this worker recorded "
+                               f"(partition: (recorded, held)) {behind}: its last writes were lost")
+        return self._handle(batch)
+
     def _attempt(self, batch: list[RawMessage]) -> BatchOutput:
         try:
-            return retry(lambda: self._handle(batch), self.stop, self.processor)  # type: ignore[return-value]
-        except (StateLost, Stopping):
+            return retry(lambda: self._checked(batch), self.stop, self.processor)  # type: ignore[return-value]
+        except (StateLost, StateRewound, Stopping):
             raise
         except Exception as err:  # noqa: BLE001 - not an outage: the input (or a bug it meets)
             raise _Failed(err) from err
@@ -165,5 +185,8 @@ class BatchRunner:
         next_offsets: dict[int, int] = {}
         for msg in batch:
             next_offsets[msg.partition] = max(next_offsets.get(msg.partition, 0), msg.offset + 1)
-        retry(lambda: self.progress.advance(self.source_topic, next_offsets, out.watermark), self.stop,
+        previous = {p: self.recorded[p] for p in next_offsets if p in self.recorded}
+        retry(lambda: self.progress.advance(self.source_topic, next_offsets, out.watermark, previous), self.stop,
               f"{self.processor} position")
+        # replaced whole, never mutated: the position watch reads it from another thread
+        self.recorded = {**self.recorded, **{p: max(self.recorded.get(p, 0), o) for p, o in next_offsets.items()}}

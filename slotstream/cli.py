@@ -97,7 +97,10 @@ def cmd_worker(args: argparse.Namespace) -> int:
     if code:
         return code
 
+    from .logs import quiet_kafka_client
+
     app = create_app(settings, settings.kafka_bootstrap, settings.redis_url, chosen)
+    quiet_kafka_client()
     worker = Worker(app, loglevel=args.loglevel)
     tune_gc()
     profile_to = settings.profile

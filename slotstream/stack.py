@@ -88,13 +88,14 @@ class LocalStack:
                     "SLOTSTREAM_FAULT_MARKERS": self.settings.fault_markers or ""})
         return env
 
-    def add_worker(self, index: int | None = None) -> subprocess.Popen[bytes]:
+    def add_worker(self, index: int | None = None, extra_args: list[str] | None = None) -> subprocess.Popen[bytes]:
         index = len(self.workers) if index is None else index
         out: Any = subprocess.DEVNULL
         if self.log_dir is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
             out = open(self.log_dir / f"worker-{index}.log", "ab")  # noqa: SIM115 - closed with the process
-        proc = subprocess.Popen([sys.executable, "-m", "slotstream.cli", "worker", "--processors", self.processors],
+        proc = subprocess.Popen([sys.executable, "-m", "slotstream.cli", "worker", "--processors", self.processors,
+                                 *(extra_args or [])],
                                 env=self.worker_env(), stdout=out, stderr=subprocess.STDOUT)
         self.workers.append(proc)
         return proc

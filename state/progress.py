@@ -24,16 +24,24 @@ from .scripts import LuaScript
 log = logging.getLogger("slotstream.state")
 
 # KEYS[1] = namespace marker, KEYS[2] = positions hash, KEYS[3] = watermarks hash
-# ARGV = #positions, then partition/offset pairs, then partition/watermark pairs.
-# Running maxima: a rewound worker re-applying old batches never moves a position backwards.
+# ARGV = #positions, then partition/offset/previous triples, then partition/watermark pairs.
+# `previous` is where the caller last recorded that partition (0 or less: nothing): finding less means
+# Redis lost writes it had acknowledged (restored from an older file, failed over to a lagging
+# replica) and the caller must re-read from what Redis holds. Otherwise running maxima: a
+# rewound worker re-applying old batches never moves a position backwards.
 _ADVANCE = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 local n = tonumber(ARGV[1])
-for i = 2, 1 + 2 * n, 2 do
+for i = 2, 1 + 3 * n, 3 do
+  local cur = tonumber(redis.call('HGET', KEYS[2], ARGV[i]) or '-1')
+  local prev = tonumber(ARGV[i + 2])
+  if prev > 0 and cur < prev then return -2 end
+end
+for i = 2, 1 + 3 * n, 3 do
   local cur = tonumber(redis.call('HGET', KEYS[2], ARGV[i]) or '-1')
   if tonumber(ARGV[i + 1]) > cur then redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
 end
-for i = 2 + 2 * n, #ARGV, 2 do
+for i = 2 + 3 * n, #ARGV, 2 do
   local cur = tonumber(redis.call('HGET', KEYS[3], ARGV[i]) or '-1')
   if tonumber(ARGV[i + 1]) > cur then redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
 end
@@ -43,6 +51,11 @@ return 1
 
 class StateLost(RuntimeError):
     """The namespace in Redis lost its state while Kafka says work was done there."""
+
+
+class StateRewound(RuntimeError):
+    """Redis holds less than this worker recorded (its last writes were lost): the worker must
+    re-read from the positions Redis holds."""
 
 
 def state_lost_message(namespace: str, detail: str) -> str:
@@ -59,19 +72,40 @@ class Progress:
         self.keys = Keys(namespace)
         self._advance = LuaScript(client, _ADVANCE)
 
-    def advance(self, topic: str, next_offsets: Mapping[int, int], watermark: Mapping[int, int] | None = None) -> None:
+    def advance(self, topic: str, next_offsets: Mapping[int, int], watermark: Mapping[int, int] | None = None,
+                previous: Mapping[int, int] | None = None) -> None:
         """Record that everything before `next_offsets` is applied (and the newest event times).
-        Raises StateLost when the namespace marker is gone: the state these positions describe is."""
+        Raises StateLost when the namespace marker is gone (the state these positions describe
+        is), StateRewound when a partition's position is below `previous` (where the caller last
+        recorded it)."""
         if not next_offsets and not watermark:
             return
         args: list[Any] = [len(next_offsets)]
-        for pairs in (next_offsets, watermark or {}):
-            for partition, value in pairs.items():
-                args += [partition, value]
-        status = self._advance(keys=[self.keys.marker(), self.keys.progress(topic), self.keys.watermark(topic)],
-                               args=args)
-        if int(status) < 0:
+        for partition, offset in next_offsets.items():
+            args += [partition, offset, (previous or {}).get(partition, -1)]
+        for partition, ms in (watermark or {}).items():
+            args += [partition, ms]
+        status = int(self._advance(keys=[self.keys.marker(), self.keys.progress(topic), self.keys.watermark(topic)],
+                                   args=args))
+        if status == -1:
             raise StateLost(state_lost_message(self.ns, f"processing of {topic} had already begun"))
+        if status == -2:
+            raise StateRewound(f"{topic}: Redis holds positions below those this worker recorded "
+                               f"({dict(previous or {})}): its last writes were lost")
+
+    def regressed(self, topic: str, recorded: Mapping[int, int]) -> dict[int, tuple[int, int]]:
+        """Partitions whose position in Redis is below what was `recorded`: (recorded, held)."""
+        if not recorded:
+            return {}
+        partitions = list(recorded)
+        pipe = self.r.pipeline(transaction=False)
+        pipe.exists(self.keys.marker())
+        pipe.hmget(self.keys.progress(topic), [str(p) for p in partitions])
+        exists, raw = pipe.execute()
+        if not exists:
+            raise StateLost(state_lost_message(self.ns, f"this worker had recorded positions of {topic}"))
+        held = {p: int(v) if v is not None else 0 for p, v in zip(partitions, raw)}
+        return {p: (recorded[p], held[p]) for p in partitions if held[p] < recorded[p]}
 
     def offsets(self, topic: str) -> dict[int, int]:
         return {int(k): int(v) for k, v in self.r.hgetall(self.keys.progress(topic)).items()}

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Iterable, Mapping
@@ -32,7 +33,7 @@ from slotstream.settings import Settings
 from state.client import connect
 from state.due import DueIndex
 from state.engine import Engine
-from state.progress import Progress, StateLost
+from state.progress import Progress, StateLost, StateRewound
 
 from .topics import CHANGES, DLQ, OPS, TURNS, topic_specs
 
@@ -115,6 +116,15 @@ def _fatal(err: BaseException) -> None:
     os._exit(EXIT_STATE_LOST)
 
 
+def _restart(err: BaseException) -> None:
+    """Start this worker afresh (same command line, same process id): it resumes every partition
+    at the position Redis holds, so what Redis lost is read and applied again. Nothing more is
+    committed on the way out."""
+    log.warning("%s; restarting the worker to re-read from the positions Redis holds", err)
+    logging.shutdown()
+    os.execv(sys.executable, [sys.executable, *sys.orig_argv[1:]])
+
+
 def create_app(settings: Settings, bootstrap: str, redis_url: str,
                processors: Iterable[str] = PROCESSORS) -> faust.App:
     chosen = set(processors)
@@ -168,9 +178,14 @@ def create_app(settings: Settings, bootstrap: str, redis_url: str,
     if settings.profile:
         io = _ProfiledExecutor(io, settings.profile + ".io")
 
+    by_topic = {runner.source_topic: runner for runner in runners.values()}
+
     def positions(topic_name: str, partitions: list[int]) -> Mapping[int, int]:
-        return retry(lambda: progress.positions(topic_name, partitions), stop,  # type: ignore[return-value]
-                     "resuming positions")
+        held: dict[int, int] = retry(lambda: progress.positions(topic_name, partitions), stop,  # type: ignore[assignment]
+                                     "resuming positions")
+        if topic_name in by_topic:
+            by_topic[topic_name].resumed(held)
+        return held
 
     app.transport = _progress_transport(app, positions)
 
@@ -212,6 +227,22 @@ def create_app(settings: Settings, bootstrap: str, redis_url: str,
             log.info("%s: stopped while waiting; its current batch will be read again", runner.processor)
         except StateLost as lost:
             _fatal(lost)
+        except StateRewound as rewound:
+            _restart(rewound)
+
+    @app.timer(interval=1.0, name="positions")
+    async def watch_positions() -> None:
+        """An idle worker learns of lost writes too: Redis holding less than it recorded."""
+        for runner in runners.values():
+            try:
+                behind = await asyncio.to_thread(runner.regressed)
+            except StateLost as lost:
+                _fatal(lost)
+            except Exception:  # noqa: BLE001 - Redis unreachable: the batches' retries report it
+                return
+            if behind:
+                _restart(StateRewound(f"{runner.source_topic}: Redis holds less than recorded "
+                                      f"(partition: (recorded, held)) {behind}"))
 
     if "extraction" in chosen:
         @app.agent(turns, name="extraction")

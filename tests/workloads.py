@@ -1,0 +1,128 @@
+"""Deterministic input for the fault tests: turns and ops with their own ids, and the state digest a
+clean run of them gives (applied straight into the engine, no Kafka).
+
+Turn users and op users are kept apart: a user's turns and ops travel on two topics, and their
+relative order is the one thing Kafka does not fix. Each user's timeline spans minutes, so no
+record comes due during the run (the pipeline's expiry sweep would otherwise change statuses a
+direct run does not).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import redis
+
+from memory.extraction import Turn
+from memory.models import OpIn
+from processors.extraction import ExtractionService
+from state.digest import Digest, digest_namespace
+from state.engine import Engine
+
+T0 = datetime(2026, 10, 1, 9, 0, tzinfo=timezone.utc)
+
+TURN_SCRIPTS = [
+    ["Please keep your answers short.", "I moved to Berlin.", "Actually, from now on answer in detail.",
+     "Let me confirm before you send anything to the client."],
+    ["以后回答简短一点。", "我搬到上海了。", "这周重点是上线。", "不对，以后回答详细一点。"],
+    ["This week focus on the launch of project A.", "Answer in English.", "I live in Beijing.",
+     "Forget that I live in Beijing."],
+    ["我的目标是学会Python。", "发给客户之前先让我确认。", "My timezone is UTC+8.", "Forget my timezone."],
+]
+
+
+@dataclass
+class Item:
+    kind: str  # "turn" | "record" | "command"
+    at: datetime
+    body: dict[str, Any]
+    op_id: str | None = None
+
+    @property
+    def user(self) -> str:
+        return str(self.body["user"])
+
+
+@dataclass
+class Workload:
+    tenant: str
+    items: list[Item] = field(default_factory=list)
+
+    def waves(self, n: int) -> list[list[Item]]:
+        """The items in `n` consecutive slices (each user's items stay in order across slices)."""
+        size = -(-len(self.items) // n)
+        return [self.items[i:i + size] for i in range(0, len(self.items), size)]
+
+    def without(self, op_id: str) -> "Workload":
+        return Workload(self.tenant, [i for i in self.items if i.op_id != op_id])
+
+
+def build(tenant: str | None = None, turn_users: int = 24, op_users: int = 24) -> Workload:
+    """Turn users go through the scripts above; op users get records, a correction of the current
+    value, a repeat, a forget. Items interleave users the way traffic would."""
+    tenant = tenant or f"w{uuid.uuid4().hex[:6]}"
+    per_user: list[list[Item]] = []
+    for u in range(turn_users):
+        user = f"talker{u}"
+        script = TURN_SCRIPTS[u % len(TURN_SCRIPTS)]
+        per_user.append([Item("turn", T0 + timedelta(minutes=n), {
+            "tenant": tenant, "user": user, "session": f"s{u}", "project": None, "role": "user", "text": text,
+            "turn_id": f"{tenant}:{user}:turn{n}"}, op_id=f"{tenant}:{user}:turn{n}")
+            for n, text in enumerate(script)])
+    for u in range(op_users):
+        user = f"writer{u}"
+        rows: list[Item] = []
+
+        def record(n: int, attribute: str, value: Any, kind: str = "knowledge", **extra: Any) -> Item:
+            body = {"tenant": tenant, "user": user, "kind": kind, "attribute": attribute, "value": value,
+                    "statement": f"{attribute} is {value}", "authority": "user_explicit", **extra}
+            return Item("record", T0 + timedelta(minutes=n), body, op_id=f"{tenant}:{user}:op{n}")
+
+        rows.append(record(0, "knowledge.database", "postgres"))
+        rows.append(record(1, "preference.response.detail", "concise", kind="preference"))
+        rows.append(record(2, "knowledge.editor", f"editor-{u % 3}"))
+        rows.append(record(3, "preference.response.detail", "detailed", kind="preference", corrects_current=True))
+        rows.append(record(4, "knowledge.database", "postgres"))  # a repeat: refreshed, not duplicated
+        rows.append(Item("command", T0 + timedelta(minutes=5), {
+            "op": "forget", "tenant": tenant, "user": user, "match": {"attribute": "knowledge.editor"}},
+            op_id=f"{tenant}:{user}:op5"))
+        per_user.append(rows)
+    items: list[Item] = []
+    for step in range(max(len(rows) for rows in per_user)):
+        items.extend(rows[step] for rows in per_user if step < len(rows))
+    return Workload(tenant, items)
+
+
+def send(producer: Any, items: list[Item]) -> None:
+    for item in items:
+        if item.kind == "turn":
+            producer.send_turn(item.at, item.body)
+        elif item.kind == "record":
+            producer.send_record(item.at, item.body, op_id=item.op_id)
+        else:
+            producer.send_command(item.at, item.body, op_id=item.op_id)
+    producer.flush()
+
+
+def reference_digest(client: redis.Redis, workload: Workload) -> Digest:
+    """The digest of the workload applied straight into a fresh namespace, in order."""
+    ns = f"ref-{uuid.uuid4().hex[:8]}"
+    engine = Engine(client, namespace=ns)
+    extraction = ExtractionService()
+    try:
+        for item in workload.items:
+            if item.kind == "turn":
+                turn = Turn.model_validate({**item.body, "at": item.at})
+                ops = extraction.ops_for_turn(turn, op_prefix=str(item.body["turn_id"])).ops
+            else:
+                key = "record" if item.kind == "record" else "command"
+                ops = [OpIn(at=item.at, op_id=item.op_id, **{key: item.body})]
+            if ops:
+                engine.apply_many(ops)
+        return digest_namespace(client, ns)
+    finally:
+        for key in client.scan_iter(match=f"{ns}:*", count=1000):
+            client.delete(key)
