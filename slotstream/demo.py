@@ -90,6 +90,11 @@ def run_pipeline_demo(settings: Settings) -> int:
     with LocalStack(settings, persistent=True, log_dir=Path(settings.data_dir) / "logs") as stack:
         print(f"ready: kafka {stack.bootstrap}, redis {stack.redis_url}, namespace {stack.settings.namespace}",
               flush=True)
+        kept = stack.engine.records(TENANT, USER)
+        if kept:
+            print(f"the data folder {settings.data_dir}/ holds {len(kept)} records of {TENANT}/{USER} from an earlier "
+                  "run: the turns below are sent again with the same ids and recognised as already applied, "
+                  "so each context shows the state as it is now", flush=True)
         for n, (at, session, text) in enumerate(CONVERSATION, start=1):
             req = ContextRequest(tenant=TENANT, user=USER, session=session, text="how should you answer me?")
             stack.barrier()

@@ -55,7 +55,7 @@ class LocalRedis:
                  fsync: str = "everysec") -> None:
         self.port = port or free_port()
         self.proc: subprocess.Popen[bytes] | None = None
-        self.data_dir = Path(data_dir) if data_dir is not None else None
+        self.data_dir = Path(data_dir).resolve() if data_dir is not None else None
         self.persist = persist
         self.fsync = fsync
         self._dir: tempfile.TemporaryDirectory[str] | None = None
