@@ -15,7 +15,7 @@ import orjson
 from pydantic import TypeAdapter, ValidationError
 
 from .errors import Reason, Rejected
-from .limits import MAX_EVIDENCE, MAX_TEXT_CHARS, MAX_VALUE_CHARS, MAX_VALUE_DEPTH, check_shape, check_text
+from .limits import MAX_EVIDENCE, MAX_VALUE_CHARS, MAX_VALUE_DEPTH, check_shape, check_text
 from .models import (
     COMMAND_OPS,
     Authority,

@@ -434,15 +434,8 @@ class LocalKafka:
 
     def stop(self, timeout: float = 30.0) -> None:
         """Stop the broker (SIGTERM, then SIGKILL after *timeout*) and clean up."""
+        self.halt(timeout)
         with self._lock:
-            proc = self._proc
-            if proc is not None and proc.poll() is None:
-                try:
-                    proc.terminate()
-                    proc.wait(timeout=timeout)
-                except subprocess.TimeoutExpired:
-                    self._kill()
-            self._kill()
             _RUNNING.discard(self)
             self._cleanup_dir()
 

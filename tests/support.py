@@ -25,3 +25,21 @@ def dump_namespace(client: Any, ns: str, exclude: tuple[str, ...] = ()) -> dict[
         else:
             out[name] = client.get(key)
     return out
+
+
+def start_stack(redis_url: str, bootstrap: str, name: str, log_dir: Any, workers: int = 1, **overrides: Any) -> Any:
+    """A pipeline on given servers with topics, consumer group and Redis namespace of its own
+    (`name`), a fast expiry timer, and `workers` worker processes logging into `log_dir`."""
+    from slotstream.settings import Settings
+    from slotstream.stack import LocalStack
+
+    settings = Settings(**{"redis_url": redis_url, "kafka_bootstrap": bootstrap, "namespace": name,
+                           "topic_prefix": name, "partitions": 4, "expiry_interval": 0.2, **overrides})
+    stack = LocalStack(settings, workers=0, log_dir=log_dir).start()
+    for i in range(workers):
+        stack.add_worker(i)
+    return stack
+
+
+def worker_logs(stack: Any) -> str:
+    return "\n".join(p.read_text(errors="replace") for p in sorted(stack.log_dir.glob("worker-*.log")))

@@ -25,6 +25,7 @@ from slotstream.settings import Settings
 from slotstream.stack import LocalStack
 from state.digest import digest_namespace
 from streams.topics import CHANGES, DLQ, OPS, TURNS, topic_specs, user_key
+from support import start_stack, worker_logs
 from workloads import T0, Workload, build, reference_digest, send
 
 pytestmark = [pytest.mark.kafka, pytest.mark.integration]
@@ -53,12 +54,10 @@ def make_stack(fault_redis: LocalRedis, fault_kafka: LocalKafka,
     def make(tag: str, workers: int = 1, **overrides: Any) -> LocalStack:
         name = f"f-{tag}-{uuid.uuid4().hex[:6]}"
         overrides.setdefault("batch_size", 20)
-        settings = Settings(redis_url=fault_redis.url, kafka_bootstrap=fault_kafka.bootstrap, namespace=name,
-                            topic_prefix=name, partitions=4, expiry_interval=0.2, session_timeout=6.0, **overrides)
-        stack = LocalStack(settings, workers=0, log_dir=tmp_path_factory.mktemp(name)).start()
+        overrides.setdefault("session_timeout", 6.0)
+        stack = start_stack(fault_redis.url, fault_kafka.bootstrap, name, tmp_path_factory.mktemp(name), workers,
+                            **overrides)
         started.append(stack)
-        for i in range(workers):
-            stack.add_worker(i)
         return stack
 
     yield make
@@ -225,7 +224,7 @@ def test_redis_gone_for_five_seconds_mid_stream(make_stack: Callable[..., LocalS
     stack.barrier(timeout=180)
     assert digest(stack) == expected(stack, work)
     assert alive(stack)
-    log = "\n".join(p.read_text(errors="replace") for p in stack.log_dir.glob("worker-*.log"))  # type: ignore[union-attr]
+    log = worker_logs(stack)
     assert "waiting for Redis" in log and "resumed after" in log
 
 
@@ -254,7 +253,7 @@ def test_redis_coming_back_behind_what_it_acknowledged(make_stack: Callable[...,
     stack.barrier(timeout=180)
     assert digest(stack) == expected(stack, work)
     assert alive(stack)
-    log = "\n".join(p.read_text(errors="replace") for p in stack.log_dir.glob("worker-*.log"))  # type: ignore[union-attr]
+    log = worker_logs(stack)
     assert "restarting the worker to re-read" in log
 
 
@@ -326,7 +325,7 @@ def test_a_namespace_that_lost_its_state_stops_the_worker_and_rebuild_restores_i
     again = stack.add_worker()
     assert again.wait(timeout=60) == 3, "a new worker started over lost state"
     stack.workers.clear()
-    logs = "\n".join(p.read_text(errors="replace") for p in stack.log_dir.glob("worker-*.log"))  # type: ignore[union-attr]
+    logs = worker_logs(stack)
     assert "has no state" in logs and "slotstream worker --rebuild" in logs
 
     for key in stack.client.scan_iter(match=f"{stack.settings.namespace}:*", count=1000):

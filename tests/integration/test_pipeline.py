@@ -23,9 +23,9 @@ import orjson
 import pytest
 
 from memory.models import ContextRequest, Status, iso, to_ms
-from slotstream.settings import Settings
 from slotstream.stack import LocalStack
 from streams.topics import CHANGES, DLQ, OPS, TURNS, topic_specs, user_key
+from support import start_stack
 
 pytestmark = [pytest.mark.kafka, pytest.mark.integration]
 
@@ -71,13 +71,8 @@ def make_stack(kafka_bootstrap: str, redis_url: str, log_dir: Path) -> Iterator[
         name = f"it-{tag}-{run_id()}"
         if fast_failover:
             overrides.setdefault("session_timeout", FAST_FAILOVER_SESSION_TIMEOUT)
-        settings = Settings(redis_url=redis_url, kafka_bootstrap=kafka_bootstrap, namespace=name,
-                            topic_prefix=name, partitions=4, expiry_interval=0.2, **overrides)
-        stack = LocalStack(settings, workers=0, log_dir=log_dir / name)
-        stack.start()
+        stack = start_stack(redis_url, kafka_bootstrap, name, log_dir / name, workers, **overrides)
         started.append(stack)
-        for i in range(workers):
-            stack.add_worker(i)
         return stack
 
     yield make

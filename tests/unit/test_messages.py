@@ -12,7 +12,7 @@ import pytest
 from memory.extraction import Turn
 from memory.limits import DEAD_LETTER_EXCERPT_CHARS, MAX_MESSAGE_BYTES
 from processors.extraction import ExtractionService
-from processors.messages import BadMessage, RawMessage, check_event_time, check_key, dead_letter, decode
+from processors.messages import BadMessage, RawMessage, check_event_time, check_key, dead_letter
 from processors.reconciliation import parse_op
 
 AT = "2026-10-01T09:00:00Z"
