@@ -1061,7 +1061,7 @@ class RuleExtractor:
         hold = bool(_HOLD.search(turn.text))
         carry = False  # a standalone "that was wrong." applies to the next understood sentence
         for s in split_sentences(turn.text):
-            if refusal_spans(s.text) or any(a < s.end and b > s.start for _, a, b in spans):
+            if any(a < s.end and b > s.start for _, a, b in spans):
                 refuse(REFUSED_SECRET)
                 continue
             quote = redact(s.text)

@@ -38,22 +38,26 @@ def check_time(value: datetime, field: str = "time") -> datetime:
 
 
 def check_shape(data: Any, max_depth: int = MAX_DEPTH, max_nodes: int = MAX_NODES, what: str = "message") -> None:
-    """Depth and size of parsed JSON, iteratively (a deep value must not exhaust the stack)."""
-    stack: list[tuple[Any, int]] = [(data, 1)]
-    nodes = 0
-    while stack:
-        item, depth = stack.pop()
-        nodes += 1
-        if nodes > max_nodes:
-            raise Rejected(Reason.TOO_LARGE, f"{what} has more than {max_nodes} JSON elements")
-        if isinstance(item, dict):
-            if depth > max_depth:
-                raise Rejected(Reason.TOO_DEEP, f"{what} nests deeper than {max_depth} levels")
-            stack.extend((v, depth + 1) for v in item.values())
-        elif isinstance(item, list):
-            if depth > max_depth:
-                raise Rejected(Reason.TOO_DEEP, f"{what} nests deeper than {max_depth} levels")
-            stack.extend((v, depth + 1) for v in item)
+    """Depth and size of parsed JSON. The walk stops one level past `max_depth`, so a deep value
+    cannot exhaust the stack."""
+    if _count(data, 1, max_depth, what) > max_nodes:
+        raise Rejected(Reason.TOO_LARGE, f"{what} has more than {max_nodes} JSON elements")
+
+
+def _count(item: Any, depth: int, max_depth: int, what: str) -> int:
+    if isinstance(item, dict):
+        children: Any = item.values()
+    elif isinstance(item, list):
+        children = item
+    else:
+        return 1
+    if depth > max_depth:
+        raise Rejected(Reason.TOO_DEEP, f"{what} nests deeper than {max_depth} levels")
+    n = 1 + len(children)
+    for child in children:
+        if isinstance(child, (dict, list)):
+            n += _count(child, depth + 1, max_depth, what) - 1
+    return n
 
 
 def check_text(value: str | None, field: str, limit: int = MAX_TEXT_CHARS) -> None:

@@ -81,13 +81,16 @@ def pydantic_reason(err: ValidationError) -> Rejected:
 
 
 def check_no_secret(*texts: str | None) -> None:
-    for text in texts:
-        if text and (contains_secret(text) or REDACTION_MARK.search(text)):
-            raise Rejected(Reason.SECRET_VALUE, "secrets (passwords, keys, codes, card numbers) are never stored")
+    """Refuse when any of the texts holds a secret or a redaction marker. One search over all of
+    them together: a record's fields are checked in a single pass."""
+    joined = "\n".join(t for t in texts if t)
+    if joined and (contains_secret(joined) or REDACTION_MARK.search(joined)):
+        raise Rejected(Reason.SECRET_VALUE, "secrets (passwords, keys, codes, card numbers) are never stored")
 
 
 def check_value(value: Any, attribute: str) -> str:
-    """A record value within bounds and free of secrets; returns its text form."""
+    """A record value within bounds and without a credential-named key or attribute; returns its
+    text form, for the caller to search together with the record's other texts."""
     if isinstance(value, (dict, list)):
         check_shape(value, MAX_VALUE_DEPTH, what="a value")
     try:
@@ -95,7 +98,7 @@ def check_value(value: Any, attribute: str) -> str:
     except (TypeError, orjson.JSONEncodeError):
         raise Rejected(Reason.INVALID_FIELD, "value: not representable as JSON") from None
     check_text(text, "value", MAX_VALUE_CHARS)
-    if is_secret_name(attribute) or value_has_secret(value):
+    if is_secret_name(attribute) or (isinstance(value, (dict, list)) and value_has_secret(value)):
         raise Rejected(Reason.SECRET_VALUE, "secrets (passwords, keys, codes, card numbers) are never stored")
     return text
 
@@ -129,14 +132,13 @@ def parse_command(data: dict[str, Any]) -> Any:
         if cmd.match is not None:
             check_slot_parts(cmd.match.subject, cmd.match.attribute)
             if cmd.match.value is not None:
-                check_value(cmd.match.value, cmd.match.attribute)
+                check_no_secret(check_value(cmd.match.value, cmd.match.attribute))
             if cmd.match.scope is not None:
                 cmd.match.scope = parse_scope(cmd.match.scope)
     if cmd.op == "correct":
-        check_value(cmd.value, "")
         check_text(cmd.statement, "statement")
-        check_no_secret(cmd.statement)
         _check_evidence(cmd.evidence)
+        check_no_secret(check_value(cmd.value, ""), cmd.statement, *(ev.source_id for ev in cmd.evidence))
     return cmd
 
 
@@ -145,8 +147,7 @@ def _check_evidence(evidence: list[Any]) -> None:
         raise Rejected(Reason.TOO_LARGE, f"evidence: {len(evidence)} entries, at most {MAX_EVIDENCE}")
     for ev in evidence:
         check_text(ev.quote, "evidence.quote")
-        check_text(ev.source_id, "evidence.source_id", 256)
-        check_no_secret(ev.source_id)  # an id is kept as is; a quote is redacted instead
+        check_text(ev.source_id, "evidence.source_id", 256)  # kept as is; a quote is redacted instead
 
 
 def _unit(name: str, v: float | None, default: float, reason: Reason = Reason.VALUE_OUT_OF_RANGE) -> float:
@@ -195,7 +196,8 @@ def build_record(rin: RecordIn, *, op_id: str, at: datetime) -> Record:
         raise Rejected(Reason.SECRET_VALUE, "secrets (passwords, keys, codes, card numbers) are never stored")
     value_text = check_value(rin.value, rin.attribute)
     check_text(rin.statement, "statement")
-    check_no_secret(rin.statement, rin.attribute, rin.subject, scope)
+    check_no_secret(value_text, rin.statement, rin.attribute, rin.subject, scope,
+                    *(ev.source_id for ev in rin.evidence))
     if kind == Kind.SESSION_CONTEXT and not scope.startswith("session:"):
         raise Rejected(Reason.SESSION_CONTEXT_NOT_IN_SESSION, "session_context lives with a session scope")
 
