@@ -13,11 +13,11 @@ from datetime import datetime, timezone
 
 import orjson
 
-from memory.models import iso
-from state.due import DueIndex
-from state.engine import Engine
-from state.progress import Progress
-from streams.topics import user_key
+from slotstream.memory.models import iso
+from slotstream.state.due import DueIndex
+from slotstream.state.engine import Engine
+from slotstream.state.progress import Progress
+from slotstream.streams.topics import user_key
 
 
 class ExpiryService:

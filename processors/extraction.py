@@ -8,12 +8,12 @@ from typing import Any
 
 import orjson
 
-from memory.errors import Reason
-from memory.extraction import Extractor, RuleExtractor, Turn
-from memory.limits import MAX_OPS_PER_TURN
-from memory.models import OpIn, iso
-from streams.schemas import ChangeMessage
-from streams.topics import user_key
+from slotstream.memory.errors import Reason
+from slotstream.memory.extraction import Extractor, RuleExtractor, Turn
+from slotstream.memory.limits import MAX_OPS_PER_TURN
+from slotstream.memory.models import OpIn, iso
+from slotstream.streams.schemas import ChangeMessage
+from slotstream.streams.topics import user_key
 
 from .messages import BadMessage, BatchOutput, RawMessage, check_event_time, check_key, dead_letter, decode
 

@@ -36,12 +36,12 @@ import urllib.error
 import urllib.request
 from typing import Any, Mapping
 
-from memory.errors import Rejected
-from memory.extraction import Extraction, Extractor, Proposal, RuleExtractor, Turn
-from memory.models import COMMAND_OPS, Cardinality, Kind, iso
-from memory.registry import TEMPORARY_LIFETIME, known_attributes
-from memory.secrets import contains_secret, redact
-from memory.validation import build_record, parse_command, parse_record
+from slotstream.memory.errors import Rejected
+from slotstream.memory.extraction import Extraction, Extractor, Proposal, RuleExtractor, Turn
+from slotstream.memory.models import COMMAND_OPS, Cardinality, Kind, iso
+from slotstream.memory.registry import TEMPORARY_LIFETIME, known_attributes
+from slotstream.memory.secrets import contains_secret, redact
+from slotstream.memory.validation import build_record, parse_command, parse_record
 
 __all__ = [
     "LLMExtractor",

@@ -17,13 +17,13 @@ from typing import Any, TypeVar
 import orjson
 from pydantic import BaseModel, ValidationError
 
-from memory.errors import Reason, Rejected
-from memory.limits import DEAD_LETTER_EXCERPT_CHARS, MAX_DEPTH, MAX_MESSAGE_BYTES, check_shape
-from memory.models import iso, to_ms
-from memory.secrets import redact
-from memory.validation import pydantic_reason
-from streams.schemas import DeadLetter, SourceRef
-from streams.topics import user_key
+from slotstream.memory.errors import Reason, Rejected
+from slotstream.memory.limits import DEAD_LETTER_EXCERPT_CHARS, MAX_DEPTH, MAX_MESSAGE_BYTES, check_shape
+from slotstream.memory.models import iso, to_ms
+from slotstream.memory.secrets import redact
+from slotstream.memory.validation import pydantic_reason
+from slotstream.streams.schemas import DeadLetter, SourceRef
+from slotstream.streams.topics import user_key
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -7,10 +7,10 @@ a crash applies nothing twice and loses nothing.
 
 from __future__ import annotations
 
-from memory.models import OpIn, iso, to_ms
-from state.due import DueEntry, DueIndex
-from state.engine import Engine
-from streams.schemas import ChangeMessage
+from slotstream.memory.models import OpIn, iso, to_ms
+from slotstream.state.due import DueEntry, DueIndex
+from slotstream.state.engine import Engine
+from slotstream.streams.schemas import ChangeMessage
 
 from .messages import BadMessage, BatchOutput, RawMessage, check_event_time, check_key, dead_letter, decode
 

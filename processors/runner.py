@@ -21,8 +21,8 @@ from typing import Callable, Sequence
 
 import redis.exceptions
 
-from memory.errors import Reason
-from state.progress import Progress, StateLost, StateRewound
+from slotstream.memory.errors import Reason
+from slotstream.state.progress import Progress, StateLost, StateRewound
 
 from .messages import BatchOutput, RawMessage, dead_letter
 

@@ -11,7 +11,7 @@ import time
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from memory.models import ContextRequest, OpIn
+from slotstream.memory.models import ContextRequest, OpIn
 
 from .runtime import drop_namespace, redis_client
 from .scenario import fresh_namespace
@@ -56,7 +56,7 @@ def _apply_throughput(engine: Any, n_ops: int, batch: int, users: int) -> tuple[
 
 
 def run_engine_bench(settings: Settings, sizes: list[int], requests: int = 2000, ops: int = 50000) -> int:
-    from state.engine import Engine
+    from slotstream.state.engine import Engine
 
     with redis_client(settings) as client:
         ns = fresh_namespace("bench")

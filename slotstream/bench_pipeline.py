@@ -18,7 +18,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from memory.models import ContextRequest, iso
+from slotstream.memory.models import ContextRequest, iso
 
 from .settings import Settings
 from .stack import LocalStack
@@ -139,7 +139,7 @@ def freshness(settings: Settings, rate: float, seconds: float, probes: int) -> N
 
 def extraction_alone(n_turns: int) -> None:
     """The rule extractor by itself on the same turns: its share of a worker's time."""
-    from memory.extraction import RuleExtractor, Turn
+    from slotstream.memory.extraction import RuleExtractor, Turn
 
     rng = random.Random(5)
     turns = [Turn.model_validate({**t, "at": at, "turn_id": f"x{i}"})

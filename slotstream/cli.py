@@ -19,8 +19,8 @@ def _print_result(r) -> None:  # noqa: ANN001
 
 
 def cmd_scenario_run(args: argparse.Namespace) -> int:
-    from processors.llm_extractor import extractor_from_settings
-    from state.engine import Engine
+    from slotstream.processors.llm_extractor import extractor_from_settings
+    from slotstream.state.engine import Engine
 
     from .runtime import drop_namespace, redis_client
     from .scenario import DirectBackend, fresh_namespace, read_lines, run_lines
@@ -88,7 +88,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
         return 2
     from faust.worker import Worker
 
-    from streams.app import PROCESSORS, create_app
+    from slotstream.streams.app import PROCESSORS, create_app
 
     chosen = PROCESSORS if args.processors == "all" else tuple(p.strip() for p in args.processors.split(","))
     from .runtime import claim_namespace, tune_gc
@@ -120,7 +120,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def cmd_topics_create(args: argparse.Namespace) -> int:
-    from streams.admin import create_topics
+    from slotstream.streams.admin import create_topics
 
     settings = Settings.from_env()
     if not settings.kafka_bootstrap:

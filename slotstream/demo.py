@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from memory.models import ContextRequest, OpIn, iso
+from slotstream.memory.models import ContextRequest, OpIn, iso
 
 from .runtime import drop_namespace, redis_client
 from .scenario import fresh_namespace
@@ -32,7 +32,7 @@ def _apply(engine: Any, at: datetime, **op: Any) -> Any:
 
 
 def run_demo(settings: Settings) -> int:
-    from state.engine import Engine
+    from slotstream.state.engine import Engine
 
     with redis_client(settings) as client:
         ns = settings.namespace if settings.redis_url else fresh_namespace("demo")

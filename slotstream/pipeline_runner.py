@@ -18,8 +18,8 @@ from typing import Any
 import orjson
 from kafka import KafkaConsumer, TopicPartition
 
-from memory.models import ContextRequest, ContextResponse, OpIn, iso
-from streams.topics import CHANGES, DLQ, OPS, topic_specs
+from slotstream.memory.models import ContextRequest, ContextResponse, OpIn, iso
+from slotstream.streams.topics import CHANGES, DLQ, OPS, topic_specs
 
 from .scenario import LineResult, read_lines, run_lines
 from .settings import Settings

@@ -53,11 +53,11 @@ def claim_namespace(settings: Settings, rebuild: bool = False) -> int:
     import sys
     import threading
 
-    from processors.runner import retry
-    from state.client import connect
-    from state.progress import Progress, StateLost
-    from streams.admin import committed_offsets
-    from streams.topics import OPS, TURNS, topic_specs
+    from slotstream.processors.runner import retry
+    from slotstream.state.client import connect
+    from slotstream.state.progress import Progress, StateLost
+    from slotstream.streams.admin import committed_offsets
+    from slotstream.streams.topics import OPS, TURNS, topic_specs
 
     assert settings.kafka_bootstrap and settings.redis_url
     specs = topic_specs(settings)

@@ -14,8 +14,8 @@ from typing import Any, Callable, Iterable, Protocol
 
 import orjson
 
-from memory.errors import Rejected
-from memory.models import ContextRequest, ContextResponse, OpIn, parse_time
+from slotstream.memory.errors import Rejected
+from slotstream.memory.models import ContextRequest, ContextResponse, OpIn, parse_time
 
 LINE_TYPES = ("turn", "record", "command", "query")
 
@@ -170,7 +170,7 @@ class DirectBackend:
     """Scenario lines straight into the engine (no Kafka)."""
 
     def __init__(self, engine: Any, extractor: Any = None) -> None:
-        from processors.extraction import ExtractionService
+        from slotstream.processors.extraction import ExtractionService
 
         self.engine = engine
         self.extraction = ExtractionService(extractor)
@@ -180,7 +180,7 @@ class DirectBackend:
 
     def turn(self, at: Any, turn: dict[str, Any], op_id: str) -> Any:
         """Extraction in-process (the same service the pipeline's processor runs), then the engine."""
-        from memory.extraction import Turn
+        from slotstream.memory.extraction import Turn
 
         parsed = Turn.model_validate({**turn, "at": at, "turn_id": op_id})
         out = self.extraction.ops_for_turn(parsed, op_prefix=op_id)

@@ -12,12 +12,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from state.client import connect
-from state.engine import Engine
-from state.progress import Progress
-from streams.admin import create_topics
-from streams.producer import SlotstreamProducer
-from streams.topics import OPS, TURNS, topic_specs
+from slotstream.state.client import connect
+from slotstream.state.engine import Engine
+from slotstream.state.progress import Progress
+from slotstream.streams.admin import create_topics
+from slotstream.streams.producer import SlotstreamProducer
+from slotstream.streams.topics import OPS, TURNS, topic_specs
 
 from .localredis import LocalRedis, stop_process
 from .settings import Settings

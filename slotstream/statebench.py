@@ -32,8 +32,8 @@ from typing import Any, Callable, Iterable, Sequence, TextIO
 
 import orjson
 
-from memory.models import ContextRequest, OpIn, iso, parse_time
-from memory.validation import normalize_value
+from slotstream.memory.models import ContextRequest, OpIn, iso, parse_time
+from slotstream.memory.validation import normalize_value
 
 TENANT = "sb"
 QUERY_SESSION = "statebench-query"  # no working-set scope is ever named like this
@@ -485,7 +485,7 @@ def main(files: Sequence[str | Path], settings: Any, tracks: Sequence[str] | Non
          verbose: bool = False, out: TextIO | None = None) -> int:
     """`slotstream eval statebench FILE...`: one table per file, then a closing line. A measurement,
     not a gate: exit 0 when it ran, 2 when a file is missing."""
-    from state.engine import Engine
+    from slotstream.state.engine import Engine
 
     from .runtime import drop_namespace, redis_client
     from .scenario import fresh_namespace

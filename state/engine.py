@@ -17,8 +17,8 @@ from typing import Any, Iterable
 import orjson
 import redis
 
-from memory.errors import Reason, Rejected
-from memory.models import (
+from slotstream.memory.errors import Reason, Rejected
+from slotstream.memory.models import (
     LIVE_STATUSES,
     SELECTABLE_STATUSES,
     ContextRequest,
@@ -32,9 +32,9 @@ from memory.models import (
     slot_key,
     to_ms,
 )
-from memory.reconcile import Needs, Transition, UserView, current_of, needs_for, reconcile
-from memory.selection import compact, from_compact, select
-from memory.validation import build_record, parse_command, parse_record
+from slotstream.memory.reconcile import Needs, Transition, UserView, current_of, needs_for, reconcile
+from slotstream.memory.selection import compact, from_compact, select
+from slotstream.memory.validation import build_record, parse_command, parse_record
 
 from .keys import Keys
 from .scripts import LuaScript, run_pipeline

@@ -23,17 +23,17 @@ from typing import Any, Callable, Iterable, Mapping
 import faust
 from faust.transport.drivers import aiokafka as faust_aiokafka
 
-from processors.expiry import ExpiryService
-from processors.extraction import ExtractionService
-from processors.llm_extractor import extractor_from_settings
-from processors.messages import BatchOutput, RawMessage
-from processors.reconciliation import ReconciliationService
-from processors.runner import BatchRunner, Stopping, retry, waits_for
+from slotstream.processors.expiry import ExpiryService
+from slotstream.processors.extraction import ExtractionService
+from slotstream.processors.llm_extractor import extractor_from_settings
+from slotstream.processors.messages import BatchOutput, RawMessage
+from slotstream.processors.reconciliation import ReconciliationService
+from slotstream.processors.runner import BatchRunner, Stopping, retry, waits_for
 from slotstream.settings import Settings
-from state.client import connect
-from state.due import DueIndex
-from state.engine import Engine
-from state.progress import Progress, StateLost, StateRewound
+from slotstream.state.client import connect
+from slotstream.state.due import DueIndex
+from slotstream.state.engine import Engine
+from slotstream.state.progress import Progress, StateLost, StateRewound
 
 from .topics import CHANGES, DLQ, OPS, TURNS, topic_specs
 

@@ -14,8 +14,8 @@ from typing import Any
 import orjson
 from kafka import KafkaProducer
 
-from memory.models import iso
-from memory.secrets import scrub
+from slotstream.memory.models import iso
+from slotstream.memory.secrets import scrub
 from slotstream.settings import Settings
 
 from .topics import OPS, TURNS, topic_specs, user_key

@@ -7,8 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from memory.extraction import Turn
-from memory.models import OpIn, parse_time
+from slotstream.memory.extraction import Turn
+from slotstream.memory.models import OpIn, parse_time
 
 __all__ = ["Turn", "OpIn", "ChangeMessage", "DeadLetter", "SourceRef"]
 

@@ -67,6 +67,6 @@ def other_namespace(redis_client: redis.Redis) -> Iterator[str]:
 
 @pytest.fixture
 def engine(redis_client: redis.Redis, namespace: str):
-    from state.engine import Engine
+    from slotstream.state.engine import Engine
 
     return Engine(redis_client, namespace=namespace)

@@ -16,11 +16,11 @@ from typing import Any
 
 import redis
 
-from memory.extraction import Turn
-from memory.models import OpIn
-from processors.extraction import ExtractionService
-from state.digest import Digest, digest_namespace
-from state.engine import Engine
+from slotstream.memory.extraction import Turn
+from slotstream.memory.models import OpIn
+from slotstream.processors.extraction import ExtractionService
+from slotstream.state.digest import Digest, digest_namespace
+from slotstream.state.engine import Engine
 
 T0 = datetime(2026, 10, 1, 9, 0, tzinfo=timezone.utc)
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memory.models import ID_RE, OpIn
+from slotstream.memory.models import ID_RE, OpIn
 from slotstream.scenario import DirectBackend, run_lines
 from slotstream.settings import Settings
 from slotstream.statebench import (
@@ -19,7 +19,7 @@ from slotstream.statebench import (
     main,
     run_converted,
 )
-from state.engine import validate_op
+from slotstream.state.engine import validate_op
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "eval" / "statebench"
 needs_data = pytest.mark.skipif(not (DATA / "dev.jsonl").is_file(), reason=f"no StateBench data in {DATA}")

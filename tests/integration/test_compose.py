@@ -21,7 +21,7 @@ import yaml
 
 from slotstream.cli import build_parser
 from slotstream.settings import Settings, env_names
-from streams.app import PROCESSORS, create_app
+from slotstream.streams.app import PROCESSORS, create_app
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "docker-compose.yml"

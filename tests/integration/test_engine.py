@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 import redis
 
-from memory.models import Status, iso
-from state.engine import Engine
+from slotstream.memory.models import Status, iso
+from slotstream.state.engine import Engine
 from support import dump_namespace
 
 pytestmark = pytest.mark.integration
@@ -412,7 +412,7 @@ def test_payload_is_bounded_by_the_active_records(engine, redis_client, namespac
 
 
 def test_context_needs_a_time_and_valid_ids(engine):
-    from memory.errors import Rejected
+    from slotstream.memory.errors import Rejected
 
     with pytest.raises(Rejected):
         engine.context({"tenant": "t1", "user": "u1"})

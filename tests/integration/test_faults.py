@@ -18,13 +18,13 @@ from typing import Any, Callable, Iterator
 import orjson
 import pytest
 
-from memory.limits import MAX_OPS_PER_TURN
+from slotstream.memory.limits import MAX_OPS_PER_TURN
 from slotstream.localkafka import LocalKafka
 from slotstream.localredis import LocalRedis
 from slotstream.settings import Settings
 from slotstream.stack import LocalStack
-from state.digest import digest_namespace
-from streams.topics import CHANGES, DLQ, OPS, TURNS, topic_specs, user_key
+from slotstream.state.digest import digest_namespace
+from slotstream.streams.topics import CHANGES, DLQ, OPS, TURNS, topic_specs, user_key
 from support import start_stack, worker_logs
 from workloads import T0, Workload, build, reference_digest, send
 
@@ -169,7 +169,7 @@ def test_poison_interleaved_with_good_messages_on_both_topics(make_stack: Callab
     send(stack.producer, good[len(poison) * step:])
     stack.barrier()
 
-    from state.digest import users_of
+    from slotstream.state.digest import users_of
     extra = [u for u in users_of(stack.client, stack.settings.namespace) if u[1].startswith(("mallory",))]
     assert not extra, [(u, stack.engine.records(*u)) for u in extra]
     assert digest(stack) == expected(stack, work), "the good messages' state differs from a clean run"
@@ -308,7 +308,7 @@ def test_a_namespace_that_lost_its_state_stops_the_worker_and_rebuild_restores_i
     first, second = work.waves(2)
     send(stack.producer, first)
     stack.barrier()
-    from streams.admin import committed_offsets
+    from slotstream.streams.admin import committed_offsets
 
     names = [topic_specs(stack.settings)[role].name for role in (TURNS, OPS)]
     deadline = time.monotonic() + 30

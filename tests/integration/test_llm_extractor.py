@@ -23,10 +23,10 @@ from typing import Any, Iterator
 
 import pytest
 
-from memory.extraction import Extraction, Extractor, RuleExtractor, Turn
-from memory.models import iso
-from processors.extraction import ExtractionService
-from processors.llm_extractor import (
+from slotstream.memory.extraction import Extraction, Extractor, RuleExtractor, Turn
+from slotstream.memory.models import iso
+from slotstream.processors.extraction import ExtractionService
+from slotstream.processors.llm_extractor import (
     LLM_BAD_OUTPUT,
     LLM_UNAVAILABLE,
     SYSTEM_PROMPT,

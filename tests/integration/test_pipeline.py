@@ -22,9 +22,9 @@ from typing import Any, Callable, Iterator
 import orjson
 import pytest
 
-from memory.models import ContextRequest, Status, iso, to_ms
+from slotstream.memory.models import ContextRequest, Status, iso, to_ms
 from slotstream.stack import LocalStack
-from streams.topics import CHANGES, DLQ, OPS, TURNS, topic_specs, user_key
+from slotstream.streams.topics import CHANGES, DLQ, OPS, TURNS, topic_specs, user_key
 from support import start_stack
 
 pytestmark = [pytest.mark.kafka, pytest.mark.integration]

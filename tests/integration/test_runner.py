@@ -12,9 +12,9 @@ import orjson
 import pytest
 import redis
 
-from processors.messages import BatchOutput, RawMessage
-from processors.runner import BatchRunner, Stopping, retry, waits_for
-from state.progress import Progress, StateLost, StateRewound
+from slotstream.processors.messages import BatchOutput, RawMessage
+from slotstream.processors.runner import BatchRunner, Stopping, retry, waits_for
+from slotstream.state.progress import Progress, StateLost, StateRewound
 
 pytestmark = pytest.mark.integration
 TOPIC = "x.ops"

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from memory.extraction import (
+from slotstream.memory.extraction import (
     REFUSED_NO_PROJECT,
     REFUSED_NO_SESSION,
     REFUSED_SECRET,
@@ -20,9 +20,9 @@ from memory.extraction import (
     split_sentences,
     week_end,
 )
-from memory.registry import TEMPORARY_LIFETIME
-from memory.secrets import contains_secret
-from memory.validation import build_record, parse_command, parse_record
+from slotstream.memory.registry import TEMPORARY_LIFETIME
+from slotstream.memory.secrets import contains_secret
+from slotstream.memory.validation import build_record, parse_command, parse_record
 
 # Wednesday 2026-09-23 10:00 UTC
 AT = datetime(2026, 9, 23, 10, 0, tzinfo=timezone.utc)

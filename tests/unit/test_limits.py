@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from memory.errors import Reason, Rejected
-from memory.extraction import Turn
-from memory.limits import MAX_DEPTH, MAX_NODES, MAX_TURN_CHARS, check_shape
-from memory.models import OpIn, parse_time, slot_key
-from memory.validation import build_record, parse_command, parse_record, pydantic_reason
+from slotstream.memory.errors import Reason, Rejected
+from slotstream.memory.extraction import Turn
+from slotstream.memory.limits import MAX_DEPTH, MAX_NODES, MAX_TURN_CHARS, check_shape
+from slotstream.memory.models import OpIn, parse_time, slot_key
+from slotstream.memory.validation import build_record, parse_command, parse_record, pydantic_reason
 
 T0 = datetime(2026, 10, 1, tzinfo=timezone.utc)
 

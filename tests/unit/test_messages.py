@@ -9,11 +9,11 @@ from datetime import datetime, timezone
 import orjson
 import pytest
 
-from memory.extraction import Turn
-from memory.limits import DEAD_LETTER_EXCERPT_CHARS, MAX_MESSAGE_BYTES
-from processors.extraction import ExtractionService
-from processors.messages import BadMessage, RawMessage, check_event_time, check_key, dead_letter
-from processors.reconciliation import parse_op
+from slotstream.memory.extraction import Turn
+from slotstream.memory.limits import DEAD_LETTER_EXCERPT_CHARS, MAX_MESSAGE_BYTES
+from slotstream.processors.extraction import ExtractionService
+from slotstream.processors.messages import BadMessage, RawMessage, check_event_time, check_key, dead_letter
+from slotstream.processors.reconciliation import parse_op
 
 AT = "2026-10-01T09:00:00Z"
 AT_MS = int(datetime(2026, 10, 1, 9, tzinfo=timezone.utc).timestamp() * 1000)

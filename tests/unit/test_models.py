@@ -7,8 +7,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from pydantic import ValidationError
 
-from memory.errors import Reason, Rejected
-from memory.models import (
+from slotstream.memory.errors import Reason, Rejected
+from slotstream.memory.models import (
     AUTHORITY_RANK,
     LIVE_STATUSES,
     SELECTABLE_STATUSES,
@@ -29,7 +29,7 @@ from memory.models import (
     to_ms,
     utc,
 )
-from memory.validation import build_record, parse_record
+from slotstream.memory.validation import build_record, parse_record
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 

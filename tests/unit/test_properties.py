@@ -21,8 +21,8 @@ from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
 
-from memory.errors import Rejected
-from memory.models import (
+from slotstream.memory.errors import Rejected
+from slotstream.memory.models import (
     INFERRED_AUTHORITIES,
     Authority,
     Cardinality,
@@ -35,10 +35,10 @@ from memory.models import (
     iso,
     to_ms,
 )
-from memory.reconcile import Transition, UserView, reconcile
-from memory.selection import exclusion_reason, from_record, select
-from memory.validation import derive_id, normalize_value
-from state.engine import Engine, validate_op
+from slotstream.memory.reconcile import Transition, UserView, reconcile
+from slotstream.memory.selection import exclusion_reason, from_record, select
+from slotstream.memory.validation import derive_id, normalize_value
+from slotstream.state.engine import Engine, validate_op
 from support import dump_namespace
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)

@@ -12,17 +12,17 @@ from typing import Any
 
 import pytest
 
-from memory.errors import Reason, Rejected
-from memory.models import (
+from slotstream.memory.errors import Reason, Rejected
+from slotstream.memory.models import (
     Authority,
     ContextRequest,
     Kind,
     Record,
     Status,
 )
-from memory.reconcile import Transition, UserView, needs_for, reconcile
-from memory.selection import exclusion_reason, from_record, select
-from memory.validation import build_record, normalize_value, parse_command, parse_record, value_hash
+from slotstream.memory.reconcile import Transition, UserView, needs_for, reconcile
+from slotstream.memory.selection import exclusion_reason, from_record, select
+from slotstream.memory.validation import build_record, normalize_value, parse_command, parse_record, value_hash
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 H = timedelta(hours=1)

@@ -6,8 +6,8 @@ from datetime import timedelta
 
 import pytest
 
-from memory.models import Cardinality, Consequence, Kind, Sensitivity
-from memory.registry import (
+from slotstream.memory.models import Cardinality, Consequence, Kind, Sensitivity
+from slotstream.memory.registry import (
     KIND_LIFETIME,
     TEMPORARY_LIFETIME,
     AttributeSpec,

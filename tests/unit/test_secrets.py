@@ -6,10 +6,10 @@ from datetime import datetime, timezone
 
 import pytest
 
-from memory.errors import Reason, Rejected
-from memory.extraction import RuleExtractor, Turn
-from memory.secrets import contains_secret, find_secrets, is_secret_name, redact, scrub, value_has_secret
-from memory.validation import build_record, parse_command, parse_record
+from slotstream.memory.errors import Reason, Rejected
+from slotstream.memory.extraction import RuleExtractor, Turn
+from slotstream.memory.secrets import contains_secret, find_secrets, is_secret_name, redact, scrub, value_has_secret
+from slotstream.memory.validation import build_record, parse_command, parse_record
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory.models import ContextRequest, Record, Sensitivity, Status
-from memory.selection import (
+from slotstream.memory.models import ContextRequest, Record, Sensitivity, Status
+from slotstream.memory.selection import (
     ASSUMPTION_MIN_CONFIDENCE,
     Candidate,
     can_use,
@@ -27,7 +27,7 @@ from memory.selection import (
     select,
     tokens,
 )
-from memory.validation import build_record, parse_record
+from slotstream.memory.validation import build_record, parse_record
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 NOW = T0 + timedelta(hours=1)
@@ -216,7 +216,7 @@ def test_relevance_importance_consequence_actionability_rank():
     q = tokens("")
     for field, lo, hi in (("importance", 0.1, 0.9), ("actionability", 0.1, 0.9)):
         assert score(dataclasses.replace(base, **{field: hi}), q) > score(dataclasses.replace(base, **{field: lo}), q)
-    from memory.models import Consequence
+    from slotstream.memory.models import Consequence
     assert score(dataclasses.replace(base, consequence=Consequence.HIGH), q) > \
         score(dataclasses.replace(base, consequence=Consequence.LOW), q)
 

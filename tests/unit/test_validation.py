@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from memory.errors import Reason, Rejected
-from memory.models import (
+from slotstream.memory.errors import Reason, Rejected
+from slotstream.memory.models import (
     Authority,
     Cardinality,
     ConfirmCommand,
@@ -23,8 +23,8 @@ from memory.models import (
     Sensitivity,
     Status,
 )
-from memory.registry import TEMPORARY_LIFETIME
-from memory.validation import (
+from slotstream.memory.registry import TEMPORARY_LIFETIME
+from slotstream.memory.validation import (
     build_record,
     derive_id,
     normalize_value,
