@@ -1,4 +1,9 @@
-"""Reason codes: every rejection or drop carries one, on the wire and in the dead-letter topic."""
+"""The root of every error slotstream raises, and the reason codes every rejection or drop carries
+(on the wire and in the dead-letter topic).
+
+Each package has its own errors module under `SlotstreamError`: `state.errors`, `streams.errors`,
+`processors.errors` and, for the command and local servers, `slotstream.errors`.
+"""
 
 from __future__ import annotations
 
@@ -44,7 +49,11 @@ class Reason(StrEnum):
     NOT_DUE = "not_due"
 
 
-class Rejected(ValueError):
+class SlotstreamError(Exception):
+    """The root: `except SlotstreamError` catches whatever slotstream raised on purpose."""
+
+
+class Rejected(SlotstreamError, ValueError):
     """Raised for input that must not change state; carries a machine-readable reason."""
 
     def __init__(self, reason: Reason, detail: str = "") -> None:

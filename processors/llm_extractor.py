@@ -1,7 +1,7 @@
 """Optional LLM extractor: an OpenAI-compatible chat/completions endpoint behind the `Extractor` protocol.
 
-Off by default: `extractor_from_settings` returns the deterministic `RuleExtractor` unless
-SLOTSTREAM_LLM_URL is set; then it returns `CombinedExtractor(RuleExtractor(), LLMExtractor(...))`,
+Off by default: `extractor_from_config` returns the deterministic `RuleExtractor` unless a model
+URL is given (the worker passes SLOTSTREAM_LLM_URL); then it returns `CombinedExtractor(RuleExtractor(), LLMExtractor(...))`,
 which keeps everything the rules found and adds the model's proposals only for attributes the rules
 did not cover.
 
@@ -29,12 +29,11 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import time
 import urllib.error
 import urllib.request
-from typing import Any, Mapping
+from typing import Any
 
 from slotstream.memory.errors import Rejected
 from slotstream.memory.extraction import Extraction, Extractor, Proposal, RuleExtractor, Turn
@@ -46,7 +45,7 @@ from slotstream.memory.validation import build_record, parse_command, parse_reco
 __all__ = [
     "LLMExtractor",
     "CombinedExtractor",
-    "extractor_from_settings",
+    "extractor_from_config",
     "SYSTEM_PROMPT",
     "LLM_UNAVAILABLE",
     "LLM_BAD_OUTPUT",
@@ -357,19 +356,11 @@ class CombinedExtractor:
                           redacted_text=base.redacted_text)
 
 
-def extractor_from_settings(settings: Any, env: Mapping[str, str] | None = None) -> Extractor:
-    """RuleExtractor unless SLOTSTREAM_LLM_URL is set; then rules + the LLM (SLOTSTREAM_LLM_MODEL required).
-
-    SLOTSTREAM_LLM_API_KEY (optional) and SLOTSTREAM_LLM_TIMEOUT (seconds, default 10) are read from the
-    environment here (a `llm_timeout` settings field wins when present).
-    """
-    url = getattr(settings, "llm_url", None)
+def extractor_from_config(url: str | None, model: str | None, timeout: float = 10.0,
+                          api_key: str | None = None) -> Extractor:
+    """RuleExtractor when no model URL is given; else the rules plus the model (`model` required)."""
     if not url:
         return RuleExtractor()
-    model = getattr(settings, "llm_model", None)
     if not model:
         raise ValueError("SLOTSTREAM_LLM_MODEL must be set when SLOTSTREAM_LLM_URL is")
-    env = os.environ if env is None else env
-    timeout = getattr(settings, "llm_timeout", None) or float(env.get("SLOTSTREAM_LLM_TIMEOUT") or 10.0)
-    llm = LLMExtractor(url, model, api_key=env.get("SLOTSTREAM_LLM_API_KEY") or None, timeout=float(timeout))
-    return CombinedExtractor(RuleExtractor(), llm)
+    return CombinedExtractor(RuleExtractor(), LLMExtractor(url, model, api_key=api_key or None, timeout=float(timeout)))

@@ -10,7 +10,6 @@ secret or be megabytes long.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -22,58 +21,20 @@ from slotstream.memory.limits import DEAD_LETTER_EXCERPT_CHARS, MAX_DEPTH, MAX_M
 from slotstream.memory.models import iso, to_ms
 from slotstream.memory.secrets import redact
 from slotstream.memory.validation import pydantic_reason
-from slotstream.streams.schemas import DeadLetter, SourceRef
+from slotstream.streams.messages import BatchOutput, Keyed, RawMessage
+from slotstream.streams.schemas import DeadLetter
 from slotstream.streams.topics import user_key
+
+from .errors import BadMessage
+
+__all__ = ["BadMessage", "BatchOutput", "Keyed", "RawMessage", "check_event_time", "check_key", "dead_letter",
+           "decode", "refused"]
 
 M = TypeVar("M", bound=BaseModel)
 
 
-@dataclass(slots=True)
-class RawMessage:
-    topic: str
-    partition: int
-    offset: int
-    key: bytes | None
-    value: bytes | None
-    timestamp_ms: int | None = None  # ingest time: the broker's (or producer's) record timestamp
-
-    @property
-    def source(self) -> SourceRef:
-        return SourceRef(topic=self.topic, partition=self.partition, offset=self.offset)
-
-    @property
-    def source_id(self) -> str:
-        return f"{self.topic}:{self.partition}:{self.offset}"
-
-
-Keyed = tuple[bytes | None, bytes]
-
-
-@dataclass
-class BatchOutput:
-    """A batch's records to produce; the source offsets count as done only once they are delivered."""
-
-    ops: list[Keyed] = field(default_factory=list)
-    changes: list[Keyed] = field(default_factory=list)
-    dead: list[Keyed] = field(default_factory=list)
-    watermark: dict[int, int] = field(default_factory=dict)  # partition -> newest event time (ms)
-
-    def merge(self, other: "BatchOutput") -> None:
-        self.ops += other.ops
-        self.changes += other.changes
-        self.dead += other.dead
-        for partition, ms in other.watermark.items():
-            self.watermark[partition] = max(self.watermark.get(partition, ms), ms)
-
-
-class BadMessage(ValueError):
-    def __init__(self, reason: str, detail: str) -> None:
-        super().__init__(reason, detail)
-        self.reason, self.detail = reason, detail
-
-    @classmethod
-    def of(cls, rejected: Rejected) -> "BadMessage":
-        return cls(rejected.reason.value, rejected.detail)
+def refused(rejected: Rejected) -> BadMessage:
+    return BadMessage(rejected.reason.value, rejected.detail)
 
 
 def decode(msg: RawMessage, model: type[M], defaults: dict[str, Any] | None = None) -> M:
@@ -89,7 +50,7 @@ def decode(msg: RawMessage, model: type[M], defaults: dict[str, Any] | None = No
     try:
         check_shape(data, MAX_DEPTH)
     except Rejected as rej:
-        raise BadMessage.of(rej) from None
+        raise refused(rej) from None
     if not isinstance(data, dict):
         raise BadMessage(Reason.INVALID_FIELD.value, f"a {model.__name__} message is a JSON object")
     for k, v in (defaults or {}).items():
@@ -98,7 +59,7 @@ def decode(msg: RawMessage, model: type[M], defaults: dict[str, Any] | None = No
     try:
         return model.model_validate(data)
     except ValidationError as err:
-        raise BadMessage.of(pydantic_reason(err)) from None
+        raise refused(pydantic_reason(err)) from None
 
 
 def check_key(msg: RawMessage, tenant: Any, user: Any) -> None:

@@ -17,13 +17,18 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import TypeVar
 
 import redis.exceptions
 
 from slotstream.memory.errors import Reason
-from slotstream.state.progress import Progress, StateLost, StateRewound
+from slotstream.state.errors import StateLost, StateRewound
+from slotstream.state.progress import Progress
+from slotstream.streams.errors import RestartWorker, Stopping, StopWorker
 
+from .errors import InjectedFault
 from .messages import BatchOutput, RawMessage, dead_letter
 
 log = logging.getLogger("slotstream.worker")
@@ -35,19 +40,10 @@ Handler = Callable[[list[RawMessage]], BatchOutput]
 _TRANSIENT_REPLIES = ("LOADING", "READONLY", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "OOM", "BUSY")
 
 
-class Stopping(Exception):
-    """The worker is shutting down while this work waited for a dependency: nothing was recorded,
-    so the messages are read again by whoever owns the partition next."""
-
-
 class _Failed(Exception):
     def __init__(self, error: BaseException) -> None:
         super().__init__(str(error))
         self.error = error
-
-
-class InjectedFault(RuntimeError):
-    """Raised for messages named by the fault-injection setting (fault tests only)."""
 
 
 def waits_for(err: BaseException) -> str | None:
@@ -90,13 +86,17 @@ class Backoff:
         self.attempt, self.started = 0, None
 
 
-def retry(fn: Callable[[], object], stop: threading.Event, what: str) -> object:
+T = TypeVar("T")
+EXIT_STATE_LOST = 3
+
+
+def retry(fn: Callable[[], T], stop: threading.Event, what: str) -> T:
     """Call `fn` until it returns, waiting out transient outages; other errors propagate."""
     backoff = Backoff(stop, what)
     while True:
         try:
             result = fn()
-        except (StateLost, StateRewound):
+        except (StateLost, StateRewound, Stopping):
             raise
         except Exception as err:  # noqa: BLE001 - classified below
             dependency = waits_for(err)
@@ -108,8 +108,20 @@ def retry(fn: Callable[[], object], stop: threading.Event, what: str) -> object:
         return result
 
 
+@contextmanager
+def _worker_signals() -> Iterator[None]:
+    """State that is gone or behind is the worker's business: stop it, or restart it."""
+    try:
+        yield
+    except StateLost as lost:
+        raise StopWorker(str(lost), EXIT_STATE_LOST) from lost
+    except StateRewound as rewound:
+        raise RestartWorker(str(rewound)) from rewound
+
+
 class BatchRunner:
-    """One processor's batches: handled with isolation and retries, then their position recorded."""
+    """One processor's batches: handled with isolation and retries, then their position recorded.
+    The `BatchProcessor` a Kafka runtime runs."""
 
     def __init__(self, processor: str, handle: Handler, progress: Progress, source_topic: str,
                  stop: threading.Event | None = None, fault_markers: Sequence[str] = ()) -> None:
@@ -117,19 +129,45 @@ class BatchRunner:
         self.handle = handle
         self.progress = progress
         self.source_topic = source_topic
-        self.stop = stop or threading.Event()
+        self._stop = stop or threading.Event()
         self.fault_markers = [m.encode() for m in fault_markers if m]
         self.internal_errors = 0
         # partition -> the position this worker last recorded (or resumed from): Redis holding
         # less means it lost acknowledged writes
         self.recorded: dict[int, int] = {}
 
-    def resumed(self, positions: dict[int, int]) -> None:
-        """The partitions this worker now owns and the positions it resumes them from."""
-        self.recorded = dict(positions)
+    def stop(self) -> None:
+        self._stop.set()
+
+    def positions(self, partitions: list[int]) -> Mapping[int, int]:
+        """The recorded positions of newly assigned partitions; from now on, what this worker
+        expects Redis to hold at least."""
+        with _worker_signals():
+            held = retry(lambda: self.progress.positions(self.source_topic, partitions), self._stop,
+                         f"{self.processor} resuming")
+        self.recorded = dict(held)
+        return held
 
     def regressed(self) -> dict[int, tuple[int, int]]:
         return self.progress.regressed(self.source_topic, self.recorded)
+
+    def check(self) -> None:
+        """An idle worker learns of lost state or lost writes too (called once a second)."""
+        with _worker_signals():
+            try:
+                behind = self.regressed()
+            except (StateLost, StateRewound):
+                raise
+            except Exception as err:  # noqa: BLE001 - unreachable now: the batches' retries say so
+                if waits_for(err) is None:
+                    raise
+                return
+            if behind:
+                raise StateRewound(self._behind_message(behind))
+
+    def _behind_message(self, behind: dict[int, tuple[int, int]]) -> str:
+        return (f"{self.source_topic}: Redis holds positions below those this worker recorded "
+                f"(partition: (recorded, held)) {behind}: its last writes were lost")
 
     def _handle(self, batch: list[RawMessage]) -> BatchOutput:
         if self.fault_markers:
@@ -140,18 +178,19 @@ class BatchRunner:
 
     def process(self, batch: list[RawMessage]) -> BatchOutput:
         """Every message of the batch handled or dead-lettered; never raises for one message."""
-        try:
-            return self._attempt(batch)
-        except _Failed as failed:
-            if len(batch) == 1:
-                return self._dead(batch[0], failed.error)
-        out = BatchOutput()
-        for msg in batch:  # narrow the failure down to the message(s) that cause it
+        with _worker_signals():
             try:
-                out.merge(self._attempt([msg]))
+                return self._attempt(batch)
             except _Failed as failed:
-                out.merge(self._dead(msg, failed.error))
-        return out
+                if len(batch) == 1:
+                    return self._dead(batch[0], failed.error)
+            out = BatchOutput()
+            for msg in batch:  # narrow the failure down to the message(s) that cause it
+                try:
+                    out.merge(self._attempt([msg]))
+                except _Failed as failed:
+                    out.merge(self._dead(msg, failed.error))
+            return out
 
     def _checked(self, batch: list[RawMessage]) -> BatchOutput:
         # Before writing, Redis must still hold what this worker recorded: applying a batch on top
@@ -159,13 +198,12 @@ class BatchRunner:
         # between this check and the writes breaks the connection, and the retry checks again.)
         behind = self.regressed()
         if behind:
-            raise StateRewound(f"{self.source_topic}: Redis holds positions below those this worker recorded "
-                               f"(partition: (recorded, held)) {behind}: its last writes were lost")
+            raise StateRewound(self._behind_message(behind))
         return self._handle(batch)
 
     def _attempt(self, batch: list[RawMessage]) -> BatchOutput:
         try:
-            return retry(lambda: self._checked(batch), self.stop, self.processor)  # type: ignore[return-value]
+            return retry(lambda: self._checked(batch), self._stop, self.processor)
         except (StateLost, StateRewound, Stopping):
             raise
         except Exception as err:  # noqa: BLE001 - not an outage: the input (or a bug it meets)
@@ -186,7 +224,8 @@ class BatchRunner:
         for msg in batch:
             next_offsets[msg.partition] = max(next_offsets.get(msg.partition, 0), msg.offset + 1)
         previous = {p: self.recorded[p] for p in next_offsets if p in self.recorded}
-        retry(lambda: self.progress.advance(self.source_topic, next_offsets, out.watermark, previous), self.stop,
-              f"{self.processor} position")
+        with _worker_signals():
+            retry(lambda: self.progress.advance(self.source_topic, next_offsets, out.watermark, previous),
+                  self._stop, f"{self.processor} position")
         # replaced whole, never mutated: the position watch reads it from another thread
         self.recorded = {**self.recorded, **{p: max(self.recorded.get(p, 0), o) for p, o in next_offsets.items()}}

@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import random
 import threading
 import time
@@ -56,7 +55,7 @@ def _pct(xs: list[float], q: float) -> float:
 
 
 def throughput(settings: Settings, workers: int, n_turns: int, users: int, log_dir: Path | None) -> float:
-    s = dataclasses.replace(settings, namespace=f"bench-{uuid.uuid4().hex[:8]}",
+    s = settings.replace(namespace=f"bench-{uuid.uuid4().hex[:8]}",
                             topic_prefix=f"bench{uuid.uuid4().hex[:6]}")
     with LocalStack(s, workers=0, log_dir=log_dir) as stack:
         rng = random.Random(5)
@@ -87,7 +86,7 @@ def throughput(settings: Settings, workers: int, n_turns: int, users: int, log_d
 
 
 def freshness(settings: Settings, rate: float, seconds: float, probes: int) -> None:
-    s = dataclasses.replace(settings, namespace=f"bench-{uuid.uuid4().hex[:8]}",
+    s = settings.replace(namespace=f"bench-{uuid.uuid4().hex[:8]}",
                             topic_prefix=f"bench{uuid.uuid4().hex[:6]}")
     with LocalStack(s, workers=1) as stack:
         # warm up: the worker joins the group and handles a first batch

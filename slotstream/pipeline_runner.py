@@ -19,7 +19,7 @@ import orjson
 from kafka import KafkaConsumer, TopicPartition
 
 from slotstream.memory.models import ContextRequest, ContextResponse, OpIn, iso
-from slotstream.streams.topics import CHANGES, DLQ, OPS, topic_specs
+from slotstream.streams.topics import CHANGES, DLQ, OPS
 
 from .scenario import LineResult, read_lines, run_lines
 from .settings import Settings
@@ -40,7 +40,7 @@ class KafkaBackend:
     def __init__(self, stack: LocalStack, run_id: str) -> None:
         self.stack = stack
         self.run_id = run_id
-        specs = topic_specs(stack.settings)
+        specs = stack.settings.topic_specs()
         self.topics = {CHANGES: specs[CHANGES].name, DLQ: specs[DLQ].name}
         self.ops_topic = specs[OPS].name
         self.watch = KafkaConsumer(bootstrap_servers=stack.bootstrap, client_id="slotstream-scenario",
@@ -143,7 +143,7 @@ def run_files_via_kafka(files: list[Path], settings: Settings, stack: LocalStack
     if own:
         ns = settings.namespace if settings.redis_url else f"scn-{uuid.uuid4().hex[:8]}"
         # scenario timelines are simulated: their event times may lie far ahead of the clock
-        stack = LocalStack(dataclasses.replace(settings, namespace=ns, max_event_skew=SIMULATED_SKEW)).start()
+        stack = LocalStack(settings.replace(namespace=ns, max_event_skew=SIMULATED_SKEW)).start()
     passed = failed = 0
     try:
         for path in files:

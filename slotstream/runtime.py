@@ -57,12 +57,12 @@ def claim_namespace(settings: Settings, rebuild: bool = False) -> int:
     from slotstream.state.client import connect
     from slotstream.state.progress import Progress, StateLost
     from slotstream.streams.admin import committed_offsets
-    from slotstream.streams.topics import OPS, TURNS, topic_specs
+    from slotstream.streams.topics import OPS, TURNS
 
     assert settings.kafka_bootstrap and settings.redis_url
-    specs = topic_specs(settings)
+    specs = settings.topic_specs()
     topics = [specs[TURNS].name, specs[OPS].name]
-    group = settings.consumer_group
+    group = settings.group
     never = threading.Event()
     client = connect(settings.redis_url)
     try:

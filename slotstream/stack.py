@@ -4,7 +4,6 @@ has reached Redis."""
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import subprocess
 import sys
@@ -17,14 +16,11 @@ from slotstream.state.engine import Engine
 from slotstream.state.progress import Progress
 from slotstream.streams.admin import create_topics
 from slotstream.streams.producer import SlotstreamProducer
-from slotstream.streams.topics import OPS, TURNS, topic_specs
+from slotstream.streams.topics import OPS, TURNS
 
+from .errors import BarrierTimeout, WorkersGone
 from .localredis import LocalRedis, stop_process
-from .settings import Settings
-
-
-class BarrierTimeout(TimeoutError):
-    pass
+from .settings import PREFIX, Settings
 
 
 class LocalStack:
@@ -57,13 +53,12 @@ class LocalStack:
                                          data_dir=data / "kafka" if data else None, keep=data is not None)
                 self._kafka.start()
                 self.bootstrap = self._kafka.bootstrap
-            self.settings = dataclasses.replace(self.settings, redis_url=self.redis_url,
-                                                kafka_bootstrap=self.bootstrap)
-            create_topics(self.settings, self.bootstrap)
+            self.settings = self.settings.replace(redis_url=self.redis_url, kafka_bootstrap=self.bootstrap)
+            create_topics(self.bootstrap, self.settings.topic_specs().values())
             self.client = connect(self.redis_url)
             self.engine = Engine(self.client, namespace=self.settings.namespace)
             self.progress = Progress(self.client, self.settings.namespace)
-            self.producer = SlotstreamProducer(self.settings, self.bootstrap)
+            self.producer = SlotstreamProducer(self.bootstrap, self.settings.topic_prefix)
             from kafka import KafkaConsumer
 
             self._offsets = KafkaConsumer(bootstrap_servers=self.bootstrap, client_id="slotstream-barrier")
@@ -75,17 +70,10 @@ class LocalStack:
             raise
 
     def worker_env(self) -> dict[str, str]:
-        env = dict(os.environ)
-        env.update({"SLOTSTREAM_REDIS_URL": self.redis_url or "", "SLOTSTREAM_KAFKA_BOOTSTRAP": self.bootstrap or "",
-                    "SLOTSTREAM_NAMESPACE": self.settings.namespace,
-                    "SLOTSTREAM_TOPIC_PREFIX": self.settings.topic_prefix,
-                    "SLOTSTREAM_PARTITIONS": str(self.settings.partitions),
-                    "SLOTSTREAM_BATCH_SIZE": str(self.settings.batch_size),
-                    "SLOTSTREAM_BATCH_WAIT": str(self.settings.batch_wait),
-                    "SLOTSTREAM_EXPIRY_INTERVAL": str(self.settings.expiry_interval),
-                    "SLOTSTREAM_SESSION_TIMEOUT": str(self.settings.session_timeout),
-                    "SLOTSTREAM_MAX_EVENT_SKEW": str(self.settings.max_event_skew),
-                    "SLOTSTREAM_FAULT_MARKERS": self.settings.fault_markers or ""})
+        # the stack's settings, whole: a SLOTSTREAM_* variable of this process that the stack
+        # changed (or left unset) must not reach the workers
+        env = {k: v for k, v in os.environ.items() if not k.startswith(PREFIX)}
+        env.update(self.settings.to_env())
         return env
 
     def add_worker(self, index: int | None = None, extra_args: list[str] | None = None) -> subprocess.Popen[bytes]:
@@ -108,7 +96,7 @@ class LocalStack:
     def end_offsets(self, role: str) -> dict[int, int]:
         from kafka import TopicPartition
 
-        name = topic_specs(self.settings)[role].name
+        name = self.settings.topics[role]
         parts = self._offsets.partitions_for_topic(name) or set()
         ends = self._offsets.end_offsets([TopicPartition(name, p) for p in parts])
         return {tp.partition: off for tp, off in ends.items()}
@@ -118,7 +106,7 @@ class LocalStack:
         ops delivered), then every op, including those, is applied. Offsets, not sleeps."""
         deadline = time.monotonic() + timeout
         for role in (TURNS, OPS):
-            name = topic_specs(self.settings)[role].name
+            name = self.settings.topics[role]
             want = {p: off for p, off in self.end_offsets(role).items() if off > 0}
             while True:
                 done = self.progress.offsets(name)
@@ -126,7 +114,7 @@ class LocalStack:
                     break
                 if any(w.poll() is not None for w in self.workers) and not any(
                         w.poll() is None for w in self.workers):
-                    raise RuntimeError("every worker process has exited" + self._worker_log_hint())
+                    raise WorkersGone("every worker process has exited" + self._worker_log_hint())
                 if time.monotonic() > deadline:
                     raise BarrierTimeout(f"{name}: processed {done}, produced {want}")
                 time.sleep(0.002)

@@ -36,6 +36,7 @@ from slotstream.memory.reconcile import Needs, Transition, UserView, current_of,
 from slotstream.memory.selection import compact, from_compact, select
 from slotstream.memory.validation import build_record, parse_command, parse_record
 
+from .errors import ConcurrentUpdate
 from .keys import Keys
 from .scripts import LuaScript, run_pipeline
 
@@ -133,7 +134,7 @@ class Engine:
             self._cache.clear()
             raise
         if pending:
-            raise RuntimeError(f"state kept changing under {len(pending)} users; gave up after {MAX_RETRIES} tries")
+            raise ConcurrentUpdate(f"state kept changing under {len(pending)} users; gave up after {MAX_RETRIES} tries")
         return [r for r in results if r is not None]
 
     def _needs(self, items: list[_Pending]) -> Needs:

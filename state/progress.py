@@ -18,6 +18,7 @@ from typing import Any, Mapping
 
 import redis
 
+from .errors import StateLost, StateRewound
 from .keys import Keys
 from .scripts import LuaScript
 
@@ -47,15 +48,6 @@ for i = 2 + 3 * n, #ARGV, 2 do
 end
 return 1
 """
-
-
-class StateLost(RuntimeError):
-    """The namespace in Redis lost its state while Kafka says work was done there."""
-
-
-class StateRewound(RuntimeError):
-    """Redis holds less than this worker recorded (its last writes were lost): the worker must
-    re-read from the positions Redis holds."""
 
 
 def state_lost_message(namespace: str, detail: str) -> str:

@@ -1,25 +1,26 @@
-"""Create the topics (idempotent) with kafka-python's admin client."""
+"""Topic creation and the consumer group's committed offsets, with kafka-python's admin client."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 from kafka import KafkaAdminClient
 from kafka.admin import NewTopic
 from kafka.errors import TopicAlreadyExistsError
 
-from slotstream.settings import Settings
-
-from .topics import TopicSpec, topic_specs
+from .topics import TopicSpec
 
 
-def create_topics(settings: Settings, bootstrap: str) -> list[str]:
+def create_topics(bootstrap: str, specs: Iterable[TopicSpec], replication: int = 1) -> list[str]:
     """Create every topic that does not exist yet; returns the names created."""
     admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="slotstream-admin")
     try:
         existing = set(admin.list_topics())
-        wanted: list[TopicSpec] = [s for s in topic_specs(settings).values() if s.name not in existing]
+        wanted = [s for s in specs if s.name not in existing]
         if wanted:
             try:
-                admin.create_topics([NewTopic(s.name, s.partitions, 1, topic_configs=s.config) for s in wanted])
+                admin.create_topics([NewTopic(s.name, s.partitions, replication, topic_configs=s.config)
+                                     for s in wanted])
             except TopicAlreadyExistsError:
                 pass  # another worker created them first
         return [s.name for s in wanted]

@@ -16,9 +16,8 @@ from kafka import KafkaProducer
 
 from slotstream.memory.models import iso
 from slotstream.memory.secrets import scrub
-from slotstream.settings import Settings
 
-from .topics import OPS, TURNS, topic_specs, user_key
+from .topics import OPS, TURNS, topic_names, user_key
 
 
 def _json_default(obj: Any) -> Any:
@@ -28,8 +27,8 @@ def _json_default(obj: Any) -> Any:
 
 
 class SlotstreamProducer:
-    def __init__(self, settings: Settings, bootstrap: str, **config: Any) -> None:
-        self.topics = {role: spec.name for role, spec in topic_specs(settings).items()}
+    def __init__(self, bootstrap: str, topic_prefix: str, **config: Any) -> None:
+        self.topics = topic_names(topic_prefix)
         # acks=all + idempotence: a retried send is written once, in order, per partition
         self._p = KafkaProducer(bootstrap_servers=bootstrap, acks="all", enable_idempotence=True,
                                 linger_ms=5, client_id="slotstream-producer", **config)

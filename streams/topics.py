@@ -3,12 +3,13 @@ partition and reconciliation is the only writer of that user's state."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-
-from slotstream.settings import Settings
 
 TURNS, OPS, CHANGES, DLQ = "turns", "ops", "changes", "dlq"
 ALL = (TURNS, OPS, CHANGES, DLQ)
+DAY_MS = 24 * 3600 * 1000
+DEFAULT_RETENTION_MS = {TURNS: 7 * DAY_MS, OPS: -1, CHANGES: 7 * DAY_MS, DLQ: 30 * DAY_MS}
 
 
 @dataclass(frozen=True)
@@ -19,20 +20,26 @@ class TopicSpec:
     config: dict[str, str] = field(default_factory=dict)
 
 
-def topic_specs(settings: Settings) -> dict[str, TopicSpec]:
-    p, n = settings.topic_prefix, settings.partitions
-    week = str(7 * 24 * 3600 * 1000)
+def topic_names(prefix: str) -> dict[str, str]:
+    return {role: f"{prefix}.{role}" for role in ALL}
+
+
+def topic_specs(prefix: str, partitions: int, retention_ms: Mapping[str, int] | None = None,
+                replication: int = 1) -> dict[str, TopicSpec]:
+    """`retention_ms` per role (-1 keeps forever); the ops topic defaults to forever, since it is
+    the log a rebuild or a replay reads."""
+    retention = {**DEFAULT_RETENTION_MS, **(retention_ms or {})}
     # The broker stamps input records as it appends them: that timestamp is the ingest time an
     # event time is checked against, and a replay reads the same one back.
     stamped = {"message.timestamp.type": "LogAppendTime"}
-    return {
-        # turns and ops are the replayable history, never compacted; ops are the log a rebuild
-        # reads from the beginning, so they are kept indefinitely
-        TURNS: TopicSpec(TURNS, f"{p}.turns", n, {"retention.ms": week, "cleanup.policy": "delete", **stamped}),
-        OPS: TopicSpec(OPS, f"{p}.ops", n, {"retention.ms": "-1", "cleanup.policy": "delete", **stamped}),
-        CHANGES: TopicSpec(CHANGES, f"{p}.changes", n, {"retention.ms": week, "cleanup.policy": "delete"}),
-        DLQ: TopicSpec(DLQ, f"{p}.dlq", n, {"retention.ms": str(30 * 24 * 3600 * 1000), "cleanup.policy": "delete"}),
-    }
+    names = topic_names(prefix)
+    out = {}
+    for role in ALL:
+        config = {"retention.ms": str(retention[role]), "cleanup.policy": "delete"}
+        if role in (TURNS, OPS):
+            config.update(stamped)
+        out[role] = TopicSpec(role, names[role], partitions, config)
+    return out
 
 
 def user_key(tenant: str, user: str) -> bytes:

@@ -9,7 +9,6 @@ and is skipped when that CLI is not installed or cannot run.
 from __future__ import annotations
 
 import base64
-import dataclasses
 import re
 import shutil
 import subprocess
@@ -21,7 +20,7 @@ import yaml
 
 from slotstream.cli import build_parser
 from slotstream.settings import Settings, env_names
-from slotstream.streams.app import PROCESSORS, create_app
+from slotstream.worker import PROCESSORS, build_worker_app
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "docker-compose.yml"
@@ -245,7 +244,7 @@ def test_worker_app_builds_from_compose_settings(services: dict[str, dict[str, A
     args = parse_cli(command_args(services["worker"]))
     settings = Settings.from_env(environment(services["worker"]))
     chosen = PROCESSORS if args.processors == "all" else tuple(p.strip() for p in args.processors.split(","))
-    app = create_app(settings, settings.kafka_bootstrap, settings.redis_url, chosen)
+    app = build_worker_app(settings, chosen)
     assert str(app.conf.broker[0]) == f"kafka://{settings.kafka_bootstrap}"
 
 
@@ -377,4 +376,4 @@ def test_docker_compose_config_validates_when_cli_available() -> None:
 
 def test_settings_fields_match_env_names() -> None:
     """The names this file's checks rely on: SLOTSTREAM_<FIELD upper>, one per Settings field."""
-    assert env_names() == [f"SLOTSTREAM_{f.name.upper()}" for f in dataclasses.fields(Settings)]
+    assert env_names() == [f"SLOTSTREAM_{name.upper()}" for name in Settings.model_fields]

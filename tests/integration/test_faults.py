@@ -24,7 +24,7 @@ from slotstream.localredis import LocalRedis
 from slotstream.settings import Settings
 from slotstream.stack import LocalStack
 from slotstream.state.digest import digest_namespace
-from slotstream.streams.topics import CHANGES, DLQ, OPS, TURNS, topic_specs, user_key
+from slotstream.streams.topics import CHANGES, DLQ, OPS, TURNS, user_key
 from support import start_stack, worker_logs
 from workloads import T0, Workload, build, reference_digest, send
 
@@ -79,7 +79,7 @@ def expected(stack: LocalStack, workload: Workload) -> tuple[str, int, int]:
 def read_topic(stack: LocalStack, role: str) -> list[Any]:
     from kafka import KafkaConsumer, TopicPartition
 
-    name = topic_specs(stack.settings)[role].name
+    name = stack.settings.topics[role]
     consumer = KafkaConsumer(bootstrap_servers=stack.bootstrap, enable_auto_commit=False, group_id=None)
     try:
         tps = [TopicPartition(name, p) for p in sorted(consumer.partitions_for_topic(name) or ())]
@@ -98,7 +98,7 @@ def read_topic(stack: LocalStack, role: str) -> list[Any]:
 
 
 def applied_ops(stack: LocalStack) -> int:
-    return sum(stack.progress.offsets(topic_specs(stack.settings)[OPS].name).values())
+    return sum(stack.progress.offsets(stack.settings.topics[OPS]).values())
 
 
 def alive(stack: LocalStack) -> bool:
@@ -310,9 +310,9 @@ def test_a_namespace_that_lost_its_state_stops_the_worker_and_rebuild_restores_i
     stack.barrier()
     from slotstream.streams.admin import committed_offsets
 
-    names = [topic_specs(stack.settings)[role].name for role in (TURNS, OPS)]
+    names = [stack.settings.topics[role] for role in (TURNS, OPS)]
     deadline = time.monotonic() + 30
-    while not all(committed_offsets(stack.bootstrap or "", stack.settings.consumer_group, names).values()):
+    while not all(committed_offsets(stack.bootstrap or "", stack.settings.group, names).values()):
         assert time.monotonic() < deadline, "the worker never committed its offsets"
         time.sleep(0.1)
     for key in stack.client.scan_iter(match=f"{stack.settings.namespace}:*", count=1000):

@@ -32,9 +32,10 @@ from slotstream.processors.llm_extractor import (
     SYSTEM_PROMPT,
     CombinedExtractor,
     LLMExtractor,
-    extractor_from_settings,
+    extractor_from_config,
 )
 from slotstream.settings import Settings
+from slotstream.worker import extractor_for
 
 pytestmark = pytest.mark.integration
 
@@ -388,13 +389,15 @@ def test_combined_does_not_let_the_model_widen_a_refused_scope(llm: FakeLLM) -> 
 
 
 def test_factory_defaults_to_the_rules() -> None:
-    assert type(extractor_from_settings(Settings())) is RuleExtractor
-    assert type(extractor_from_settings(Settings.from_env({}))) is RuleExtractor
+    assert type(extractor_for(Settings.from_env({}))) is RuleExtractor
+    assert type(extractor_from_config(None, None)) is RuleExtractor
 
 
 def test_factory_with_url_and_model_combines_rules_and_llm(llm: FakeLLM) -> None:
-    settings = Settings.from_env({"SLOTSTREAM_LLM_URL": llm.url, "SLOTSTREAM_LLM_MODEL": MODEL})
-    ext = extractor_from_settings(settings, env={"SLOTSTREAM_LLM_API_KEY": API_KEY, "SLOTSTREAM_LLM_TIMEOUT": "2.5"})
+    settings = Settings.from_env({"SLOTSTREAM_LLM_URL": llm.url, "SLOTSTREAM_LLM_MODEL": MODEL,
+                                  "SLOTSTREAM_LLM_API_KEY": API_KEY, "SLOTSTREAM_LLM_TIMEOUT": "2.5"})
+    assert API_KEY not in repr(settings) and API_KEY not in str(settings.describe())
+    ext = extractor_for(settings)
     assert isinstance(ext, CombinedExtractor) and isinstance(ext, Extractor)
     assert isinstance(ext.rule, RuleExtractor) and isinstance(ext.llm, LLMExtractor)
     assert ext.llm.endpoint == f"{llm.url}/chat/completions" and ext.llm.timeout == 2.5
@@ -402,13 +405,13 @@ def test_factory_with_url_and_model_combines_rules_and_llm(llm: FakeLLM) -> None
     assert llm.requests[0]["headers"]["Authorization"] == f"Bearer {API_KEY}"
     assert json.loads(llm.requests[0]["body"])["model"] == MODEL
     # no key configured: no Authorization header at all
-    extractor_from_settings(settings, env={}).extract(turn("Keep it short."))
+    extractor_for(settings.replace(llm_api_key=None)).extract(turn("Keep it short."))
     assert "Authorization" not in llm.requests[1]["headers"]
 
 
 def test_factory_needs_a_model_with_a_url() -> None:
     with pytest.raises(ValueError, match="SLOTSTREAM_LLM_MODEL"):
-        extractor_from_settings(Settings(llm_url="http://127.0.0.1:1/v1"), env={})
+        extractor_for(Settings.from_env({"SLOTSTREAM_LLM_URL": "http://127.0.0.1:1/v1"}))
     with pytest.raises(ValueError):
         LLMExtractor("file:///etc/passwd", MODEL)
 

@@ -24,7 +24,7 @@ import pytest
 
 from slotstream.memory.models import ContextRequest, Status, iso, to_ms
 from slotstream.stack import LocalStack
-from slotstream.streams.topics import CHANGES, DLQ, OPS, TURNS, topic_specs, user_key
+from slotstream.streams.topics import CHANGES, DLQ, OPS, TURNS, user_key
 from support import start_stack
 
 pytestmark = [pytest.mark.kafka, pytest.mark.integration]
@@ -91,7 +91,7 @@ def _delete_topics(stack: LocalStack) -> None:
     try:
         admin = KafkaAdminClient(bootstrap_servers=stack.bootstrap, client_id="it-cleanup")
         try:
-            admin.delete_topics([s.name for s in topic_specs(stack.settings).values()])
+            admin.delete_topics([s.name for s in stack.settings.topic_specs().values()])
         finally:
             admin.close()
     except Exception:  # noqa: BLE001 - best effort: the broker is usually a temporary one
@@ -108,7 +108,7 @@ def stack(make_stack: Callable[..., LocalStack]) -> LocalStack:
 
 
 def topic_name(stack: LocalStack, role: str) -> str:
-    return topic_specs(stack.settings)[role].name
+    return stack.settings.topics[role]
 
 
 def read_topic(stack: LocalStack, role: str, timeout: float = 30.0) -> list[Any]:
@@ -469,7 +469,7 @@ def group_assignment(stack: LocalStack, topic: str) -> dict[str, list[int]] | No
 
     admin = KafkaAdminClient(bootstrap_servers=stack.bootstrap, client_id="it-admin")
     try:
-        group = stack.settings.consumer_group
+        group = stack.settings.group
         describe = getattr(admin, "describe_consumer_groups", None) or admin.describe_groups
         info = describe([group])
     finally:

@@ -13,8 +13,10 @@ import pytest
 import redis
 
 from slotstream.processors.messages import BatchOutput, RawMessage
-from slotstream.processors.runner import BatchRunner, Stopping, retry, waits_for
-from slotstream.state.progress import Progress, StateLost, StateRewound
+from slotstream.processors.runner import BatchRunner, retry, waits_for
+from slotstream.state.errors import StateLost, StateRewound
+from slotstream.state.progress import Progress
+from slotstream.streams.errors import RestartWorker, Stopping, StopWorker
 
 pytestmark = pytest.mark.integration
 TOPIC = "x.ops"
@@ -98,11 +100,14 @@ def test_a_namespace_that_lost_its_state_is_noticed_before_a_write(progress: Pro
     runner.record(batch(2), runner.process(batch(2)))
     for key in redis_client.scan_iter(match=f"{namespace}:*"):
         redis_client.delete(key)
-    with pytest.raises(StateLost):
+    with pytest.raises(StopWorker) as stop:
         runner.process(batch(2, start=2))
+    assert stop.value.exit_code == 3 and "--rebuild" in str(stop.value)
     assert handler.handled == [0, 1], "a batch was applied on top of lost state"
-    with pytest.raises(StateLost):
+    with pytest.raises(StopWorker):
         runner.record(batch(2, start=2), BatchOutput())
+    with pytest.raises(StopWorker):
+        runner.check()
 
 
 def test_a_redis_behind_what_it_acknowledged_is_noticed_before_a_write(progress: Progress,
@@ -112,8 +117,10 @@ def test_a_redis_behind_what_it_acknowledged_is_noticed_before_a_write(progress:
     runner.record(batch(5), runner.process(batch(5)))
     redis_client.hset(progress.keys.progress(TOPIC), "0", 2)  # as if the last writes were lost
     assert runner.regressed() == {0: (5, 2)}
-    with pytest.raises(StateRewound):
+    with pytest.raises(RestartWorker):
         runner.process(batch(1, start=5))
+    with pytest.raises(RestartWorker):
+        runner.check()
     assert handler.handled == [0, 1, 2, 3, 4]
     with pytest.raises(StateRewound):
         progress.advance(TOPIC, {0: 6}, previous={0: 5})

@@ -12,7 +12,6 @@ twin of this test is tests/eval/test_scenarios.py.
 
 from __future__ import annotations
 
-import dataclasses
 import uuid
 from pathlib import Path
 from typing import Iterator
@@ -39,7 +38,7 @@ def counted_lines(path: Path) -> int:
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
-    settings = dataclasses.replace(Settings.from_env(), namespace=f"scnk-{uuid.uuid4().hex[:10]}",
+    settings = Settings.from_env().replace(namespace=f"scnk-{uuid.uuid4().hex[:10]}",
                                    max_event_skew=SIMULATED_SKEW)
     local = LocalStack(settings, workers=1, log_dir=tmp_path_factory.mktemp("scenario-worker-logs")).start()
     try:

@@ -1,0 +1,60 @@
+"""A worker process: the processors, their Redis state and the Faust runtime, wired from settings."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+
+import faust
+
+from slotstream.processors.expiry import ExpiryService
+from slotstream.processors.extraction import ExtractionService
+from slotstream.processors.llm_extractor import extractor_from_config
+from slotstream.processors.reconciliation import ReconciliationService
+from slotstream.processors.runner import BatchRunner
+from slotstream.state.client import connect
+from slotstream.state.due import DueIndex
+from slotstream.state.engine import Engine
+from slotstream.state.progress import Progress
+from slotstream.streams.app import AppConfig, create_app
+from slotstream.streams.topics import OPS, TURNS, topic_names
+from slotstream.streams.types import BatchProcessor
+
+from .settings import Settings
+
+PROCESSORS = ("extraction", "reconciliation", "expiry")
+
+
+def extractor_for(settings: Settings):  # noqa: ANN201 - an Extractor
+    return extractor_from_config(settings.llm_url, settings.llm_model, settings.llm_timeout,
+                                 settings.llm_api_key.get_secret_value() if settings.llm_api_key else None)
+
+
+def build_worker_app(settings: Settings, processors: Iterable[str] = PROCESSORS) -> faust.App:
+    chosen = set(processors)
+    unknown = chosen - set(PROCESSORS)
+    if unknown:
+        raise ValueError(f"unknown processors: {sorted(unknown)}; choose from {PROCESSORS}")
+    if "expiry" in chosen and "reconciliation" not in chosen:
+        raise ValueError("the expiry processor runs beside reconciliation (it sweeps the partitions it owns)")
+    assert settings.redis_url and settings.kafka_bootstrap
+    names = topic_names(settings.topic_prefix)
+    client = connect(settings.redis_url)
+    engine = Engine(client, namespace=settings.namespace)
+    progress = Progress(client, settings.namespace)
+    due_index = DueIndex(client, settings.namespace)
+    stop = threading.Event()
+    faults = [m.strip() for m in (settings.fault_markers or "").split(",")]
+    runners: dict[str, BatchProcessor] = {}
+    if "extraction" in chosen:
+        extraction = ExtractionService(extractor_for(settings), settings.max_event_skew)
+        runners[TURNS] = BatchRunner("extraction", extraction.handle, progress, names[TURNS], stop, faults)
+    if "reconciliation" in chosen:
+        reconciliation = ReconciliationService(engine, due_index, settings.max_event_skew)
+        runners[OPS] = BatchRunner("reconciliation", reconciliation.handle, progress, names[OPS], stop, faults)
+    sweep = ExpiryService(engine, progress, due_index, names[OPS]).sweep if "expiry" in chosen else None
+    config = AppConfig(group=settings.group, bootstrap=settings.kafka_bootstrap, topics=names,
+                       partitions=settings.partitions, batch_size=settings.batch_size,
+                       batch_wait=settings.batch_wait, session_timeout=settings.session_timeout,
+                       expiry_interval=settings.expiry_interval, profile=settings.profile)
+    return create_app(config, runners, sweep)

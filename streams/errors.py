@@ -1,0 +1,26 @@
+"""Errors of the Kafka layer: how the processors ask the worker running them to stop or restart."""
+
+from __future__ import annotations
+
+from slotstream.memory.errors import SlotstreamError
+
+
+class StreamsError(SlotstreamError):
+    """Something about moving messages."""
+
+
+class StopWorker(StreamsError):
+    """The worker must stop at once, committing nothing more, and exit with `exit_code`."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+class RestartWorker(StreamsError):
+    """The worker must start afresh and resume every partition at its recorded position."""
+
+
+class Stopping(StreamsError):
+    """The worker is shutting down while a batch waited for a dependency: nothing was recorded,
+    so its messages are read again by whoever owns the partition next."""

@@ -1,0 +1,44 @@
+"""Kafka records as the processors see them, and what a batch gives back to produce."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .schemas import SourceRef
+
+Keyed = tuple[bytes | None, bytes]  # (key, value) of a record to produce
+
+
+@dataclass(slots=True)
+class RawMessage:
+    topic: str
+    partition: int
+    offset: int
+    key: bytes | None
+    value: bytes | None
+    timestamp_ms: int | None = None  # ingest time: the broker's (or producer's) record timestamp
+
+    @property
+    def source(self) -> SourceRef:
+        return SourceRef(topic=self.topic, partition=self.partition, offset=self.offset)
+
+    @property
+    def source_id(self) -> str:
+        return f"{self.topic}:{self.partition}:{self.offset}"
+
+
+@dataclass
+class BatchOutput:
+    """A batch's records to produce; the source offsets count as done only once they are delivered."""
+
+    ops: list[Keyed] = field(default_factory=list)
+    changes: list[Keyed] = field(default_factory=list)
+    dead: list[Keyed] = field(default_factory=list)
+    watermark: dict[int, int] = field(default_factory=dict)  # partition -> newest event time (ms)
+
+    def merge(self, other: "BatchOutput") -> None:
+        self.ops += other.ops
+        self.changes += other.changes
+        self.dead += other.dead
+        for partition, ms in other.watermark.items():
+            self.watermark[partition] = max(self.watermark.get(partition, ms), ms)
