@@ -7,15 +7,15 @@ against Kafka's default 1 MB message limit.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from .errors import Reason, Rejected
 
 # Every timestamp (event time, validity, review, observation) lies in this range. Lifetimes
 # added by the registry stay far below year 9999, where datetime arithmetic overflows.
-MIN_TIME = datetime(1970, 1, 1, tzinfo=timezone.utc)
-MAX_TIME = datetime(2200, 1, 1, tzinfo=timezone.utc)
+MIN_TIME = datetime(1970, 1, 1, tzinfo=UTC)
+MAX_TIME = datetime(2200, 1, 1, tzinfo=UTC)
 
 MAX_MESSAGE_BYTES = 256 * 1024  # one turn or op message on the wire
 MAX_DEPTH = 16  # nesting of a whole message (objects and arrays)
@@ -32,8 +32,9 @@ DEAD_LETTER_EXCERPT_CHARS = 1_000  # how much of a refused payload a dead letter
 
 def check_time(value: datetime, field: str = "time") -> datetime:
     if not MIN_TIME <= value < MAX_TIME:
-        raise Rejected(Reason.TIME_OUT_OF_RANGE,
-                       f"{field}: {value.isoformat()} is outside {MIN_TIME.year}..{MAX_TIME.year - 1}")
+        raise Rejected(
+            Reason.TIME_OUT_OF_RANGE, f"{field}: {value.isoformat()} is outside {MIN_TIME.year}..{MAX_TIME.year - 1}"
+        )
     return value
 
 

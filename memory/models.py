@@ -7,9 +7,9 @@ All datetimes are timezone-aware UTC; naive input is taken as UTC.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
@@ -115,7 +115,7 @@ OP_ID_RE = re.compile(r"^[^\s\x00-\x1f\x7f]{1,256}$")
 
 
 def utc(dt: datetime) -> datetime:
-    return dt.replace(tzinfo=timezone.utc) if dt.tzinfo is None else dt.astimezone(timezone.utc)
+    return dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)
 
 
 def parse_time(value: Any) -> datetime:
@@ -182,11 +182,13 @@ def check_op_id(value: str) -> str:
 
 def check_slot_parts(subject: str, attribute: str) -> None:
     if not attribute or len(attribute) > MAX_ID_CHARS or not ATTRIBUTE_RE.fullmatch(attribute):
-        raise Rejected(Reason.INVALID_ATTRIBUTE,
-                       "an attribute is dotted words (letters, digits, _ and -), at most 128 characters")
+        raise Rejected(
+            Reason.INVALID_ATTRIBUTE, "an attribute is dotted words (letters, digits, _ and -), at most 128 characters"
+        )
     if not subject or len(subject) > MAX_ID_CHARS or not SUBJECT_RE.fullmatch(subject):
-        raise Rejected(Reason.INVALID_ATTRIBUTE,
-                       "a subject is letters, digits and - _ . : @ / +, at most 128 characters")
+        raise Rejected(
+            Reason.INVALID_ATTRIBUTE, "a subject is letters, digits and - _ . : @ / +, at most 128 characters"
+        )
 
 
 def parse_scope(scope: str | None) -> str:
@@ -394,15 +396,13 @@ class ReviewDueCommand(_Command):
 
 
 Command = Annotated[
-    Union[
-        ForgetCommand,
-        CorrectCommand,
-        ConfirmCommand,
-        RejectCommand,
-        EraseUserCommand,
-        ExpireCommand,
-        ReviewDueCommand,
-    ],
+    ForgetCommand
+    | CorrectCommand
+    | ConfirmCommand
+    | RejectCommand
+    | EraseUserCommand
+    | ExpireCommand
+    | ReviewDueCommand,
     Field(discriminator="op"),
 ]
 COMMAND_OPS = ("forget", "correct", "confirm", "reject", "erase_user", "expire", "review_due")
@@ -513,7 +513,7 @@ class OpIn(BaseModel):
             raise PydanticCustomError(rej.reason.value, rej.detail) from None
 
     @model_validator(mode="after")
-    def _shape(self) -> "OpIn":
+    def _shape(self) -> OpIn:
         for body in (self.record, self.command):
             if body is not None:
                 try:

@@ -52,13 +52,18 @@ class UserView:
             rec = self.records.get(self.aliases[record_id])
         return rec
 
-    def copy(self) -> "UserView":
+    def copy(self) -> UserView:
         # records are immutable (every change is a model_copy), so shallow copies suffice
-        return UserView(dict(self.records), {k: list(v) for k, v in self.slots.items()},
-                        {k: list(v) for k, v in self.history.items()}, dict(self.suppressions), self.erased_at,
-                        dict(self.aliases))
+        return UserView(
+            dict(self.records),
+            {k: list(v) for k, v in self.slots.items()},
+            {k: list(v) for k, v in self.history.items()},
+            dict(self.suppressions),
+            self.erased_at,
+            dict(self.aliases),
+        )
 
-    def apply(self, t: "Transition") -> None:
+    def apply(self, t: Transition) -> None:
         """This view as it is after `t`: what the state layer writes, applied in memory, so a
         batch's later ops see the earlier ones before anything is written."""
         if t.erase:
@@ -94,7 +99,9 @@ class Needs:
 
     slots: set[str] = field(default_factory=set)
     ids: set[str] = field(default_factory=set)
-    attrs: list[tuple[str, str, str | None]] = field(default_factory=list)  # (subject, attribute, scope) matched by a forget
+    attrs: list[tuple[str, str, str | None]] = field(
+        default_factory=list
+    )  # (subject, attribute, scope) matched by a forget
     with_history: bool = False
 
 
@@ -116,8 +123,16 @@ class Transition:
 
     def put(self, rec: Record, change: str, **extra: Any) -> Record:
         self.puts[rec.id] = rec
-        self.changes.append({"type": change, "record_id": rec.id, "attribute": rec.attribute,
-                             "scope": rec.scope, "status": rec.status.value, **extra})
+        self.changes.append(
+            {
+                "type": change,
+                "record_id": rec.id,
+                "attribute": rec.attribute,
+                "scope": rec.scope,
+                "status": rec.status.value,
+                **extra,
+            }
+        )
         return rec
 
 
@@ -139,9 +154,7 @@ def _overlaps(a: Record, b: Record) -> bool:
     a_end, b_end = _end(a), _end(b)
     if a_end is not None and a_end <= _start(b):
         return False
-    if b_end is not None and b_end <= _start(a):
-        return False
-    return True
+    return not (b_end is not None and b_end <= _start(a))
 
 
 def _merge_evidence(old: list[Evidence], new: list[Evidence]) -> list[Evidence]:
@@ -165,20 +178,41 @@ def _supersede(t: Transition, old: Record, new: Record, at: datetime) -> None:
     if old.valid_from is not None and close < old.valid_from:
         close = old.valid_from
     status = Status.SUPERSEDED if start <= at else old.status
-    t.put(old.model_copy(update={"status": status, "superseded_by": new.id, "valid_until": close,
-                                 "updated_at": at, "status_reason": f"superseded by {new.id}"}),
-          "superseded", by=new.id)
+    t.put(
+        old.model_copy(
+            update={
+                "status": status,
+                "superseded_by": new.id,
+                "valid_until": close,
+                "updated_at": at,
+                "status_reason": f"superseded by {new.id}",
+            }
+        ),
+        "superseded",
+        by=new.id,
+    )
 
 
-_CURRENT_ORDER = {Status.ACTIVE: 0, Status.REVIEW_DUE: 1, Status.CANDIDATE: 2, Status.PENDING_REVIEW: 3,
-                  Status.CONFLICTED: 4}
+_CURRENT_ORDER = {
+    Status.ACTIVE: 0,
+    Status.REVIEW_DUE: 1,
+    Status.CANDIDATE: 2,
+    Status.PENDING_REVIEW: 3,
+    Status.CONFLICTED: 4,
+}
 
 
 def current_of(live: list[Record]) -> Record | None:
     """The record "the current value" means: live, the user's word first, then the newest."""
-    ranked = sorted((r for r in live if r.status in _CURRENT_ORDER),
-                    key=lambda r: (_CURRENT_ORDER[r.status], r.authority != Authority.USER_EXPLICIT,
-                                   -r.observed_at.timestamp(), r.id))
+    ranked = sorted(
+        (r for r in live if r.status in _CURRENT_ORDER),
+        key=lambda r: (
+            _CURRENT_ORDER[r.status],
+            r.authority != Authority.USER_EXPLICIT,
+            -r.observed_at.timestamp(),
+            r.id,
+        ),
+    )
     return ranked[0] if ranked else None
 
 
@@ -192,8 +226,11 @@ def _settle_slot(t: Transition, live: list[Record], winner: Record, at: datetime
         if cur.normalized_value == winner.normalized_value:
             if cur.status in (Status.PENDING_REVIEW, Status.CONFLICTED, Status.CANDIDATE):
                 _supersede(t, cur, winner, at)
-        elif winner.cardinality == Cardinality.SINGLE and cur.status in (
-                Status.ACTIVE, Status.CANDIDATE, Status.REVIEW_DUE) and _overlaps(winner, cur):
+        elif (
+            winner.cardinality == Cardinality.SINGLE
+            and cur.status in (Status.ACTIVE, Status.CANDIDATE, Status.REVIEW_DUE)
+            and _overlaps(winner, cur)
+        ):
             _supersede(t, cur, winner, at)
 
 
@@ -210,13 +247,13 @@ def _base_status(rec: Record) -> Status:
 def _place(t: Transition, view: UserView, rec: Record, at: datetime) -> Record:
     """Decide the status of a new (not explicitly linked) record among its slot's live records."""
     if rec.kind == Kind.FACT and rec.authority != Authority.AUTHORITATIVE_SOURCE:
-        rec = rec.model_copy(update={"status": Status.PENDING_REVIEW,
-                                     "status_reason": "unverified fact: not from an authorized source"})
+        rec = rec.model_copy(
+            update={"status": Status.PENDING_REVIEW, "status_reason": "unverified fact: not from an authorized source"}
+        )
         return t.put(rec, "pending_review")
     status = _base_status(rec)
     if status == Status.PENDING_REVIEW:
-        return t.put(rec.model_copy(update={"status": status, "status_reason": "untrusted source"}),
-                     "pending_review")
+        return t.put(rec.model_copy(update={"status": status, "status_reason": "untrusted source"}), "pending_review")
     if rec.cardinality == Cardinality.MULTI:
         return t.put(rec.model_copy(update={"status": status}), "created")
 
@@ -238,14 +275,20 @@ def _place(t: Transition, view: UserView, rec: Record, at: datetime) -> Record:
             to_supersede.append(cur)  # explicit beats inferred
         elif rec.authority == Authority.USER_EXPLICIT:
             # rule 3: an unlinked, different explicit value waits for review
-            return t.put(rec.model_copy(update={"status": Status.PENDING_REVIEW,
-                                                "status_reason": f"differs from explicit {cur.id}"}),
-                         "pending_review", against=cur.id)
+            return t.put(
+                rec.model_copy(
+                    update={"status": Status.PENDING_REVIEW, "status_reason": f"differs from explicit {cur.id}"}
+                ),
+                "pending_review",
+                against=cur.id,
+            )
         else:
             # rule 3: newer is not more authoritative
-            return t.put(rec.model_copy(update={"status": Status.CONFLICTED,
-                                                "status_reason": f"conflicts with {cur.id}"}),
-                         "conflicted", against=cur.id)
+            return t.put(
+                rec.model_copy(update={"status": Status.CONFLICTED, "status_reason": f"conflicts with {cur.id}"}),
+                "conflicted",
+                against=cur.id,
+            )
     placed = t.put(rec.model_copy(update={"status": status}), "created")
     if rec.kind == Kind.FACT:
         for cur in view.live(rec.slot):  # unverified claims of this very value are settled by the source
@@ -268,8 +311,11 @@ def _refresh(t: Transition, cur: Record, rec: Record, at: datetime, reason: str)
         upd["statement"] = rec.statement
         upd["confidence"] = max(cur.confidence, rec.confidence)
     # a record already closed by its successor keeps its end: extending it would overlap the successor
-    if rec.valid_until is not None and cur.superseded_by is None and (
-            cur.valid_until is None or rec.valid_until > cur.valid_until):
+    if (
+        rec.valid_until is not None
+        and cur.superseded_by is None
+        and (cur.valid_until is None or rec.valid_until > cur.valid_until)
+    ):
         upd["valid_until"] = rec.valid_until
     if rec.review_at is not None and (cur.review_at is None or rec.review_at > cur.review_at):
         upd["review_at"] = rec.review_at
@@ -287,18 +333,26 @@ def _refresh(t: Transition, cur: Record, rec: Record, at: datetime, reason: str)
 
 def _blocking_suppressions(view: UserView, rec: Record) -> list[Suppression]:
     vh = value_hash(rec.tenant, rec.user, rec.attribute, rec.normalized_value)
-    return [s for s in view.suppressions.values()
-            if s.attribute == rec.attribute and s.scope in (None, rec.scope) and s.value_hash in (None, vh)]
+    return [
+        s
+        for s in view.suppressions.values()
+        if s.attribute == rec.attribute and s.scope in (None, rec.scope) and s.value_hash in (None, vh)
+    ]
 
 
 def _tombstone(rec: Record, at: datetime, reason: str) -> Record:
     # Auditable, but the forgotten value itself is not kept: only its hash.
-    return rec.model_copy(update={
-        "status": Status.DELETED, "status_reason": reason, "updated_at": at,
-        "value": None, "statement": "(forgotten)",
-        "normalized_value": value_hash(rec.tenant, rec.user, rec.attribute, rec.normalized_value),
-        "evidence": [Evidence(source_type=e.source_type, source_id=e.source_id, at=e.at) for e in rec.evidence],
-    })
+    return rec.model_copy(
+        update={
+            "status": Status.DELETED,
+            "status_reason": reason,
+            "updated_at": at,
+            "value": None,
+            "statement": "(forgotten)",
+            "normalized_value": value_hash(rec.tenant, rec.user, rec.attribute, rec.normalized_value),
+            "evidence": [Evidence(source_type=e.source_type, source_id=e.source_id, at=e.at) for e in rec.evidence],
+        }
+    )
 
 
 # --- entry points ---------------------------------------------------------------------------
@@ -343,11 +397,21 @@ def reconcile(view: UserView, op: Record | Any, at: datetime, op_id: str) -> Tra
         if target.kind == Kind.FACT:
             raise Rejected(Reason.SOURCE_NOT_AUTHORIZED, "facts change only through an authorized source")
         rin = RecordIn(
-            id=derive_id("r_", op_id), tenant=tenant, user=user, kind=target.kind.value,
-            subject=target.subject, attribute=target.attribute, scope=target.scope, value=op.value,
-            statement=op.statement, authority=Authority.USER_EXPLICIT, importance=target.importance,
-            consequence=target.consequence, actionability=target.actionability,
-            sensitivity=target.sensitivity, evidence=op.evidence or target.evidence[:1],
+            id=derive_id("r_", op_id),
+            tenant=tenant,
+            user=user,
+            kind=target.kind.value,
+            subject=target.subject,
+            attribute=target.attribute,
+            scope=target.scope,
+            value=op.value,
+            statement=op.statement,
+            authority=Authority.USER_EXPLICIT,
+            importance=target.importance,
+            consequence=target.consequence,
+            actionability=target.actionability,
+            sensitivity=target.sensitivity,
+            evidence=op.evidence or target.evidence[:1],
         )
         rec = build_record(rin.model_copy(update={"corrects": target.id}), op_id=op_id, at=at)
         return _reconcile_record(view, rec, at, t)
@@ -358,9 +422,14 @@ def reconcile(view: UserView, op: Record | Any, at: datetime, op_id: str) -> Tra
         if target.status not in (Status.PENDING_REVIEW, Status.CONFLICTED, Status.CANDIDATE):
             raise Rejected(Reason.TARGET_NOT_PENDING, f"{target.id} is {target.status.value}")
         t.put(_tombstone(target, at, "rejected"), "rejected")
-        sup = Suppression(attribute=target.attribute, scope=None, at=at, record_ids=[target.id],
-                          value_hash=value_hash(tenant, user, target.attribute, target.normalized_value),
-                          reason="rejected")
+        sup = Suppression(
+            attribute=target.attribute,
+            scope=None,
+            at=at,
+            record_ids=[target.id],
+            value_hash=value_hash(tenant, user, target.attribute, target.normalized_value),
+            reason="rejected",
+        )
         t.suppress.append(sup)
         return t
     if isinstance(op, (ExpireCommand, ReviewDueCommand)):
@@ -370,13 +439,24 @@ def reconcile(view: UserView, op: Record | Any, at: datetime, op_id: str) -> Tra
             return t
         if isinstance(op, ExpireCommand):
             if target.status in LIVE_STATUSES and target.valid_until is not None and target.valid_until <= at:
-                t.put(target.model_copy(update={"status": Status.EXPIRED, "updated_at": at,
-                                                "status_reason": "valid_until passed"}), "expired")
+                t.put(
+                    target.model_copy(
+                        update={"status": Status.EXPIRED, "updated_at": at, "status_reason": "valid_until passed"}
+                    ),
+                    "expired",
+                )
                 return t
-        elif target.status in (Status.ACTIVE, Status.CANDIDATE) and target.review_at is not None \
-                and target.review_at <= at:
-            t.put(target.model_copy(update={"status": Status.REVIEW_DUE, "updated_at": at,
-                                            "status_reason": "review_at passed"}), "review_due")
+        elif (
+            target.status in (Status.ACTIVE, Status.CANDIDATE)
+            and target.review_at is not None
+            and target.review_at <= at
+        ):
+            t.put(
+                target.model_copy(
+                    update={"status": Status.REVIEW_DUE, "updated_at": at, "status_reason": "review_at passed"}
+                ),
+                "review_due",
+            )
             return t
         t.outcome, t.reason = "noop", Reason.NOT_DUE.value
         return t
@@ -400,8 +480,7 @@ def _reconcile_record(view: UserView, rec: Record, at: datetime, t: Transition) 
         if rec.authority != Authority.USER_EXPLICIT or any(rec.observed_at <= s.at for s in blocking):
             # rule 6: neither automatic extraction nor a replay of old topics rebuilds a deletion
             t.outcome, t.reason = "dropped", Reason.SUPPRESSED.value
-            t.changes.append({"type": "dropped", "reason": t.reason, "attribute": rec.attribute,
-                              "scope": rec.scope})
+            t.changes.append({"type": "dropped", "reason": t.reason, "attribute": rec.attribute, "scope": rec.scope})
             return t
         for s in blocking:  # the user says it again, later: their word lifts the suppression
             t.unsuppress.append(s.key)
@@ -433,31 +512,47 @@ def _reconcile_record(view: UserView, rec: Record, at: datetime, t: Transition) 
     if target_id and rec.authority == Authority.USER_EXPLICIT:
         target = view.get(target_id)
         # rule 8: a user's word corrects preferences, never a business fact
-        if target is not None and target.slot == rec.slot and target.status in LIVE_STATUSES \
-                and Kind.FACT not in (target.kind, rec.kind):
+        if (
+            target is not None
+            and target.slot == rec.slot
+            and target.status in LIVE_STATUSES
+            and Kind.FACT not in (target.kind, rec.kind)
+        ):
             if target.normalized_value == rec.normalized_value:
                 refreshed = _refresh(t, target, rec, at, "correction with the same value")
                 if refreshed.status in (Status.CANDIDATE, Status.CONFLICTED, Status.PENDING_REVIEW):
-                    refreshed = t.put(refreshed.model_copy(update={"status": Status.ACTIVE,
-                                                                   "authority": Authority.USER_EXPLICIT}), "confirmed")
+                    refreshed = t.put(
+                        refreshed.model_copy(update={"status": Status.ACTIVE, "authority": Authority.USER_EXPLICIT}),
+                        "confirmed",
+                    )
                 _settle_slot(t, live, refreshed, at)
                 t.outcome = "refreshed"
                 return t
             t.created.append(rec.id)
-            new = t.put(rec.model_copy(update={"status": Status.ACTIVE, "supersedes": target.id}),
-                        "created", corrects=target.id)
+            new = t.put(
+                rec.model_copy(update={"status": Status.ACTIVE, "supersedes": target.id}), "created", corrects=target.id
+            )
             _supersede(t, target, new, at)
             _settle_slot(t, [c for c in live if c.id != target.id], new, at)
             return t
-        t.changes.append({"type": "correction_ignored", "record_id": rec.id, "target": target_id,
-                          "reason": "target not live in the same slot" if target else "target not found"})
+        t.changes.append(
+            {
+                "type": "correction_ignored",
+                "record_id": rec.id,
+                "target": target_id,
+                "reason": "target not live in the same slot" if target else "target not found",
+            }
+        )
 
     # rule 2: a plain repeat deduplicates
     for cur in live:
         if cur.valid_until is not None and cur.valid_until <= _start(rec):
             continue  # a lapsed window is not repeated: the value starts again as a new record
-        if cur.normalized_value == rec.normalized_value and cur.kind == rec.kind and (
-                (cur.authority == Authority.AUTHORITATIVE_SOURCE) == (rec.authority == Authority.AUTHORITATIVE_SOURCE)):
+        if (
+            cur.normalized_value == rec.normalized_value
+            and cur.kind == rec.kind
+            and ((cur.authority == Authority.AUTHORITATIVE_SOURCE) == (rec.authority == Authority.AUTHORITATIVE_SOURCE))
+        ):
             _refresh(t, cur, rec, at, "repeat")
             t.outcome = "refreshed"
             return t
@@ -480,9 +575,15 @@ def _forget(view: UserView, cmd: ForgetCommand, at: datetime, t: Transition) -> 
             other = view.records.get(rid)
             if other and other.status != Status.DELETED and other.normalized_value == rec.normalized_value:
                 targets[other.id] = other
-        suppressions.append(Suppression(
-            attribute=rec.attribute, scope=None, at=at, record_ids=sorted(targets),
-            value_hash=value_hash(t.tenant, t.user, rec.attribute, rec.normalized_value)))
+        suppressions.append(
+            Suppression(
+                attribute=rec.attribute,
+                scope=None,
+                at=at,
+                record_ids=sorted(targets),
+                value_hash=value_hash(t.tenant, t.user, rec.attribute, rec.normalized_value),
+            )
+        )
     if cmd.match is not None:
         m = cmd.match
         wanted = normalize_value(m.value) if m.value is not None else None
@@ -496,17 +597,24 @@ def _forget(view: UserView, cmd: ForgetCommand, at: datetime, t: Transition) -> 
                     continue
                 if wanted is None or other.normalized_value == wanted:
                     targets[other.id] = other
-        suppressions.append(Suppression(
-            attribute=m.attribute, scope=m.scope, at=at, record_ids=sorted(targets),
-            value_hash=value_hash(t.tenant, t.user, m.attribute, wanted) if wanted is not None else None))
+        suppressions.append(
+            Suppression(
+                attribute=m.attribute,
+                scope=m.scope,
+                at=at,
+                record_ids=sorted(targets),
+                value_hash=value_hash(t.tenant, t.user, m.attribute, wanted) if wanted is not None else None,
+            )
+        )
         if wanted is None:
             # each forgotten value is suppressed on its own too: a later explicit statement of a NEW
             # value lifts the attribute-wide entry, but the forgotten values stay forgotten
             for rec in targets.values():
                 vh = value_hash(t.tenant, t.user, rec.attribute, rec.normalized_value)
                 if all(s.value_hash != vh for s in suppressions):
-                    suppressions.append(Suppression(attribute=rec.attribute, scope=m.scope, at=at,
-                                                    record_ids=[rec.id], value_hash=vh))
+                    suppressions.append(
+                        Suppression(attribute=rec.attribute, scope=m.scope, at=at, record_ids=[rec.id], value_hash=vh)
+                    )
     for rec in targets.values():
         t.put(_tombstone(rec, at, "forgotten"), "deleted")
     for s in suppressions:
@@ -522,13 +630,24 @@ def _confirm(view: UserView, cmd: ConfirmCommand, at: datetime, t: Transition) -
     if target.kind == Kind.FACT and target.authority != Authority.AUTHORITATIVE_SOURCE:
         # a user's confirmation does not turn an unverified business fact into a true one
         raise Rejected(Reason.SOURCE_NOT_AUTHORIZED, "facts are confirmed by an authorized source")
-    confirmed = t.put(target.model_copy(update={
-        "status": Status.ACTIVE, "authority": Authority.USER_EXPLICIT, "updated_at": at,
-        "status_reason": "confirmed by user", "review_at": None if target.status == Status.REVIEW_DUE
-        else target.review_at}), "confirmed")
+    confirmed = t.put(
+        target.model_copy(
+            update={
+                "status": Status.ACTIVE,
+                "authority": Authority.USER_EXPLICIT,
+                "updated_at": at,
+                "status_reason": "confirmed by user",
+                "review_at": None if target.status == Status.REVIEW_DUE else target.review_at,
+            }
+        ),
+        "confirmed",
+    )
     if target.cardinality == Cardinality.SINGLE:
         for cur in view.live(target.slot):
-            if cur.id != target.id and cur.status in (Status.ACTIVE, Status.CANDIDATE, Status.REVIEW_DUE) \
-                    and cur.normalized_value != target.normalized_value:
+            if (
+                cur.id != target.id
+                and cur.status in (Status.ACTIVE, Status.CANDIDATE, Status.REVIEW_DUE)
+                and cur.normalized_value != target.normalized_value
+            ):
                 _supersede(t, cur, confirmed, at)
     return t

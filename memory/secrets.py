@@ -19,8 +19,11 @@ _CREDENTIAL_TOKEN = r"(?=[^\s]*[0-9!@#$%^&*+=?~])[^\s，,。；;！？]{4,}"
 # tried —, pattern). Checking the words first makes clean text cost one pass of `in` tests
 # instead of every pattern's search.
 _PATTERNS: list[tuple[str, tuple[str, ...] | None, re.Pattern[str]]] = [
-    ("api_key", ("sk-", "sk_", "pk-", "pk_", "rk-", "rk_", "gh", "glpat-", "xox", "akia", "asia", "aiza"),
-     re.compile(r"""
+    (
+        "api_key",
+        ("sk-", "sk_", "pk-", "pk_", "rk-", "rk_", "gh", "glpat-", "xox", "akia", "asia", "aiza"),
+        re.compile(
+            r"""
         (?<![A-Za-z0-9])
         (?: (?:sk|pk|rk)[-_](?:live|test|proj)?[-_A-Za-z0-9]{12,}   # sk-…, sk_live_…, pk_test_…
           | (?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}                # GitHub tokens
@@ -29,40 +32,89 @@ _PATTERNS: list[tuple[str, tuple[str, ...] | None, re.Pattern[str]]] = [
           | xox[abpr]-[-A-Za-z0-9]{10,}                             # Slack
           | (?:AKIA|ASIA)[A-Z0-9]{16}                               # AWS access key id
           | AIza[-_A-Za-z0-9]{30,}                                  # Google API key
-        )""", re.VERBOSE)),
-    ("aws_secret_key", None, re.compile(r"""
+        )""",
+            re.VERBOSE,
+        ),
+    ),
+    (
+        "aws_secret_key",
+        None,
+        re.compile(
+            r"""
         (?<![A-Za-z0-9/+=])
         (?=[A-Za-z0-9/+]*[A-Z])(?=[A-Za-z0-9/+]*[a-z])(?=[A-Za-z0-9/+]*[0-9])
         [A-Za-z0-9/+]{40}
-        (?![A-Za-z0-9/+=])""", re.VERBOSE)),
+        (?![A-Za-z0-9/+=])""",
+            re.VERBOSE,
+        ),
+    ),
     ("jwt", ("eyj",), re.compile(r"\beyJ[-_A-Za-z0-9]{5,}\.[-_A-Za-z0-9]{5,}\.[-_A-Za-z0-9]{5,}")),
     ("bearer_token", ("bearer",), re.compile(r"\bBearer\s+[-._~+/=A-Za-z0-9]{16,}")),
     ("private_key", ("private key",), re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")),
-    ("connection_string", ("://",), re.compile(r"""
+    (
+        "connection_string",
+        ("://",),
+        re.compile(
+            r"""
         \b[A-Za-z][A-Za-z0-9+.\-]{1,20}://     # scheme
         [^\s:/@]+ : [^\s@/]+ @                 # user:password@
-        """, re.VERBOSE)),
-    ("password", ("pass", "pwd", "pw"), re.compile(r"""
+        """,
+            re.VERBOSE,
+        ),
+    ),
+    (
+        "password",
+        ("pass", "pwd", "pw"),
+        re.compile(
+            r"""
         (?i)(?<![a-z])
         (?:password|passwd|passcode|passphrase|pwd|pw|pass)
-        ["']? \s* (?:is|was|=|:|：) \s* ["']? [^\s"',;]+""", re.VERBOSE)),
-    ("password", ("pass", "pwd"), re.compile(r"(?i)(?<![a-z])(?:password|passwd|passcode|pwd|pass)\s+(?!is\b|was\b)"
-                            + _CREDENTIAL_TOKEN)),
+        ["']? \s* (?:is|was|=|:|：) \s* ["']? [^\s"',;]+""",
+            re.VERBOSE,
+        ),
+    ),
+    (
+        "password",
+        ("pass", "pwd"),
+        re.compile(r"(?i)(?<![a-z])(?:password|passwd|passcode|pwd|pass)\s+(?!is\b|was\b)" + _CREDENTIAL_TOKEN),
+    ),
     # no \b before CJK words: between two Chinese characters there is no word boundary
-    ("password", ("密码", "口令", "pin"), re.compile(r"(?i)(?:支付密码|登录密码|密码|口令|pin码?)\s*(?:是|为|[:：=])\s*[^\s，,。；;！!？?]+")),
-    ("password", ("密码", "口令", "pin"), re.compile(r"(?i)(?:支付密码|登录密码|密码|口令|pin码)\s*" + _CREDENTIAL_TOKEN)),
+    (
+        "password",
+        ("密码", "口令", "pin"),
+        re.compile(r"(?i)(?:支付密码|登录密码|密码|口令|pin码?)\s*(?:是|为|[:：=])\s*[^\s，,。；;！!？?]+"),
+    ),
+    (
+        "password",
+        ("密码", "口令", "pin"),
+        re.compile(r"(?i)(?:支付密码|登录密码|密码|口令|pin码)\s*" + _CREDENTIAL_TOKEN),
+    ),
     ("pin", ("pin",), re.compile(r"(?i)\bpin(?:\s*code)?\b\s*(?:is|:|=|：)?\s*\d{4,8}\b")),
-    ("one_time_code", ("otp", "one", "code", "验证码", "动态码", "校验码", "短信码", "确认码"), re.compile(r"""
+    (
+        "one_time_code",
+        ("otp", "one", "code", "验证码", "动态码", "校验码", "短信码", "确认码"),
+        re.compile(
+            r"""
         (?i)
         (?: \b(?:otp|one[- ]time\ (?:code|password|passcode)|verification\ code|security\ code
               |2fa\ code|auth(?:entication)?\ code|login\ code|sms\ code)\b
           | 验证码|动态码|校验码|短信码|确认码 )
-        \D{0,12}\d{4,8}""", re.VERBOSE)),
-    ("api_key_named", ("key", "token", "secret", "密钥", "令牌", "秘钥"), re.compile(r"""
+        \D{0,12}\d{4,8}""",
+            re.VERBOSE,
+        ),
+    ),
+    (
+        "api_key_named",
+        ("key", "token", "secret", "密钥", "令牌", "秘钥"),
+        re.compile(
+            r"""
         (?i)(?<![a-z])
         (?:api[_ -]?key|secret[_ -]?key|access[_ -]?key|access[_ -]?token|auth[_ -]?token
           |refresh[_ -]?token|client[_ -]?secret|token|secret|密钥|令牌|秘钥)
-        ["']? \s* (?:is|:|=|是|为|：) \s* ["']? [^\s，,。；;！!？?"']{8,}""", re.VERBOSE)),
+        ["']? \s* (?:is|:|=|是|为|：) \s* ["']? [^\s，,。；;！!？?"']{8,}""",
+            re.VERBOSE,
+        ),
+    ),
 ]
 _TRAILING = ".!?)]}>"
 _CARD = re.compile(r"\b\d(?:[ -]?\d){12,18}\b")
@@ -72,12 +124,40 @@ REDACTION_MARK = re.compile(r"\[REDACTED:[a-z_]+\]")
 
 # Attribute segments and structure keys that name a credential: whatever value sits under
 # them is a secret, even one the patterns above would not recognise ("hunter2").
-_SECRET_NAMES = frozenset({
-    "password", "passwd", "passcode", "passphrase", "pwd", "pin", "pin_code", "pincode", "secret",
-    "secrets", "api_key", "apikey", "access_key", "secret_key", "access_token", "refresh_token",
-    "auth_token", "token", "otp", "one_time_code", "verification_code", "cvv", "cvc", "card_number",
-    "credit_card", "credential", "credentials", "private_key", "ssn", "client_secret",
-})
+_SECRET_NAMES = frozenset(
+    {
+        "password",
+        "passwd",
+        "passcode",
+        "passphrase",
+        "pwd",
+        "pin",
+        "pin_code",
+        "pincode",
+        "secret",
+        "secrets",
+        "api_key",
+        "apikey",
+        "access_key",
+        "secret_key",
+        "access_token",
+        "refresh_token",
+        "auth_token",
+        "token",
+        "otp",
+        "one_time_code",
+        "verification_code",
+        "cvv",
+        "cvc",
+        "card_number",
+        "credit_card",
+        "credential",
+        "credentials",
+        "private_key",
+        "ssn",
+        "client_secret",
+    }
+)
 _SECRET_SUFFIXES = ("_password", "_passwd", "_secret", "_token", "_api_key", "_apikey", "_pin", "_otp")
 
 
@@ -192,8 +272,9 @@ def scrub(data: Any) -> Any:
         out: dict[Any, Any] = {}
         for key, value in data.items():
             name = key if isinstance(key, str) else str(key)
-            if is_secret_name(name) or (name == "value" and isinstance(data.get("attribute"), str)
-                                         and is_secret_name(data["attribute"])):
+            if is_secret_name(name) or (
+                name == "value" and isinstance(data.get("attribute"), str) and is_secret_name(data["attribute"])
+            ):
                 out[redact(name)] = "[REDACTED:secret]" if value is not None else None
             else:
                 out[redact(name) if isinstance(key, str) else key] = scrub(value)

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import heapq
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Any, Iterable
+from datetime import UTC, datetime
+from typing import Any
 
 from .models import (
     CONSEQUENCE_WEIGHT,
@@ -34,8 +35,43 @@ from .validation import normalize_value, value_hash
 
 ASSUMPTION_MIN_CONFIDENCE = 0.7
 _WORD = re.compile(r"[a-z0-9]+|[\u3400-\u9fff\uf900-\ufaff]+")
-_STOP = frozenset("a an the and or of to in on for is are was be it this that my me i you your with "
-                  "what which how do does please can could would should".split())
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "of",
+        "to",
+        "in",
+        "on",
+        "for",
+        "is",
+        "are",
+        "was",
+        "be",
+        "it",
+        "this",
+        "that",
+        "my",
+        "me",
+        "i",
+        "you",
+        "your",
+        "with",
+        "what",
+        "which",
+        "how",
+        "do",
+        "does",
+        "please",
+        "can",
+        "could",
+        "would",
+        "should",
+    ]
+)
 
 
 def tokens(text: str) -> frozenset[str]:
@@ -44,7 +80,7 @@ def tokens(text: str) -> frozenset[str]:
     for m in _WORD.finditer(text.casefold()):
         w = m.group()
         if w[0] >= "\u3400":
-            out.update(w[i:i + 2] for i in range(max(1, len(w) - 1)))
+            out.update(w[i : i + 2] for i in range(max(1, len(w) - 1)))
         elif w not in _STOP:
             out.add(w)
     return frozenset(out)
@@ -84,10 +120,26 @@ def compact(rec: Record) -> list[Any]:
     (in `Candidate` field order) to keep the payload and its decoding small."""
     toks = tokens(f"{rec.attribute.replace('.', ' ').replace('_', ' ')} {rec.value} {rec.statement}")
     return [
-        rec.id, rec.kind.value, rec.attribute, rec.scope, rec.value, rec.statement, rec.authority.value,
-        rec.status.value, rec.confidence, rec.importance, rec.consequence.value, rec.actionability,
-        rec.sensitivity.value, rec.cardinality.value, to_ms(rec.observed_at), to_ms(rec.valid_from),
-        to_ms(rec.valid_until), to_ms(rec.review_at), rec.source, " " + " ".join(sorted(toks)) + " ",
+        rec.id,
+        rec.kind.value,
+        rec.attribute,
+        rec.scope,
+        rec.value,
+        rec.statement,
+        rec.authority.value,
+        rec.status.value,
+        rec.confidence,
+        rec.importance,
+        rec.consequence.value,
+        rec.actionability,
+        rec.sensitivity.value,
+        rec.cardinality.value,
+        to_ms(rec.observed_at),
+        to_ms(rec.valid_from),
+        to_ms(rec.valid_until),
+        to_ms(rec.review_at),
+        rec.source,
+        " " + " ".join(sorted(toks)) + " ",
         round(_static(rec.importance, rec.consequence, rec.actionability, rec.kind), 6),
     ]
 
@@ -104,9 +156,12 @@ def from_record(rec: Record) -> Candidate:
 
 
 def is_working_assumption(c: Candidate) -> bool:
-    return (c.authority in INFERRED_AUTHORITIES and c.confidence >= ASSUMPTION_MIN_CONFIDENCE
-            and c.consequence in (Consequence.LOW, Consequence.MEDIUM)
-            and c.sensitivity == Sensitivity.NORMAL)
+    return (
+        c.authority in INFERRED_AUTHORITIES
+        and c.confidence >= ASSUMPTION_MIN_CONFIDENCE
+        and c.consequence in (Consequence.LOW, Consequence.MEDIUM)
+        and c.sensitivity == Sensitivity.NORMAL
+    )
 
 
 # plain-string constants: the read path compares thousands of rows, and a string comparison is
@@ -151,15 +206,20 @@ def section_of(c: Candidate) -> str:
         return "assumptions"
     if c.kind == Kind.SESSION_CONTEXT:
         return "session"
-    return {Kind.GOAL: "goals", Kind.PRIORITY: "priorities", Kind.RULE: "rules",
-            Kind.KNOWLEDGE: "knowledge", Kind.FACT: "facts"}.get(c.kind, "stated")
+    return {
+        Kind.GOAL: "goals",
+        Kind.PRIORITY: "priorities",
+        Kind.RULE: "rules",
+        Kind.KNOWLEDGE: "knowledge",
+        Kind.FACT: "facts",
+    }.get(c.kind, "stated")
 
 
 _SECTION_TITLES = {
     "request": "For this request only",
     "stated": "What the user stated",
     "assumptions": "Working assumptions (inferred: not confirmed by the user, cannot authorize actions, "
-                   "current instructions win)",
+    "current instructions win)",
     "goals": "Goals",
     "priorities": "Current priorities",
     "rules": "Collaboration rules",
@@ -195,7 +255,7 @@ def score(c: Candidate, query: frozenset[str] | list[str]) -> float:
 
 
 def _fmt_ms(ms: int | None) -> str:
-    return iso(datetime.fromtimestamp(ms / 1000, tz=timezone.utc)) if ms is not None else ""
+    return iso(datetime.fromtimestamp(ms / 1000, tz=UTC)) if ms is not None else ""
 
 
 def render_line(c: Candidate) -> str:
@@ -221,8 +281,9 @@ def suppressed(c: Candidate, suppressions: list[Suppression], tenant: str, user:
     return False
 
 
-def select(req: ContextRequest, candidates: list[Candidate], at: datetime,
-           suppressions: list[Suppression] | None = None) -> ContextResponse:
+def select(
+    req: ContextRequest, candidates: list[Candidate], at: datetime, suppressions: list[Suppression] | None = None
+) -> ContextResponse:
     """Scope, eligibility (incl. suppressions), one value per single-valued attribute, rank, budget, render."""
     at_ms = to_ms(at) or 0
     scopes = req.scopes()
@@ -265,8 +326,10 @@ def select(req: ContextRequest, candidates: list[Candidate], at: datetime,
 
     query = _padded(tokens(req.text))
     n_query = len(query) or 1
-    values = [(0.45 * sum([q in c.tokens for q in query]) / n_query
-               + (c.base if c.base >= 0 else static_value(c)), c) for c in keep]
+    values = [
+        (0.45 * sum([q in c.tokens for q in query]) / n_query + (c.base if c.base >= 0 else static_value(c)), c)
+        for c in keep
+    ]
     if req.explain or len(values) <= 4 * req.max_items:
         scored = sorted(values, key=lambda sc: (-sc[0], sc[1].id))
     else:
@@ -276,9 +339,18 @@ def select(req: ContextRequest, candidates: list[Candidate], at: datetime,
     items: list[ContextItem] = []
     for attr, value in sorted(req.overrides.items()):
         label = resolve(attr, None).label or attr
-        items.append(ContextItem(id=f"request:{attr}", section="request", kind=Kind.PREFERENCE, attribute=attr,
-                                 scope="request", value=value, text=f"- {label}: {value} (this request only)",
-                                 score=1.0))
+        items.append(
+            ContextItem(
+                id=f"request:{attr}",
+                section="request",
+                kind=Kind.PREFERENCE,
+                attribute=attr,
+                scope="request",
+                value=value,
+                text=f"- {label}: {value} (this request only)",
+                score=1.0,
+            )
+        )
     used = len(items)
     chars = sum(len(i.text) + 1 for i in items) + (len(_SECTION_TITLES["request"]) + 5 if items else 0)
     headers: set[str] = {"request"} if items else set()
@@ -295,8 +367,19 @@ def select(req: ContextRequest, candidates: list[Candidate], at: datetime,
             if req.explain:
                 excluded.append(Exclusion(id=c.id, attribute=c.attribute, reason="over_char_budget"))
             continue
-        items.append(ContextItem(id=c.id, section=section, kind=c.kind, attribute=c.attribute, scope=c.scope,
-                                 value=c.value, text=line, score=value_score, source=c.source))
+        items.append(
+            ContextItem(
+                id=c.id,
+                section=section,
+                kind=c.kind,
+                attribute=c.attribute,
+                scope=c.scope,
+                value=c.value,
+                text=line,
+                score=value_score,
+                source=c.source,
+            )
+        )
         headers.add(section)
         used += 1
         chars += cost
@@ -307,6 +390,12 @@ def select(req: ContextRequest, candidates: list[Candidate], at: datetime,
         if lines:
             blocks.append(f"## {_SECTION_TITLES[section]}\n" + "\n".join(lines))
     return ContextResponse(
-        tenant=req.tenant, user=req.user, at=at, context="\n\n".join(blocks), items=items,
-        used_ids=[i.id for i in items if i.section != "request"], excluded=excluded, considered=len(candidates),
+        tenant=req.tenant,
+        user=req.user,
+        at=at,
+        context="\n\n".join(blocks),
+        items=items,
+        used_ids=[i.id for i in items if i.section != "request"],
+        excluded=excluded,
+        considered=len(candidates),
     )

@@ -15,7 +15,13 @@ import orjson
 from pydantic import TypeAdapter, ValidationError
 
 from .errors import Reason, Rejected
-from .limits import MAX_EVIDENCE, MAX_VALUE_CHARS, MAX_VALUE_DEPTH, check_shape, check_text
+from .limits import (
+    MAX_EVIDENCE,
+    MAX_VALUE_CHARS,
+    MAX_VALUE_DEPTH,
+    check_shape,
+    check_text,
+)
 from .models import (
     COMMAND_OPS,
     Authority,
@@ -31,7 +37,13 @@ from .models import (
     parse_scope,
 )
 from .registry import TEMPORARY_LIFETIME, resolve
-from .secrets import REDACTION_MARK, contains_secret, is_secret_name, redact, value_has_secret
+from .secrets import (
+    REDACTION_MARK,
+    contains_secret,
+    is_secret_name,
+    redact,
+    value_has_secret,
+)
 
 _COMMAND = TypeAdapter(Command)
 _FIELD_REASONS = {
@@ -180,8 +192,12 @@ def build_record(rin: RecordIn, *, op_id: str, at: datetime) -> Record:
         raise Rejected(Reason.UNKNOWN_KIND, f"no kind given and {rin.attribute!r} is not registered")
     if rin.value is None or (isinstance(rin.value, str) and not rin.value.strip()):
         raise Rejected(Reason.MISSING_FIELD, "value")
-    confidence = _unit("confidence", rin.confidence, 1.0 if rin.authority in (
-        Authority.USER_EXPLICIT, Authority.AUTHORITATIVE_SOURCE) else 0.6, Reason.CONFIDENCE_OUT_OF_RANGE)
+    confidence = _unit(
+        "confidence",
+        rin.confidence,
+        1.0 if rin.authority in (Authority.USER_EXPLICIT, Authority.AUTHORITATIVE_SOURCE) else 0.6,
+        Reason.CONFIDENCE_OUT_OF_RANGE,
+    )
     importance = _unit("importance", rin.importance, spec.importance)
     actionability = _unit("actionability", rin.actionability, spec.actionability)
     if rin.valid_from and rin.valid_until and rin.valid_until <= rin.valid_from:
@@ -196,14 +212,14 @@ def build_record(rin: RecordIn, *, op_id: str, at: datetime) -> Record:
         raise Rejected(Reason.SECRET_VALUE, "secrets (passwords, keys, codes, card numbers) are never stored")
     value_text = check_value(rin.value, rin.attribute)
     check_text(rin.statement, "statement")
-    check_no_secret(value_text, rin.statement, rin.attribute, rin.subject, scope,
-                    *(ev.source_id for ev in rin.evidence))
+    check_no_secret(
+        value_text, rin.statement, rin.attribute, rin.subject, scope, *(ev.source_id for ev in rin.evidence)
+    )
     if kind == Kind.SESSION_CONTEXT and not scope.startswith("session:"):
         raise Rejected(Reason.SESSION_CONTEXT_NOT_IN_SESSION, "session_context lives with a session scope")
 
     if kind == Kind.FACT:
-        if not any(ev.source_id and ev.source_type in (SourceType.DOCUMENT, SourceType.SYSTEM)
-                   for ev in rin.evidence):
+        if not any(ev.source_id and ev.source_type in (SourceType.DOCUMENT, SourceType.SYSTEM) for ev in rin.evidence):
             raise Rejected(Reason.FACT_WITHOUT_SOURCE, "a fact needs evidence with source_type and source_id")
         if rin.valid_from is None or (rin.valid_until is None and rin.review_at is None):
             raise Rejected(Reason.FACT_WITHOUT_VALIDITY, "a fact needs valid_from and valid_until or review_at")
@@ -224,18 +240,42 @@ def build_record(rin: RecordIn, *, op_id: str, at: datetime) -> Record:
     if valid_until is not None and rin.valid_from is not None and valid_until <= rin.valid_from:
         raise Rejected(Reason.VALIDITY_INVERTED, "valid_until must be after valid_from")
 
-    evidence = [ev.model_copy(update={"quote": redact(ev.quote) if ev.quote else ev.quote,
-                                      "at": ev.at or observed}) for ev in rin.evidence]
+    evidence = [
+        ev.model_copy(update={"quote": redact(ev.quote) if ev.quote else ev.quote, "at": ev.at or observed})
+        for ev in rin.evidence
+    ]
     normalized = normalize_value(rin.value)
-    statement = rin.statement or (value_text if kind != Kind.PREFERENCE else f"{spec.label or rin.attribute}: {value_text}")
+    statement = rin.statement or (
+        value_text if kind != Kind.PREFERENCE else f"{spec.label or rin.attribute}: {value_text}"
+    )
     rid = rin.id or derive_id("r_", op_id)
     return Record(
-        id=rid, tenant=tenant, user=user, kind=kind, subject=rin.subject or "user",
-        attribute=rin.attribute, scope=scope, value=rin.value, normalized_value=normalized,
-        statement=statement, authority=rin.authority, status=Status.ACTIVE, confidence=confidence,
-        importance=importance, consequence=rin.consequence or spec.consequence,
-        actionability=actionability, sensitivity=sensitivity, cardinality=spec.cardinality,
-        observed_at=observed, ingested_at=at, valid_from=rin.valid_from, valid_until=valid_until,
-        review_at=review_at, evidence=evidence, corrects=rin.corrects,
-        corrects_current=rin.corrects_current and rin.corrects is None, updated_at=at, op_id=op_id,
+        id=rid,
+        tenant=tenant,
+        user=user,
+        kind=kind,
+        subject=rin.subject or "user",
+        attribute=rin.attribute,
+        scope=scope,
+        value=rin.value,
+        normalized_value=normalized,
+        statement=statement,
+        authority=rin.authority,
+        status=Status.ACTIVE,
+        confidence=confidence,
+        importance=importance,
+        consequence=rin.consequence or spec.consequence,
+        actionability=actionability,
+        sensitivity=sensitivity,
+        cardinality=spec.cardinality,
+        observed_at=observed,
+        ingested_at=at,
+        valid_from=rin.valid_from,
+        valid_until=valid_until,
+        review_at=review_at,
+        evidence=evidence,
+        corrects=rin.corrects,
+        corrects_current=rin.corrects_current and rin.corrects is None,
+        updated_at=at,
+        op_id=op_id,
     )

@@ -9,7 +9,7 @@ repeated after a rebalance or a crash emits ops the engine recognises as duplica
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import orjson
 
@@ -21,8 +21,9 @@ from slotstream.streams.topics import user_key
 
 
 class ExpiryService:
-    def __init__(self, engine: Engine, progress: Progress, due_index: DueIndex, ops_topic: str,
-                 batch: int = 500) -> None:
+    def __init__(
+        self, engine: Engine, progress: Progress, due_index: DueIndex, ops_topic: str, batch: int = 500
+    ) -> None:
         self.engine = engine
         self.progress = progress
         self.due_index = due_index
@@ -47,15 +48,22 @@ class ExpiryService:
                     break
                 offset += len(page)
                 users = sorted({(entry.tenant, entry.user) for entry, _ in page})
-                user_marks = dict(zip(users, self.engine.watermarks(users)))
+                user_marks = dict(zip(users, self.engine.watermarks(users), strict=False))
                 for entry, due_ms in page:
                     mark = user_marks.get((entry.tenant, entry.user))
                     if mark is None or due_ms > mark:
                         continue
-                    at = iso(datetime.fromtimestamp(due_ms / 1000, tz=timezone.utc))
-                    op = {"at": at, "op_id": f"{entry.kind}:{entry.record_id}:{due_ms}",
-                          "command": {"op": entry.kind, "tenant": entry.tenant, "user": entry.user,
-                                      "record_id": entry.record_id}}
+                    at = iso(datetime.fromtimestamp(due_ms / 1000, tz=UTC))
+                    op = {
+                        "at": at,
+                        "op_id": f"{entry.kind}:{entry.record_id}:{due_ms}",
+                        "command": {
+                            "op": entry.kind,
+                            "tenant": entry.tenant,
+                            "user": entry.user,
+                            "record_id": entry.record_id,
+                        },
+                    }
                     out.append((user_key(entry.tenant, entry.user), orjson.dumps(op)))
                     emitted += 1
         return out

@@ -15,7 +15,15 @@ from slotstream.memory.models import OpIn, iso
 from slotstream.streams.schemas import ChangeMessage
 from slotstream.streams.topics import user_key
 
-from .messages import BadMessage, BatchOutput, RawMessage, check_event_time, check_key, dead_letter, decode
+from .messages import (
+    BadMessage,
+    BatchOutput,
+    RawMessage,
+    check_event_time,
+    check_key,
+    dead_letter,
+    decode,
+)
 
 
 @dataclass
@@ -59,16 +67,25 @@ class ExtractionService:
                 assert turn.turn_id is not None
                 result = self.ops_for_turn(turn, op_prefix=turn.turn_id)
                 if len(result.ops) > MAX_OPS_PER_TURN:
-                    raise BadMessage(Reason.TOO_MANY_OPS.value,
-                                     f"{len(result.ops)} records or commands in one turn, at most {MAX_OPS_PER_TURN}")
+                    raise BadMessage(
+                        Reason.TOO_MANY_OPS.value,
+                        f"{len(result.ops)} records or commands in one turn, at most {MAX_OPS_PER_TURN}",
+                    )
             except BadMessage as bad:
                 out.dead.append((msg.key, dead_letter(msg, bad.reason, bad.detail, "extraction")))
                 continue
             key = user_key(turn.tenant, turn.user)
             out.ops.extend((key, orjson.dumps(op_json(op))) for op in result.ops)
             if result.refused:
-                note = ChangeMessage(op_id=turn.turn_id, outcome="refused", reason=",".join(result.refused),
-                                     tenant=turn.tenant, user=turn.user, at=turn.at, source=msg.source)
+                note = ChangeMessage(
+                    op_id=turn.turn_id,
+                    outcome="refused",
+                    reason=",".join(result.refused),
+                    tenant=turn.tenant,
+                    user=turn.user,
+                    at=turn.at,
+                    source=msg.source,
+                )
                 out.changes.append((key, note.model_dump_json().encode()))
         return out
 

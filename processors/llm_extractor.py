@@ -1,9 +1,9 @@
 """Optional LLM extractor: an OpenAI-compatible chat/completions endpoint behind the `Extractor` protocol.
 
 Off by default: `extractor_from_config` returns the deterministic `RuleExtractor` unless a model
-URL is given (the worker passes SLOTSTREAM_LLM_URL); then it returns `CombinedExtractor(RuleExtractor(), LLMExtractor(...))`,
-which keeps everything the rules found and adds the model's proposals only for attributes the rules
-did not cover.
+URL is given (the worker passes SLOTSTREAM_LLM_URL); then it returns
+`CombinedExtractor(RuleExtractor(), LLMExtractor(...))`, which keeps everything the rules found
+and adds the model's proposals only for attributes the rules did not cover.
 
 What the model is trusted with, and what it is not:
 - it only ever sees the user's turn text *redacted* (secrets never leave the process), never the
@@ -36,19 +36,25 @@ import urllib.request
 from typing import Any
 
 from slotstream.memory.errors import Rejected
-from slotstream.memory.extraction import Extraction, Extractor, Proposal, RuleExtractor, Turn
+from slotstream.memory.extraction import (
+    Extraction,
+    Extractor,
+    Proposal,
+    RuleExtractor,
+    Turn,
+)
 from slotstream.memory.models import COMMAND_OPS, Cardinality, Kind, iso
 from slotstream.memory.registry import TEMPORARY_LIFETIME, known_attributes
 from slotstream.memory.secrets import contains_secret, redact
 from slotstream.memory.validation import build_record, parse_command, parse_record
 
 __all__ = [
-    "LLMExtractor",
-    "CombinedExtractor",
-    "extractor_from_config",
-    "SYSTEM_PROMPT",
-    "LLM_UNAVAILABLE",
     "LLM_BAD_OUTPUT",
+    "LLM_UNAVAILABLE",
+    "SYSTEM_PROMPT",
+    "CombinedExtractor",
+    "LLMExtractor",
+    "extractor_from_config",
 ]
 
 log = logging.getLogger(__name__)
@@ -58,8 +64,20 @@ LLM_BAD_OUTPUT = "llm_bad_output"
 _PREFIX = "llm:"
 _REDACTED_MARK = "[REDACTED"
 # the fields a model may set on a record; everything else is ignored or forced from the turn
-_RECORD_FIELDS = ("kind", "attribute", "value", "statement", "confidence", "importance", "consequence",
-                  "actionability", "sensitivity", "valid_from", "valid_until", "review_at")
+_RECORD_FIELDS = (
+    "kind",
+    "attribute",
+    "value",
+    "statement",
+    "confidence",
+    "importance",
+    "consequence",
+    "actionability",
+    "sensitivity",
+    "valid_from",
+    "valid_until",
+    "review_at",
+)
 # the rule extractor's scope refusals: the user's scope instruction was understood and cannot be
 # honoured on this turn, so the model must not add (possibly widened) records for it
 _SCOPE_REFUSALS = frozenset({"temporary_without_session", "project_scope_without_project"})
@@ -131,7 +149,7 @@ def _strip_fences(text: str) -> str:
     if not text.startswith("{"):
         a, b = text.find("{"), text.rfind("}")
         if a != -1 and b > a:
-            return text[a:b + 1]
+            return text[a : b + 1]
     return text
 
 
@@ -164,8 +182,17 @@ def _reply_object(body: bytes) -> dict[str, Any]:
 class LLMExtractor:
     """Proposals from an OpenAI-compatible chat/completions endpoint, rebuilt and validated here."""
 
-    def __init__(self, url: str, model: str, *, api_key: str | None = None, timeout: float = 10.0,
-                 cooldown: float = 30.0, max_items: int = 16, max_reply_bytes: int = 1 << 20) -> None:
+    def __init__(
+        self,
+        url: str,
+        model: str,
+        *,
+        api_key: str | None = None,
+        timeout: float = 10.0,
+        cooldown: float = 30.0,
+        max_items: int = 16,
+        max_reply_bytes: int = 1 << 20,
+    ) -> None:
         url = url.rstrip("/")
         if not url.startswith(("http://", "https://")):
             raise ValueError("the LLM url must be http:// or https://")
@@ -194,13 +221,14 @@ class LLMExtractor:
         except _BadOutput as err:
             log.warning("llm extractor: bad reply (%s)", err)
             return Extraction(refused=[LLM_BAD_OUTPUT], redacted_text=redacted)
-        except Exception as err:  # network, HTTP status, timeout: never into the stream
+        except Exception as err:  # noqa: BLE001 - network, HTTP status, timeout: never into the stream
             self._down_until = time.monotonic() + self.cooldown
             status = getattr(err, "code", None)
             if isinstance(err, urllib.error.HTTPError):
                 err.close()
-            log.warning("llm extractor unavailable (%s%s)", type(err).__name__,
-                        f" {status}" if status is not None else "")
+            log.warning(
+                "llm extractor unavailable (%s%s)", type(err).__name__, f" {status}" if status is not None else ""
+            )
             return Extraction(refused=[LLM_UNAVAILABLE], redacted_text=redacted)
         try:
             obj = _reply_object(body)
@@ -223,9 +251,10 @@ class LLMExtractor:
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
-        req = urllib.request.Request(self.endpoint, data=json.dumps(payload, ensure_ascii=False).encode("utf-8"),
-                                     headers=headers, method="POST")
-        with urllib.request.urlopen(req, timeout=self.timeout) as resp:  # noqa: S310 - scheme checked
+        req = urllib.request.Request(
+            self.endpoint, data=json.dumps(payload, ensure_ascii=False).encode("utf-8"), headers=headers, method="POST"
+        )
+        with urllib.request.urlopen(req, timeout=self.timeout) as resp:
             body = resp.read(self.max_reply_bytes + 1)
         if len(body) > self.max_reply_bytes:
             raise _BadOutput("reply too large")
@@ -239,7 +268,7 @@ class LLMExtractor:
         raw_items = [("record", r) for r in obj["records"]] + [("command", c) for c in obj["commands"]]
         if len(raw_items) > self.max_items:
             refused.append(f"{_PREFIX}too_many_items")
-            raw_items = raw_items[:self.max_items]
+            raw_items = raw_items[: self.max_items]
         for what, raw in raw_items:
             try:
                 items.append(self._record(turn, redacted, raw) if what == "record" else self._command(turn, raw))
@@ -279,14 +308,16 @@ class LLMExtractor:
                 raise _Refuse("secret_value")
         scope, temporary = self._scope(turn, raw.get("scope"))
         explicit = raw.get("explicit") is True or raw.get("authority") == "user_explicit"
-        rec.update({
-            "tenant": turn.tenant,
-            "user": turn.user,
-            "scope": scope,
-            "authority": "user_explicit" if explicit else "system_inferred",
-            "observed_at": iso(turn.at),
-            "evidence": [{"source_type": "conversation", "source_id": turn.source_id(), "quote": quote}],
-        })
+        rec.update(
+            {
+                "tenant": turn.tenant,
+                "user": turn.user,
+                "scope": scope,
+                "authority": "user_explicit" if explicit else "system_inferred",
+                "observed_at": iso(turn.at),
+                "evidence": [{"source_type": "conversation", "source_id": turn.source_id(), "quote": quote}],
+            }
+        )
         if temporary:  # rule 5: "this time" lives with the session, briefly
             rec["valid_from"], rec["valid_until"] = iso(turn.at), iso(turn.at + TEMPORARY_LIFETIME)
         built = build_record(parse_record(rec), op_id="llm-check", at=turn.at)  # raises Rejected
@@ -350,14 +381,19 @@ class CombinedExtractor:
             return base
         extra = self.llm.extract(turn)
         covered = [a for a in (_attribute_of(p) for p in base.items) if a]
-        added = [p for p in extra.items
-                 if (attr := _attribute_of(p)) is None or not any(_overlaps(attr, c) for c in covered)]
-        return Extraction(items=[*base.items, *added], refused=_dedupe([*base.refused, *extra.refused]),
-                          redacted_text=base.redacted_text)
+        added = [
+            p for p in extra.items if (attr := _attribute_of(p)) is None or not any(_overlaps(attr, c) for c in covered)
+        ]
+        return Extraction(
+            items=[*base.items, *added],
+            refused=_dedupe([*base.refused, *extra.refused]),
+            redacted_text=base.redacted_text,
+        )
 
 
-def extractor_from_config(url: str | None, model: str | None, timeout: float = 10.0,
-                          api_key: str | None = None) -> Extractor:
+def extractor_from_config(
+    url: str | None, model: str | None, timeout: float = 10.0, api_key: str | None = None
+) -> Extractor:
     """RuleExtractor when no model URL is given; else the rules plus the model (`model` required)."""
     if not url:
         return RuleExtractor()

@@ -17,7 +17,12 @@ import orjson
 from pydantic import BaseModel, ValidationError
 
 from slotstream.memory.errors import Reason, Rejected
-from slotstream.memory.limits import DEAD_LETTER_EXCERPT_CHARS, MAX_DEPTH, MAX_MESSAGE_BYTES, check_shape
+from slotstream.memory.limits import (
+    DEAD_LETTER_EXCERPT_CHARS,
+    MAX_DEPTH,
+    MAX_MESSAGE_BYTES,
+    check_shape,
+)
 from slotstream.memory.models import iso, to_ms
 from slotstream.memory.secrets import redact
 from slotstream.memory.validation import pydantic_reason
@@ -27,8 +32,17 @@ from slotstream.streams.topics import user_key
 
 from .errors import BadMessage
 
-__all__ = ["BadMessage", "BatchOutput", "Keyed", "RawMessage", "check_event_time", "check_key", "dead_letter",
-           "decode", "refused"]
+__all__ = [
+    "BadMessage",
+    "BatchOutput",
+    "Keyed",
+    "RawMessage",
+    "check_event_time",
+    "check_key",
+    "dead_letter",
+    "decode",
+    "refused",
+]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -80,12 +94,15 @@ def check_event_time(msg: RawMessage, at: datetime, max_skew_seconds: float) -> 
         return
     at_ms = to_ms(at) or 0
     if at_ms > msg.timestamp_ms + max_skew_seconds * 1000:
-        raise BadMessage(Reason.EVENT_TIME_IN_FUTURE.value,
-                         f"event time {iso(at)} is more than {max_skew_seconds:g} s after ingest time")
+        raise BadMessage(
+            Reason.EVENT_TIME_IN_FUTURE.value,
+            f"event time {iso(at)} is more than {max_skew_seconds:g} s after ingest time",
+        )
 
 
-def dead_letter(msg: RawMessage, reason: str, detail: str, processor: str, at: Any = None,
-                error: str | None = None) -> bytes:
+def dead_letter(
+    msg: RawMessage, reason: str, detail: str, processor: str, at: Any = None, error: str | None = None
+) -> bytes:
     raw = msg.value or b""
     excerpt: str | None = None
     if reason != Reason.SECRET_VALUE.value:
@@ -93,7 +110,16 @@ def dead_letter(msg: RawMessage, reason: str, detail: str, processor: str, at: A
         text = raw[: MAX_MESSAGE_BYTES * 2].decode("utf-8", errors="replace")
         excerpt = redact(text)[:DEAD_LETTER_EXCERPT_CHARS]
     key = msg.key.decode("utf-8", errors="replace")[:300] if msg.key else None
-    dl = DeadLetter(reason=reason, detail=redact(detail)[:500], processor=processor,  # type: ignore[arg-type]
-                    source=msg.source, key=redact(key) if key else None, excerpt=excerpt, length=len(raw),
-                    sha256=hashlib.sha256(raw).hexdigest(), at=at, error=error)
+    dl = DeadLetter(
+        reason=reason,
+        detail=redact(detail)[:500],
+        processor=processor,  # type: ignore[arg-type]
+        source=msg.source,
+        key=redact(key) if key else None,
+        excerpt=excerpt,
+        length=len(raw),
+        sha256=hashlib.sha256(raw).hexdigest(),
+        at=at,
+        error=error,
+    )
     return dl.model_dump_json().encode()

@@ -12,7 +12,15 @@ from slotstream.state.due import DueEntry, DueIndex
 from slotstream.state.engine import Engine
 from slotstream.streams.schemas import ChangeMessage
 
-from .messages import BadMessage, BatchOutput, RawMessage, check_event_time, check_key, dead_letter, decode
+from .messages import (
+    BadMessage,
+    BatchOutput,
+    RawMessage,
+    check_event_time,
+    check_key,
+    dead_letter,
+    decode,
+)
 
 SWEEP_OPS = ("expire", "review_due")
 
@@ -47,23 +55,37 @@ class ReconciliationService:
         results = self.engine.apply_many(ops) if ops else []
         changes: list[tuple[int, DueEntry, int | None]] = []
         handled: list[tuple[int, DueEntry, int]] = []
-        for op, msg, res in zip(ops, sources, results):
+        for op, msg, res in zip(ops, sources, results, strict=False):
             at_ms = to_ms(op.at) or 0
             if res.outcome == "rejected":
-                out.dead.append((msg.key, dead_letter(msg, res.reason or "rejected", res.detail,
-                                                      "reconciliation", iso(op.at))))
+                out.dead.append(
+                    (msg.key, dead_letter(msg, res.reason or "rejected", res.detail, "reconciliation", iso(op.at)))
+                )
             else:
                 # a refused op does not move its partition's event-time clock
                 out.watermark[msg.partition] = max(out.watermark.get(msg.partition, 0), at_ms)
-            change = ChangeMessage(op_id=res.op_id, outcome=res.outcome, reason=res.reason, tenant=res.tenant,
-                                   user=res.user, at=op.at, changes=res.changes, source=msg.source)
+            change = ChangeMessage(
+                op_id=res.op_id,
+                outcome=res.outcome,
+                reason=res.reason,
+                tenant=res.tenant,
+                user=res.user,
+                at=op.at,
+                changes=res.changes,
+                source=msg.source,
+            )
             out.changes.append((msg.key, change.model_dump_json().encode()))
             for record_id, kind, due_ms in res.due:
                 changes.append((msg.partition, DueEntry(res.tenant or "", res.user or "", record_id, kind), due_ms))
             cmd = op.command or {}
             if cmd.get("op") in SWEEP_OPS and res.outcome in ("noop", "duplicate", "rejected"):
                 # the sweep's op changed nothing: its index entry is stale (record gone or handled)
-                handled.append((msg.partition, DueEntry(str(cmd.get("tenant")), str(cmd.get("user")),
-                                                        str(cmd.get("record_id")), cmd["op"]), at_ms))
+                handled.append(
+                    (
+                        msg.partition,
+                        DueEntry(str(cmd.get("tenant")), str(cmd.get("user")), str(cmd.get("record_id")), cmd["op"]),
+                        at_ms,
+                    )
+                )
         self.due_index.update(changes, handled)
         return out

@@ -73,10 +73,17 @@ class Backoff:
     def wait(self, err: BaseException, dependency: str) -> None:
         if self.started is None:
             self.started = time.monotonic()
-        delay = min(self.cap, self.first * (2 ** self.attempt))
+        delay = min(self.cap, self.first * (2**self.attempt))
         self.attempt += 1
-        log.warning("%s: waiting for %s (%s: %s); retry %d in %.2f s", self.what, dependency,
-                    type(err).__name__, str(err)[:200], self.attempt, delay)
+        log.warning(
+            "%s: waiting for %s (%s: %s); retry %d in %.2f s",
+            self.what,
+            dependency,
+            type(err).__name__,
+            str(err)[:200],
+            self.attempt,
+            delay,
+        )
         if self.stop.wait(delay):
             raise Stopping(f"{self.what}: stopped while waiting for {dependency}")
 
@@ -98,7 +105,7 @@ def retry(fn: Callable[[], T], stop: threading.Event, what: str) -> T:
             result = fn()
         except (StateLost, StateRewound, Stopping):
             raise
-        except Exception as err:  # noqa: BLE001 - classified below
+        except Exception as err:
             dependency = waits_for(err)
             if dependency is None:
                 raise
@@ -123,8 +130,15 @@ class BatchRunner:
     """One processor's batches: handled with isolation and retries, then their position recorded.
     The `BatchProcessor` a Kafka runtime runs."""
 
-    def __init__(self, processor: str, handle: Handler, progress: Progress, source_topic: str,
-                 stop: threading.Event | None = None, fault_markers: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        processor: str,
+        handle: Handler,
+        progress: Progress,
+        source_topic: str,
+        stop: threading.Event | None = None,
+        fault_markers: Sequence[str] = (),
+    ) -> None:
         self.processor = processor
         self.handle = handle
         self.progress = progress
@@ -143,8 +157,9 @@ class BatchRunner:
         """The recorded positions of newly assigned partitions; from now on, what this worker
         expects Redis to hold at least."""
         with _worker_signals():
-            held = retry(lambda: self.progress.positions(self.source_topic, partitions), self._stop,
-                         f"{self.processor} resuming")
+            held = retry(
+                lambda: self.progress.positions(self.source_topic, partitions), self._stop, f"{self.processor} resuming"
+            )
         self.recorded = dict(held)
         return held
 
@@ -158,7 +173,7 @@ class BatchRunner:
                 behind = self.regressed()
             except (StateLost, StateRewound):
                 raise
-            except Exception as err:  # noqa: BLE001 - unreachable now: the batches' retries say so
+            except Exception as err:
                 if waits_for(err) is None:
                     raise
                 return
@@ -166,8 +181,10 @@ class BatchRunner:
                 raise StateRewound(self._behind_message(behind))
 
     def _behind_message(self, behind: dict[int, tuple[int, int]]) -> str:
-        return (f"{self.source_topic}: Redis holds positions below those this worker recorded "
-                f"(partition: (recorded, held)) {behind}: its last writes were lost")
+        return (
+            f"{self.source_topic}: Redis holds positions below those this worker recorded "
+            f"(partition: (recorded, held)) {behind}: its last writes were lost"
+        )
 
     def _handle(self, batch: list[RawMessage]) -> BatchOutput:
         if self.fault_markers:
@@ -206,7 +223,7 @@ class BatchRunner:
             return retry(lambda: self._checked(batch), self._stop, self.processor)
         except (StateLost, StateRewound, Stopping):
             raise
-        except Exception as err:  # noqa: BLE001 - not an outage: the input (or a bug it meets)
+        except Exception as err:
             raise _Failed(err) from err
 
     def _dead(self, msg: RawMessage, err: BaseException) -> BatchOutput:
@@ -214,8 +231,14 @@ class BatchRunner:
         self.internal_errors += 1
         log.error("%s: %s failed with %s; sent to the dead-letter topic", self.processor, msg.source_id, error)
         out = BatchOutput()
-        out.dead.append((msg.key, dead_letter(msg, Reason.INTERNAL_ERROR.value, f"{error} while handling the message",
-                                              self.processor, error=error)))
+        out.dead.append(
+            (
+                msg.key,
+                dead_letter(
+                    msg, Reason.INTERNAL_ERROR.value, f"{error} while handling the message", self.processor, error=error
+                ),
+            )
+        )
         return out
 
     def record(self, batch: list[RawMessage], out: BatchOutput) -> None:
@@ -225,7 +248,10 @@ class BatchRunner:
             next_offsets[msg.partition] = max(next_offsets.get(msg.partition, 0), msg.offset + 1)
         previous = {p: self.recorded[p] for p in next_offsets if p in self.recorded}
         with _worker_signals():
-            retry(lambda: self.progress.advance(self.source_topic, next_offsets, out.watermark, previous),
-                  self._stop, f"{self.processor} position")
+            retry(
+                lambda: self.progress.advance(self.source_topic, next_offsets, out.watermark, previous),
+                self._stop,
+                f"{self.processor} position",
+            )
         # replaced whole, never mutated: the position watch reads it from another thread
         self.recorded = {**self.recorded, **{p: max(self.recorded.get(p, 0), o) for p, o in next_offsets.items()}}

@@ -8,49 +8,92 @@ from __future__ import annotations
 
 import random
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from slotstream.memory.models import ContextRequest, OpIn
+from slotstream.state.keys import Keys
+from slotstream.state.namespaces import drop_namespace
 
-from .runtime import drop_namespace, redis_client
+from .runtime import redis_client
 from .scenario import fresh_namespace
 from .settings import Settings
 
-T0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
-WORDS = ("deploy review budget launch design api latency report client schedule migration test "
-         "invoice contract roadmap hiring security backup").split()
+T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+WORDS = [
+    "deploy",
+    "review",
+    "budget",
+    "launch",
+    "design",
+    "api",
+    "latency",
+    "report",
+    "client",
+    "schedule",
+    "migration",
+    "test",
+    "invoice",
+    "contract",
+    "roadmap",
+    "hiring",
+    "security",
+    "backup",
+]
 
 
 def _pct(samples: list[float], q: float) -> float:
     s = sorted(samples)
-    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
+    return s[min(len(s) - 1, round(q * (len(s) - 1)))]
 
 
 def _record(tenant: str, user: str, i: int, rng: random.Random) -> dict[str, Any]:
     words = rng.sample(WORDS, 3)
-    return {"tenant": tenant, "user": user, "kind": "knowledge", "attribute": f"knowledge.item_{i}",
-            "value": f"{words[0]} {words[1]} {i}", "statement": f"Decision {i}: {' '.join(words)}.",
-            "importance": round(rng.random(), 2),
-            "evidence": [{"source_type": "conversation", "source_id": f"turn-{i}"}]}
+    return {
+        "tenant": tenant,
+        "user": user,
+        "kind": "knowledge",
+        "attribute": f"knowledge.item_{i}",
+        "value": f"{words[0]} {words[1]} {i}",
+        "statement": f"Decision {i}: {' '.join(words)}.",
+        "importance": round(rng.random(), 2),
+        "evidence": [{"source_type": "conversation", "source_id": f"turn-{i}"}],
+    }
 
 
 def _apply_throughput(engine: Any, n_ops: int, batch: int, users: int) -> tuple[float, float]:
     rng = random.Random(7)
-    attrs = ["preference.response.detail", "preference.language", "profile.home_city", "goal.main",
-             "knowledge.decision.api", "priority.focus"]
+    attrs = [
+        "preference.response.detail",
+        "preference.language",
+        "profile.home_city",
+        "goal.main",
+        "knowledge.decision.api",
+        "priority.focus",
+    ]
     values = ["a", "b", "c", "d"]
     ops = []
     for i in range(n_ops):
         u = f"u{rng.randrange(users)}"
-        ops.append(OpIn(at=T0 + timedelta(seconds=i), op_id=f"bench:{i}", record={
-            "tenant": "bench", "user": u, "attribute": rng.choice(attrs), "value": rng.choice(values),
-            "authority": rng.choice(["user_explicit", "system_inferred"]), "confidence": 0.8,
-            "evidence": [{"source_type": "conversation", "source_id": f"turn-{i}"}]}))
+        ops.append(
+            OpIn(
+                at=T0 + timedelta(seconds=i),
+                op_id=f"bench:{i}",
+                record={
+                    "tenant": "bench",
+                    "user": u,
+                    "attribute": rng.choice(attrs),
+                    "value": rng.choice(values),
+                    "authority": rng.choice(["user_explicit", "system_inferred"]),
+                    "confidence": 0.8,
+                    "evidence": [{"source_type": "conversation", "source_id": f"turn-{i}"}],
+                },
+            )
+        )
     t = time.perf_counter()
     cpu = time.process_time()
     for s in range(0, n_ops, batch):
-        engine.apply_many(ops[s:s + batch])
+        engine.apply_many(ops[s : s + batch])
     wall = time.perf_counter() - t
     return n_ops / wall, (time.process_time() - cpu) / wall
 
@@ -62,22 +105,26 @@ def run_engine_bench(settings: Settings, sizes: list[int], requests: int = 2000,
         ns = fresh_namespace("bench")
         engine = Engine(client, namespace=ns)
         try:
-            client.set(f"{ns}:floor", "x" * 200)
+            client.set(Keys(ns).probe(), "x" * 200)
             floor = []
             for _ in range(requests):
                 t = time.perf_counter()
-                client.get(f"{ns}:floor")
+                client.get(Keys(ns).probe())
                 floor.append((time.perf_counter() - t) * 1000)
-            print(f"redis {client.info('server').get('redis_version')} at "
-                  f"{settings.redis_url or 'embedded local server'}; {requests} requests per row")
-            print(f"plain GET round trip (floor): p50 {_pct(floor, .5):.3f} ms  p99 {_pct(floor, .99):.3f} ms")
+            print(
+                f"redis {client.info('server').get('redis_version')} at "
+                f"{settings.redis_url or 'embedded local server'}; {requests} requests per row"
+            )
+            print(f"plain GET round trip (floor): p50 {_pct(floor, 0.5):.3f} ms  p99 {_pct(floor, 0.99):.3f} ms")
 
             client.config_resetstat()
             rate, cpu_share = _apply_throughput(engine, ops, batch=500, users=1000)
             scripts = client.info("commandstats").get("cmdstat_evalsha", {})
-            print(f"apply: {ops} ops over 1000 users in batches of 500: {rate:,.0f} ops/s "
-                  f"(client process on {cpu_share:.2f} of a core = {cpu_share / rate * 1e6:.0f} us of client CPU "
-                  f"per op; Lua load+apply on the server: {scripts.get('usec', 0) / ops:.0f} us per op)")
+            print(
+                f"apply: {ops} ops over 1000 users in batches of 500: {rate:,.0f} ops/s "
+                f"(client process on {cpu_share:.2f} of a core = {cpu_share / rate * 1e6:.0f} us of client CPU "
+                f"per op; Lua load+apply on the server: {scripts.get('usec', 0) / ops:.0f} us per op)"
+            )
 
             print(f"\n{'active records':>15} {'p50 ms':>8} {'p99 ms':>8} {'p50/GET':>8} {'payload KiB':>12}")
             rng = random.Random(11)
@@ -85,35 +132,50 @@ def run_engine_bench(settings: Settings, sizes: list[int], requests: int = 2000,
                 user = f"size{size}"
                 recs = [OpIn(at=T0, op_id=f"{user}:{i}", record=_record("bench", user, i, rng)) for i in range(size)]
                 for s in range(0, size, 1000):
-                    engine.apply_many(recs[s:s + 1000])
+                    engine.apply_many(recs[s : s + 1000])
                 payload = sum(len(v) for v in client.hvals(engine.keys.active("bench", user, "global")))
-                req = ContextRequest(tenant="bench", user=user, session="s1", project="p1",
-                                     text="what did we decide about the api latency budget", max_items=8,
-                                     max_chars=2000)
+                req = ContextRequest(
+                    tenant="bench",
+                    user=user,
+                    session="s1",
+                    project="p1",
+                    text="what did we decide about the api latency budget",
+                    max_items=8,
+                    max_chars=2000,
+                )
                 at = T0 + timedelta(days=1)
                 lat = []
                 for _ in range(min(requests, 200) if size >= 10000 else requests):
                     t = time.perf_counter()
                     engine.context(req, at)
                     lat.append((time.perf_counter() - t) * 1000)
-                print(f"{size:>15,} {_pct(lat, .5):>8.3f} {_pct(lat, .99):>8.3f} "
-                      f"{_pct(lat, .5) / _pct(floor, .5):>7.1f}x {payload / 1024:>12.1f}")
+                print(
+                    f"{size:>15,} {_pct(lat, 0.5):>8.3f} {_pct(lat, 0.99):>8.3f} "
+                    f"{_pct(lat, 0.5) / _pct(floor, 0.5):>7.1f}x {payload / 1024:>12.1f}"
+                )
 
             # history does not count: 2,000 superseded versions behind 10 active records
             user = "history"
-            hist = [OpIn(at=T0 + timedelta(seconds=i), op_id=f"{user}:{i}", record={
-                **_record("bench", user, i % 10, rng), "value": f"v{i}", "corrects_current": i >= 10})
-                for i in range(2000)]
+            hist = [
+                OpIn(
+                    at=T0 + timedelta(seconds=i),
+                    op_id=f"{user}:{i}",
+                    record={**_record("bench", user, i % 10, rng), "value": f"v{i}", "corrects_current": i >= 10},
+                )
+                for i in range(2000)
+            ]
             for s in range(0, len(hist), 500):
-                engine.apply_many(hist[s:s + 500])
+                engine.apply_many(hist[s : s + 500])
             req = ContextRequest(tenant="bench", user=user, text="api")
             lat = []
             for _ in range(requests):
                 t = time.perf_counter()
                 resp = engine.context(req, T0 + timedelta(days=1))
                 lat.append((time.perf_counter() - t) * 1000)
-            print(f"\n10 active + 1,990 superseded records: p50 {_pct(lat, .5):.3f} ms  p99 {_pct(lat, .99):.3f} ms "
-                  f"(considered {resp.considered} records)")
+            print(
+                f"\n10 active + 1,990 superseded records: p50 {_pct(lat, 0.5):.3f} ms  p99 {_pct(lat, 0.99):.3f} ms "
+                f"(considered {resp.considered} records)"
+            )
         finally:
             drop_namespace(client, ns)
     return 0

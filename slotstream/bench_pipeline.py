@@ -13,7 +13,7 @@ import random
 import threading
 import time
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ from slotstream.memory.models import ContextRequest, iso
 from .settings import Settings
 from .stack import LocalStack
 
-T0 = datetime(2026, 3, 2, 8, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
 PHRASES = [
     "Please keep your answers short.",
     "From now on, answer in detail and show the reasoning.",
@@ -43,20 +43,26 @@ WORDS = ["billing", "search", "login", "payments", "reporting", "mobile"]
 
 def _turn(rng: random.Random, i: int, users: int) -> tuple[str, dict[str, Any]]:
     at = T0 + timedelta(seconds=i)
-    text = rng.choice(PHRASES).format(w=rng.choice(WORDS), c=rng.choice(CITIES), d=rng.choice("ABC"),
-                                      n=rng.randrange(1, 12))
-    return iso(at) or "", {"tenant": "bench", "user": f"u{rng.randrange(users)}", "session": "s1",
-                           "project": None, "role": "user", "text": text}
+    text = rng.choice(PHRASES).format(
+        w=rng.choice(WORDS), c=rng.choice(CITIES), d=rng.choice("ABC"), n=rng.randrange(1, 12)
+    )
+    return iso(at) or "", {
+        "tenant": "bench",
+        "user": f"u{rng.randrange(users)}",
+        "session": "s1",
+        "project": None,
+        "role": "user",
+        "text": text,
+    }
 
 
 def _pct(xs: list[float], q: float) -> float:
     s = sorted(xs)
-    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
+    return s[min(len(s) - 1, round(q * (len(s) - 1)))]
 
 
 def throughput(settings: Settings, workers: int, n_turns: int, users: int, log_dir: Path | None) -> float:
-    s = settings.replace(namespace=f"bench-{uuid.uuid4().hex[:8]}",
-                            topic_prefix=f"bench{uuid.uuid4().hex[:6]}")
+    s = settings.replace(namespace=f"bench-{uuid.uuid4().hex[:8]}", topic_prefix=f"bench{uuid.uuid4().hex[:6]}")
     with LocalStack(s, workers=0, log_dir=log_dir) as stack:
         rng = random.Random(5)
         for i in range(n_turns):
@@ -80,14 +86,16 @@ def throughput(settings: Settings, workers: int, n_turns: int, users: int, log_d
         end = time.perf_counter()
         applied = sum(int(v) for v in stack.progress.offsets(stack.settings.topic_prefix + ".ops").values())
         rate = (n_turns - done_at_first) / (end - first)
-        print(f"  {workers} worker(s): {n_turns} turns -> {applied} ops; {rate:,.0f} turns/s from the first "
-              f"batch to the barrier ({end - first:.1f} s; {end - start:.1f} s with start-up)", flush=True)
+        print(
+            f"  {workers} worker(s): {n_turns} turns -> {applied} ops; {rate:,.0f} turns/s from the first "
+            f"batch to the barrier ({end - first:.1f} s; {end - start:.1f} s with start-up)",
+            flush=True,
+        )
         return rate
 
 
 def freshness(settings: Settings, rate: float, seconds: float, probes: int) -> None:
-    s = settings.replace(namespace=f"bench-{uuid.uuid4().hex[:8]}",
-                            topic_prefix=f"bench{uuid.uuid4().hex[:6]}")
+    s = settings.replace(namespace=f"bench-{uuid.uuid4().hex[:8]}", topic_prefix=f"bench{uuid.uuid4().hex[:6]}")
     with LocalStack(s, workers=1) as stack:
         # warm up: the worker joins the group and handles a first batch
         stack.producer.send_turn(iso(T0), {"tenant": "bench", "user": "warm", "role": "user", "text": "hi"})
@@ -119,8 +127,9 @@ def freshness(settings: Settings, rate: float, seconds: float, probes: int) -> N
             at = iso(T0 + timedelta(days=1, seconds=k))
             req = ContextRequest(tenant="bench", user="probe", text="where do I live")
             t = time.perf_counter()
-            stack.producer.send_turn(at, {"tenant": "bench", "user": "probe", "role": "user",
-                                          "text": f"Actually, I moved to {city}."})
+            stack.producer.send_turn(
+                at, {"tenant": "bench", "user": "probe", "role": "user", "text": f"Actually, I moved to {city}."}
+            )
             stack.producer.flush()
             while city.lower() not in stack.engine.context(req, at).context.lower():
                 if time.perf_counter() - t > 30:
@@ -131,9 +140,12 @@ def freshness(settings: Settings, rate: float, seconds: float, probes: int) -> N
             time.sleep(0.05)
         stop.set()
         bg.join()
-        print(f"  background {rate:.0f} turns/s for {seconds:.0f} s ({sent[0]} turns), {len(lat)} probes: "
-              f"turn produced -> visible to a context lookup p50 {_pct(lat, .5):.1f} ms, "
-              f"p99 {_pct(lat, .99):.1f} ms, max {max(lat):.1f} ms", flush=True)
+        print(
+            f"  background {rate:.0f} turns/s for {seconds:.0f} s ({sent[0]} turns), {len(lat)} probes: "
+            f"turn produced -> visible to a context lookup p50 {_pct(lat, 0.5):.1f} ms, "
+            f"p99 {_pct(lat, 0.99):.1f} ms, max {max(lat):.1f} ms",
+            flush=True,
+        )
 
 
 def extraction_alone(n_turns: int) -> None:
@@ -141,21 +153,29 @@ def extraction_alone(n_turns: int) -> None:
     from slotstream.memory.extraction import RuleExtractor, Turn
 
     rng = random.Random(5)
-    turns = [Turn.model_validate({**t, "at": at, "turn_id": f"x{i}"})
-             for i, (at, t) in enumerate(_turn(rng, i, 1000) for i in range(n_turns))]
+    turns = [
+        Turn.model_validate({**t, "at": at, "turn_id": f"x{i}"})
+        for i, (at, t) in enumerate(_turn(rng, i, 1000) for i in range(n_turns))
+    ]
     extractor = RuleExtractor()
     start = time.perf_counter()
     for turn in turns:
         extractor.extract(turn)
     elapsed = time.perf_counter() - start
-    print(f"  rule extraction alone: {n_turns / elapsed:,.0f} turns/s ({elapsed / n_turns * 1e6:.0f} us per turn)",
-          flush=True)
+    print(
+        f"  rule extraction alone: {n_turns / elapsed:,.0f} turns/s ({elapsed / n_turns * 1e6:.0f} us per turn)",
+        flush=True,
+    )
 
 
-def run_pipeline_bench(settings: Settings, turns: int, workers: list[int], rate: float, seconds: float,
-                       log_dir: Path | None = None) -> int:
-    print(f"pipeline bench: batch_size={settings.batch_size} batch_wait={settings.batch_wait}s "
-          f"partitions={settings.partitions}", flush=True)
+def run_pipeline_bench(
+    settings: Settings, turns: int, workers: list[int], rate: float, seconds: float, log_dir: Path | None = None
+) -> int:
+    print(
+        f"pipeline bench: batch_size={settings.batch_size} batch_wait={settings.batch_wait}s "
+        f"partitions={settings.partitions}",
+        flush=True,
+    )
     if workers:
         print("throughput (end to end: turns topic -> extraction -> ops topic -> reconciliation -> Redis):")
         extraction_alone(min(turns, 5000))

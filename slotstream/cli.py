@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from .errors import SettingsError
 from .settings import Settings
 
 
-def _print_result(r) -> None:  # noqa: ANN001
+def _print_result(r) -> None:
     tag = "PASS" if r.ok else "FAIL"
     if not r.counted:
         tag = "    "
@@ -20,15 +20,18 @@ def _print_result(r) -> None:  # noqa: ANN001
 
 
 def cmd_scenario_run(args: argparse.Namespace) -> int:
-    from .worker import extractor_for
     from slotstream.state.engine import Engine
+    from slotstream.state.namespaces import drop_namespace
 
-    from .runtime import drop_namespace, redis_client
+    from .runtime import redis_client
     from .scenario import DirectBackend, fresh_namespace, read_lines, run_lines
+    from .worker import extractor_for
 
     settings = Settings.from_env()
     if args.via == "kafka":
-        from .pipeline_runner import run_files_via_kafka  # the pipeline issue brings this mode
+        from .pipeline_runner import (
+            run_files_via_kafka,  # the pipeline issue brings this mode
+        )
 
         return run_files_via_kafka(args.files, settings)
     passed = failed = 0
@@ -84,8 +87,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_worker(args: argparse.Namespace) -> int:
     settings = Settings.from_env()
     if not settings.kafka_bootstrap or not settings.redis_url:
-        print("slotstream worker: set SLOTSTREAM_KAFKA_BOOTSTRAP and SLOTSTREAM_REDIS_URL "
-              "(or use `slotstream run`, which starts local servers and workers)", file=sys.stderr)
+        print(
+            "slotstream worker: set SLOTSTREAM_KAFKA_BOOTSTRAP and SLOTSTREAM_REDIS_URL "
+            "(or use `slotstream run`, which starts local servers and workers)",
+            file=sys.stderr,
+        )
         return 2
     from faust.worker import Worker
 
@@ -151,12 +157,16 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(func=cmd_engine_demo)
 
     worker = sub.add_parser("worker", help="run the processors (a Faust worker in the consumer group)")
-    worker.add_argument("--processors", default="all",
-                        help="comma-separated: extraction,reconciliation,expiry (default: all)")
+    worker.add_argument(
+        "--processors", default="all", help="comma-separated: extraction,reconciliation,expiry (default: all)"
+    )
     worker.add_argument("--loglevel", default="WARNING")
-    worker.add_argument("--rebuild", action="store_true",
-                        help="when the Redis namespace lost its state, rebuild it by re-reading the retained "
-                             "topics from the beginning (instead of stopping)")
+    worker.add_argument(
+        "--rebuild",
+        action="store_true",
+        help="when the Redis namespace lost its state, rebuild it by re-reading the retained "
+        "topics from the beginning (instead of stopping)",
+    )
     worker.set_defaults(func=cmd_worker)
 
     sett = sub.add_parser("settings", help="every SLOTSTREAM_* setting with its value (secrets masked)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from slotstream.memory.errors import Rejected, SlotstreamError
 
-__all__ = ["SlotstreamError", "Rejected", "SettingsError", "LocalServerError", "BarrierTimeout", "WorkersGone"]
+__all__ = ["BarrierTimeout", "LocalServerError", "Rejected", "SettingsError", "SlotstreamError", "WorkersGone"]
 
 
 class SettingsError(SlotstreamError, ValueError):

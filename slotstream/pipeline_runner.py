@@ -43,8 +43,12 @@ class KafkaBackend:
         specs = stack.settings.topic_specs()
         self.topics = {CHANGES: specs[CHANGES].name, DLQ: specs[DLQ].name}
         self.ops_topic = specs[OPS].name
-        self.watch = KafkaConsumer(bootstrap_servers=stack.bootstrap, client_id="slotstream-scenario",
-                                   enable_auto_commit=False, fetch_max_wait_ms=10)
+        self.watch = KafkaConsumer(
+            bootstrap_servers=stack.bootstrap,
+            client_id="slotstream-scenario",
+            enable_auto_commit=False,
+            fetch_max_wait_ms=10,
+        )
         tps = []
         for name in self.topics.values():
             tps += [TopicPartition(name, p) for p in sorted(self.watch.partitions_for_topic(name) or ())]

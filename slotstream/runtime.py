@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Iterator
+from collections.abc import Iterator
 
 import redis
+
+from slotstream.state.client import connect
 
 from .localredis import LocalRedis
 from .settings import Settings
@@ -15,25 +17,18 @@ from .settings import Settings
 def redis_client(settings: Settings) -> Iterator[redis.Redis]:
     """The configured Redis, or an embedded local one started now and stopped on exit."""
     if settings.redis_url:
-        client = redis.Redis.from_url(settings.redis_url)
+        client = connect(settings.redis_url)
         try:
             yield client
         finally:
             client.close()
         return
     with LocalRedis() as local:
-        client = redis.Redis.from_url(local.url)
+        client = connect(local.url)
         try:
             yield client
         finally:
             client.close()
-
-
-def drop_namespace(client: redis.Redis, namespace: str) -> int:
-    n = 0
-    for key in client.scan_iter(match=f"{namespace}:*", count=1000):
-        n += client.delete(key)
-    return n
 
 
 def tune_gc() -> None:
@@ -66,10 +61,16 @@ def claim_namespace(settings: Settings, rebuild: bool = False) -> int:
     never = threading.Event()
     client = connect(settings.redis_url)
     try:
-        committed = retry(lambda: committed_offsets(settings.kafka_bootstrap or "", group, topics), never,
-                          "worker start (consumer group offsets)")
-        retry(lambda: Progress(client, settings.namespace).claim(committed, rebuild=rebuild),  # type: ignore[arg-type]
-              never, "worker start (namespace)")
+        committed = retry(
+            lambda: committed_offsets(settings.kafka_bootstrap or "", group, topics),
+            never,
+            "worker start (consumer group offsets)",
+        )
+        retry(
+            lambda: Progress(client, settings.namespace).claim(committed, rebuild=rebuild),  # type: ignore[arg-type]
+            never,
+            "worker start (namespace)",
+        )
     except StateLost as lost:
         print(f"slotstream worker: {lost}", file=sys.stderr)
         return 3

@@ -8,9 +8,10 @@ design's four line types, a record/command line may carry `"expect": {"rejected"
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Protocol
+from typing import Any, Protocol
 
 import orjson
 
@@ -81,8 +82,12 @@ def check_context(text: str, expect: dict[str, Any], used: int) -> list[str]:
     return problems
 
 
-def run_lines(backend: Backend, lines: Iterable[tuple[int, dict[str, Any] | Exception]], source: str,
-              emit: Callable[[LineResult], None] = lambda r: None) -> ScenarioReport:
+def run_lines(
+    backend: Backend,
+    lines: Iterable[tuple[int, dict[str, Any] | Exception]],
+    source: str,
+    emit: Callable[[LineResult], None] = lambda r: None,
+) -> ScenarioReport:
     report = ScenarioReport()
 
     def done(r: LineResult) -> None:
@@ -95,7 +100,9 @@ def run_lines(backend: Backend, lines: Iterable[tuple[int, dict[str, Any] | Exce
             continue
         kinds = [k for k in LINE_TYPES if k in obj]
         if len(kinds) != 1 or "at" not in obj:
-            done(LineResult(source, n, "invalid", False, "a line needs `at` and exactly one of " + "/".join(LINE_TYPES)))
+            done(
+                LineResult(source, n, "invalid", False, "a line needs `at` and exactly one of " + "/".join(LINE_TYPES))
+            )
             continue
         kind = kinds[0]
         expect = obj.get("expect") or {}
@@ -114,8 +121,15 @@ def run_lines(backend: Backend, lines: Iterable[tuple[int, dict[str, Any] | Exce
                 continue
             problems = check_context(resp.context, expect, len(resp.used_ids))
             label = (req.text or "")[:48]
-            done(LineResult(source, n, kind, not problems,
-                            f"{label!r}: " + ("; ".join(problems) if problems else f"ok ({len(resp.used_ids)} records)")))
+            done(
+                LineResult(
+                    source,
+                    n,
+                    kind,
+                    not problems,
+                    f"{label!r}: " + ("; ".join(problems) if problems else f"ok ({len(resp.used_ids)} records)"),
+                )
+            )
             continue
         try:
             if kind == "turn":
@@ -129,16 +143,32 @@ def run_lines(backend: Backend, lines: Iterable[tuple[int, dict[str, Any] | Exce
         reason = getattr(result, "reason", None)
         if "rejected" in expect:
             ok = outcome == "rejected" and reason == expect["rejected"]
-            done(LineResult(source, n, kind, ok, f"{outcome} {reason or ''}".strip()
-                            + ("" if ok else f" (expected rejected {expect['rejected']})")))
+            done(
+                LineResult(
+                    source,
+                    n,
+                    kind,
+                    ok,
+                    f"{outcome} {reason or ''}".strip() + ("" if ok else f" (expected rejected {expect['rejected']})"),
+                )
+            )
         elif "outcome" in expect:
             ok = outcome == expect["outcome"] and ("reason" not in expect or reason == expect["reason"])
-            done(LineResult(source, n, kind, ok, f"{outcome} {reason or ''}".strip()
-                            + ("" if ok else f" (expected {expect['outcome']} {expect.get('reason', '')})")))
+            done(
+                LineResult(
+                    source,
+                    n,
+                    kind,
+                    ok,
+                    f"{outcome} {reason or ''}".strip()
+                    + ("" if ok else f" (expected {expect['outcome']} {expect.get('reason', '')})"),
+                )
+            )
         elif outcome == "rejected":
             # an invalid line is reported with its reason and the run goes on; state is untouched
-            done(LineResult(source, n, kind, True, f"rejected {reason}: {getattr(result, 'detail', '')}",
-                            counted=False))
+            done(
+                LineResult(source, n, kind, True, f"rejected {reason}: {getattr(result, 'detail', '')}", counted=False)
+            )
         else:
             done(LineResult(source, n, kind, True, f"{outcome}", counted=False))
     return report

@@ -24,32 +24,56 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix=PREFIX, frozen=True, extra="ignore", env_ignore_empty=True)
 
     redis_url: str | None = Field(None, description="SLOTSTREAM_REDIS_URL: unset: start the embedded local server")
-    namespace: str = Field("ss", min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.\-]+$",
-                           description="SLOTSTREAM_NAMESPACE: prefix of every Redis key")
+    namespace: str = Field(
+        "ss",
+        min_length=1,
+        max_length=64,
+        pattern=r"^[A-Za-z0-9_.\-]+$",
+        description="SLOTSTREAM_NAMESPACE: prefix of every Redis key",
+    )
     kafka_bootstrap: str | None = Field(None, description="SLOTSTREAM_KAFKA_BOOTSTRAP: unset: start the local broker")
-    topic_prefix: str = Field("slotstream", min_length=1, pattern=r"^[A-Za-z0-9_.\-]+$",
-                              description="SLOTSTREAM_TOPIC_PREFIX: topics are <prefix>.turns, .ops, .changes, .dlq")
-    consumer_group: str | None = Field(None, description="SLOTSTREAM_CONSUMER_GROUP: the workers' consumer group "
-                                                         "(default <topic prefix>-worker)")
+    topic_prefix: str = Field(
+        "slotstream",
+        min_length=1,
+        pattern=r"^[A-Za-z0-9_.\-]+$",
+        description="SLOTSTREAM_TOPIC_PREFIX: topics are <prefix>.turns, .ops, .changes, .dlq",
+    )
+    consumer_group: str | None = Field(
+        None, description="SLOTSTREAM_CONSUMER_GROUP: the workers' consumer group (default <topic prefix>-worker)"
+    )
     partitions: int = Field(4, ge=1, le=1024, description="SLOTSTREAM_PARTITIONS: partitions of each topic")
     turns_retention_ms: int = Field(7 * DAY_MS, ge=-1, description="SLOTSTREAM_TURNS_RETENTION_MS: -1 keeps forever")
-    ops_retention_ms: int = Field(-1, ge=-1, description="SLOTSTREAM_OPS_RETENTION_MS: the log a rebuild or a "
-                                                         "replay reads; -1 (the default) keeps it forever")
+    ops_retention_ms: int = Field(
+        -1,
+        ge=-1,
+        description="SLOTSTREAM_OPS_RETENTION_MS: the log a rebuild or a "
+        "replay reads; -1 (the default) keeps it forever",
+    )
     changes_retention_ms: int = Field(7 * DAY_MS, ge=-1, description="SLOTSTREAM_CHANGES_RETENTION_MS")
     dlq_retention_ms: int = Field(30 * DAY_MS, ge=-1, description="SLOTSTREAM_DLQ_RETENTION_MS")
     batch_size: int = Field(500, ge=1, le=100_000, description="SLOTSTREAM_BATCH_SIZE: events per processor batch")
     batch_wait: float = Field(0.01, ge=0, description="SLOTSTREAM_BATCH_WAIT: seconds a partial batch waits for more")
     expiry_interval: float = Field(1.0, gt=0, description="SLOTSTREAM_EXPIRY_INTERVAL: seconds between sweeps")
-    session_timeout: float = Field(10.0, ge=1, description="SLOTSTREAM_SESSION_TIMEOUT: seconds before a dead "
-                                                           "worker's partitions move to the others")
+    session_timeout: float = Field(
+        10.0,
+        ge=1,
+        description="SLOTSTREAM_SESSION_TIMEOUT: seconds before a dead worker's partitions move to the others",
+    )
     workers: int = Field(1, ge=0, le=64, description="SLOTSTREAM_WORKERS: worker processes `slotstream run` starts")
-    max_event_skew: float = Field(300.0, ge=0, description="SLOTSTREAM_MAX_EVENT_SKEW: seconds an input's event time "
-                                                           "may lead its ingest time; later is refused")
+    max_event_skew: float = Field(
+        300.0,
+        ge=0,
+        description="SLOTSTREAM_MAX_EVENT_SKEW: seconds an input's event time "
+        "may lead its ingest time; later is refused",
+    )
     data_dir: str = Field("var", description="SLOTSTREAM_DATA_DIR: where the embedded Redis and Kafka keep data")
     profile: str | None = Field(None, description="SLOTSTREAM_PROFILE: a worker writes cProfile dumps here")
-    fault_markers: str | None = Field(None, description="SLOTSTREAM_FAULT_MARKERS: fault tests only: a message "
-                                                        "whose payload contains one of these comma-separated "
-                                                        "strings fails inside its processor, as a bug would")
+    fault_markers: str | None = Field(
+        None,
+        description="SLOTSTREAM_FAULT_MARKERS: fault tests only: a message "
+        "whose payload contains one of these comma-separated "
+        "strings fails inside its processor, as a bug would",
+    )
     llm_url: str | None = Field(None, description="SLOTSTREAM_LLM_URL: OpenAI-compatible endpoint; unset: no LLM")
     llm_model: str | None = Field(None, description="SLOTSTREAM_LLM_MODEL: required with SLOTSTREAM_LLM_URL")
     llm_timeout: float = Field(10.0, gt=0, description="SLOTSTREAM_LLM_TIMEOUT: seconds per model request")
@@ -70,21 +94,25 @@ class Settings(BaseSettings):
     @property
     def retention_ms(self) -> dict[str, int]:
         """Per topic role, as the topic specs take it."""
-        return {"turns": self.turns_retention_ms, "ops": self.ops_retention_ms,
-                "changes": self.changes_retention_ms, "dlq": self.dlq_retention_ms}
+        return {
+            "turns": self.turns_retention_ms,
+            "ops": self.ops_retention_ms,
+            "changes": self.changes_retention_ms,
+            "dlq": self.dlq_retention_ms,
+        }
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         """From the process environment, or from `env` alone; SettingsError names a bad variable."""
         try:
             if env is None:
                 return cls()
-            values = {name: env[var] for name, var in zip(cls.model_fields, env_names()) if env.get(var)}
+            values = {name: env[var] for name, var in zip(cls.model_fields, env_names(), strict=False) if env.get(var)}
             return cls.model_validate(values)
         except ValidationError as err:
             raise SettingsError(_describe_errors(err)) from None
 
-    def replace(self, **changes: Any) -> "Settings":
+    def replace(self, **changes: Any) -> Settings:
         """A copy with `changes`, validated like the environment's values."""
         try:
             return type(self).model_validate({**self.model_dump(), **changes})
@@ -94,7 +122,7 @@ class Settings(BaseSettings):
     def to_env(self, reveal: bool = True) -> dict[str, str]:
         """The SLOTSTREAM_* variables that reproduce these settings (for child processes)."""
         out: dict[str, str] = {}
-        for name, var in zip(type(self).model_fields, env_names()):
+        for name, var in zip(type(self).model_fields, env_names(), strict=False):
             value = getattr(self, name)
             if value is None:
                 continue
@@ -108,7 +136,7 @@ class Settings(BaseSettings):
         """(variable, value, description) for every setting; secrets masked unless `reveal`."""
         env = self.to_env(reveal=reveal)
         rows = []
-        for name, var in zip(type(self).model_fields, env_names()):
+        for name, var in zip(type(self).model_fields, env_names(), strict=False):
             info = type(self).model_fields[name]
             text = (info.description or "").split(": ", 1)[-1] if ": " in (info.description or "") else ""
             rows.append((var, env.get(var, "(unset)"), text))

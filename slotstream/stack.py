@@ -4,6 +4,7 @@ has reached Redis."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -27,8 +28,14 @@ class LocalStack:
     """`persistent`: the embedded Redis and Kafka keep their data in `settings.data_dir` (the main
     job: it survives a restart with its state); otherwise they live in temporary folders."""
 
-    def __init__(self, settings: Settings, workers: int | None = None, processors: str = "all",
-                 log_dir: Path | None = None, persistent: bool = False) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        workers: int | None = None,
+        processors: str = "all",
+        log_dir: Path | None = None,
+        persistent: bool = False,
+    ) -> None:
         self.settings = settings
         self.n_workers = settings.workers if workers is None else workers
         self.processors = processors
@@ -40,7 +47,7 @@ class LocalStack:
         self.redis_url = settings.redis_url
         self.bootstrap = settings.kafka_bootstrap
 
-    def start(self) -> "LocalStack":
+    def start(self) -> LocalStack:
         try:
             data = Path(self.settings.data_dir) if self.persistent else None
             if not self.redis_url:
@@ -49,8 +56,11 @@ class LocalStack:
             if not self.bootstrap:
                 from .localkafka import LocalKafka
 
-                self._kafka = LocalKafka(num_partitions=self.settings.partitions,
-                                         data_dir=data / "kafka" if data else None, keep=data is not None)
+                self._kafka = LocalKafka(
+                    num_partitions=self.settings.partitions,
+                    data_dir=data / "kafka" if data else None,
+                    keep=data is not None,
+                )
                 self._kafka.start()
                 self.bootstrap = self._kafka.bootstrap
             self.settings = self.settings.replace(redis_url=self.redis_url, kafka_bootstrap=self.bootstrap)
@@ -82,9 +92,12 @@ class LocalStack:
         if self.log_dir is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
             out = open(self.log_dir / f"worker-{index}.log", "ab")  # noqa: SIM115 - closed with the process
-        proc = subprocess.Popen([sys.executable, "-m", "slotstream.cli", "worker", "--processors", self.processors,
-                                 *(extra_args or [])],
-                                env=self.worker_env(), stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "slotstream.cli", "worker", "--processors", self.processors, *(extra_args or [])],
+            env=self.worker_env(),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
         self.workers.append(proc)
         return proc
 
@@ -112,8 +125,7 @@ class LocalStack:
                 done = self.progress.offsets(name)
                 if all(done.get(p, 0) >= off for p, off in want.items()):
                     break
-                if any(w.poll() is not None for w in self.workers) and not any(
-                        w.poll() is None for w in self.workers):
+                if any(w.poll() is not None for w in self.workers) and not any(w.poll() is None for w in self.workers):
                     raise WorkersGone("every worker process has exited" + self._worker_log_hint())
                 if time.monotonic() > deadline:
                     raise BarrierTimeout(f"{name}: processed {done}, produced {want}")
@@ -134,10 +146,8 @@ class LocalStack:
         for closer in ("producer", "_offsets", "client"):
             obj = getattr(self, closer, None)
             if obj is not None:
-                try:
+                with contextlib.suppress(Exception):  # best effort on shutdown
                     obj.close()
-                except Exception:  # noqa: BLE001 - best effort on shutdown
-                    pass
         if self._kafka is not None:
             self._kafka.stop()
             self._kafka = None
@@ -145,7 +155,7 @@ class LocalStack:
             self._redis.stop()
             self._redis = None
 
-    def __enter__(self) -> "LocalStack":
+    def __enter__(self) -> LocalStack:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -26,9 +26,10 @@ import re
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence, TextIO
+from typing import Any, TextIO
 
 import orjson
 
@@ -100,8 +101,12 @@ class _Converter:
         self.tl = timeline
         self.env_mode = env_mode
         tid = str(timeline.get("id") or "timeline")
-        self.out = Converted(timeline_id=tid, track=str(timeline.get("track") or "unknown"), tenant=TENANT,
-                             user=user or (_NOT_ID.sub("_", tid)[:100] or "timeline"))
+        self.out = Converted(
+            timeline_id=tid,
+            track=str(timeline.get("track") or "unknown"),
+            tenant=TENANT,
+            user=user or (_NOT_ID.sub("_", tid)[:100] or "timeline"),
+        )
         self.key_attr: dict[str, str] = {}  # StateBench key -> attribute
         self.key_rec: dict[str, str] = {}  # StateBench key -> the record id last emitted for it
         self.sbid_rec: dict[str, str] = {}  # StateBench fact/write id -> the record id emitted for it
@@ -125,20 +130,47 @@ class _Converter:
             self.key_attr[key] = attr
         return attr
 
-    def _emit(self, at: str, *, attribute: str, kind: str, scope: str, value: Any, statement: str,
-              source: dict[str, Any] | None, sb_id: str | None, corrects: str | None) -> str:
+    def _emit(
+        self,
+        at: str,
+        *,
+        attribute: str,
+        kind: str,
+        scope: str,
+        value: Any,
+        statement: str,
+        source: dict[str, Any] | None,
+        sb_id: str | None,
+        corrects: str | None,
+    ) -> str:
         """Append a record line; return the id of the record that holds the value afterwards."""
         self.n_records += 1
         rid = f"{self.out.user}.r{self.n_records}"
         at = _ts(at)
         stype = (source or {}).get("type")
-        evidence = {"source_type": "system" if stype in ("system", "policy") else "conversation",
-                    "source_id": sb_id or f"{self.out.timeline_id}@{at}"}
-        self.out.lines.append({"at": at, "record": {
-            "id": rid, "tenant": self.out.tenant, "user": self.out.user, "kind": kind, "subject": "user",
-            "attribute": attribute, "scope": scope, "value": value, "statement": statement,
-            "authority": "user_explicit", "corrects": corrects, "evidence": [evidence],
-        }})
+        evidence = {
+            "source_type": "system" if stype in ("system", "policy") else "conversation",
+            "source_id": sb_id or f"{self.out.timeline_id}@{at}",
+        }
+        self.out.lines.append(
+            {
+                "at": at,
+                "record": {
+                    "id": rid,
+                    "tenant": self.out.tenant,
+                    "user": self.out.user,
+                    "kind": kind,
+                    "subject": "user",
+                    "attribute": attribute,
+                    "scope": scope,
+                    "value": value,
+                    "statement": statement,
+                    "authority": "user_explicit",
+                    "corrects": corrects,
+                    "evidence": [evidence],
+                },
+            }
+        )
         self.ever.append((scope, _text(value)))
         if corrects is not None and normalize_value(value) == normalize_value(self.rec_value[corrects]):
             # the same value again: the engine refreshes the current record instead of creating this
@@ -172,8 +204,13 @@ class _Converter:
             s = str(supersedes)
             # an id names one record; a key names the record last written under it
             target = self.sbid_rec.get(s) or self.key_rec.get(s)
-            self.out.notes["supersedes_by_id" if s in self.sbid_rec else
-                           "supersedes_by_key" if s in self.key_rec else "supersedes_unresolved"] += 1
+            self.out.notes[
+                "supersedes_by_id"
+                if s in self.sbid_rec
+                else "supersedes_by_key"
+                if s in self.key_rec
+                else "supersedes_unresolved"
+            ] += 1
         elif key in self.key_rec:
             target = self.key_rec[key]  # a keyed write to a key that holds a value replaces it
             self.out.notes["rewrite_of_key"] += 1
@@ -187,9 +224,17 @@ class _Converter:
         else:
             attribute = self._attribute_for(key)
             corrects = self.head.get((attribute, scope))
-        rid = self._emit(at, attribute=attribute, kind="knowledge", scope=scope, value=value,
-                         statement=f"{_label(key)}: {_text(value)}", source=fact.get("source"),
-                         sb_id=sb_id, corrects=corrects)
+        rid = self._emit(
+            at,
+            attribute=attribute,
+            kind="knowledge",
+            scope=scope,
+            value=value,
+            statement=f"{_label(key)}: {_text(value)}",
+            source=fact.get("source"),
+            sb_id=sb_id,
+            corrects=corrects,
+        )
         self.key_rec[key] = rid
         if sb_id and sb_id != "W-AUTO":
             self.sbid_rec[sb_id] = rid
@@ -204,9 +249,17 @@ class _Converter:
         attribute = ENV_ATTRIBUTE if self.env_mode == "reading" else f"{ENV_ATTRIBUTE}.{slug(key)}"
         self.used_attrs.add(attribute)
         corrects = self.head.get((attribute, "global"))
-        self._emit(at, attribute=attribute, kind="knowledge", scope="global", value=value,
-                   statement=f"{_label(key)} (environment, as of {_ts(at)}): {_text(value)}",
-                   source=source or {"type": "system"}, sb_id=sb_id, corrects=corrects)
+        self._emit(
+            at,
+            attribute=attribute,
+            kind="knowledge",
+            scope="global",
+            value=value,
+            statement=f"{_label(key)} (environment, as of {_ts(at)}): {_text(value)}",
+            source=source or {"type": "system"},
+            sb_id=sb_id,
+            corrects=corrects,
+        )
         self.out.notes["env_signals"] += 1
 
     def working_item(self, item: dict[str, Any], default_at: str) -> None:
@@ -223,9 +276,17 @@ class _Converter:
             self.out.notes["write_without_key_or_value"] += 1
             return
         attribute = f"session.{slug(key)}"
-        self._emit(str(item.get("ts") or default_at), attribute=attribute, kind="session_context", scope=scope,
-                   value=value, statement=f"{_label(key)}: {value}", source=None, sb_id=None,
-                   corrects=self.head.get((attribute, scope)))
+        self._emit(
+            str(item.get("ts") or default_at),
+            attribute=attribute,
+            kind="session_context",
+            scope=scope,
+            value=value,
+            statement=f"{_label(key)}: {value}",
+            source=None,
+            sb_id=None,
+            corrects=self.head.get((attribute, scope)),
+        )
         self.out.notes["working_set_scoped"] += 1
 
     def query(self, event: dict[str, Any]) -> None:
@@ -238,16 +299,27 @@ class _Converter:
         counted = [s for s in mm if any(s.casefold() in v for v in fresh)]
         skipped = [s for s in mm if s not in counted]
         self.out.notes["must_mention_only_in_superseded_or_scoped_values"] += sum(
-            1 for s in skipped if any(s.casefold() in v for v in ever))
+            1 for s in skipped if any(s.casefold() in v for v in ever)
+        )
         at = _ts(event["ts"])
-        self.out.lines.append({
-            "at": at,
-            "query": {"tenant": self.out.tenant, "user": self.out.user, "session": QUERY_SESSION, "project": None,
-                      "text": str(event.get("prompt") or ""), "max_items": MAX_ITEMS, "max_chars": MAX_CHARS},
-            "expect": {"include": counted, "exclude": mnm},
-        })
-        self.out.queries.append(QueryCase(len(self.out.lines) - 1, at, str(event.get("prompt") or ""),
-                                          mm, counted, skipped, mnm))
+        self.out.lines.append(
+            {
+                "at": at,
+                "query": {
+                    "tenant": self.out.tenant,
+                    "user": self.out.user,
+                    "session": QUERY_SESSION,
+                    "project": None,
+                    "text": str(event.get("prompt") or ""),
+                    "max_items": MAX_ITEMS,
+                    "max_chars": MAX_CHARS,
+                },
+                "expect": {"include": counted, "exclude": mnm},
+            }
+        )
+        self.out.queries.append(
+            QueryCase(len(self.out.lines) - 1, at, str(event.get("prompt") or ""), mm, counted, skipped, mnm)
+        )
 
     # -- the whole timeline --
 
@@ -272,8 +344,13 @@ class _Converter:
                 for w in ev.get("writes") or []:
                     layer = w.get("layer")
                     if layer == "environment":
-                        self.env(str(ev["ts"]), str(w.get("key") or "signal"), w.get("value"), w.get("source"),
-                                 w.get("id") if w.get("id") != "W-AUTO" else None)
+                        self.env(
+                            str(ev["ts"]),
+                            str(w.get("key") or "signal"),
+                            w.get("value"),
+                            w.get("source"),
+                            w.get("id") if w.get("id") != "W-AUTO" else None,
+                        )
                     elif layer == "persistent_facts":
                         self.fact(str(ev["ts"]), w, supersedes=w.get("supersedes"), event=etype)
                     elif layer == "working_set":
@@ -333,7 +410,7 @@ class TrackStats:
     mm_included: int = 0
     mm_skipped: int = 0
 
-    def add(self, o: "TrackStats") -> None:
+    def add(self, o: TrackStats) -> None:
         for f in ("timelines", "queries", "leaking_queries", "mm_counted", "mm_included", "mm_skipped"):
             setattr(self, f, getattr(self, f) + getattr(o, f))
 
@@ -393,11 +470,18 @@ def run_converted(engine: Any, conv: Converted, notes: Counter | None = None) ->
             # the memory the context carries: the rendered record lines (the fixed section headings,
             # e.g. "## Project knowledge and decisions", are renderer text, not memory)
             low = "\n".join(item.text for item in resp.items).casefold()
-            outcomes.append(QueryOutcome(
-                conv.timeline_id, conv.track, q.prompt,
-                leaked=[s for s in q.must_not_mention if s.casefold() in low],
-                missing=[s for s in q.counted if s.casefold() not in low],
-                counted=len(q.counted), skipped=len(q.skipped), context=resp.context))
+            outcomes.append(
+                QueryOutcome(
+                    conv.timeline_id,
+                    conv.track,
+                    q.prompt,
+                    leaked=[s for s in q.must_not_mention if s.casefold() in low],
+                    missing=[s for s in q.counted if s.casefold() not in low],
+                    counted=len(q.counted),
+                    skipped=len(q.skipped),
+                    context=resp.context,
+                )
+            )
         else:
             kind = "record" if "record" in line else "command"
             batch.append(OpIn(at=line["at"], op_id=f"sb:{conv.user}:{i}", **{kind: line[kind]}))
@@ -405,8 +489,14 @@ def run_converted(engine: Any, conv: Converted, notes: Counter | None = None) ->
     return outcomes
 
 
-def evaluate(paths: Sequence[str | Path], engine_factory: Callable[[], Any], *,
-             tracks: Iterable[str] | None = None, env_mode: str = "reading", label: str | None = None) -> Table:
+def evaluate(
+    paths: Sequence[str | Path],
+    engine_factory: Callable[[], Any],
+    *,
+    tracks: Iterable[str] | None = None,
+    env_mode: str = "reading",
+    label: str | None = None,
+) -> Table:
     """Run every timeline of `paths` through an engine from `engine_factory()` (called once per path;
     each timeline is its own user there) and measure per track."""
     wanted = set(tracks) if tracks else None
@@ -446,15 +536,16 @@ def _pct(v: float | None) -> str:
 
 
 def format_table(table: Table) -> str:
-    head = (f"{'track':<26} {'timelines':>9} {'queries':>7} {'stale-leak %':>14} {'fresh-inclusion %':>19} "
-            f"{'must_mention counted/skipped':>28}")
+    head = (
+        f"{'track':<26} {'timelines':>9} {'queries':>7} {'stale-leak %':>14} {'fresh-inclusion %':>19} "
+        f"{'must_mention counted/skipped':>28}"
+    )
     rows = [f"StateBench {table.label}  ({table.seconds:.1f} s)", head, "-" * len(head)]
 
     def row(name: str, s: TrackStats) -> str:
         leak = f"{_pct(s.leak_rate)} ({s.leaking_queries})"
         inc = f"{_pct(s.inclusion_rate)} ({s.mm_included}/{s.mm_counted})"
-        return (f"{name:<26} {s.timelines:>9} {s.queries:>7} {leak:>14} {inc:>19} "
-                f"{f'{s.mm_counted}/{s.mm_skipped}':>28}")
+        return f"{name:<26} {s.timelines:>9} {s.queries:>7} {leak:>14} {inc:>19} {f'{s.mm_counted}/{s.mm_skipped}':>28}"
 
     for name in sorted(table.tracks, key=lambda n: (n not in TARGET_TRACKS, n)):
         rows.append(row(("* " if name in TARGET_TRACKS else "  ") + name, table.tracks[name]))
@@ -481,13 +572,19 @@ def format_outcome(o: QueryOutcome) -> str:
     return "\n".join(lines)
 
 
-def main(files: Sequence[str | Path], settings: Any, tracks: Sequence[str] | None = None,
-         verbose: bool = False, out: TextIO | None = None) -> int:
+def main(
+    files: Sequence[str | Path],
+    settings: Any,
+    tracks: Sequence[str] | None = None,
+    verbose: bool = False,
+    out: TextIO | None = None,
+) -> int:
     """`slotstream eval statebench FILE...`: one table per file, then a closing line. A measurement,
     not a gate: exit 0 when it ran, 2 when a file is missing."""
     from slotstream.state.engine import Engine
+    from slotstream.state.namespaces import drop_namespace
 
-    from .runtime import drop_namespace, redis_client
+    from .runtime import redis_client
     from .scenario import fresh_namespace
 
     out = out or sys.stdout
@@ -500,8 +597,7 @@ def main(files: Sequence[str | Path], settings: Any, tracks: Sequence[str] | Non
         for path in files:
             ns = fresh_namespace("sb")
             try:
-                table = evaluate([path], lambda: Engine(client, namespace=ns), tracks=tracks,
-                                 label=str(path))
+                table = evaluate([path], lambda ns=ns: Engine(client, namespace=ns), tracks=tracks, label=str(path))
             finally:
                 drop_namespace(client, ns)
             tables.append(table)
@@ -520,7 +616,11 @@ def main(files: Sequence[str | Path], settings: Any, tracks: Sequence[str] | Non
             if name in TARGET_TRACKS:
                 target.add(s)
     verdict = "0 (target met)" if target.leaking_queries == 0 else f"{target.leaking_queries} (TARGET MISSED)"
-    print(f"statebench: {len(tables)} file(s), {total.timelines} timelines, {total.queries} queries; "
-          f"stale-leak {_pct(total.leak_rate)}% overall, fresh-inclusion {_pct(total.inclusion_rate)}%; "
-          f"leaking queries on the target tracks ({target.queries} queries): {verdict}", file=out, flush=True)
+    print(
+        f"statebench: {len(tables)} file(s), {total.timelines} timelines, {total.queries} queries; "
+        f"stale-leak {_pct(total.leak_rate)}% overall, fresh-inclusion {_pct(total.inclusion_rate)}%; "
+        f"leaking queries on the target tracks ({target.queries} queries): {verdict}",
+        file=out,
+        flush=True,
+    )
     return 0

@@ -25,9 +25,13 @@ from .settings import Settings
 PROCESSORS = ("extraction", "reconciliation", "expiry")
 
 
-def extractor_for(settings: Settings):  # noqa: ANN201 - an Extractor
-    return extractor_from_config(settings.llm_url, settings.llm_model, settings.llm_timeout,
-                                 settings.llm_api_key.get_secret_value() if settings.llm_api_key else None)
+def extractor_for(settings: Settings):
+    return extractor_from_config(
+        settings.llm_url,
+        settings.llm_model,
+        settings.llm_timeout,
+        settings.llm_api_key.get_secret_value() if settings.llm_api_key else None,
+    )
 
 
 def build_worker_app(settings: Settings, processors: Iterable[str] = PROCESSORS) -> faust.App:
@@ -53,8 +57,15 @@ def build_worker_app(settings: Settings, processors: Iterable[str] = PROCESSORS)
         reconciliation = ReconciliationService(engine, due_index, settings.max_event_skew)
         runners[OPS] = BatchRunner("reconciliation", reconciliation.handle, progress, names[OPS], stop, faults)
     sweep = ExpiryService(engine, progress, due_index, names[OPS]).sweep if "expiry" in chosen else None
-    config = AppConfig(group=settings.group, bootstrap=settings.kafka_bootstrap, topics=names,
-                       partitions=settings.partitions, batch_size=settings.batch_size,
-                       batch_wait=settings.batch_wait, session_timeout=settings.session_timeout,
-                       expiry_interval=settings.expiry_interval, profile=settings.profile)
+    config = AppConfig(
+        group=settings.group,
+        bootstrap=settings.kafka_bootstrap,
+        topics=names,
+        partitions=settings.partitions,
+        batch_size=settings.batch_size,
+        batch_wait=settings.batch_wait,
+        session_timeout=settings.session_timeout,
+        expiry_interval=settings.expiry_interval,
+        profile=settings.profile,
+    )
     return create_app(config, runners, sweep)

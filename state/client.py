@@ -7,5 +7,6 @@ import redis
 
 
 def connect(url: str, socket_timeout: float = 10.0) -> redis.Redis:
-    return redis.Redis.from_url(url, socket_timeout=socket_timeout, socket_connect_timeout=2.0,
-                                health_check_interval=15)
+    return redis.Redis.from_url(
+        url, socket_timeout=socket_timeout, socket_connect_timeout=2.0, health_check_interval=15
+    )

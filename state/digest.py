@@ -35,7 +35,7 @@ def users_of(client: redis.Redis, namespace: str) -> list[tuple[str, str]]:
     out = set()
     for key in client.scan_iter(match=keys.user_metas(), count=1000):
         text = key.decode()
-        tag = text[text.index("{") + 1:text.index("}")]
+        tag = text[text.index("{") + 1 : text.index("}")]
         tenant, _, user = tag.partition(":")
         out.add((tenant, user))
     return sorted(out)
@@ -58,7 +58,7 @@ def user_state(client: redis.Redis, keys: Keys, tenant: str, user: str) -> dict[
     return {
         "records": {k.decode(): orjson.loads(v) for k, v in sorted(records.items())},
         "slots": {slot: sorted(orjson.loads(slots[slot.encode()]) or []) for slot in slot_names},
-        "history": {slot: [i.decode() for i in ids] for slot, ids in zip(slot_names, lineage)},
+        "history": {slot: [i.decode() for i in ids] for slot, ids in zip(slot_names, lineage, strict=False)},
         "suppressions": {k.decode(): orjson.loads(v) for k, v in sorted(sups.items())},
         "aliases": {k.decode(): v.decode() for k, v in sorted(aliases.items())},
         "erased_at": erased.decode() if erased else None,

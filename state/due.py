@@ -35,7 +35,7 @@ class DueEntry:
         return f"{self.tenant}/{self.user}/{self.record_id}/{self.kind}"
 
     @classmethod
-    def parse(cls, member: bytes | str) -> "DueEntry":
+    def parse(cls, member: bytes | str) -> DueEntry:
         text = member.decode() if isinstance(member, bytes) else member
         tenant, user, record_id, kind = text.split("/")
         return cls(tenant, user, record_id, kind)
@@ -66,6 +66,5 @@ class DueIndex:
 
     def page(self, partition: int, until_ms: int, start: int, count: int) -> list[tuple[DueEntry, int]]:
         """Entries due at or before `until_ms`, oldest first, `count` from position `start`."""
-        rows = self.r.zrangebyscore(self.keys.due(partition), "-inf", until_ms, start=start, num=count,
-                                    withscores=True)
+        rows = self.r.zrangebyscore(self.keys.due(partition), "-inf", until_ms, start=start, num=count, withscores=True)
         return [(DueEntry.parse(member), int(score)) for member, score in rows]

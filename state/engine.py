@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from importlib import resources
-from typing import Any, Iterable
+from typing import Any
 
 import orjson
 import redis
@@ -32,7 +33,14 @@ from slotstream.memory.models import (
     slot_key,
     to_ms,
 )
-from slotstream.memory.reconcile import Needs, Transition, UserView, current_of, needs_for, reconcile
+from slotstream.memory.reconcile import (
+    Needs,
+    Transition,
+    UserView,
+    current_of,
+    needs_for,
+    reconcile,
+)
 from slotstream.memory.selection import compact, from_compact, select
 from slotstream.memory.validation import build_record, parse_command, parse_record
 
@@ -109,15 +117,20 @@ class Engine:
             try:
                 op = raw if isinstance(raw, OpIn) else OpIn.model_validate(raw)
             except Exception as err:  # noqa: BLE001 - any malformed envelope is a rejection
-                results.append(ApplyResult(op_id=f"#{i}", outcome="rejected", reason=Reason.INVALID_FIELD.value,
-                                           detail=str(err).splitlines()[0]))
+                results.append(
+                    ApplyResult(
+                        op_id=f"#{i}",
+                        outcome="rejected",
+                        reason=Reason.INVALID_FIELD.value,
+                        detail=str(err).splitlines()[0],
+                    )
+                )
                 continue
             op_id = op_id_for(op)
             try:
                 _, parsed = validate_op(op, op_id)
             except Rejected as rej:
-                results.append(ApplyResult(op_id=op_id, outcome="rejected", reason=rej.reason.value,
-                                           detail=rej.detail))
+                results.append(ApplyResult(op_id=op_id, outcome="rejected", reason=rej.reason.value, detail=rej.detail))
                 continue
             results.append(None)
             by_user.setdefault((parsed.tenant, parsed.user), []).append(_Pending(i, op_id, op.at, parsed))
@@ -147,24 +160,33 @@ class Engine:
             total.attrs += n.attrs
         return total
 
-    def _apply_round(self, by_user: OrderedDict[tuple[str, str], list[_Pending]],
-                     results: list[ApplyResult | None]) -> OrderedDict[tuple[str, str], list[_Pending]]:
+    def _apply_round(
+        self, by_user: OrderedDict[tuple[str, str], list[_Pending]], results: list[ApplyResult | None]
+    ) -> OrderedDict[tuple[str, str], list[_Pending]]:
         users = list(by_user)
         needs = {u: self._needs(by_user[u]) for u in users}
         # Reconciliation is the single writer of a user, so the view it last wrote is usually
         # still current: reuse it and let the apply script's version check catch the exceptions.
         to_load = [u for u in users if not self._cache.covers(u, needs[u])]
         if to_load:
+
             def build_load(pipe: Any) -> None:
                 for tenant, user in to_load:
                     n = needs[(tenant, user)]
-                    req = {"ops": [p.op_id for p in by_user[(tenant, user)]], "slots": sorted(n.slots),
-                           "ids": sorted(n.ids), "attrs": [[a[0], a[1]] for a in n.attrs],
-                           "history": n.with_history}
-                    self._load(keys=[self.keys.meta(tenant, user)],
-                               args=[self.keys.prefix(tenant, user), orjson.dumps(req)], client=pipe)
+                    req = {
+                        "ops": [p.op_id for p in by_user[(tenant, user)]],
+                        "slots": sorted(n.slots),
+                        "ids": sorted(n.ids),
+                        "attrs": [[a[0], a[1]] for a in n.attrs],
+                        "history": n.with_history,
+                    }
+                    self._load(
+                        keys=[self.keys.meta(tenant, user)],
+                        args=[self.keys.prefix(tenant, user), orjson.dumps(req)],
+                        client=pipe,
+                    )
 
-            for u, raw in zip(to_load, run_pipeline(self.r, build_load, self._scripts)):
+            for u, raw in zip(to_load, run_pipeline(self.r, build_load, self._scripts), strict=False):
                 self._cache.store_loaded(u, orjson.loads(raw), needs[u])
 
         calls: list[tuple[tuple[str, str], int, bytes] | None] = []
@@ -185,17 +207,30 @@ class Engine:
                 except Rejected as rej:
                     # a rejection that depends on state is recorded like any op, so a redelivery
                     # after the state moved on cannot turn it into a different outcome
-                    t = Transition(op_id=p.op_id, at=p.at, tenant=tenant, user=user, outcome="rejected",
-                                   reason=rej.reason.value,
-                                   changes=[{"type": "rejected", "reason": rej.reason.value, "detail": rej.detail}])
+                    t = Transition(
+                        op_id=p.op_id,
+                        at=p.at,
+                        tenant=tenant,
+                        user=user,
+                        outcome="rejected",
+                        reason=rej.reason.value,
+                        changes=[{"type": "rejected", "reason": rej.reason.value, "detail": rej.detail}],
+                    )
                     payload.append(_encode(t))
-                    outcomes.append((p, ApplyResult(p.op_id, "rejected", rej.reason.value, rej.detail,
-                                                    tenant, user, changes=t.changes)))
+                    outcomes.append(
+                        (
+                            p,
+                            ApplyResult(
+                                p.op_id, "rejected", rej.reason.value, rej.detail, tenant, user, changes=t.changes
+                            ),
+                        )
+                    )
                     continue
                 view.apply(t)  # later ops of the batch see this one before it is written
                 payload.append(_encode(t))
-                outcomes.append((p, ApplyResult(p.op_id, t.outcome, t.reason, "", tenant, user,
-                                                list(t.puts), t.changes, _due(t))))
+                outcomes.append(
+                    (p, ApplyResult(p.op_id, t.outcome, t.reason, "", tenant, user, list(t.puts), t.changes, _due(t)))
+                )
             staged.append(((tenant, user), outcomes, view, len(payload)))
             calls.append(((tenant, user), entry.version, orjson.dumps(payload)) if payload else None)
 
@@ -205,13 +240,16 @@ class Engine:
                     pipe.echo("noop")
                     continue
                 (tenant, user), version, body = call
-                self._apply(keys=[self.keys.meta(tenant, user)], args=[self.keys.prefix(tenant, user), version, body],
-                            client=pipe)
+                self._apply(
+                    keys=[self.keys.meta(tenant, user)],
+                    args=[self.keys.prefix(tenant, user), version, body],
+                    client=pipe,
+                )
 
         replies = run_pipeline(self.r, build_apply, self._scripts)
 
         retry: OrderedDict[tuple[str, str], list[_Pending]] = OrderedDict()
-        for ((tenant, user), outcomes, view, n_applied), reply in zip(staged, replies):
+        for ((tenant, user), outcomes, view, n_applied), reply in zip(staged, replies, strict=False):
             if isinstance(reply, list) and int(reply[0]) < 0:
                 # another writer moved first, or an op was applied before: reload and redo
                 self._cache.drop((tenant, user))
@@ -242,8 +280,9 @@ class Engine:
         candidates = [from_compact(orjson.loads(v)) for vals in rows for v in vals]
         return select(req, candidates, when, [Suppression.model_validate_json(v) for v in sups])
 
-    def history(self, tenant: str, user: str, attribute: str, scope: str = "global",
-                subject: str = "user") -> list[Record]:
+    def history(
+        self, tenant: str, user: str, attribute: str, scope: str = "global", subject: str = "user"
+    ) -> list[Record]:
         """Every record the slot ever held, oldest first, with status and supersession links."""
         ids = self.r.lrange(self.keys.history(tenant, user, slot_key(subject, attribute, scope)), 0, -1)
         if not ids:
@@ -258,8 +297,9 @@ class Engine:
             pipe.hget(self.keys.meta(tenant, user), "watermark")
         return [int(v) if v is not None else None for v in pipe.execute()]
 
-    def current(self, tenant: str, user: str, attribute: str, scope: str = "global",
-                subject: str = "user") -> Record | None:
+    def current(
+        self, tenant: str, user: str, attribute: str, scope: str = "global", subject: str = "user"
+    ) -> Record | None:
         """The record "the current value" of a slot means (what `corrects_current` resolves to)."""
         sk = slot_key(subject, attribute, scope)
         req = {"ops": [], "slots": [sk], "ids": [], "attrs": [], "history": False}
@@ -375,15 +415,26 @@ def _encode(t: Transition) -> dict[str, Any]:
     at = iso(t.at)
     puts = []
     for rec in t.puts.values():
-        puts.append({
-            "id": rec.id, "json": rec.model_dump_json(), "slot": rec.slot, "scope": rec.scope,
-            "live": rec.status in LIVE_STATUSES,
-            "act": orjson.dumps(compact(rec)).decode() if rec.status in SELECTABLE_STATUSES else False,
-        })
+        puts.append(
+            {
+                "id": rec.id,
+                "json": rec.model_dump_json(),
+                "slot": rec.slot,
+                "scope": rec.scope,
+                "live": rec.status in LIVE_STATUSES,
+                "act": orjson.dumps(compact(rec)).decode() if rec.status in SELECTABLE_STATUSES else False,
+            }
+        )
     log = [orjson.dumps({"op": t.op_id, "at": at, **c}).decode() for c in t.changes]
     return {
-        "op": t.op_id, "at": at, "at_ms": to_ms(t.at), "puts": puts,
+        "op": t.op_id,
+        "at": at,
+        "at_ms": to_ms(t.at),
+        "puts": puts,
         "created": [[t.puts[rid].slot, rid] for rid in t.created],
         "sup": {s.key: s.model_dump_json() for s in t.suppress},
-        "unsup": t.unsuppress, "log": log, "erase": t.erase, "alias": t.aliases,
+        "unsup": t.unsuppress,
+        "log": log,
+        "erase": t.erase,
+        "alias": t.aliases,
     }

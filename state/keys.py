@@ -74,6 +74,10 @@ class Keys:
     def due(self, partition: int) -> str:
         return self._shared(f"due:{partition}")
 
+    def probe(self) -> str:
+        """A plain string key the benchmarks GET to measure a bare round trip."""
+        return self._shared("probe")
+
     def pattern(self) -> str:
         return f"{self.namespace}:*"
 

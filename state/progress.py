@@ -14,7 +14,8 @@ never the wall clock, so a replay expires the same things.
 from __future__ import annotations
 
 import logging
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import redis
 
@@ -51,10 +52,12 @@ return 1
 
 
 def state_lost_message(namespace: str, detail: str) -> str:
-    return (f"Redis namespace {namespace!r} has no state, but {detail}: the state was lost (a Redis "
-            "restarted without persistence, or flushed). Processing stops here instead of carrying on "
-            "over it. Restore Redis from its append-only file or a backup, or rebuild the namespace from "
-            "the retained ops topic with `slotstream worker --rebuild` (docs/pipeline.md, 'Lost state').")
+    return (
+        f"Redis namespace {namespace!r} has no state, but {detail}: the state was lost (a Redis "
+        "restarted without persistence, or flushed). Processing stops here instead of carrying on "
+        "over it. Restore Redis from its append-only file or a backup, or rebuild the namespace from "
+        "the retained ops topic with `slotstream worker --rebuild` (docs/pipeline.md, 'Lost state')."
+    )
 
 
 class Progress:
@@ -64,8 +67,13 @@ class Progress:
         self.keys = Keys(namespace)
         self._advance = LuaScript(client, _ADVANCE)
 
-    def advance(self, topic: str, next_offsets: Mapping[int, int], watermark: Mapping[int, int] | None = None,
-                previous: Mapping[int, int] | None = None) -> None:
+    def advance(
+        self,
+        topic: str,
+        next_offsets: Mapping[int, int],
+        watermark: Mapping[int, int] | None = None,
+        previous: Mapping[int, int] | None = None,
+    ) -> None:
         """Record that everything before `next_offsets` is applied (and the newest event times).
         Raises StateLost when the namespace marker is gone (the state these positions describe
         is), StateRewound when a partition's position is below `previous` (where the caller last
@@ -77,13 +85,16 @@ class Progress:
             args += [partition, offset, (previous or {}).get(partition, -1)]
         for partition, ms in (watermark or {}).items():
             args += [partition, ms]
-        status = int(self._advance(keys=[self.keys.marker(), self.keys.progress(topic), self.keys.watermark(topic)],
-                                   args=args))
+        status = int(
+            self._advance(keys=[self.keys.marker(), self.keys.progress(topic), self.keys.watermark(topic)], args=args)
+        )
         if status == -1:
             raise StateLost(state_lost_message(self.ns, f"processing of {topic} had already begun"))
         if status == -2:
-            raise StateRewound(f"{topic}: Redis holds positions below those this worker recorded "
-                               f"({dict(previous or {})}): its last writes were lost")
+            raise StateRewound(
+                f"{topic}: Redis holds positions below those this worker recorded "
+                f"({dict(previous or {})}): its last writes were lost"
+            )
 
     def regressed(self, topic: str, recorded: Mapping[int, int]) -> dict[int, tuple[int, int]]:
         """Partitions whose position in Redis is below what was `recorded`: (recorded, held)."""
@@ -96,7 +107,7 @@ class Progress:
         exists, raw = pipe.execute()
         if not exists:
             raise StateLost(state_lost_message(self.ns, f"this worker had recorded positions of {topic}"))
-        held = {p: int(v) if v is not None else 0 for p, v in zip(partitions, raw)}
+        held = {p: int(v) if v is not None else 0 for p, v in zip(partitions, raw, strict=False)}
         return {p: (recorded[p], held[p]) for p in partitions if held[p] < recorded[p]}
 
     def offsets(self, topic: str) -> dict[int, int]:
@@ -127,4 +138,4 @@ class Progress:
         """Where to resume each partition: the recorded position, else the beginning (nothing of
         that partition was applied in this namespace)."""
         raw = self.r.hmget(self.keys.progress(topic), [str(p) for p in partitions]) if partitions else []
-        return {p: int(v) if v is not None else 0 for p, v in zip(partitions, raw)}
+        return {p: int(v) if v is not None else 0 for p, v in zip(partitions, raw, strict=False)}

@@ -9,7 +9,8 @@ script here is idempotent (the apply script refuses an op id it has already appl
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import redis
 from redis.exceptions import NoScriptError

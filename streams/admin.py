@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable
 
 from kafka import KafkaAdminClient
@@ -18,11 +19,10 @@ def create_topics(bootstrap: str, specs: Iterable[TopicSpec], replication: int =
         existing = set(admin.list_topics())
         wanted = [s for s in specs if s.name not in existing]
         if wanted:
-            try:
-                admin.create_topics([NewTopic(s.name, s.partitions, replication, topic_configs=s.config)
-                                     for s in wanted])
-            except TopicAlreadyExistsError:
-                pass  # another worker created them first
+            with contextlib.suppress(TopicAlreadyExistsError):  # another worker created them first
+                admin.create_topics(
+                    [NewTopic(s.name, s.partitions, replication, topic_configs=s.config) for s in wanted]
+                )
         return [s.name for s in wanted]
     finally:
         admin.close()

@@ -51,8 +51,9 @@ def _raw(events: list[Any]) -> list[RawMessage]:
     for e in events:
         m = e.message
         stamp = getattr(m, "timestamp", None)
-        out.append(RawMessage(m.topic, m.partition, m.offset, m.key, m.value,
-                              int(stamp * 1000) if stamp is not None else None))
+        out.append(
+            RawMessage(m.topic, m.partition, m.offset, m.key, m.value, int(stamp * 1000) if stamp is not None else None)
+        )
     return out
 
 
@@ -80,8 +81,10 @@ def _positioned_transport(app: faust.App, processors: Mapping[str, BatchProcesso
                     if target is not None and target != (committed.get(tp) or 0):
                         moves[tp] = target
             if moves:
-                log.info("resuming at the recorded positions: %s",
-                         {f"{tp.topic}/{tp.partition}": (committed.get(tp), off) for tp, off in moves.items()})
+                log.info(
+                    "resuming at the recorded positions: %s",
+                    {f"{tp.topic}/{tp.partition}": (committed.get(tp), off) for tp, off in moves.items()},
+                )
                 await self.seek_wait(moves)
                 committed.update(moves)
             return committed
@@ -160,8 +163,9 @@ def create_app(config: AppConfig, processors: Mapping[str, BatchProcessor], swee
     )
 
     def topic(role: str) -> Any:
-        return app.topic(config.topics[role], key_serializer="raw", value_serializer="raw",
-                         partitions=config.partitions)
+        return app.topic(
+            config.topics[role], key_serializer="raw", value_serializer="raw", partitions=config.partitions
+        )
 
     ops, changes, dlq = topic(OPS), topic(CHANGES), topic(DLQ)
     app.transport = _positioned_transport(app, {config.topics[role]: p for role, p in processors.items()})
@@ -187,9 +191,16 @@ def create_app(config: AppConfig, processors: Mapping[str, BatchProcessor], swee
                 raise
             except Exception as err:  # noqa: BLE001 - every produce failure is retried
                 attempt += 1
-                delay = min(5.0, 0.05 * 2 ** attempt)
-                log.warning("%s: waiting for Kafka to take %d records (%s: %s); retry %d in %.2f s", what,
-                            len(items), type(err).__name__, str(err)[:200], attempt, delay)
+                delay = min(5.0, 0.05 * 2**attempt)
+                log.warning(
+                    "%s: waiting for Kafka to take %d records (%s: %s); retry %d in %.2f s",
+                    what,
+                    len(items),
+                    type(err).__name__,
+                    str(err)[:200],
+                    attempt,
+                    delay,
+                )
                 await asyncio.sleep(delay)
 
     async def run_batches(stream: Any, processor: BatchProcessor) -> None:
@@ -215,6 +226,7 @@ def create_app(config: AppConfig, processors: Mapping[str, BatchProcessor], swee
             _restart_now(restart)
 
     for role, processor in processors.items():
+
         async def agent(stream: Any, processor: BatchProcessor = processor) -> None:
             await run_batches(stream, processor)
 
@@ -242,8 +254,9 @@ def create_app(config: AppConfig, processors: Mapping[str, BatchProcessor], swee
             try:
                 due = await loop.run_in_executor(io, sweep, owned)
             except Exception as err:  # noqa: BLE001 - a sweep is repeated; a failed one only waits
-                log.warning("expiry: sweep failed (%s: %s); trying again next interval", type(err).__name__,
-                            str(err)[:200])
+                log.warning(
+                    "expiry: sweep failed (%s: %s); trying again next interval", type(err).__name__, str(err)[:200]
+                )
                 return
             if due:
                 log.info("expiry: %d ops due on partitions %s", len(due), owned)

@@ -36,7 +36,7 @@ class BatchOutput:
     dead: list[Keyed] = field(default_factory=list)
     watermark: dict[int, int] = field(default_factory=dict)  # partition -> newest event time (ms)
 
-    def merge(self, other: "BatchOutput") -> None:
+    def merge(self, other: BatchOutput) -> None:
         self.ops += other.ops
         self.changes += other.changes
         self.dead += other.dead

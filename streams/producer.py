@@ -30,25 +30,40 @@ class SlotstreamProducer:
     def __init__(self, bootstrap: str, topic_prefix: str, **config: Any) -> None:
         self.topics = topic_names(topic_prefix)
         # acks=all + idempotence: a retried send is written once, in order, per partition
-        self._p = KafkaProducer(bootstrap_servers=bootstrap, acks="all", enable_idempotence=True,
-                                linger_ms=5, client_id="slotstream-producer", **config)
+        self._p = KafkaProducer(
+            bootstrap_servers=bootstrap,
+            acks="all",
+            enable_idempotence=True,
+            linger_ms=5,
+            client_id="slotstream-producer",
+            **config,
+        )
 
-    def _send(self, role: str, tenant: str, user: str, value: dict[str, Any]):  # noqa: ANN202
-        return self._p.send(self.topics[role], key=user_key(tenant, user),
-                            value=orjson.dumps(scrub(value), default=_json_default))
+    def _send(self, role: str, tenant: str, user: str, value: dict[str, Any]):
+        return self._p.send(
+            self.topics[role], key=user_key(tenant, user), value=orjson.dumps(scrub(value), default=_json_default)
+        )
 
-    def send_turn(self, at: datetime | str, turn: dict[str, Any]):  # noqa: ANN201
+    def send_turn(self, at: datetime | str, turn: dict[str, Any]):
         return self._send(TURNS, turn["tenant"], turn["user"], {**turn, "at": at})
 
-    def send_record(self, at: datetime | str, record: dict[str, Any], op_id: str | None = None):  # noqa: ANN201
-        return self._send(OPS, str(record.get("tenant") or ""), str(record.get("user") or ""),
-                          {"at": at, "op_id": op_id, "record": record})
+    def send_record(self, at: datetime | str, record: dict[str, Any], op_id: str | None = None):
+        return self._send(
+            OPS,
+            str(record.get("tenant") or ""),
+            str(record.get("user") or ""),
+            {"at": at, "op_id": op_id, "record": record},
+        )
 
-    def send_command(self, at: datetime | str, command: dict[str, Any], op_id: str | None = None):  # noqa: ANN201
-        return self._send(OPS, str(command.get("tenant") or ""), str(command.get("user") or ""),
-                          {"at": at, "op_id": op_id, "command": command})
+    def send_command(self, at: datetime | str, command: dict[str, Any], op_id: str | None = None):
+        return self._send(
+            OPS,
+            str(command.get("tenant") or ""),
+            str(command.get("user") or ""),
+            {"at": at, "op_id": op_id, "command": command},
+        )
 
-    def send_raw(self, role: str, key: bytes | None, value: bytes):  # noqa: ANN201
+    def send_raw(self, role: str, key: bytes | None, value: bytes):
         return self._p.send(self.topics[role], key=key, value=value)
 
     def flush(self, timeout: float | None = 30) -> None:

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from slotstream.memory.extraction import Turn
 from slotstream.memory.models import OpIn, parse_time
 
-__all__ = ["Turn", "OpIn", "ChangeMessage", "DeadLetter", "SourceRef"]
+__all__ = ["ChangeMessage", "DeadLetter", "OpIn", "SourceRef", "Turn"]
 
 
 class SourceRef(BaseModel):

@@ -24,8 +24,9 @@ def topic_names(prefix: str) -> dict[str, str]:
     return {role: f"{prefix}.{role}" for role in ALL}
 
 
-def topic_specs(prefix: str, partitions: int, retention_ms: Mapping[str, int] | None = None,
-                replication: int = 1) -> dict[str, TopicSpec]:
+def topic_specs(
+    prefix: str, partitions: int, retention_ms: Mapping[str, int] | None = None, replication: int = 1
+) -> dict[str, TopicSpec]:
     """`retention_ms` per role (-1 keeps forever); the ops topic defaults to forever, since it is
     the log a rebuild or a replay reads."""
     retention = {**DEFAULT_RETENTION_MS, **(retention_ms or {})}

@@ -10,7 +10,7 @@ def dump_namespace(client: Any, ns: str, exclude: tuple[str, ...] = ()) -> dict[
     skipping keys that end with one of `exclude`."""
     out: dict[str, Any] = {}
     for key in client.scan_iter(match=f"{ns}:*", count=1000):
-        name = key.decode()[len(ns) + 1:]
+        name = key.decode()[len(ns) + 1 :]
         if any(name.endswith(suffix) for suffix in exclude):
             continue
         kind = client.type(key)
@@ -33,8 +33,17 @@ def start_stack(redis_url: str, bootstrap: str, name: str, log_dir: Any, workers
     from slotstream.settings import Settings
     from slotstream.stack import LocalStack
 
-    settings = Settings(**{"redis_url": redis_url, "kafka_bootstrap": bootstrap, "namespace": name,
-                           "topic_prefix": name, "partitions": 4, "expiry_interval": 0.2, **overrides})
+    settings = Settings(
+        **{
+            "redis_url": redis_url,
+            "kafka_bootstrap": bootstrap,
+            "namespace": name,
+            "topic_prefix": name,
+            "partitions": 4,
+            "expiry_interval": 0.2,
+            **overrides,
+        }
+    )
     stack = LocalStack(settings, workers=0, log_dir=log_dir).start()
     for i in range(workers):
         stack.add_worker(i)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import redis
@@ -22,14 +22,22 @@ from slotstream.processors.extraction import ExtractionService
 from slotstream.state.digest import Digest, digest_namespace
 from slotstream.state.engine import Engine
 
-T0 = datetime(2026, 10, 1, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 10, 1, 9, 0, tzinfo=UTC)
 
 TURN_SCRIPTS = [
-    ["Please keep your answers short.", "I moved to Berlin.", "Actually, from now on answer in detail.",
-     "Let me confirm before you send anything to the client."],
+    [
+        "Please keep your answers short.",
+        "I moved to Berlin.",
+        "Actually, from now on answer in detail.",
+        "Let me confirm before you send anything to the client.",
+    ],
     ["以后回答简短一点。", "我搬到上海了。", "这周重点是上线。", "不对，以后回答详细一点。"],
-    ["This week focus on the launch of project A.", "Answer in English.", "I live in Beijing.",
-     "Forget that I live in Beijing."],
+    [
+        "This week focus on the launch of project A.",
+        "Answer in English.",
+        "I live in Beijing.",
+        "Forget that I live in Beijing.",
+    ],
     ["我的目标是学会Python。", "发给客户之前先让我确认。", "My timezone is UTC+8.", "Forget my timezone."],
 ]
 
@@ -54,9 +62,9 @@ class Workload:
     def waves(self, n: int) -> list[list[Item]]:
         """The items in `n` consecutive slices (each user's items stay in order across slices)."""
         size = -(-len(self.items) // n)
-        return [self.items[i:i + size] for i in range(0, len(self.items), size)]
+        return [self.items[i : i + size] for i in range(0, len(self.items), size)]
 
-    def without(self, op_id: str) -> "Workload":
+    def without(self, op_id: str) -> Workload:
         return Workload(self.tenant, [i for i in self.items if i.op_id != op_id])
 
 
@@ -68,17 +76,40 @@ def build(tenant: str | None = None, turn_users: int = 24, op_users: int = 24) -
     for u in range(turn_users):
         user = f"talker{u}"
         script = TURN_SCRIPTS[u % len(TURN_SCRIPTS)]
-        per_user.append([Item("turn", T0 + timedelta(minutes=n), {
-            "tenant": tenant, "user": user, "session": f"s{u}", "project": None, "role": "user", "text": text,
-            "turn_id": f"{tenant}:{user}:turn{n}"}, op_id=f"{tenant}:{user}:turn{n}")
-            for n, text in enumerate(script)])
+        per_user.append(
+            [
+                Item(
+                    "turn",
+                    T0 + timedelta(minutes=n),
+                    {
+                        "tenant": tenant,
+                        "user": user,
+                        "session": f"s{u}",
+                        "project": None,
+                        "role": "user",
+                        "text": text,
+                        "turn_id": f"{tenant}:{user}:turn{n}",
+                    },
+                    op_id=f"{tenant}:{user}:turn{n}",
+                )
+                for n, text in enumerate(script)
+            ]
+        )
     for u in range(op_users):
         user = f"writer{u}"
         rows: list[Item] = []
 
-        def record(n: int, attribute: str, value: Any, kind: str = "knowledge", **extra: Any) -> Item:
-            body = {"tenant": tenant, "user": user, "kind": kind, "attribute": attribute, "value": value,
-                    "statement": f"{attribute} is {value}", "authority": "user_explicit", **extra}
+        def record(n: int, attribute: str, value: Any, kind: str = "knowledge", user: str = user, **extra: Any) -> Item:
+            body = {
+                "tenant": tenant,
+                "user": user,
+                "kind": kind,
+                "attribute": attribute,
+                "value": value,
+                "statement": f"{attribute} is {value}",
+                "authority": "user_explicit",
+                **extra,
+            }
             return Item("record", T0 + timedelta(minutes=n), body, op_id=f"{tenant}:{user}:op{n}")
 
         rows.append(record(0, "knowledge.database", "postgres"))
@@ -86,9 +117,14 @@ def build(tenant: str | None = None, turn_users: int = 24, op_users: int = 24) -
         rows.append(record(2, "knowledge.editor", f"editor-{u % 3}"))
         rows.append(record(3, "preference.response.detail", "detailed", kind="preference", corrects_current=True))
         rows.append(record(4, "knowledge.database", "postgres"))  # a repeat: refreshed, not duplicated
-        rows.append(Item("command", T0 + timedelta(minutes=5), {
-            "op": "forget", "tenant": tenant, "user": user, "match": {"attribute": "knowledge.editor"}},
-            op_id=f"{tenant}:{user}:op5"))
+        rows.append(
+            Item(
+                "command",
+                T0 + timedelta(minutes=5),
+                {"op": "forget", "tenant": tenant, "user": user, "match": {"attribute": "knowledge.editor"}},
+                op_id=f"{tenant}:{user}:op5",
+            )
+        )
         per_user.append(rows)
     items: list[Item] = []
     for step in range(max(len(rows) for rows in per_user)):

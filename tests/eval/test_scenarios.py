@@ -48,14 +48,19 @@ CLOSING = re.compile(r"^(\d+) passed, (\d+) failed$", re.M)
 
 def counted_lines(path: Path) -> int:
     """Lines the runner counts as passed/failed: every query, and every line with an `expect`."""
-    return sum(1 for _, obj in read_lines(path)
-               if isinstance(obj, dict) and ("query" in obj or "expect" in obj))
+    return sum(1 for _, obj in read_lines(path) if isinstance(obj, dict) and ("query" in obj or "expect" in obj))
 
 
 def run_cli(files: list[Path], redis_url: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "SLOTSTREAM_REDIS_URL": redis_url}
-    return subprocess.run([sys.executable, "-m", "slotstream.cli", "scenario", "run", *map(str, files)],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "slotstream.cli", "scenario", "run", *map(str, files)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_every_required_scenario_file_exists() -> None:
@@ -66,7 +71,7 @@ def test_every_required_scenario_file_exists() -> None:
 
 @pytest.mark.integration
 @pytest.mark.parametrize("path", FILES, ids=[f.name for f in FILES])
-def test_scenario_file_passes(path: Path, engine) -> None:  # noqa: ANN001 - fixture
+def test_scenario_file_passes(path: Path, engine) -> None:
     lines = read_lines(path)
     assert any(isinstance(o, dict) and "query" in o for _, o in lines), f"{path.name} has no query line"
     report = run_lines(DirectBackend(engine), lines, str(path))
@@ -90,12 +95,24 @@ def test_cli_runs_a_scenario_file(redis_url: str) -> None:
 def test_cli_fails_on_a_failing_scenario(redis_url: str, tmp_path: Path) -> None:
     path = tmp_path / "deliberately_failing.jsonl"
     lines = [
-        {"at": "2026-10-01T09:00:00Z", "record": {"id": "p-1", "tenant": "t1", "user": "u1", "kind": "preference",
-                                                   "attribute": "preference.response.detail", "value": "concise",
-                                                   "authority": "user_explicit"}},
+        {
+            "at": "2026-10-01T09:00:00Z",
+            "record": {
+                "id": "p-1",
+                "tenant": "t1",
+                "user": "u1",
+                "kind": "preference",
+                "attribute": "preference.response.detail",
+                "value": "concise",
+                "authority": "user_explicit",
+            },
+        },
         # wrong on purpose: the stored value is "concise"
-        {"at": "2026-10-01T09:01:00Z", "query": {"tenant": "t1", "user": "u1", "text": "answer style"},
-         "expect": {"include": ["detailed"], "exclude": ["concise"]}},
+        {
+            "at": "2026-10-01T09:01:00Z",
+            "query": {"tenant": "t1", "user": "u1", "text": "answer style"},
+            "expect": {"include": ["detailed"], "exclude": ["concise"]},
+        },
     ]
     path.write_bytes(b"# a scenario that must fail\n" + b"\n".join(orjson.dumps(line) for line in lines) + b"\n")
     proc = run_cli([path], redis_url)

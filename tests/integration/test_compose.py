@@ -149,8 +149,11 @@ def test_named_volumes_declared_and_used(compose: dict[str, Any], services: dict
     used: dict[str, set[str]] = {}
     for name, svc in services.items():
         for vol in svc.get("volumes") or []:
-            source, target = (vol.split(":")[0], vol.split(":")[1]) if isinstance(vol, str) else (
-                vol.get("source"), vol.get("target"))
+            source, target = (
+                (vol.split(":")[0], vol.split(":")[1])
+                if isinstance(vol, str)
+                else (vol.get("source"), vol.get("target"))
+            )
             if source and not source.startswith((".", "/", "~")):
                 assert source in declared, f"{name} mounts undeclared volume {source!r}"
                 used.setdefault(source, set()).add(f"{name}:{target}")
@@ -217,8 +220,13 @@ def test_worker_points_at_compose_services(services: dict[str, dict[str, Any]]) 
 
 def test_app_services_share_topic_settings(services: dict[str, dict[str, Any]]) -> None:
     """topics-init creates the topics the workers read: same prefix, partitions and namespace."""
-    keys = ("SLOTSTREAM_TOPIC_PREFIX", "SLOTSTREAM_PARTITIONS", "SLOTSTREAM_NAMESPACE",
-            "SLOTSTREAM_KAFKA_BOOTSTRAP", "SLOTSTREAM_REDIS_URL")
+    keys = (
+        "SLOTSTREAM_TOPIC_PREFIX",
+        "SLOTSTREAM_PARTITIONS",
+        "SLOTSTREAM_NAMESPACE",
+        "SLOTSTREAM_KAFKA_BOOTSTRAP",
+        "SLOTSTREAM_REDIS_URL",
+    )
     envs = {name: environment(s) for name, s in app_services(services).items()}
     for key in keys:
         values = {name: env.get(key) for name, env in envs.items()}
@@ -227,7 +235,7 @@ def test_app_services_share_topic_settings(services: dict[str, dict[str, Any]]) 
 
 # ------------------------------------------------------------------ commands
 def test_app_commands_are_cli_commands(services: dict[str, dict[str, Any]]) -> None:
-    for name, svc in app_services(services).items():
+    for _name, svc in app_services(services).items():
         parse_cli(command_args(svc))
 
 
@@ -339,8 +347,11 @@ def test_dockerfile() -> None:
 
 
 def test_dockerignore_keeps_the_build_inputs() -> None:
-    ignored = [line.strip().rstrip("/") for line in DOCKERIGNORE.read_text().splitlines()
-               if line.strip() and not line.startswith("#")]
+    ignored = [
+        line.strip().rstrip("/")
+        for line in DOCKERIGNORE.read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
     for heavy in (".venv", ".cache", ".git"):
         assert heavy in ignored
     for needed in ("pyproject.toml", "README.md", "memory", "state", "streams", "processors", "slotstream"):
@@ -365,10 +376,17 @@ def test_docker_compose_config_validates_when_cli_available() -> None:
     """`docker compose config` parses and validates offline (no engine needed)."""
     cmd = _compose_cli()
     if cmd is None:
-        pytest.skip("SKIPPED, not verified: no `docker compose` plugin or `docker-compose` binary on this "
-                    "machine, so the file was checked by parsing only")
-    done = subprocess.run([*cmd, "-f", str(COMPOSE), "--profile", "demo", "config", "--quiet"],
-                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+        pytest.skip(
+            "SKIPPED, not verified: no `docker compose` plugin or `docker-compose` binary on this "
+            "machine, so the file was checked by parsing only"
+        )
+    done = subprocess.run(
+        [*cmd, "-f", str(COMPOSE), "--profile", "demo", "config", "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
     if done.returncode != 0 and "daemon" in (done.stderr or "").lower():
         pytest.skip(f"SKIPPED, not verified: `{' '.join(cmd)} config` wanted a Docker engine: {done.stderr.strip()}")
     assert done.returncode == 0, done.stderr

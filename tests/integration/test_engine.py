@@ -4,19 +4,19 @@ rejections that change nothing, one round trip per context, payload bounded by a
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 import redis
+from support import dump_namespace
 
 from slotstream.memory.models import Status, iso
 from slotstream.state.engine import Engine
-from support import dump_namespace
 
 pytestmark = pytest.mark.integration
 
-T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2024, 1, 1, tzinfo=UTC)
 H = timedelta(hours=1)
 D = timedelta(days=1)
 DETAIL = "preference.response.detail"
@@ -26,15 +26,17 @@ def at(offset: timedelta = timedelta(0)) -> str:
     return iso(T0 + offset)
 
 
-def rec_op(op_id: str, offset: timedelta = timedelta(0), tenant: str = "t1", user: str = "u1",
-           **record: Any) -> dict[str, Any]:
+def rec_op(
+    op_id: str, offset: timedelta = timedelta(0), tenant: str = "t1", user: str = "u1", **record: Any
+) -> dict[str, Any]:
     body = {"tenant": tenant, "user": user, "attribute": DETAIL, "value": "concise"}
     body.update(record)
     return {"at": at(offset), "op_id": op_id, "record": body}
 
 
-def cmd_op(op_id: str, offset: timedelta = timedelta(0), tenant: str = "t1", user: str = "u1",
-           **command: Any) -> dict[str, Any]:
+def cmd_op(
+    op_id: str, offset: timedelta = timedelta(0), tenant: str = "t1", user: str = "u1", **command: Any
+) -> dict[str, Any]:
     return {"at": at(offset), "op_id": op_id, "command": {"tenant": tenant, "user": user, **command}}
 
 
@@ -64,14 +66,24 @@ def test_apply_context_history_round_trip(engine):
 
 def test_preference_corrected_and_priority_expiring(engine):
     # the demo scenario of the issue: a preference set then explicitly corrected; a priority that expires
-    engine.apply_many([
-        rec_op("o1", id="pref", value="concise", statement="Prefers concise answers."),
-        rec_op("o2", id="prio", attribute="priority.focus", value="ship the v2 release"),
-    ])
+    engine.apply_many(
+        [
+            rec_op("o1", id="pref", value="concise", statement="Prefers concise answers."),
+            rec_op("o2", id="prio", attribute="priority.focus", value="ship the v2 release"),
+        ]
+    )
     before = ctx(engine, H)
     assert "concise" in before.context and "ship the v2 release" in before.context
-    engine.apply(rec_op("o3", H, id="pref2", value="detailed", corrects="pref",
-                        statement="Wants detailed answers with the reasoning shown."))
+    engine.apply(
+        rec_op(
+            "o3",
+            H,
+            id="pref2",
+            value="detailed",
+            corrects="pref",
+            statement="Wants detailed answers with the reasoning shown.",
+        )
+    )
     after = ctx(engine, 2 * H)
     assert "detailed" in after.context and "concise" not in after.context
     # no sweep ran: the priority drops out at read time once its week is over
@@ -103,8 +115,9 @@ def test_lineage_of_a_correction(engine):
 
 
 def test_history_is_per_slot(engine):
-    engine.apply_many([rec_op("o1", id="g", value="concise"),
-                       rec_op("o2", id="p", value="detailed", scope="project:p1")])
+    engine.apply_many(
+        [rec_op("o1", id="g", value="concise"), rec_op("o2", id="p", value="detailed", scope="project:p1")]
+    )
     assert [r.id for r in engine.history("t1", "u1", DETAIL)] == ["g"]
     assert [r.id for r in engine.history("t1", "u1", DETAIL, scope="project:p1")] == ["p"]
     assert engine.history("t1", "u1", "preference.language") == []
@@ -113,11 +126,18 @@ def test_history_is_per_slot(engine):
 
 
 def test_forget_leaves_no_copy_of_the_value(engine, redis_client, namespace):
-    engine.apply_many([
-        rec_op("o1", id="city", attribute="profile.home_city", value="Springfield",
-               evidence=[{"source_id": "turn-1", "quote": "I live in Springfield"}]),
-        rec_op("o2", id="lang", attribute="preference.language", value="German"),
-    ])
+    engine.apply_many(
+        [
+            rec_op(
+                "o1",
+                id="city",
+                attribute="profile.home_city",
+                value="Springfield",
+                evidence=[{"source_id": "turn-1", "quote": "I live in Springfield"}],
+            ),
+            rec_op("o2", id="lang", attribute="preference.language", value="German"),
+        ]
+    )
     assert "Springfield" in ctx(engine, H).context
     res = engine.apply(cmd_op("o3", 2 * H, op="forget", record_id="city"))
     assert res.outcome == "applied"
@@ -129,19 +149,24 @@ def test_forget_leaves_no_copy_of_the_value(engine, redis_client, namespace):
     # no key of the user holds the forgotten value any more (record, read model, log, suppression)
     assert "springfield" not in repr(dump_namespace(redis_client, namespace)).casefold()
     # re-extraction is dropped
-    again = engine.apply(rec_op("o4", 3 * H, attribute="profile.home_city", value="Springfield",
-                                authority="system_inferred", confidence=0.9))
+    again = engine.apply(
+        rec_op(
+            "o4", 3 * H, attribute="profile.home_city", value="Springfield", authority="system_inferred", confidence=0.9
+        )
+    )
     assert again.outcome == "dropped" and again.reason == "suppressed"
     assert "Springfield" not in ctx(engine, 4 * H).context
 
 
 def test_erase_user_removes_every_derived_copy(engine, redis_client, namespace):
-    engine.apply_many([
-        rec_op("o1", id="a", value="concise"),
-        rec_op("o2", id="b", attribute="profile.allergies", value="peanuts", scope="project:p1"),
-        rec_op("o3", id="c", attribute="preference.language", value="German", scope="session:s1"),
-        rec_op("x1", id="other", user="u2", value="detailed"),
-    ])
+    engine.apply_many(
+        [
+            rec_op("o1", id="a", value="concise"),
+            rec_op("o2", id="b", attribute="profile.allergies", value="peanuts", scope="project:p1"),
+            rec_op("o3", id="c", attribute="preference.language", value="German", scope="session:s1"),
+            rec_op("x1", id="other", user="u2", value="detailed"),
+        ]
+    )
     engine.apply(cmd_op("o4", H, op="forget", record_id="a"))
     res = engine.apply(cmd_op("o5", 2 * H, op="erase_user"))
     assert res.outcome == "applied"
@@ -163,9 +188,11 @@ def test_erase_user_removes_every_derived_copy(engine, redis_client, namespace):
 
 
 def test_redelivery_after_erase_is_a_duplicate(engine, redis_client, namespace):
-    ops = [rec_op("o1", id="a", attribute="profile.allergies", value="peanuts"),
-           cmd_op("o2", H, op="forget", match={"attribute": "profile.allergies"}),
-           cmd_op("o3", 2 * H, op="erase_user")]
+    ops = [
+        rec_op("o1", id="a", attribute="profile.allergies", value="peanuts"),
+        cmd_op("o2", H, op="forget", match={"attribute": "profile.allergies"}),
+        cmd_op("o3", 2 * H, op="erase_user"),
+    ]
     engine.apply_many(ops)
     state = dump_namespace(redis_client, namespace)
     # the consumer restarts from an offset before the erase
@@ -187,11 +214,13 @@ def test_same_op_twice_in_one_batch(engine, redis_client, namespace, other_names
 
 
 def test_same_batch_redelivered(engine, redis_client, namespace):
-    batch = [rec_op("o1", id="a", value="concise"),
-             rec_op("o2", H, id="b", value="detailed", corrects="a"),
-             rec_op("o3", 2 * H, id="c", attribute="profile.allergies", value="peanuts"),
-             cmd_op("o4", 3 * H, op="forget", record_id="c"),
-             cmd_op("o5", 4 * H, op="confirm", record_id="b")]  # rejected: b is active
+    batch = [
+        rec_op("o1", id="a", value="concise"),
+        rec_op("o2", H, id="b", value="detailed", corrects="a"),
+        rec_op("o3", 2 * H, id="c", attribute="profile.allergies", value="peanuts"),
+        cmd_op("o4", 3 * H, op="forget", record_id="c"),
+        cmd_op("o5", 4 * H, op="confirm", record_id="b"),
+    ]  # rejected: b is active
     first = engine.apply_many(batch)
     assert [r.outcome for r in first] == ["applied", "applied", "applied", "applied", "rejected"]
     assert first[4].reason == "target_not_pending"
@@ -206,14 +235,15 @@ def test_same_batch_redelivered(engine, redis_client, namespace):
 
 
 @pytest.mark.parametrize("crash_after", [1, 2, 4])
-def test_crash_mid_batch_then_redelivery_equals_one_clean_pass(redis_client, namespace, other_namespace,
-                                                               crash_after):
-    batch = [rec_op("o1", id="a", value="concise"),
-             rec_op("o2", H, id="b", value="detailed", corrects="a"),
-             rec_op("o3", 2 * H, id="c", value="concise", authority="system_inferred", confidence=0.9),
-             cmd_op("o4", 3 * H, op="forget", match={"attribute": DETAIL, "value": "concise"}),
-             rec_op("o5", 4 * H, id="d", attribute="priority.focus", value="launch"),
-             cmd_op("o6", 5 * H, op="correct", record_id="d", value="hiring")]
+def test_crash_mid_batch_then_redelivery_equals_one_clean_pass(redis_client, namespace, other_namespace, crash_after):
+    batch = [
+        rec_op("o1", id="a", value="concise"),
+        rec_op("o2", H, id="b", value="detailed", corrects="a"),
+        rec_op("o3", 2 * H, id="c", value="concise", authority="system_inferred", confidence=0.9),
+        cmd_op("o4", 3 * H, op="forget", match={"attribute": DETAIL, "value": "concise"}),
+        rec_op("o5", 4 * H, id="d", attribute="priority.focus", value="launch"),
+        cmd_op("o6", 5 * H, op="correct", record_id="d", value="hiring"),
+    ]
     crashed = Engine(redis_client, namespace=namespace)
     crashed.apply_many(batch[:crash_after])  # the worker died before committing its offsets
     restarted = Engine(redis_client, namespace=namespace)
@@ -265,9 +295,17 @@ def test_batch_with_several_users_and_tenants(engine):
     ops = []
     for i in range(5):
         for tenant, user in (("t1", "u1"), ("t1", "u2"), ("t2", "u1")):
-            ops.append(rec_op(f"{tenant}-{user}-{i}", i * H, tenant=tenant, user=user, id=f"{tenant}{user}r{i}",
-                              value=f"{tenant}-{user}-v{i}",
-                              **({"corrects": f"{tenant}{user}r{i - 1}"} if i else {})))
+            ops.append(
+                rec_op(
+                    f"{tenant}-{user}-{i}",
+                    i * H,
+                    tenant=tenant,
+                    user=user,
+                    id=f"{tenant}{user}r{i}",
+                    value=f"{tenant}-{user}-v{i}",
+                    **({"corrects": f"{tenant}{user}r{i - 1}"} if i else {}),
+                )
+            )
     ops.insert(4, rec_op("bad", tenant="t1", user="u1", scope="project:"))  # one invalid op in the middle
     res = engine.apply_many(ops)
     assert [r.op_id for r in res] == [op["op_id"] for op in ops]  # results in input order
@@ -283,8 +321,12 @@ def test_batch_with_several_users_and_tenants(engine):
 
 def test_same_ids_in_two_tenants_stay_apart(engine):
     # the same user id, op id and record id in two tenants: two users, nothing shared
-    res = engine.apply_many([rec_op("o1", tenant="tA", id="r1", value="alpha-secret-plan"),
-                             rec_op("o1", tenant="tB", id="r1", value="beta-plan")])
+    res = engine.apply_many(
+        [
+            rec_op("o1", tenant="tA", id="r1", value="alpha-secret-plan"),
+            rec_op("o1", tenant="tB", id="r1", value="beta-plan"),
+        ]
+    )
     assert [r.outcome for r in res] == ["applied", "applied"]
     b = ctx(engine, tenant="tB")
     assert "alpha" not in b.context and b.used_ids == ["r1"] and engine.record("tB", "u1", "r1").value == "beta-plan"
@@ -297,22 +339,44 @@ def test_same_ids_in_two_tenants_stay_apart(engine):
 # --- rejections change nothing ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("bad,reason", [
-    (rec_op("b1", tenant=None), "missing_tenant"),
-    (rec_op("b2", user=""), "missing_user"),
-    (rec_op("b3", kind="opinion"), "unknown_kind"),
-    (rec_op("b4", scope="session:"), "scope_missing_id"),
-    (rec_op("b5", confidence=1.5), "confidence_out_of_range"),
-    (rec_op("b6", valid_from=at(D), valid_until=at(H)), "validity_inverted"),
-    (rec_op("b7", kind="fact", attribute="fact.price", value="10", authority="authoritative_source",
-            valid_from=at(), valid_until=at(D)), "fact_without_source"),
-    (rec_op("b8", kind="fact", attribute="fact.price", value="10", authority="authoritative_source",
-            evidence=[{"source_type": "document", "source_id": "list"}]), "fact_without_validity"),
-    (rec_op("b9", value="my password is hunter22"), "secret_value"),
-    (cmd_op("b10", op="explode"), "unknown_command"),
-    ({"at": at(), "op_id": "b11"}, "missing_field"),
-    ({"op_id": "b12", "record": {}}, "invalid_field"),
-])
+@pytest.mark.parametrize(
+    "bad,reason",
+    [
+        (rec_op("b1", tenant=None), "missing_tenant"),
+        (rec_op("b2", user=""), "missing_user"),
+        (rec_op("b3", kind="opinion"), "unknown_kind"),
+        (rec_op("b4", scope="session:"), "scope_missing_id"),
+        (rec_op("b5", confidence=1.5), "confidence_out_of_range"),
+        (rec_op("b6", valid_from=at(D), valid_until=at(H)), "validity_inverted"),
+        (
+            rec_op(
+                "b7",
+                kind="fact",
+                attribute="fact.price",
+                value="10",
+                authority="authoritative_source",
+                valid_from=at(),
+                valid_until=at(D),
+            ),
+            "fact_without_source",
+        ),
+        (
+            rec_op(
+                "b8",
+                kind="fact",
+                attribute="fact.price",
+                value="10",
+                authority="authoritative_source",
+                evidence=[{"source_type": "document", "source_id": "list"}],
+            ),
+            "fact_without_validity",
+        ),
+        (rec_op("b9", value="my password is hunter22"), "secret_value"),
+        (cmd_op("b10", op="explode"), "unknown_command"),
+        ({"at": at(), "op_id": "b11"}, "missing_field"),
+        ({"op_id": "b12", "record": {}}, "invalid_field"),
+    ],
+)
 def test_invalid_input_is_rejected_and_changes_nothing(engine, redis_client, namespace, bad, reason):
     engine.apply(rec_op("o1", id="keep", value="concise"))
     before = dump_namespace(redis_client, namespace)
@@ -321,13 +385,16 @@ def test_invalid_input_is_rejected_and_changes_nothing(engine, redis_client, nam
     assert dump_namespace(redis_client, namespace) == before
 
 
-@pytest.mark.parametrize("bad,reason", [
-    (cmd_op("s1", H, op="confirm", record_id="keep"), "target_not_pending"),
-    (cmd_op("s2", H, op="reject", record_id="keep"), "target_not_pending"),
-    (cmd_op("s3", H, op="forget", record_id="missing"), "target_not_found"),
-    (cmd_op("s4", H, op="correct", record_id="missing", value="x"), "target_not_found"),
-    (cmd_op("s5", H, op="confirm", record_id="missing"), "target_not_found"),
-])
+@pytest.mark.parametrize(
+    "bad,reason",
+    [
+        (cmd_op("s1", H, op="confirm", record_id="keep"), "target_not_pending"),
+        (cmd_op("s2", H, op="reject", record_id="keep"), "target_not_pending"),
+        (cmd_op("s3", H, op="forget", record_id="missing"), "target_not_found"),
+        (cmd_op("s4", H, op="correct", record_id="missing", value="x"), "target_not_found"),
+        (cmd_op("s5", H, op="confirm", record_id="missing"), "target_not_found"),
+    ],
+)
 def test_state_dependent_rejection_changes_no_memory(engine, redis_client, namespace, bad, reason):
     engine.apply(rec_op("o1", id="keep", value="concise"))
     before = dump_namespace(redis_client, namespace, exclude=BOOKKEEPING)
@@ -338,9 +405,13 @@ def test_state_dependent_rejection_changes_no_memory(engine, redis_client, names
 
 
 def test_rejection_inside_a_batch_leaves_the_rest_applied(engine):
-    res = engine.apply_many([rec_op("o1", id="a", value="concise"),
-                             rec_op("o2", H, id="b", value="detailed", confidence=7),
-                             rec_op("o3", 2 * H, id="c", attribute="preference.language", value="German")])
+    res = engine.apply_many(
+        [
+            rec_op("o1", id="a", value="concise"),
+            rec_op("o2", H, id="b", value="detailed", confidence=7),
+            rec_op("o3", 2 * H, id="c", attribute="preference.language", value="German"),
+        ]
+    )
     assert [r.outcome for r in res] == ["applied", "rejected", "applied"]
     assert engine.record("t1", "u1", "b") is None
     assert set(ctx(engine).used_ids) == {"a", "c"}
@@ -365,11 +436,15 @@ class _Sends:
 
 @pytest.mark.parametrize("history", [0, 200])
 def test_context_is_one_round_trip(engine, redis_client, monkeypatch, history):
-    ops = [rec_op("g", id="g", value="concise"),
-           rec_op("p", id="p", attribute="preference.language", value="German", scope="project:p1"),
-           rec_op("s", id="s", attribute="priority.focus", value="launch", scope="session:s1")]
-    ops += [rec_op(f"h{i}", (i + 1) * timedelta(minutes=1), id=f"h{i}", value=f"v{i}",
-                   corrects=f"h{i - 1}" if i else "g") for i in range(history)]
+    ops = [
+        rec_op("g", id="g", value="concise"),
+        rec_op("p", id="p", attribute="preference.language", value="German", scope="project:p1"),
+        rec_op("s", id="s", attribute="priority.focus", value="launch", scope="session:s1"),
+    ]
+    ops += [
+        rec_op(f"h{i}", (i + 1) * timedelta(minutes=1), id=f"h{i}", value=f"v{i}", corrects=f"h{i - 1}" if i else "g")
+        for i in range(history)
+    ]
     engine.apply_many(ops)
     redis_client.ping()  # the connection exists before counting
     sends = _Sends(monkeypatch)
@@ -390,8 +465,15 @@ def test_payload_is_bounded_by_the_active_records(engine, redis_client, namespac
     ops: list[dict[str, Any]] = []
     # 300 versions of one slot, each correcting the last: 299 superseded, 1 active
     for i in range(300):
-        ops.append(rec_op(f"c{i}", i * timedelta(minutes=1), id=f"c{i}", value=f"style {i}",
-                          **({"corrects": f"c{i - 1}"} if i else {})))
+        ops.append(
+            rec_op(
+                f"c{i}",
+                i * timedelta(minutes=1),
+                id=f"c{i}",
+                value=f"style {i}",
+                **({"corrects": f"c{i - 1}"} if i else {}),
+            )
+        )
     # 200 goals, then all forgotten: 200 tombstones
     for i in range(200):
         ops.append(rec_op(f"g{i}", 6 * H, id=f"g{i}", attribute="goal.learn", value=f"topic {i}"))
@@ -399,7 +481,7 @@ def test_payload_is_bounded_by_the_active_records(engine, redis_client, namespac
     ops.append(rec_op("lang", 8 * H, id="lang", attribute="preference.language", value="German"))
     ops.append(rec_op("focus", 8 * H, id="focus", attribute="priority.focus", value="launch"))
     for i in range(0, len(ops), 100):
-        engine.apply_many(ops[i:i + 100])
+        engine.apply_many(ops[i : i + 100])
     statuses = [r.status for r in engine.records("t1", "u1")]
     assert len(statuses) == 502
     assert statuses.count(Status.SUPERSEDED) == 299 and statuses.count(Status.DELETED) == 200

@@ -12,21 +12,22 @@ import shutil
 import threading
 import time
 import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import orjson
 import pytest
+from support import start_stack, worker_logs
+from workloads import T0, Workload, build, reference_digest, send
 
-from slotstream.memory.limits import MAX_OPS_PER_TURN
 from slotstream.localkafka import LocalKafka
 from slotstream.localredis import LocalRedis
+from slotstream.memory.limits import MAX_OPS_PER_TURN
 from slotstream.settings import Settings
 from slotstream.stack import LocalStack
 from slotstream.state.digest import digest_namespace
 from slotstream.streams.topics import CHANGES, DLQ, OPS, TURNS, user_key
-from support import start_stack, worker_logs
-from workloads import T0, Workload, build, reference_digest, send
 
 pytestmark = [pytest.mark.kafka, pytest.mark.integration]
 
@@ -47,16 +48,18 @@ def fault_kafka() -> Iterator[LocalKafka]:
 
 
 @pytest.fixture(scope="module")
-def make_stack(fault_redis: LocalRedis, fault_kafka: LocalKafka,
-               tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., LocalStack]]:
+def make_stack(
+    fault_redis: LocalRedis, fault_kafka: LocalKafka, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Callable[..., LocalStack]]:
     started: list[LocalStack] = []
 
     def make(tag: str, workers: int = 1, **overrides: Any) -> LocalStack:
         name = f"f-{tag}-{uuid.uuid4().hex[:6]}"
         overrides.setdefault("batch_size", 20)
         overrides.setdefault("session_timeout", 6.0)
-        stack = start_stack(fault_redis.url, fault_kafka.bootstrap, name, tmp_path_factory.mktemp(name), workers,
-                            **overrides)
+        stack = start_stack(
+            fault_redis.url, fault_kafka.bootstrap, name, tmp_path_factory.mktemp(name), workers, **overrides
+        )
         started.append(stack)
         return stack
 
@@ -114,13 +117,20 @@ def _poison(tenant: str) -> list[tuple[str, bytes | None, bytes, str]]:
     at = "2026-10-01T09:30:00Z"
 
     def op(record: dict[str, Any] | None = None, **envelope: Any) -> bytes:
-        body = {"tenant": tenant, "user": "mallory", "kind": "knowledge", "attribute": "knowledge.x",
-                "value": "y", **(record or {})}
+        body = {
+            "tenant": tenant,
+            "user": "mallory",
+            "kind": "knowledge",
+            "attribute": "knowledge.x",
+            "value": "y",
+            **(record or {}),
+        }
         return orjson.dumps({"at": at, "op_id": f"poison-{uuid.uuid4().hex[:8]}", "record": body, **envelope})
 
     def turn(**fields: Any) -> bytes:
-        return orjson.dumps({"tenant": tenant, "user": "mallory", "role": "user", "text": "I moved to Rome.",
-                             "at": at, **fields})
+        return orjson.dumps(
+            {"tenant": tenant, "user": "mallory", "role": "user", "text": "I moved to Rome.", "at": at, **fields}
+        )
 
     deep: Any = "x"
     for _ in range(250):
@@ -149,8 +159,12 @@ def _poison(tenant: str) -> list[tuple[str, bytes | None, bytes, str]]:
         (TURNS, key, turn(at="2150-01-01T00:00:00Z"), "event_time_in_future"),
         (TURNS, user_key("B" + tenant, "mallory"), turn(), "tenant_mismatch"),
         (TURNS, f"{tenant} /mallory".encode(), turn(tenant=f"{tenant} "), "invalid_id"),
-        (TURNS, key, orjson.dumps({"tenant": tenant, "user": "mallory", "text": "hi", "at": at, "x": deep}),
-         "too_deep"),
+        (
+            TURNS,
+            key,
+            orjson.dumps({"tenant": tenant, "user": "mallory", "text": "hi", "at": at, "x": deep}),
+            "too_deep",
+        ),
         (TURNS, key, b"\xff\xfe not json", "invalid_json"),
     ]
 
@@ -163,13 +177,14 @@ def test_poison_interleaved_with_good_messages_on_both_topics(make_stack: Callab
     good = work.items
     step = max(1, len(good) // len(poison))
     for n, (role, key, value, reason) in enumerate(poison):
-        send(stack.producer, good[n * step:(n + 1) * step])
+        send(stack.producer, good[n * step : (n + 1) * step])
         meta = stack.producer.send_raw(role, key, value).get(timeout=30)
         sent.append((meta.topic, meta.partition, meta.offset, reason))
-    send(stack.producer, good[len(poison) * step:])
+    send(stack.producer, good[len(poison) * step :])
     stack.barrier()
 
     from slotstream.state.digest import users_of
+
     extra = [u for u in users_of(stack.client, stack.settings.namespace) if u[1].startswith(("mallory",))]
     assert not extra, [(u, stack.engine.records(*u)) for u in extra]
     assert digest(stack) == expected(stack, work), "the good messages' state differs from a clean run"
@@ -208,8 +223,7 @@ def test_worker_killed_mid_stream_and_restarted(make_stack: Callable[..., LocalS
 # --- Redis and Kafka outages ---------------------------------------------------------------------------
 
 
-def test_redis_gone_for_five_seconds_mid_stream(make_stack: Callable[..., LocalStack],
-                                                 fault_redis: LocalRedis) -> None:
+def test_redis_gone_for_five_seconds_mid_stream(make_stack: Callable[..., LocalStack], fault_redis: LocalRedis) -> None:
     stack = make_stack("redis")
     work = build()
     first, before, during, after = work.waves(4)
@@ -228,8 +242,9 @@ def test_redis_gone_for_five_seconds_mid_stream(make_stack: Callable[..., LocalS
     assert "waiting for Redis" in log and "resumed after" in log
 
 
-def test_redis_coming_back_behind_what_it_acknowledged(make_stack: Callable[..., LocalStack],
-                                                       fault_redis: LocalRedis) -> None:
+def test_redis_coming_back_behind_what_it_acknowledged(
+    make_stack: Callable[..., LocalStack], fault_redis: LocalRedis
+) -> None:
     """A Redis that comes back without its last acknowledged writes (restored from an older
     append-only file, or failed over to a lagging replica): the worker finds its positions
     behind what it recorded, restarts itself, and re-reads from there."""
@@ -257,8 +272,9 @@ def test_redis_coming_back_behind_what_it_acknowledged(make_stack: Callable[...,
     assert "restarting the worker to re-read" in log
 
 
-def test_broker_gone_for_five_seconds_mid_stream(make_stack: Callable[..., LocalStack],
-                                                 fault_kafka: LocalKafka) -> None:
+def test_broker_gone_for_five_seconds_mid_stream(
+    make_stack: Callable[..., LocalStack], fault_kafka: LocalKafka
+) -> None:
     stack = make_stack("broker")
     work = build()
     first, before, during, after = work.waves(4)
@@ -284,11 +300,12 @@ def test_broker_gone_for_five_seconds_mid_stream(make_stack: Callable[..., Local
 
 
 def test_handler_error_on_one_message_dead_letters_it_and_applies_the_rest(
-        make_stack: Callable[..., LocalStack]) -> None:
+    make_stack: Callable[..., LocalStack],
+) -> None:
     marker = f"FAULT-{uuid.uuid4().hex[:8]}"
     stack = make_stack("handler", fault_markers=marker)
     work = build()
-    victim = next(i for i in work.items[len(work.items) // 2:] if i.kind == "record")
+    victim = next(i for i in work.items[len(work.items) // 2 :] if i.kind == "record")
     victim.body = {**victim.body, "statement": f"{victim.body['statement']} {marker}"}
     send(stack.producer, work.items)
     stack.barrier()
@@ -302,7 +319,8 @@ def test_handler_error_on_one_message_dead_letters_it_and_applies_the_rest(
 
 
 def test_a_namespace_that_lost_its_state_stops_the_worker_and_rebuild_restores_it(
-        make_stack: Callable[..., LocalStack]) -> None:
+    make_stack: Callable[..., LocalStack],
+) -> None:
     stack = make_stack("lost")
     work = build()
     first, second = work.waves(2)
@@ -339,8 +357,9 @@ def test_a_namespace_that_lost_its_state_stops_the_worker_and_rebuild_restores_i
 
 
 def test_the_main_jobs_embedded_servers_keep_state_across_a_restart(tmp_path: Path) -> None:
-    settings = Settings(data_dir=str(tmp_path / "var"), namespace="ss", topic_prefix="main", partitions=2,
-                        batch_size=20)
+    settings = Settings(
+        data_dir=str(tmp_path / "var"), namespace="ss", topic_prefix="main", partitions=2, batch_size=20
+    )
     work = build(turn_users=8, op_users=8)
     first, second = work.waves(2)
     with LocalStack(settings, workers=1, persistent=True, log_dir=tmp_path / "logs") as stack:
@@ -357,11 +376,11 @@ def test_the_main_jobs_embedded_servers_keep_state_across_a_restart(tmp_path: Pa
 
 # --- secrets ----------------------------------------------------------------------------------------
 
+JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
 SECRETS = {
     "hunter2222": "My password is hunter2222. I prefer short answers.",
     "sk-abcdefghijklmnop1234": "My API key is sk-abcdefghijklmnop1234.",
-    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U":
-        "the session token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    JWT: f"the session token {JWT}",
     "S3cretPw": "connect with postgres://app:S3cretPw@db.internal:5432/main please",
     "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY": "aws secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
     "Xy9!qqzz": "my pass Xy9!qqzz",
@@ -377,17 +396,53 @@ def test_a_run_full_of_secrets_leaves_none_at_rest(make_stack: Callable[..., Loc
     p = stack.producer
     for n, text in enumerate(SECRETS.values()):
         p.send_turn(T0, {"tenant": tenant, "user": f"u{n}", "session": "s1", "role": "user", "text": text})
-        p.send_record(T0, {"tenant": tenant, "user": f"u{n}", "kind": "knowledge", "attribute": "knowledge.note",
-                           "value": text, "statement": text})
-        p.send_record(T0, {"tenant": tenant, "user": f"u{n}", "kind": "knowledge", "attribute": "knowledge.ok",
-                           "value": "fine", "statement": "fine",
-                           "evidence": [{"source_id": "turn-1", "quote": text}]})
-    p.send_record(T0, {"tenant": tenant, "user": "v", "kind": "knowledge", "attribute": "account.password",
-                       "value": "correcthorsebattery"})
-    p.send_record(T0, {"tenant": tenant, "user": "v", "kind": "knowledge", "attribute": "knowledge.creds",
-                       "value": {"password": "zebra-horse-42"}})
-    p.send_command(T0, {"op": "correct", "tenant": tenant, "user": "v", "record_id": "r_x",
-                        "value": "sk-live-abcdefghijklmnopqrst"})
+        p.send_record(
+            T0,
+            {
+                "tenant": tenant,
+                "user": f"u{n}",
+                "kind": "knowledge",
+                "attribute": "knowledge.note",
+                "value": text,
+                "statement": text,
+            },
+        )
+        p.send_record(
+            T0,
+            {
+                "tenant": tenant,
+                "user": f"u{n}",
+                "kind": "knowledge",
+                "attribute": "knowledge.ok",
+                "value": "fine",
+                "statement": "fine",
+                "evidence": [{"source_id": "turn-1", "quote": text}],
+            },
+        )
+    p.send_record(
+        T0,
+        {
+            "tenant": tenant,
+            "user": "v",
+            "kind": "knowledge",
+            "attribute": "account.password",
+            "value": "correcthorsebattery",
+        },
+    )
+    p.send_record(
+        T0,
+        {
+            "tenant": tenant,
+            "user": "v",
+            "kind": "knowledge",
+            "attribute": "knowledge.creds",
+            "value": {"password": "zebra-horse-42"},
+        },
+    )
+    p.send_command(
+        T0,
+        {"op": "correct", "tenant": tenant, "user": "v", "record_id": "r_x", "value": "sk-live-abcdefghijklmnopqrst"},
+    )
     p.flush()
     stack.barrier()
     needles = [*SECRETS, "correcthorsebattery", "zebra-horse-42", "sk-live-abcdefghijklmnopqrst"]

@@ -17,9 +17,10 @@ import logging
 import socket
 import threading
 import time
-from datetime import datetime, timedelta, timezone
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -39,7 +40,7 @@ from slotstream.worker import extractor_for
 
 pytestmark = pytest.mark.integration
 
-T0 = datetime(2024, 3, 6, 10, 0, tzinfo=timezone.utc)
+T0 = datetime(2024, 3, 6, 10, 0, tzinfo=UTC)
 MODEL = "test-model-7b"
 SECRET = "hunter2secret"
 API_KEY = "sk-test-ABCDEFGHIJKLMNOP"
@@ -60,7 +61,7 @@ class FakeLLM:
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 fake.requests.append({"path": self.path, "headers": dict(self.headers.items()), "body": body})
                 if fake.delay:
@@ -68,11 +69,21 @@ class FakeLLM:
                 if fake.raw is not None:
                     out = fake.raw
                 else:
-                    out = json.dumps({
-                        "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": MODEL,
-                        "choices": [{"index": 0, "finish_reason": "stop",
-                                     "message": {"role": "assistant", "content": fake.content}}],
-                    }).encode()
+                    out = json.dumps(
+                        {
+                            "id": "chatcmpl-1",
+                            "object": "chat.completion",
+                            "created": 0,
+                            "model": MODEL,
+                            "choices": [
+                                {
+                                    "index": 0,
+                                    "finish_reason": "stop",
+                                    "message": {"role": "assistant", "content": fake.content},
+                                }
+                            ],
+                        }
+                    ).encode()
                 try:
                     self.send_response(fake.status)
                     self.send_header("Content-Type", "application/json")
@@ -117,10 +128,18 @@ def make(fake: FakeLLM, **kw: Any) -> LLMExtractor:
     return LLMExtractor(fake.url, MODEL, **kw)
 
 
-def turn(text: str, role: str = "user", session: str | None = "s1", project: str | None = "p1",
-         tenant: str = "acme", user: str = "u1", turn_id: str | None = "turns:0:42") -> Turn:
-    return Turn(tenant=tenant, user=user, session=session, project=project, role=role, text=text, at=T0,
-                turn_id=turn_id)
+def turn(
+    text: str,
+    role: str = "user",
+    session: str | None = "s1",
+    project: str | None = "p1",
+    tenant: str = "acme",
+    user: str = "u1",
+    turn_id: str | None = "turns:0:42",
+) -> Turn:
+    return Turn(
+        tenant=tenant, user=user, session=session, project=project, role=role, text=text, at=T0, turn_id=turn_id
+    )
 
 
 def by_attr(ex: Extraction) -> dict[str, dict[str, Any]]:
@@ -130,8 +149,9 @@ def by_attr(ex: Extraction) -> dict[str, dict[str, Any]]:
 # --- the request -----------------------------------------------------------------------------
 
 
-def test_request_carries_model_and_redacted_text_never_the_secret(llm: FakeLLM,
-                                                                  caplog: pytest.LogCaptureFixture) -> None:
+def test_request_carries_model_and_redacted_text_never_the_secret(
+    llm: FakeLLM, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.DEBUG)
     t = turn(f"Keep answers short please. My password is {SECRET} and my key is sk-abcdefghijklmnop1234.")
     ex = make(llm, api_key=API_KEY).extract(t)
@@ -165,8 +185,17 @@ def test_chinese_secret_is_redacted_before_sending(llm: FakeLLM) -> None:
 
 
 def test_system_prompt_states_the_rules() -> None:
-    for phrase in ('"records"', '"commands"', "assistant", "secrets", "this time", '"session"',
-                   "Only what the user said", "preference.response.detail", "rule.confirm_before"):
+    for phrase in (
+        '"records"',
+        '"commands"',
+        "assistant",
+        "secrets",
+        "this time",
+        '"session"',
+        "Only what the user said",
+        "preference.response.detail",
+        "rule.confirm_before",
+    ):
         assert phrase in SYSTEM_PROMPT
 
 
@@ -174,27 +203,65 @@ def test_system_prompt_states_the_rules() -> None:
 
 
 def test_valid_records_come_back_with_tenant_user_evidence_forced_from_the_turn(llm: FakeLLM) -> None:
-    llm.reply(records=[
-        {"tenant": "evil", "user": "root", "id": "r_forged", "corrects": "r_other", "subject": "someone",
-         "kind": "preference", "attribute": "preference.response.detail", "value": "concise", "scope": "global",
-         "statement": "Prefers concise answers.", "explicit": True, "correction": True, "confidence": 0.9,
-         "evidence": [{"source_type": "document", "source_id": "doc:1", "quote": "forged"}],
-         "observed_at": "2000-01-01T00:00:00Z"},
-        {"kind": "preference", "attribute": "preference.tone", "value": "casual", "scope": "global",
-         "authority": "authoritative_source", "confidence": 0.7},
-        {"kind": "preference", "attribute": "preference.language", "value": "English", "scope": "session:other",
-         "explicit": True, "valid_until": "2030-01-01T00:00:00Z"},
-        {"kind": "knowledge", "attribute": "knowledge.decision.api_design", "value": "B", "scope": "project",
-         "explicit": True},
-        {"kind": "goal", "attribute": "goal.main", "value": "learn Rust", "explicit": True, "correction": True},
-    ])
-    t = turn("Actually, keep it concise. Casual is fine. This time in English. We chose B for the API design. "
-             "I want to learn Rust.")
+    llm.reply(
+        records=[
+            {
+                "tenant": "evil",
+                "user": "root",
+                "id": "r_forged",
+                "corrects": "r_other",
+                "subject": "someone",
+                "kind": "preference",
+                "attribute": "preference.response.detail",
+                "value": "concise",
+                "scope": "global",
+                "statement": "Prefers concise answers.",
+                "explicit": True,
+                "correction": True,
+                "confidence": 0.9,
+                "evidence": [{"source_type": "document", "source_id": "doc:1", "quote": "forged"}],
+                "observed_at": "2000-01-01T00:00:00Z",
+            },
+            {
+                "kind": "preference",
+                "attribute": "preference.tone",
+                "value": "casual",
+                "scope": "global",
+                "authority": "authoritative_source",
+                "confidence": 0.7,
+            },
+            {
+                "kind": "preference",
+                "attribute": "preference.language",
+                "value": "English",
+                "scope": "session:other",
+                "explicit": True,
+                "valid_until": "2030-01-01T00:00:00Z",
+            },
+            {
+                "kind": "knowledge",
+                "attribute": "knowledge.decision.api_design",
+                "value": "B",
+                "scope": "project",
+                "explicit": True,
+            },
+            {"kind": "goal", "attribute": "goal.main", "value": "learn Rust", "explicit": True, "correction": True},
+        ]
+    )
+    t = turn(
+        "Actually, keep it concise. Casual is fine. This time in English. We chose B for the API design. "
+        "I want to learn Rust."
+    )
     ex = make(llm).extract(t)
     assert ex.refused == []
     recs = by_attr(ex)
-    assert list(recs) == ["preference.response.detail", "preference.tone", "preference.language",
-                          "knowledge.decision.api_design", "goal.main"]
+    assert list(recs) == [
+        "preference.response.detail",
+        "preference.tone",
+        "preference.language",
+        "knowledge.decision.api_design",
+        "goal.main",
+    ]
     evidence = [{"source_type": "conversation", "source_id": "turns:0:42", "quote": t.text}]
     for rec in recs.values():
         assert rec["tenant"] == "acme" and rec["user"] == "u1"
@@ -219,11 +286,25 @@ def test_valid_records_come_back_with_tenant_user_evidence_forced_from_the_turn(
 
 
 def test_fenced_json_and_forget_command(llm: FakeLLM) -> None:
-    llm.content = ("Sure! Here is the extraction:\n```json\n" + json.dumps({
-        "records": [{"kind": "preference", "attribute": "profile.home_city", "value": "Berlin", "explicit": True}],
-        "commands": [{"op": "forget", "tenant": "evil", "record_id": "r_guess",
-                      "match": {"attribute": "profile.timezone", "subject": "x"}}],
-    }) + "\n```\n")
+    llm.content = (
+        "Sure! Here is the extraction:\n```json\n"
+        + json.dumps(
+            {
+                "records": [
+                    {"kind": "preference", "attribute": "profile.home_city", "value": "Berlin", "explicit": True}
+                ],
+                "commands": [
+                    {
+                        "op": "forget",
+                        "tenant": "evil",
+                        "record_id": "r_guess",
+                        "match": {"attribute": "profile.timezone", "subject": "x"},
+                    }
+                ],
+            }
+        )
+        + "\n```\n"
+    )
     ex = make(llm).extract(turn("I live in Berlin now. Forget my timezone."))
     assert ex.refused == []
     assert [r["value"] for r in ex.records] == ["Berlin"]
@@ -234,41 +315,61 @@ def test_fenced_json_and_forget_command(llm: FakeLLM) -> None:
 
 
 def test_invalid_records_and_commands_are_dropped_with_reasons(llm: FakeLLM) -> None:
-    llm.reply(records=[
-        {"kind": "mood", "attribute": "user.mood", "value": "happy", "explicit": True},
-        {"kind": "fact", "attribute": "fact.capital", "value": "Paris", "valid_from": "2024-01-01T00:00:00Z",
-         "valid_until": "2025-01-01T00:00:00Z"},
-        {"kind": "preference", "attribute": "profile.wifi", "value": "password is hunter2secret"},
-        {"kind": "preference", "attribute": "profile.password", "value": "[REDACTED:password]", "explicit": True},
-        {"kind": "preference", "attribute": "preference.response.detail", "value": "concise", "confidence": 7},
-        {"kind": "preference", "attribute": "preference.tone", "value": "  "},
-        "not an object",
-        {"kind": "preference", "attribute": "preference.response.format", "value": "bullets", "explicit": True},
-    ], commands=[
-        {"op": "erase_user"},
-        {"op": "explode"},
-        {"op": "forget"},
-        {"op": "forget", "match": {"attribute": "profile.wifi", "value": "pwd: hunter2secret"}},
-    ])
+    llm.reply(
+        records=[
+            {"kind": "mood", "attribute": "user.mood", "value": "happy", "explicit": True},
+            {
+                "kind": "fact",
+                "attribute": "fact.capital",
+                "value": "Paris",
+                "valid_from": "2024-01-01T00:00:00Z",
+                "valid_until": "2025-01-01T00:00:00Z",
+            },
+            {"kind": "preference", "attribute": "profile.wifi", "value": "password is hunter2secret"},
+            {"kind": "preference", "attribute": "profile.password", "value": "[REDACTED:password]", "explicit": True},
+            {"kind": "preference", "attribute": "preference.response.detail", "value": "concise", "confidence": 7},
+            {"kind": "preference", "attribute": "preference.tone", "value": "  "},
+            "not an object",
+            {"kind": "preference", "attribute": "preference.response.format", "value": "bullets", "explicit": True},
+        ],
+        commands=[
+            {"op": "erase_user"},
+            {"op": "explode"},
+            {"op": "forget"},
+            {"op": "forget", "match": {"attribute": "profile.wifi", "value": "pwd: hunter2secret"}},
+        ],
+    )
     ex = make(llm).extract(turn(f"I'm happy. Paris is the capital. My wifi password is {SECRET}. Use bullets."))
     # only the valid record survives
     assert [r["attribute"] for r in ex.records] == ["preference.response.format"] and ex.commands == []
-    assert ex.refused == ["llm:unknown_kind", "llm:fact_without_source", "llm:secret_value",
-                          "llm:confidence_out_of_range", "llm:missing_field", "llm:invalid_field",
-                          "llm:command_not_allowed", "llm:unknown_command"]
+    assert ex.refused == [
+        "llm:unknown_kind",
+        "llm:fact_without_source",
+        "llm:secret_value",
+        "llm:confidence_out_of_range",
+        "llm:missing_field",
+        "llm:invalid_field",
+        "llm:command_not_allowed",
+        "llm:unknown_command",
+    ]
 
 
 def test_session_or_project_scope_without_one_on_the_turn_is_refused_not_widened(llm: FakeLLM) -> None:
-    llm.reply(records=[
-        {"kind": "preference", "attribute": "preference.language", "value": "English", "scope": "session"},
-        {"kind": "preference", "attribute": "preference.tone", "value": "formal", "scope": "project"},
-        {"kind": "preference", "attribute": "preference.response.order", "value": "conclusion first",
-         "scope": "team:x"},
-    ])
+    llm.reply(
+        records=[
+            {"kind": "preference", "attribute": "preference.language", "value": "English", "scope": "session"},
+            {"kind": "preference", "attribute": "preference.tone", "value": "formal", "scope": "project"},
+            {
+                "kind": "preference",
+                "attribute": "preference.response.order",
+                "value": "conclusion first",
+                "scope": "team:x",
+            },
+        ]
+    )
     ex = make(llm).extract(turn("This time in English; formal in this project.", session=None, project=None))
     assert ex.items == []
-    assert ex.refused == ["llm:temporary_without_session", "llm:project_scope_without_project",
-                          "llm:invalid_scope"]
+    assert ex.refused == ["llm:temporary_without_session", "llm:project_scope_without_project", "llm:invalid_scope"]
 
 
 def test_too_many_items_are_cut(llm: FakeLLM) -> None:
@@ -280,17 +381,21 @@ def test_too_many_items_are_cut(llm: FakeLLM) -> None:
 # --- failures: empty + reason, never an exception --------------------------------------------
 
 
-@pytest.mark.parametrize("setup, reason", [
-    (lambda f: setattr(f, "status", 500), LLM_UNAVAILABLE),
-    (lambda f: setattr(f, "status", 401), LLM_UNAVAILABLE),
-    (lambda f: setattr(f, "status", 429), LLM_UNAVAILABLE),
-    (lambda f: setattr(f, "raw", b"<html>bad gateway</html>"), LLM_BAD_OUTPUT),
-    (lambda f: setattr(f, "raw", b'{"choices": []}'), LLM_BAD_OUTPUT),
-    (lambda f: setattr(f, "content", "I think the user likes short answers."), LLM_BAD_OUTPUT),
-    (lambda f: setattr(f, "content", '{"records": "concise"}'), LLM_BAD_OUTPUT),
-    (lambda f: setattr(f, "content", '["records"]'), LLM_BAD_OUTPUT),
-    (lambda f: setattr(f, "content", None), LLM_BAD_OUTPUT),
-], ids=["http500", "http401", "http429", "html", "no-choices", "prose", "records-not-list", "array", "null"])
+@pytest.mark.parametrize(
+    "setup, reason",
+    [
+        (lambda f: setattr(f, "status", 500), LLM_UNAVAILABLE),
+        (lambda f: setattr(f, "status", 401), LLM_UNAVAILABLE),
+        (lambda f: setattr(f, "status", 429), LLM_UNAVAILABLE),
+        (lambda f: setattr(f, "raw", b"<html>bad gateway</html>"), LLM_BAD_OUTPUT),
+        (lambda f: setattr(f, "raw", b'{"choices": []}'), LLM_BAD_OUTPUT),
+        (lambda f: setattr(f, "content", "I think the user likes short answers."), LLM_BAD_OUTPUT),
+        (lambda f: setattr(f, "content", '{"records": "concise"}'), LLM_BAD_OUTPUT),
+        (lambda f: setattr(f, "content", '["records"]'), LLM_BAD_OUTPUT),
+        (lambda f: setattr(f, "content", None), LLM_BAD_OUTPUT),
+    ],
+    ids=["http500", "http401", "http429", "html", "no-choices", "prose", "records-not-list", "array", "null"],
+)
 def test_failures_give_an_empty_extraction_with_a_reason(llm: FakeLLM, setup: Any, reason: str) -> None:
     setup(llm)
     t = turn(f"Keep it short. password: {SECRET}")
@@ -347,16 +452,21 @@ def test_blank_user_turn_makes_no_request(llm: FakeLLM) -> None:
 
 
 def test_combined_keeps_the_rules_and_adds_only_uncovered_attributes(llm: FakeLLM) -> None:
-    llm.reply(records=[
-        {"kind": "preference", "attribute": "preference.language", "value": "French", "explicit": True},
-        {"kind": "preference", "attribute": "preference.editor_theme", "value": "dark", "explicit": True},
-    ], commands=[{"op": "forget", "match": {"attribute": "preference.language"}}])
+    llm.reply(
+        records=[
+            {"kind": "preference", "attribute": "preference.language", "value": "French", "explicit": True},
+            {"kind": "preference", "attribute": "preference.editor_theme", "value": "dark", "explicit": True},
+        ],
+        commands=[{"op": "forget", "match": {"attribute": "preference.language"}}],
+    )
     t = turn("From now on answer in English. I also like dark mode in the editor.")
     rule_only = RuleExtractor().extract(t)
     ex = CombinedExtractor(RuleExtractor(), make(llm)).extract(t)
-    assert ex.items[:len(rule_only.items)] == rule_only.items
-    assert [(r["attribute"], r["value"]) for r in ex.records] == [("preference.language", "English"),
-                                                                 ("preference.editor_theme", "dark")]
+    assert ex.items[: len(rule_only.items)] == rule_only.items
+    assert [(r["attribute"], r["value"]) for r in ex.records] == [
+        ("preference.language", "English"),
+        ("preference.editor_theme", "dark"),
+    ]
     assert ex.commands == [] and ex.refused == []
     assert [p.rule for p in ex.items] == [rule_only.items[0].rule, "llm"]
 
@@ -378,8 +488,17 @@ def test_combined_with_the_model_down_still_returns_the_rules(llm: FakeLLM) -> N
 
 
 def test_combined_does_not_let_the_model_widen_a_refused_scope(llm: FakeLLM) -> None:
-    llm.reply(records=[{"kind": "preference", "attribute": "preference.language", "value": "English",
-                        "scope": "global", "explicit": True}])
+    llm.reply(
+        records=[
+            {
+                "kind": "preference",
+                "attribute": "preference.language",
+                "value": "English",
+                "scope": "global",
+                "explicit": True,
+            }
+        ]
+    )
     ex = CombinedExtractor(RuleExtractor(), make(llm)).extract(turn("This time answer in English.", session=None))
     assert ex.items == [] and ex.refused == ["temporary_without_session"]
     assert llm.requests == []
@@ -394,8 +513,14 @@ def test_factory_defaults_to_the_rules() -> None:
 
 
 def test_factory_with_url_and_model_combines_rules_and_llm(llm: FakeLLM) -> None:
-    settings = Settings.from_env({"SLOTSTREAM_LLM_URL": llm.url, "SLOTSTREAM_LLM_MODEL": MODEL,
-                                  "SLOTSTREAM_LLM_API_KEY": API_KEY, "SLOTSTREAM_LLM_TIMEOUT": "2.5"})
+    settings = Settings.from_env(
+        {
+            "SLOTSTREAM_LLM_URL": llm.url,
+            "SLOTSTREAM_LLM_MODEL": MODEL,
+            "SLOTSTREAM_LLM_API_KEY": API_KEY,
+            "SLOTSTREAM_LLM_TIMEOUT": "2.5",
+        }
+    )
     assert API_KEY not in repr(settings) and API_KEY not in str(settings.describe())
     ext = extractor_for(settings)
     assert isinstance(ext, CombinedExtractor) and isinstance(ext, Extractor)
@@ -422,10 +547,12 @@ def test_factory_needs_a_model_with_a_url() -> None:
 def test_llm_proposals_are_applied_by_the_engine(llm: FakeLLM, engine: Any) -> None:
     ext = CombinedExtractor(RuleExtractor(), make(llm))
     service = ExtractionService(extractor=ext)
-    llm.reply(records=[{"kind": "preference", "attribute": "preference.editor_theme", "value": "dark",
-                        "explicit": True}])
-    first = service.ops_for_turn(turn("From now on answer in English. I like dark mode in the editor."),
-                                 op_prefix="turns:0:1")
+    llm.reply(
+        records=[{"kind": "preference", "attribute": "preference.editor_theme", "value": "dark", "explicit": True}]
+    )
+    first = service.ops_for_turn(
+        turn("From now on answer in English. I like dark mode in the editor."), op_prefix="turns:0:1"
+    )
     results = engine.apply_many(first.ops)
     assert [r.outcome for r in results] == ["applied", "applied"]
     theme = engine.current("acme", "u1", "preference.editor_theme")
@@ -433,8 +560,17 @@ def test_llm_proposals_are_applied_by_the_engine(llm: FakeLLM, engine: Any) -> N
     assert theme.evidence[0].source_id == "turns:0:42"
 
     # a correction the model marks is resolved to the slot's current record when it is applied
-    llm.reply(records=[{"kind": "preference", "attribute": "preference.editor_theme", "value": "light",
-                        "explicit": True, "correction": True}])
+    llm.reply(
+        records=[
+            {
+                "kind": "preference",
+                "attribute": "preference.editor_theme",
+                "value": "light",
+                "explicit": True,
+                "correction": True,
+            }
+        ]
+    )
     later = turn("Actually, make the editor light.", turn_id="turns:0:43")
     second = service.ops_for_turn(later, op_prefix="turns:0:2")
     assert second.ops[-1].record["corrects_current"] is True

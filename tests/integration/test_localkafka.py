@@ -61,9 +61,7 @@ def test_produce_consume_roundtrip(kafka):
 
     admin = KafkaAdminClient(bootstrap_servers=kafka.bootstrap, client_id="localkafka-test")
     try:
-        admin.create_topics(
-            [NewTopic(name=topic, num_partitions=N_PARTITIONS, replication_factor=1)]
-        )
+        admin.create_topics([NewTopic(name=topic, num_partitions=N_PARTITIONS, replication_factor=1)])
         deadline = time.monotonic() + 30
         while topic not in admin.list_topics():
             assert time.monotonic() < deadline, f"topic {topic} never appeared"
@@ -77,8 +75,7 @@ def test_produce_consume_roundtrip(kafka):
     # First half: a plain acks=all producer (idempotence off where the
     # client has the switch); second half: an idempotent producer. Each
     # half is flushed before the next, so per-key order spans both.
-    halves = [(0, N_MESSAGES // 2, {"acks": "all"}),
-              (N_MESSAGES // 2, N_MESSAGES, {"acks": "all"})]
+    halves = [(0, N_MESSAGES // 2, {"acks": "all"}), (N_MESSAGES // 2, N_MESSAGES, {"acks": "all"})]
     if _producer_supports_idempotence():
         halves[0][2]["enable_idempotence"] = False
         halves[1][2]["enable_idempotence"] = True
@@ -94,9 +91,7 @@ def test_produce_consume_roundtrip(kafka):
             futures = [
                 (
                     key_of(i),
-                    producer.send(
-                        topic, key=key_of(i).encode(), value=f"{key_of(i)}:{i}".encode()
-                    ),
+                    producer.send(topic, key=key_of(i).encode(), value=f"{key_of(i)}:{i}".encode()),
                 )
                 for i in range(first, last)
             ]

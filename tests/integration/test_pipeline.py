@@ -15,21 +15,22 @@ import hashlib
 import os
 import time
 import uuid
-from datetime import datetime, timedelta, timezone
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import orjson
 import pytest
+from support import start_stack
 
 from slotstream.memory.models import ContextRequest, Status, iso, to_ms
 from slotstream.stack import LocalStack
 from slotstream.streams.topics import CHANGES, DLQ, OPS, TURNS, user_key
-from support import start_stack
 
 pytestmark = [pytest.mark.kafka, pytest.mark.integration]
 
-T0 = datetime(2026, 10, 1, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 10, 1, 9, 0, tzinfo=UTC)
 # A SIGKILLed worker stays in the consumer group until its session times out; the failover tests
 # shorten that to the broker's minimum (group.min.session.timeout.ms is 6 s).
 FAST_FAILOVER_SESSION_TIMEOUT = 6.0
@@ -116,8 +117,9 @@ def read_topic(stack: LocalStack, role: str, timeout: float = 30.0) -> list[Any]
     from kafka import KafkaConsumer, TopicPartition
 
     name = topic_name(stack, role)
-    consumer = KafkaConsumer(bootstrap_servers=stack.bootstrap, enable_auto_commit=False, group_id=None,
-                             client_id="it-reader")
+    consumer = KafkaConsumer(
+        bootstrap_servers=stack.bootstrap, enable_auto_commit=False, group_id=None, client_id="it-reader"
+    )
     try:
         tps = [TopicPartition(name, p) for p in sorted(consumer.partitions_for_topic(name) or ())]
         assert tps, f"no partitions for {name}"
@@ -162,8 +164,16 @@ def wait_until(check: Callable[[], Any], timeout: float, what: str, every: float
 
 
 def record(tenant: str, user: str, attribute: str, value: Any, kind: str = "knowledge", **extra: Any) -> dict:
-    return {"tenant": tenant, "user": user, "kind": kind, "attribute": attribute, "value": value,
-            "statement": f"{attribute} is {value}", "authority": "user_explicit", **extra}
+    return {
+        "tenant": tenant,
+        "user": user,
+        "kind": kind,
+        "attribute": attribute,
+        "value": value,
+        "statement": f"{attribute} is {value}",
+        "authority": "user_explicit",
+        **extra,
+    }
 
 
 def by_attribute(stack: LocalStack, tenant: str, user: str) -> dict[str, Any]:
@@ -180,10 +190,13 @@ def ops_applied(stack: LocalStack) -> int:
 # --- 1. turn -> context ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("barrier_between", [
-    pytest.param(True, id="turns-apart"),
-    pytest.param(False, id="turns-back-to-back"),
-])
+@pytest.mark.parametrize(
+    "barrier_between",
+    [
+        pytest.param(True, id="turns-apart"),
+        pytest.param(False, id="turns-back-to-back"),
+    ],
+)
 def test_turns_to_context_correction(stack: LocalStack, barrier_between: bool) -> None:
     """Two turns through extraction and reconciliation: the correction replaces the preference,
     the context uses only the new value, and the slot's history keeps the lineage. Back to back,
@@ -191,15 +204,24 @@ def test_turns_to_context_correction(stack: LocalStack, barrier_between: bool) -
     depend on that."""
     tenant, user = f"t1-{run_id()}", "alice"
     p = stack.producer
-    p.send_turn(T0, {"tenant": tenant, "user": user, "session": "s1", "role": "user",
-                     "text": "Please keep your answers short."})
+    p.send_turn(
+        T0, {"tenant": tenant, "user": user, "session": "s1", "role": "user", "text": "Please keep your answers short."}
+    )
     if barrier_between:
         p.flush()
         stack.barrier()
         first = stack.engine.history(tenant, user, "preference.response.detail")
         assert [(r.value, r.status) for r in first] == [("concise", Status.ACTIVE)]
-    p.send_turn(T0 + timedelta(days=2), {"tenant": tenant, "user": user, "session": "s2", "role": "user",
-                                         "text": "Actually, from now on answer in detail."})
+    p.send_turn(
+        T0 + timedelta(days=2),
+        {
+            "tenant": tenant,
+            "user": user,
+            "session": "s2",
+            "role": "user",
+            "text": "Actually, from now on answer in detail.",
+        },
+    )
     p.flush()
     stack.barrier()
 
@@ -228,35 +250,61 @@ def test_dead_letters_keep_source_and_an_excerpt_and_the_stream_goes_on(stack: L
     p.send_turn(T0, {"tenant": tenant, "user": user, "role": "user", "text": "Please keep your answers short."})
     p.flush()
     stack.barrier()
-    before = sorted((r.model_dump(mode="json") for r in stack.engine.records(tenant, user)),
-                    key=lambda d: d["id"])
+    before = sorted((r.model_dump(mode="json") for r in stack.engine.records(tenant, user)), key=lambda d: d["id"])
     assert len(before) == 2
 
     at = iso(T0 + timedelta(hours=1))
-    no_tenant = {"at": at, "op_id": f"{tenant}-no-tenant",
-                 "record": {k: v for k, v in record(tenant, user, "knowledge.db", "postgres").items()
-                            if k != "tenant"}}
+    no_tenant = {
+        "at": at,
+        "op_id": f"{tenant}-no-tenant",
+        "record": {k: v for k, v in record(tenant, user, "knowledge.db", "postgres").items() if k != "tenant"},
+    }
     bad: list[tuple[str, str, str, bytes | None]] = [  # (role, reason, processor, raw value)
         (OPS, "invalid_json", "reconciliation", b'{"at": "2026-10-01T10:00:00Z", "record": {"tenant": '),
         (OPS, "missing_tenant", "reconciliation", orjson.dumps(no_tenant)),
-        (OPS, "scope_missing_id", "reconciliation", orjson.dumps(
-            {"at": at, "op_id": f"{tenant}-no-project-id",
-             "record": record(tenant, user, "knowledge.db", "postgres", scope="project:")})),
-        (TURNS, "missing_field", "extraction", orjson.dumps(
-            {"tenant": tenant, "user": user, "role": "user", "at": at})),
+        (
+            OPS,
+            "scope_missing_id",
+            "reconciliation",
+            orjson.dumps(
+                {
+                    "at": at,
+                    "op_id": f"{tenant}-no-project-id",
+                    "record": record(tenant, user, "knowledge.db", "postgres", scope="project:"),
+                }
+            ),
+        ),
+        (
+            TURNS,
+            "missing_field",
+            "extraction",
+            orjson.dumps({"tenant": tenant, "user": user, "role": "user", "at": at}),
+        ),
         # more shapes of bad input on both topics
         (OPS, "invalid_json", "reconciliation", None),  # a tombstone
         (OPS, "invalid_field", "reconciliation", b"[1, 2]"),
         (OPS, "invalid_field", "reconciliation", orjson.dumps({"at": "yesterday", "record": {}})),
-        (OPS, "unknown_command", "reconciliation", orjson.dumps(
-            {"at": at, "command": {"op": "explode", "tenant": tenant, "user": user}})),
-        (OPS, "missing_field", "reconciliation", orjson.dumps(
-            {"at": at, "command": {"op": "expire", "tenant": tenant, "user": user}})),
+        (
+            OPS,
+            "unknown_command",
+            "reconciliation",
+            orjson.dumps({"at": at, "command": {"op": "explode", "tenant": tenant, "user": user}}),
+        ),
+        (
+            OPS,
+            "missing_field",
+            "reconciliation",
+            orjson.dumps({"at": at, "command": {"op": "expire", "tenant": tenant, "user": user}}),
+        ),
         # not JSON, and not even valid UTF-8 (the payload keeps it with replacement characters)
         (TURNS, "invalid_json", "extraction", "\u4ee5\u540e\u8be6\u7ec6\u4e00\u70b9 \xff".encode("utf-8")[:-1]),
         (TURNS, "invalid_field", "extraction", b'"just a string"'),
-        (TURNS, "invalid_field", "extraction", orjson.dumps(
-            {"tenant": tenant, "user": user, "role": "narrator", "text": "hi", "at": at})),
+        (
+            TURNS,
+            "invalid_field",
+            "extraction",
+            orjson.dumps({"tenant": tenant, "user": user, "role": "narrator", "text": "hi", "at": at}),
+        ),
     ]
     sent = []
     for role, reason, processor, value in bad:
@@ -265,14 +313,21 @@ def test_dead_letters_keep_source_and_an_excerpt_and_the_stream_goes_on(stack: L
     # the producer API itself: a record without a tenant (keyed "/<user>") and a project scope
     # without its id
     meta = p.send_record(at, no_tenant["record"], op_id=f"{tenant}-no-tenant-api").get(timeout=30)
-    sent.append((meta.topic, meta.partition, meta.offset, "missing_tenant", "reconciliation",
-                 orjson.dumps({"at": at, "op_id": f"{tenant}-no-tenant-api", "record": no_tenant["record"]}),
-                 user_key("", user)))
+    sent.append(
+        (
+            meta.topic,
+            meta.partition,
+            meta.offset,
+            "missing_tenant",
+            "reconciliation",
+            orjson.dumps({"at": at, "op_id": f"{tenant}-no-tenant-api", "record": no_tenant["record"]}),
+            user_key("", user),
+        )
+    )
     p.flush()
     stack.barrier()
 
-    after_bad = sorted((r.model_dump(mode="json") for r in stack.engine.records(tenant, user)),
-                       key=lambda d: d["id"])
+    after_bad = sorted((r.model_dump(mode="json") for r in stack.engine.records(tenant, user)), key=lambda d: d["id"])
     assert after_bad == before, "bad input changed the user's state"
 
     dead: dict[tuple[str, int, int], list[tuple[Any, dict[str, Any]]]] = {}
@@ -294,8 +349,7 @@ def test_dead_letters_keep_source_and_an_excerpt_and_the_stream_goes_on(stack: L
 
     # the stream goes on: a valid op and a valid turn after the bad ones are applied
     p.send_record(at, record(tenant, user, "knowledge.db", "postgres"), op_id=f"{tenant}-after")
-    p.send_turn(T0 + timedelta(hours=2), {"tenant": tenant, "user": user, "role": "user",
-                                          "text": "I moved to Berlin."})
+    p.send_turn(T0 + timedelta(hours=2), {"tenant": tenant, "user": user, "role": "user", "text": "I moved to Berlin."})
     p.flush()
     stack.barrier()
     attrs = by_attribute(stack, tenant, user)
@@ -321,13 +375,20 @@ def test_expiry_follows_each_users_event_time(stack: LocalStack) -> None:
     other = next(u for u in (f"dave{i}" for i in range(1000)) if partition_of(user_key(tenant, u), n) == part)
     p = stack.producer
     short_until, review, long_until = T0 + timedelta(hours=1), T0 + timedelta(hours=2), T0 + timedelta(days=10)
-    p.send_record(T0, record(tenant, user, "priority.launch", "ship the beta", kind="priority",
-                             valid_until=iso(short_until)), op_id=f"{tenant}-a")
-    p.send_record(T0, record(tenant, user, "knowledge.region", "eu-west", valid_until=iso(long_until)),
-                  op_id=f"{tenant}-b")
+    p.send_record(
+        T0,
+        record(tenant, user, "priority.launch", "ship the beta", kind="priority", valid_until=iso(short_until)),
+        op_id=f"{tenant}-a",
+    )
+    p.send_record(
+        T0, record(tenant, user, "knowledge.region", "eu-west", valid_until=iso(long_until)), op_id=f"{tenant}-b"
+    )
     p.send_record(T0, record(tenant, user, "knowledge.vendor", "acme", review_at=iso(review)), op_id=f"{tenant}-c")
-    meta = p.send_record(T0, record(tenant, other, "priority.launch", "other beta", kind="priority",
-                                    valid_until=iso(short_until)), op_id=f"{tenant}-d").get(timeout=30)
+    meta = p.send_record(
+        T0,
+        record(tenant, other, "priority.launch", "other beta", kind="priority", valid_until=iso(short_until)),
+        op_id=f"{tenant}-d",
+    ).get(timeout=30)
     assert meta.partition == part
     p.flush()
     stack.barrier()
@@ -337,8 +398,9 @@ def test_expiry_follows_each_users_event_time(stack: LocalStack) -> None:
     assert {a.status, b.status, c.status} == {Status.ACTIVE}
     # reads do not need the sweep: as of a time past valid_until / review_at, the context leaves A
     # and C out although their status is still active (the user's event time has not reached them)
-    ctx = stack.engine.context(ContextRequest(tenant=tenant, user=user, text="what matters now?"),
-                               T0 + timedelta(hours=3))
+    ctx = stack.engine.context(
+        ContextRequest(tenant=tenant, user=user, text="what matters now?"), T0 + timedelta(hours=3)
+    )
     assert b.id in ctx.used_ids
     assert a.id not in ctx.used_ids and c.id not in ctx.used_ids
     assert "ship the beta" not in ctx.context and "acme" not in ctx.context
@@ -359,8 +421,8 @@ def test_expiry_follows_each_users_event_time(stack: LocalStack) -> None:
     changes = changes_by_op(stack)
     expire_id = f"expire:{a.id}:{to_ms(short_until)}"
     review_id = f"review_due:{c.id}:{to_ms(review)}"
-    assert [ch["outcome"] for ch in changes[expire_id]][0] == "applied"
-    assert [ch["outcome"] for ch in changes[review_id]][0] == "applied"
+    assert next(ch["outcome"] for ch in changes[expire_id]) == "applied"
+    assert next(ch["outcome"] for ch in changes[review_id]) == "applied"
     assert not any(k.startswith(f"expire:{d.id}:") for k in changes)
     expired = stack.engine.record(tenant, user, a.id)
     assert expired.updated_at == short_until  # event time of the due moment, not the wall clock
@@ -377,17 +439,29 @@ def test_expiry_sweep_reaches_entries_behind_ones_not_yet_due(stack: LocalStack)
     idle = next(u for u in (f"idle{i}" for i in range(1000)) if partition_of(user_key(tenant, u), n) == part)
     p = stack.producer
     for i in range(520):  # due an hour after T0 by their own (idle) user's clock, which stays at T0
-        p.send_record(T0, record(tenant, idle, f"priority.p{i}", f"task {i}", kind="priority",
-                                 valid_until=iso(T0 + timedelta(hours=1))), op_id=f"{tenant}-idle-{i}")
-    p.send_record(T0, record(tenant, target, "priority.launch", "ship it", kind="priority",
-                             valid_until=iso(T0 + timedelta(hours=2))), op_id=f"{tenant}-target")
-    p.send_record(T0 + timedelta(hours=3), record(tenant, target, "knowledge.editor", "emacs"),
-                  op_id=f"{tenant}-target-later")
+        p.send_record(
+            T0,
+            record(
+                tenant, idle, f"priority.p{i}", f"task {i}", kind="priority", valid_until=iso(T0 + timedelta(hours=1))
+            ),
+            op_id=f"{tenant}-idle-{i}",
+        )
+    p.send_record(
+        T0,
+        record(tenant, target, "priority.launch", "ship it", kind="priority", valid_until=iso(T0 + timedelta(hours=2))),
+        op_id=f"{tenant}-target",
+    )
+    p.send_record(
+        T0 + timedelta(hours=3), record(tenant, target, "knowledge.editor", "emacs"), op_id=f"{tenant}-target-later"
+    )
     p.flush()
     stack.barrier()
     rec = by_attribute(stack, tenant, target)["priority.launch"]
-    wait_until(lambda: stack.engine.record(tenant, target, rec.id).status == Status.EXPIRED, 10,
-               f"{target}'s record expired (its own watermark passed valid_until)")
+    wait_until(
+        lambda: stack.engine.record(tenant, target, rec.id).status == Status.EXPIRED,
+        10,
+        f"{target}'s record expired (its own watermark passed valid_until)",
+    )
     assert all(r.status == Status.ACTIVE for r in stack.engine.records(tenant, idle))
 
 
@@ -410,15 +484,25 @@ def test_crash_mid_stream_applies_every_op_exactly_once(make_stack: Callable[...
     assert len(expected) == n_ops
     # turns too: a re-extracted turn yields the same op ids (its topic/partition/offset)
     n_movers = 100
-    turn_futs = [stack.producer.send_turn(T0 + timedelta(seconds=j), {
-        "tenant": tenant, "user": f"w{j}", "role": "user", "text": "I moved to Berlin."}) for j in range(n_movers)]
+    turn_futs = [
+        stack.producer.send_turn(
+            T0 + timedelta(seconds=j), {"tenant": tenant, "user": f"w{j}", "role": "user", "text": "I moved to Berlin."}
+        )
+        for j in range(n_movers)
+    ]
     stack.producer.flush()
-    turn_ids = {f"w{j}": "{}:{}:{}#0".format(*(lambda m: (m.topic, m.partition, m.offset))(f.get(timeout=30)))
-                for j, f in enumerate(turn_futs)}
+    turn_ids = {
+        f"w{j}": "{}:{}:{}#0".format(*(lambda m: (m.topic, m.partition, m.offset))(f.get(timeout=30)))
+        for j, f in enumerate(turn_futs)
+    }
 
     worker = stack.add_worker()
-    wait_until(lambda: ops_applied(stack) >= n_ops // 5 or worker.poll() is not None, 90,
-               "the first worker to apply some ops", every=0.001)
+    wait_until(
+        lambda: ops_applied(stack) >= n_ops // 5 or worker.poll() is not None,
+        90,
+        "the first worker to apply some ops",
+        every=0.001,
+    )
     stack.stop_worker(worker, kill=True)
     done_at_kill = ops_applied(stack)
     records_at_kill = sum(len(stack.engine.records(tenant, f"u{u}")) for u in range(n_users))
@@ -456,8 +540,10 @@ def test_crash_mid_stream_applies_every_op_exactly_once(make_stack: Callable[...
     assert not twice
     assert all(set(o) <= {"applied", "duplicate"} for o in outcomes.values())
     redelivered = sum(1 for o in outcomes.values() if len(o) > 1 or o == ["duplicate"])
-    print(f"crash at {done_at_kill}/{n_ops} ops ({records_at_kill} records); {redelivered} ops redelivered; "
-          f"{sum(1 for o in outcomes.values() if 'applied' not in o)} applied without an 'applied' change")
+    print(
+        f"crash at {done_at_kill}/{n_ops} ops ({records_at_kill} records); {redelivered} ops redelivered; "
+        f"{sum(1 for o in outcomes.values() if 'applied' not in o)} applied without an 'applied' change"
+    )
 
 
 # --- 5. two workers share the load -----------------------------------------------------------------
@@ -484,8 +570,11 @@ def group_assignment(stack: LocalStack, topic: str) -> dict[str, list[int]] | No
         mid = m["member_id"] if isinstance(m, dict) else m.member_id
         assignment = m["member_assignment"] if isinstance(m, dict) else m.member_assignment
         parts: list[int] = []
-        pairs = (assignment.get("assigned_partitions") if isinstance(assignment, dict)
-                 else getattr(assignment, "assignment", None)) or []
+        pairs = (
+            assignment.get("assigned_partitions")
+            if isinstance(assignment, dict)
+            else getattr(assignment, "assignment", None)
+        ) or []
         for pair in pairs:
             t, ps = (pair["topic"], pair["partitions"]) if isinstance(pair, dict) else (pair[0], pair[1])
             if t == topic:
@@ -510,9 +599,12 @@ def test_two_workers_share_the_load_and_survive_losing_one(make_stack: Callable[
         sweepers.setdefault(partition_of(user_key(tenant, u), n), u)
         if len(sweepers) == n:
             break
-    for part, u in sweepers.items():
-        p.send_record(T0, record(tenant, u, "priority.sprint", "finish", kind="priority",
-                                 valid_until=iso(T0 + timedelta(hours=1))), op_id=f"{tenant}-{u}-due")
+    for _part, u in sweepers.items():
+        p.send_record(
+            T0,
+            record(tenant, u, "priority.sprint", "finish", kind="priority", valid_until=iso(T0 + timedelta(hours=1))),
+            op_id=f"{tenant}-{u}-due",
+        )
     p.flush()
     stack.barrier()
     assert all(by_attribute(stack, tenant, u)["knowledge.phase1"].value == f"a{i}" for i, u in enumerate(users))
@@ -542,8 +634,9 @@ def test_two_workers_share_the_load_and_survive_losing_one(make_stack: Callable[
     # new ops for every user are applied by the survivor, and the later ones move the sweepers'
     # watermarks past their records' valid_until, on the partitions the killed worker owned too
     for i, u in enumerate(users):
-        p.send_record(T0 + timedelta(minutes=5), record(tenant, u, "knowledge.phase2", f"b{i}"),
-                      op_id=f"{tenant}-{u}-2")
+        p.send_record(
+            T0 + timedelta(minutes=5), record(tenant, u, "knowledge.phase2", f"b{i}"), op_id=f"{tenant}-{u}-2"
+        )
     for u in sweepers.values():
         p.send_record(T0 + timedelta(hours=2), record(tenant, u, "knowledge.later", "x"), op_id=f"{tenant}-{u}-late")
     p.flush()
@@ -551,9 +644,9 @@ def test_two_workers_share_the_load_and_survive_losing_one(make_stack: Callable[
     assert all(by_attribute(stack, tenant, u)["knowledge.phase2"].value == f"b{i}" for i, u in enumerate(users))
 
     def all_expired() -> bool:
-        return all(by_attribute(stack, tenant, u)["priority.sprint"].status == Status.EXPIRED
-                   for u in sweepers.values())
+        return all(
+            by_attribute(stack, tenant, u)["priority.sprint"].status == Status.EXPIRED for u in sweepers.values()
+        )
 
-    wait_until(all_expired, 30, "every sweeper's record expired (incl. partitions "
-               f"{orphaned} of the killed worker)")
+    wait_until(all_expired, 30, f"every sweeper's record expired (incl. partitions {orphaned} of the killed worker)")
     assert stack.workers and stack.workers[0].poll() is None

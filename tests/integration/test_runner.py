@@ -93,8 +93,9 @@ def test_positions_are_recorded_per_partition_and_never_move_back(progress: Prog
     assert progress.offsets(TOPIC) == {0: 3, 1: 9}
 
 
-def test_a_namespace_that_lost_its_state_is_noticed_before_a_write(progress: Progress, redis_client: redis.Redis,
-                                                                    namespace: str) -> None:
+def test_a_namespace_that_lost_its_state_is_noticed_before_a_write(
+    progress: Progress, redis_client: redis.Redis, namespace: str
+) -> None:
     handler = Handler()
     runner = BatchRunner("reconciliation", handler, progress, TOPIC)
     runner.record(batch(2), runner.process(batch(2)))
@@ -110,8 +111,9 @@ def test_a_namespace_that_lost_its_state_is_noticed_before_a_write(progress: Pro
         runner.check()
 
 
-def test_a_redis_behind_what_it_acknowledged_is_noticed_before_a_write(progress: Progress,
-                                                                       redis_client: redis.Redis) -> None:
+def test_a_redis_behind_what_it_acknowledged_is_noticed_before_a_write(
+    progress: Progress, redis_client: redis.Redis
+) -> None:
     handler = Handler()
     runner = BatchRunner("reconciliation", handler, progress, TOPIC)
     runner.record(batch(5), runner.process(batch(5)))
@@ -144,19 +146,22 @@ def test_claiming_a_namespace(redis_client: redis.Redis, namespace: str) -> None
             redis_client.delete(key)
 
 
-@pytest.mark.parametrize("err,dependency", [
-    (redis.exceptions.ConnectionError("x"), "Redis"),
-    (redis.exceptions.TimeoutError("x"), "Redis"),
-    (redis.exceptions.BusyLoadingError("x"), "Redis"),
-    (redis.exceptions.ResponseError("LOADING Redis is loading the dataset in memory"), "Redis"),
-    (redis.exceptions.ResponseError("OOM command not allowed"), "Redis"),
-    (redis.exceptions.ResponseError("ERR Error running script"), None),
-    (KeyError("x"), None),
-    (ValueError("x"), None),
-    (aiokafka.errors.KafkaConnectionError("x"), "Kafka"),
-    (aiokafka.errors.NotLeaderForPartitionError(), "Kafka"),
-    (aiokafka.errors.KafkaTimeoutError(), "Kafka"),
-])
+@pytest.mark.parametrize(
+    "err,dependency",
+    [
+        (redis.exceptions.ConnectionError("x"), "Redis"),
+        (redis.exceptions.TimeoutError("x"), "Redis"),
+        (redis.exceptions.BusyLoadingError("x"), "Redis"),
+        (redis.exceptions.ResponseError("LOADING Redis is loading the dataset in memory"), "Redis"),
+        (redis.exceptions.ResponseError("OOM command not allowed"), "Redis"),
+        (redis.exceptions.ResponseError("ERR Error running script"), None),
+        (KeyError("x"), None),
+        (ValueError("x"), None),
+        (aiokafka.errors.KafkaConnectionError("x"), "Kafka"),
+        (aiokafka.errors.NotLeaderForPartitionError(), "Kafka"),
+        (aiokafka.errors.KafkaTimeoutError(), "Kafka"),
+    ],
+)
 def test_what_counts_as_an_outage(err: BaseException, dependency: Any) -> None:
     assert waits_for(err) == dependency
 

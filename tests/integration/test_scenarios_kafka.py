@@ -13,15 +13,14 @@ twin of this test is tests/eval/test_scenarios.py.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
-from slotstream.pipeline_runner import KafkaBackend
+from slotstream.pipeline_runner import SIMULATED_SKEW, KafkaBackend
 from slotstream.scenario import read_lines, run_lines
 from slotstream.settings import Settings
-from slotstream.pipeline_runner import SIMULATED_SKEW
 from slotstream.stack import LocalStack
 
 pytestmark = [pytest.mark.kafka, pytest.mark.integration]
@@ -38,14 +37,13 @@ def counted_lines(path: Path) -> int:
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
-    settings = Settings.from_env().replace(namespace=f"scnk-{uuid.uuid4().hex[:10]}",
-                                   max_event_skew=SIMULATED_SKEW)
+    settings = Settings.from_env().replace(namespace=f"scnk-{uuid.uuid4().hex[:10]}", max_event_skew=SIMULATED_SKEW)
     local = LocalStack(settings, workers=1, log_dir=tmp_path_factory.mktemp("scenario-worker-logs")).start()
     try:
         yield local
     finally:
         if settings.redis_url:  # a configured, shared Redis: drop this run's namespace
-            from slotstream.runtime import drop_namespace
+            from slotstream.state.namespaces import drop_namespace
 
             drop_namespace(local.client, settings.namespace)
         local.stop()
@@ -65,6 +63,7 @@ def test_scenario_file_passes_via_kafka(path: Path, stack: LocalStack) -> None:
     finally:
         backend.watch.close()
     failures = [f"{path.name}:{r.line} {r.kind}: {r.message}" for r in report.results if r.counted and not r.ok]
-    assert not failures, (f"{len(failures)} failing line(s) via kafka (worker logs: {stack.log_dir}):\n"
-                          + "\n".join(failures))
+    assert not failures, f"{len(failures)} failing line(s) via kafka (worker logs: {stack.log_dir}):\n" + "\n".join(
+        failures
+    )
     assert report.passed == counted_lines(path)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -25,7 +25,7 @@ from slotstream.memory.secrets import contains_secret
 from slotstream.memory.validation import build_record, parse_command, parse_record
 
 # Wednesday 2026-09-23 10:00 UTC
-AT = datetime(2026, 9, 23, 10, 0, tzinfo=timezone.utc)
+AT = datetime(2026, 9, 23, 10, 0, tzinfo=UTC)
 WEEK_END = "2026-09-28T00:00:00Z"
 DAY_END = "2026-09-24T00:00:00Z"
 TEMP_END = "2026-09-23T14:00:00Z"  # AT + 4 hours
@@ -33,10 +33,16 @@ TEMP_END = "2026-09-23T14:00:00Z"  # AT + 4 hours
 EXTRACTOR = RuleExtractor()
 
 
-def turn(text: str, *, session: str | None = "s1", project: str | None = None, role: str = "user",
-         at: datetime = AT, turn_id: str | None = "turn-1") -> Turn:
-    return Turn(tenant="t1", user="u1", session=session, project=project, role=role, text=text, at=at,
-                turn_id=turn_id)
+def turn(
+    text: str,
+    *,
+    session: str | None = "s1",
+    project: str | None = None,
+    role: str = "user",
+    at: datetime = AT,
+    turn_id: str | None = "turn-1",
+) -> Turn:
+    return Turn(tenant="t1", user="u1", session=session, project=project, role=role, text=text, at=at, turn_id=turn_id)
 
 
 def extract(text: str, **kw) -> Extraction:
@@ -115,7 +121,10 @@ CASES: list[tuple[str, list[tuple]]] = [
     ("Give me examples first.", [("preference.explanation_style", "example first", G)]),
     ("Start with a concrete example.", [("preference.explanation_style", "example first", G)]),
     ("先给例子再讲原理。", [("preference.explanation_style", "example first", G)]),
-    ("讲 Python 时最好先给一个可运行的小例子，再解释为什么这样写。", [("preference.explanation_style", "example first", G)]),
+    (
+        "讲 Python 时最好先给一个可运行的小例子，再解释为什么这样写。",
+        [("preference.explanation_style", "example first", G)],
+    ),
     ("Theory first, please.", [("preference.explanation_style", "theory first", G)]),
     ("I prefer the conclusion first.", [("preference.response.order", "conclusion first", G)]),
     ("我习惯先看结论。", [("preference.response.order", "conclusion first", G)]),
@@ -258,8 +267,14 @@ def test_focus_without_time_box_or_priority_word_is_not_a_priority() -> None:
     assert extract("先把项目A上线。").items == []
 
 
-@pytest.mark.parametrize("text", ["Put A on hold. Focus on B this week.", "A 先停一下，这周处理 B。",
-                                  "Put the release on hold; this week focus on docs."])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Put A on hold. Focus on B this week.",
+        "A 先停一下，这周处理 B。",
+        "Put the release on hold; this week focus on docs.",
+    ],
+)
 def test_putting_the_old_focus_on_hold_links_the_new_one(text: str) -> None:
     out = extract(text)
     assert [p.record["attribute"] for p in out.items] == ["priority.focus"]
@@ -270,26 +285,29 @@ def test_a_new_focus_without_hold_or_correction_is_not_linked() -> None:
     assert extract("This week, focus on B.").items[0].link_current is False
 
 
-@pytest.mark.parametrize("at,end", [
-    (datetime(2026, 9, 23, 10, 0, tzinfo=timezone.utc), datetime(2026, 9, 28, tzinfo=timezone.utc)),  # Wed
-    (datetime(2026, 9, 21, 0, 0, tzinfo=timezone.utc), datetime(2026, 9, 28, tzinfo=timezone.utc)),  # Mon 00:00
-    (datetime(2026, 9, 27, 23, 59, tzinfo=timezone.utc), datetime(2026, 9, 28, tzinfo=timezone.utc)),  # Sun late
-    (datetime(2026, 12, 31, 12, 0, tzinfo=timezone.utc), datetime(2027, 1, 4, tzinfo=timezone.utc)),  # year end
-    (datetime(2027, 1, 1, 8, 0, tzinfo=timezone.utc), datetime(2027, 1, 4, tzinfo=timezone.utc)),  # ISO week 53
-])
+@pytest.mark.parametrize(
+    "at,end",
+    [
+        (datetime(2026, 9, 23, 10, 0, tzinfo=UTC), datetime(2026, 9, 28, tzinfo=UTC)),  # Wed
+        (datetime(2026, 9, 21, 0, 0, tzinfo=UTC), datetime(2026, 9, 28, tzinfo=UTC)),  # Mon 00:00
+        (datetime(2026, 9, 27, 23, 59, tzinfo=UTC), datetime(2026, 9, 28, tzinfo=UTC)),  # Sun late
+        (datetime(2026, 12, 31, 12, 0, tzinfo=UTC), datetime(2027, 1, 4, tzinfo=UTC)),  # year end
+        (datetime(2027, 1, 1, 8, 0, tzinfo=UTC), datetime(2027, 1, 4, tzinfo=UTC)),  # ISO week 53
+    ],
+)
 def test_week_end_is_monday_midnight_utc_of_the_next_iso_week(at: datetime, end: datetime) -> None:
     assert week_end(at) == end
     assert end.weekday() == 0 and end > at
 
 
 def test_day_and_month_ends() -> None:
-    assert day_end(datetime(2026, 9, 23, 23, 59, tzinfo=timezone.utc)) == datetime(2026, 9, 24, tzinfo=timezone.utc)
-    assert month_end(datetime(2026, 12, 15, tzinfo=timezone.utc)) == datetime(2027, 1, 1, tzinfo=timezone.utc)
-    assert month_end(datetime(2026, 2, 28, 23, 0, tzinfo=timezone.utc)) == datetime(2026, 3, 1, tzinfo=timezone.utc)
+    assert day_end(datetime(2026, 9, 23, 23, 59, tzinfo=UTC)) == datetime(2026, 9, 24, tzinfo=UTC)
+    assert month_end(datetime(2026, 12, 15, tzinfo=UTC)) == datetime(2027, 1, 1, tzinfo=UTC)
+    assert month_end(datetime(2026, 2, 28, 23, 0, tzinfo=UTC)) == datetime(2026, 3, 1, tzinfo=UTC)
 
 
 def test_week_window_is_computed_from_the_turns_event_time() -> None:
-    sunday = datetime(2026, 9, 27, 22, 0, tzinfo=timezone.utc)
+    sunday = datetime(2026, 9, 27, 22, 0, tzinfo=UTC)
     rec = extract("这周先处理B。", at=sunday).records[0]
     assert rec["valid_until"] == "2026-09-28T00:00:00Z"
     assert rec["observed_at"] == "2026-09-27T22:00:00Z"
@@ -328,14 +346,17 @@ def test_this_time_without_a_session_yields_nothing(text: str) -> None:
     assert out.refused == [REFUSED_NO_SESSION]
 
 
-@pytest.mark.parametrize("text,attribute,value", [
-    ("From now on, answer in English.", "preference.language", "English"),
-    ("以后用中文回答。", "preference.language", "Chinese"),
-    ("今后都简短一点。", "preference.response.detail", "concise"),
-    ("从现在开始，详细一些。", "preference.response.detail", "detailed"),
-    ("Always give me examples first.", "preference.explanation_style", "example first"),
-    ("从这次以后都用英文回答。", "preference.language", "English"),
-])
+@pytest.mark.parametrize(
+    "text,attribute,value",
+    [
+        ("From now on, answer in English.", "preference.language", "English"),
+        ("以后用中文回答。", "preference.language", "Chinese"),
+        ("今后都简短一点。", "preference.response.detail", "concise"),
+        ("从现在开始，详细一些。", "preference.response.detail", "detailed"),
+        ("Always give me examples first.", "preference.explanation_style", "example first"),
+        ("从这次以后都用英文回答。", "preference.language", "English"),
+    ],
+)
 def test_from_now_on_is_the_lasting_global_record(text: str, attribute: str, value: str) -> None:
     out = extract(text)
     assert summary(out) == [(attribute, value, G)]
@@ -344,7 +365,8 @@ def test_from_now_on_is_the_lasting_global_record(text: str, attribute: str, val
 
 def test_project_wording_gives_the_project_scope_and_never_widens() -> None:
     assert summary(extract("In this project, answer in detail.", project="p1")) == [
-        ("preference.response.detail", "detailed", P)]
+        ("preference.response.detail", "detailed", P)
+    ]
     assert summary(extract("这个项目里详细一些。", project="p1")) == [("preference.response.detail", "detailed", P)]
     out = extract("In this project, answer in detail.", project=None)
     assert out.items == [] and out.refused == [REFUSED_NO_PROJECT]
@@ -354,17 +376,20 @@ def test_preferences_stay_global_in_a_project_turn_without_project_wording() -> 
     assert summary(extract("I prefer short answers.", project="p1")) == [("preference.response.detail", "concise", G)]
 
 
-@pytest.mark.parametrize("text,attribute,value", [
-    ("We chose design B.", "knowledge.decision.design", "design B"),
-    ("We chose API design B.", "knowledge.decision.api_design", "API design B"),
-    ("We decided to use PostgreSQL for the database.", "knowledge.decision.database", "PostgreSQL"),
-    ("For the database, we chose PostgreSQL.", "knowledge.decision.database", "PostgreSQL"),
-    ("We went with option 2.", "knowledge.decision.option", "option 2"),
-    ("We decided to postpone the launch.", "knowledge.decision", "postpone the launch"),
-    ("接口方案采用版本 B。", "knowledge.decision.接口方案", "版本 B"),
-    ("我们决定采用方案B。", "knowledge.decision.方案", "方案B"),
-    ("最终决定用React。", "knowledge.decision", "React"),
-])
+@pytest.mark.parametrize(
+    "text,attribute,value",
+    [
+        ("We chose design B.", "knowledge.decision.design", "design B"),
+        ("We chose API design B.", "knowledge.decision.api_design", "API design B"),
+        ("We decided to use PostgreSQL for the database.", "knowledge.decision.database", "PostgreSQL"),
+        ("For the database, we chose PostgreSQL.", "knowledge.decision.database", "PostgreSQL"),
+        ("We went with option 2.", "knowledge.decision.option", "option 2"),
+        ("We decided to postpone the launch.", "knowledge.decision", "postpone the launch"),
+        ("接口方案采用版本 B。", "knowledge.decision.接口方案", "版本 B"),
+        ("我们决定采用方案B。", "knowledge.decision.方案", "方案B"),
+        ("最终决定用React。", "knowledge.decision", "React"),
+    ],
+)
 def test_decisions_are_project_knowledge(text: str, attribute: str, value: str) -> None:
     out = extract(text, project="p1")
     assert summary(out) == [(attribute, value, P)]
@@ -435,22 +460,43 @@ def test_explicit_corrections_link_to_the_current_record(text: str, attribute: s
     assert "corrects" not in out.records[0]  # the processor fills it from the state
 
 
-@pytest.mark.parametrize("text", ["I prefer short answers.", "我住在北京。", "用中文回答。", "This week, focus on B.",
-                                  "This time, answer in English."])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I prefer short answers.",
+        "我住在北京。",
+        "用中文回答。",
+        "This week, focus on B.",
+        "This time, answer in English.",
+    ],
+)
 def test_plain_statements_are_not_corrections(text: str) -> None:
     assert [p.link_current for p in extract(text).items] == [False]
 
 
-@pytest.mark.parametrize("text", ["From now on, answer in detail.", "以后用中文回答。", "今后都简短一点。",
-                                  "Going forward, keep your answers brief."])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "From now on, answer in detail.",
+        "以后用中文回答。",
+        "今后都简短一点。",
+        "Going forward, keep your answers brief.",
+    ],
+)
 def test_from_now_on_restates_the_lasting_slot_and_links_it(text: str) -> None:
     # "以后改成这样": without the link, rule 3 would park the new value as pending_review
     assert [p.link_current for p in extract(text).items] == [True]
 
 
-@pytest.mark.parametrize("text", ["Actually, let me confirm before you publish anything.",
-                                  "From now on, let me review it before you send it.",
-                                  "不对，我的目标是通过考试。", "Actually, I want to learn Rust."])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Actually, let me confirm before you publish anything.",
+        "From now on, let me review it before you send it.",
+        "不对，我的目标是通过考试。",
+        "Actually, I want to learn Rust.",
+    ],
+)
 def test_multi_valued_slots_are_never_linked(text: str) -> None:
     out = extract(text)
     assert len(out.items) == 1 and out.items[0].link_current is False
@@ -459,7 +505,9 @@ def test_multi_valued_slots_are_never_linked(text: str) -> None:
 def test_a_standalone_correction_links_only_the_next_understood_sentence() -> None:
     out = extract("That's wrong. I live in Paris. I want to learn Rust.")
     assert [(p.record["attribute"], p.link_current) for p in out.items] == [
-        ("profile.home_city", True), ("goal.main", False)]
+        ("profile.home_city", True),
+        ("goal.main", False),
+    ]
 
 
 # --- rule 7: secrets -----------------------------------------------------------------------------
@@ -501,8 +549,9 @@ def test_chinese_secret_sentence_is_dropped_from_a_multi_sentence_turn() -> None
 def test_quotes_and_statements_are_the_users_wording() -> None:
     rec = extract("Actually, I prefer detailed answers.").records[0]
     assert rec["statement"] == "Actually, I prefer detailed answers."
-    assert rec["evidence"] == [{"source_type": "conversation", "source_id": "turn-1",
-                                "quote": "Actually, I prefer detailed answers."}]
+    assert rec["evidence"] == [
+        {"source_type": "conversation", "source_id": "turn-1", "quote": "Actually, I prefer detailed answers."}
+    ]
 
 
 # --- roles, turns, determinism ------------------------------------------------------------------------
@@ -516,8 +565,10 @@ def test_assistant_and_system_turns_never_become_assertions(role: str) -> None:
 
 
 def test_one_turn_may_yield_several_proposals() -> None:
-    out = extract("From now on, answer in English and keep it short. I moved to Shanghai. "
-                  "This week focus on the launch; let me confirm before you send anything to the client.")
+    out = extract(
+        "From now on, answer in English and keep it short. I moved to Shanghai. "
+        "This week focus on the launch; let me confirm before you send anything to the client."
+    )
     assert summary(out) == [
         ("preference.response.detail", "concise", G),
         ("preference.language", "English", G),
@@ -574,7 +625,9 @@ def test_sentence_splitting() -> None:
 def test_expertise_records_use_the_domain_attribute_and_a_canonical_level() -> None:
     recs = extract("I'm a beginner in Python. I'm an expert in Go.").records
     assert [(r["attribute"], r["value"]) for r in recs] == [
-        ("profile.expertise.python", "beginner"), ("profile.expertise.go", "expert")]
+        ("profile.expertise.python", "beginner"),
+        ("profile.expertise.go", "expert"),
+    ]
     assert all(r["kind"] == "preference" for r in recs)
 
 

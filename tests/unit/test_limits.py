@@ -3,7 +3,7 @@ sent. Each refusal carries its reason code; none of them crashes."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -13,9 +13,14 @@ from slotstream.memory.errors import Reason, Rejected
 from slotstream.memory.extraction import Turn
 from slotstream.memory.limits import MAX_DEPTH, MAX_NODES, MAX_TURN_CHARS, check_shape
 from slotstream.memory.models import OpIn, parse_time, slot_key
-from slotstream.memory.validation import build_record, parse_command, parse_record, pydantic_reason
+from slotstream.memory.validation import (
+    build_record,
+    parse_command,
+    parse_record,
+    pydantic_reason,
+)
 
-T0 = datetime(2026, 10, 1, tzinfo=timezone.utc)
+T0 = datetime(2026, 10, 1, tzinfo=UTC)
 
 
 def nested(depth: int) -> Any:
@@ -39,8 +44,16 @@ def build(**kw: Any) -> Any:
     return build_record(parse_record(record(**kw)), op_id="o", at=T0)
 
 
-@pytest.mark.parametrize("text", ["9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z", "2200-01-01T00:00:00Z",
-                                  "1969-12-31T23:59:59Z", "9999-12-31T23:59:59-01:00"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "9999-12-31T23:59:59Z",
+        "0001-01-01T00:00:00Z",
+        "2200-01-01T00:00:00Z",
+        "1969-12-31T23:59:59Z",
+        "9999-12-31T23:59:59-01:00",
+    ],
+)
 def test_times_outside_the_supported_range_are_refused(text: str) -> None:
     assert rejected(parse_time, text) == Reason.TIME_OUT_OF_RANGE
 
@@ -62,8 +75,11 @@ def test_an_op_time_out_of_range_names_its_reason() -> None:
 
 
 def test_a_lifetime_added_near_the_end_of_the_range_does_not_overflow() -> None:
-    rec = build_record(parse_record(record(kind="priority", attribute="priority.focus")), op_id="o",
-                       at=datetime(2199, 12, 31, tzinfo=timezone.utc))
+    rec = build_record(
+        parse_record(record(kind="priority", attribute="priority.focus")),
+        op_id="o",
+        at=datetime(2199, 12, 31, tzinfo=UTC),
+    )
     assert rec.valid_until is not None and rec.valid_until > rec.observed_at
 
 
@@ -81,9 +97,15 @@ def test_deep_values_are_refused_before_anything_serializes_them() -> None:
     assert rejected(build, value=nested(12)) == Reason.TOO_DEEP
 
 
-@pytest.mark.parametrize("kw", [{"value": "v" * 5000}, {"statement": "s" * 3000},
-                                {"evidence": [{"source_id": "t", "quote": "q"}] * 21},
-                                {"evidence": [{"source_id": "t", "quote": "q" * 3000}]}])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"value": "v" * 5000},
+        {"statement": "s" * 3000},
+        {"evidence": [{"source_id": "t", "quote": "q"}] * 21},
+        {"evidence": [{"source_id": "t", "quote": "q" * 3000}]},
+    ],
+)
 def test_oversized_fields_are_refused(kw: dict[str, Any]) -> None:
     assert rejected(build, **kw) == Reason.TOO_LARGE
 
@@ -96,9 +118,18 @@ def test_ids_are_checked_as_sent_never_trimmed(tenant: str) -> None:
     assert pydantic_reason(err.value).reason == Reason.INVALID_ID
 
 
-@pytest.mark.parametrize("attribute,subject", [("knowledge.a|b", "user"), ("b", "user|knowledge.a"),
-                                               ("knowledge. x", "user"), ("knowledge..x", "user"),
-                                               ("knowledge.x\n", "user"), ("", "user"), ("a" * 200, "user")])
+@pytest.mark.parametrize(
+    "attribute,subject",
+    [
+        ("knowledge.a|b", "user"),
+        ("b", "user|knowledge.a"),
+        ("knowledge. x", "user"),
+        ("knowledge..x", "user"),
+        ("knowledge.x\n", "user"),
+        ("", "user"),
+        ("a" * 200, "user"),
+    ],
+)
 def test_slot_key_parts_that_could_collide_are_refused(attribute: str, subject: str) -> None:
     reason = rejected(build, attribute=attribute, subject=subject)
     assert reason in (Reason.INVALID_ATTRIBUTE, Reason.MISSING_FIELD)
@@ -122,8 +153,9 @@ def test_scope_ids_with_separators_or_whitespace_are_refused(scope: str) -> None
 
 def test_a_turn_longer_than_the_limit_is_refused() -> None:
     with pytest.raises(ValidationError) as err:
-        Turn.model_validate({"tenant": "t", "user": "u", "text": "x" * (MAX_TURN_CHARS + 1),
-                             "at": "2026-10-01T00:00:00Z"})
+        Turn.model_validate(
+            {"tenant": "t", "user": "u", "text": "x" * (MAX_TURN_CHARS + 1), "at": "2026-10-01T00:00:00Z"}
+        )
     assert pydantic_reason(err.value).reason == Reason.TOO_LARGE
 
 

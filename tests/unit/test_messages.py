@@ -4,7 +4,7 @@ dead letters that never carry the payload itself."""
 from __future__ import annotations
 
 import hashlib
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import orjson
 import pytest
@@ -12,11 +12,17 @@ import pytest
 from slotstream.memory.extraction import Turn
 from slotstream.memory.limits import DEAD_LETTER_EXCERPT_CHARS, MAX_MESSAGE_BYTES
 from slotstream.processors.extraction import ExtractionService
-from slotstream.processors.messages import BadMessage, RawMessage, check_event_time, check_key, dead_letter
+from slotstream.processors.messages import (
+    BadMessage,
+    RawMessage,
+    check_event_time,
+    check_key,
+    dead_letter,
+)
 from slotstream.processors.reconciliation import parse_op
 
 AT = "2026-10-01T09:00:00Z"
-AT_MS = int(datetime(2026, 10, 1, 9, tzinfo=timezone.utc).timestamp() * 1000)
+AT_MS = int(datetime(2026, 10, 1, 9, tzinfo=UTC).timestamp() * 1000)
 
 
 def msg(value: bytes | None, key: bytes | None = b"t/u", timestamp_ms: int | None = AT_MS) -> RawMessage:
@@ -24,11 +30,22 @@ def msg(value: bytes | None, key: bytes | None = b"t/u", timestamp_ms: int | Non
 
 
 def op(**record: object) -> bytes:
-    return orjson.dumps({"at": AT, "record": {"tenant": "t", "user": "u", "kind": "knowledge",
-                                              "attribute": "knowledge.x", "value": "v", **record}})
+    return orjson.dumps(
+        {
+            "at": AT,
+            "record": {
+                "tenant": "t",
+                "user": "u",
+                "kind": "knowledge",
+                "attribute": "knowledge.x",
+                "value": "v",
+                **record,
+            },
+        }
+    )
 
 
-def reason_of(fn, *args) -> str:  # noqa: ANN001
+def reason_of(fn, *args) -> str:
     with pytest.raises(BadMessage) as err:
         fn(*args)
     return err.value.reason
@@ -37,8 +54,10 @@ def reason_of(fn, *args) -> str:  # noqa: ANN001
 def test_decode_bounds() -> None:
     assert reason_of(parse_op, msg(b"x" * (MAX_MESSAGE_BYTES + 1))) == "too_large"
     assert reason_of(parse_op, msg(b"[" * 300 + b"]" * 300)) == "too_deep"
-    assert reason_of(parse_op, msg(orjson.dumps({"at": AT, "record": {"v": [[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]}}))) \
+    assert (
+        reason_of(parse_op, msg(orjson.dumps({"at": AT, "record": {"v": [[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]}})))
         == "too_deep"
+    )
     assert reason_of(parse_op, msg(b"{not json")) == "invalid_json"
     assert reason_of(parse_op, msg(b'"a string"')) == "invalid_field"
     assert parse_op(msg(op())).op_id == "x.ops:2:41"  # no op id of its own: the source position
@@ -53,10 +72,10 @@ def test_the_key_decides_the_tenant() -> None:
 
 
 def test_event_time_may_trail_ingest_time_but_lead_it_only_by_the_skew() -> None:
-    when = datetime(2026, 10, 1, 9, 4, tzinfo=timezone.utc)
+    when = datetime(2026, 10, 1, 9, 4, tzinfo=UTC)
     check_event_time(msg(b"", timestamp_ms=AT_MS), when, 300)
     assert reason_of(check_event_time, msg(b"", timestamp_ms=AT_MS), when, 60) == "event_time_in_future"
-    check_event_time(msg(b"", timestamp_ms=AT_MS + 10**10), datetime(2000, 1, 1, tzinfo=timezone.utc), 60)
+    check_event_time(msg(b"", timestamp_ms=AT_MS + 10**10), datetime(2000, 1, 1, tzinfo=UTC), 60)
     check_event_time(msg(b"", timestamp_ms=None), when, 0)  # no ingest time known: nothing to compare
 
 

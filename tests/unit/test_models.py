@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from pydantic import ValidationError
@@ -31,7 +31,7 @@ from slotstream.memory.models import (
 )
 from slotstream.memory.validation import build_record, parse_record
 
-T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2024, 1, 1, tzinfo=UTC)
 
 
 # --- scopes ---------------------------------------------------------------------------------
@@ -67,13 +67,30 @@ def test_scope_rank_narrowest_highest():
 
 def test_slot_identity_excludes_the_value():
     assert slot_key("user", "preference.response.detail", "global") == "user|preference.response.detail|global"
-    a = build_record(parse_record({"tenant": "t", "user": "u", "attribute": "preference.response.detail",
-                                   "value": "concise"}), op_id="a", at=T0)
-    b = build_record(parse_record({"tenant": "t", "user": "u", "attribute": "preference.response.detail",
-                                   "value": "detailed"}), op_id="b", at=T0)
+    a = build_record(
+        parse_record({"tenant": "t", "user": "u", "attribute": "preference.response.detail", "value": "concise"}),
+        op_id="a",
+        at=T0,
+    )
+    b = build_record(
+        parse_record({"tenant": "t", "user": "u", "attribute": "preference.response.detail", "value": "detailed"}),
+        op_id="b",
+        at=T0,
+    )
     assert a.slot == b.slot
-    c = build_record(parse_record({"tenant": "t", "user": "u", "attribute": "preference.response.detail",
-                                   "value": "concise", "scope": "project:p"}), op_id="c", at=T0)
+    c = build_record(
+        parse_record(
+            {
+                "tenant": "t",
+                "user": "u",
+                "attribute": "preference.response.detail",
+                "value": "concise",
+                "scope": "project:p",
+            }
+        ),
+        op_id="c",
+        at=T0,
+    )
     assert c.slot != a.slot
 
 
@@ -107,19 +124,23 @@ def test_iso_and_ms():
     assert iso(None) is None
     assert to_ms(None) is None
     assert to_ms(T0 + timedelta(milliseconds=5)) - to_ms(T0) == 5
-    assert utc(datetime(2024, 1, 1)).tzinfo == timezone.utc
+    assert utc(datetime(2024, 1, 1)).tzinfo == UTC
 
 
 # --- authority / status ---------------------------------------------------------------------
 
 
 def test_authority_order():
-    assert (AUTHORITY_RANK[Authority.USER_EXPLICIT] > AUTHORITY_RANK[Authority.USER_OBSERVED]
-            > AUTHORITY_RANK[Authority.SYSTEM_INFERRED] > AUTHORITY_RANK[Authority.EXTERNAL_UNTRUSTED])
+    assert (
+        AUTHORITY_RANK[Authority.USER_EXPLICIT]
+        > AUTHORITY_RANK[Authority.USER_OBSERVED]
+        > AUTHORITY_RANK[Authority.SYSTEM_INFERRED]
+        > AUTHORITY_RANK[Authority.EXTERNAL_UNTRUSTED]
+    )
 
 
 def test_status_sets():
-    assert SELECTABLE_STATUSES == {Status.ACTIVE, Status.CANDIDATE}
+    assert {Status.ACTIVE, Status.CANDIDATE} == SELECTABLE_STATUSES
     for gone in (Status.SUPERSEDED, Status.EXPIRED, Status.DELETED):
         assert gone not in LIVE_STATUSES and gone not in SELECTABLE_STATUSES
     assert Status.PENDING_REVIEW in LIVE_STATUSES and Status.PENDING_REVIEW not in SELECTABLE_STATUSES
@@ -134,24 +155,55 @@ def test_record_in_forbids_unknown_fields():
 
 
 def test_record_in_parses_times():
-    rin = RecordIn.model_validate({"tenant": "t", "user": "u", "attribute": "a", "value": "v",
-                                   "valid_from": "2024-01-01T00:00:00Z", "valid_until": "2024-01-02T00:00:00"})
+    rin = RecordIn.model_validate(
+        {
+            "tenant": "t",
+            "user": "u",
+            "attribute": "a",
+            "value": "v",
+            "valid_from": "2024-01-01T00:00:00Z",
+            "valid_until": "2024-01-02T00:00:00",
+        }
+    )
     assert rin.valid_from == T0 and rin.valid_until == T0 + timedelta(days=1)
     assert rin.authority == Authority.USER_EXPLICIT and rin.scope == "global" and rin.subject == "user"
 
 
 def test_record_source_prefers_document_or_system():
-    rec = build_record(parse_record({
-        "tenant": "t", "user": "u", "attribute": "knowledge.db", "value": "postgres",
-        "evidence": [{"source_type": "conversation", "source_id": "turn-1"},
-                     {"source_type": "document", "source_id": "adr-7"}]}), op_id="x", at=T0)
+    rec = build_record(
+        parse_record(
+            {
+                "tenant": "t",
+                "user": "u",
+                "attribute": "knowledge.db",
+                "value": "postgres",
+                "evidence": [
+                    {"source_type": "conversation", "source_id": "turn-1"},
+                    {"source_type": "document", "source_id": "adr-7"},
+                ],
+            }
+        ),
+        op_id="x",
+        at=T0,
+    )
     assert rec.source == "adr-7"
-    conv = build_record(parse_record({
-        "tenant": "t", "user": "u", "attribute": "knowledge.db", "value": "postgres",
-        "evidence": [{"source_type": "conversation", "source_id": "turn-1"}]}), op_id="y", at=T0)
+    conv = build_record(
+        parse_record(
+            {
+                "tenant": "t",
+                "user": "u",
+                "attribute": "knowledge.db",
+                "value": "postgres",
+                "evidence": [{"source_type": "conversation", "source_id": "turn-1"}],
+            }
+        ),
+        op_id="y",
+        at=T0,
+    )
     assert conv.source == "turn-1"
-    none = build_record(parse_record({"tenant": "t", "user": "u", "attribute": "knowledge.db",
-                                      "value": "postgres"}), op_id="z", at=T0)
+    none = build_record(
+        parse_record({"tenant": "t", "user": "u", "attribute": "knowledge.db", "value": "postgres"}), op_id="z", at=T0
+    )
     assert none.source is None
 
 
@@ -168,7 +220,10 @@ def test_suppression_key():
 def test_context_request_scopes_and_limits():
     assert ContextRequest(tenant="t", user="u").scopes() == ["global"]
     assert ContextRequest(tenant="t", user="u", project="p", session="s").scopes() == [
-        "global", "project:p", "session:s"]
+        "global",
+        "project:p",
+        "session:s",
+    ]
     with pytest.raises(ValidationError):
         ContextRequest(tenant="t", user="u", max_items=0)
     with pytest.raises(ValidationError):

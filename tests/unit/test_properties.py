@@ -13,13 +13,15 @@ With real Redis (the `redis_client` session fixture; a fresh namespace per examp
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timedelta, timezone
-from typing import Any, Callable
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
+from support import dump_namespace
 
 from slotstream.memory.errors import Rejected
 from slotstream.memory.models import (
@@ -39,9 +41,8 @@ from slotstream.memory.reconcile import Transition, UserView, reconcile
 from slotstream.memory.selection import exclusion_reason, from_record, select
 from slotstream.memory.validation import derive_id, normalize_value
 from slotstream.state.engine import Engine, validate_op
-from support import dump_namespace
 
-T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2024, 1, 1, tzinfo=UTC)
 MIN = timedelta(minutes=1)
 H = timedelta(hours=1)
 D = timedelta(days=1)
@@ -54,30 +55,59 @@ ATTRS = [
     "profile.allergies",  # multi, high consequence
 ]
 SCOPES = ["global", "project:p1", "session:s1"]
-AUTHORITIES = ["user_explicit", "user_explicit", "user_observed", "system_inferred", "system_inferred",
-               "external_untrusted"]
+AUTHORITIES = [
+    "user_explicit",
+    "user_explicit",
+    "user_observed",
+    "system_inferred",
+    "system_inferred",
+    "external_untrusted",
+]
 STEPS = [MIN, H, 2 * H, D, 3 * D, 8 * D]
 SAMPLE_OFFSETS = [timedelta(0), MIN, 2 * H, 2 * D, 8 * D, 200 * D]
-OP_KINDS = ["record"] * 6 + ["correct", "forget_id", "forget_match", "confirm", "confirm", "reject",
-                             "expire", "review_due", "erase"]
+OP_KINDS = ["record"] * 6 + [
+    "correct",
+    "forget_id",
+    "forget_match",
+    "confirm",
+    "confirm",
+    "reject",
+    "expire",
+    "review_due",
+    "erase",
+]
 
 
 # Deterministic: the same examples every run, so CI never flakes on a bug hit by chance. To explore,
 # run with a larger max_examples and derandomize=False (that is how the sequences below were found).
-PURE = settings(max_examples=300, deadline=None, derandomize=True, database=None,
-                suppress_health_check=[HealthCheck.too_slow])
-REDIS = settings(max_examples=25, deadline=None, derandomize=True, database=None,
-                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+PURE = settings(
+    max_examples=300, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
+REDIS = settings(
+    max_examples=25,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 
 
 def request_all(tenant: str = "t1", user: str = "u1") -> ContextRequest:
-    return ContextRequest(tenant=tenant, user=user, project="p1", session="s1", max_items=200,
-                          max_chars=100_000, explain=True)
+    return ContextRequest(
+        tenant=tenant, user=user, project="p1", session="s1", max_items=200, max_chars=100_000, explain=True
+    )
 
 
 @st.composite
-def op_sequences(draw: Any, tenant: str = "t1", user: str = "u1", values: tuple[str, ...] = ("vA", "vB", "vC"),
-                 max_ops: int = 25, prefix: str = "", erase: bool = True) -> list[dict[str, Any]]:
+def op_sequences(
+    draw: Any,
+    tenant: str = "t1",
+    user: str = "u1",
+    values: tuple[str, ...] = ("vA", "vB", "vC"),
+    max_ops: int = 25,
+    prefix: str = "",
+    erase: bool = True,
+) -> list[dict[str, Any]]:
     """Wire ops with increasing event times; targets are ids of earlier record ops (known up front:
     records carry explicit ids, corrections get `derive_id('r_', op_id)`)."""
     n = draw(st.integers(1, max_ops))
@@ -94,8 +124,11 @@ def op_sequences(draw: Any, tenant: str = "t1", user: str = "u1", values: tuple[
         if kind == "record":
             rid = f"{prefix}r{i}"
             rec: dict[str, Any] = {
-                **base, "id": rid, "attribute": draw(st.sampled_from(ATTRS)),
-                "value": draw(st.sampled_from(values)), "scope": draw(st.sampled_from(SCOPES)),
+                **base,
+                "id": rid,
+                "attribute": draw(st.sampled_from(ATTRS)),
+                "value": draw(st.sampled_from(values)),
+                "scope": draw(st.sampled_from(SCOPES)),
                 "authority": draw(st.sampled_from(AUTHORITIES)),
                 "confidence": draw(st.sampled_from([0.5, 0.75, 0.95])),
             }
@@ -113,8 +146,13 @@ def op_sequences(draw: Any, tenant: str = "t1", user: str = "u1", values: tuple[
             ops.append({"at": iso(at), "op_id": op_id, "record": rec})
             ids.append(rid)
         elif kind == "correct":
-            ops.append({"at": iso(at), "op_id": op_id, "command": {
-                **base, "op": "correct", "record_id": target, "value": draw(st.sampled_from(values))}})
+            ops.append(
+                {
+                    "at": iso(at),
+                    "op_id": op_id,
+                    "command": {**base, "op": "correct", "record_id": target, "value": draw(st.sampled_from(values))},
+                }
+            )
             ids.append(derive_id("r_", op_id))
         elif kind == "forget_id":
             ops.append({"at": iso(at), "op_id": op_id, "command": {**base, "op": "forget", "record_id": target}})
@@ -175,8 +213,9 @@ def check_one_usable_value(view: UserView, before: dict[str, Record], t: Transit
 # --- (b) an inferred record never supersedes an explicit one -------------------------------------
 
 
-def check_inferred_never_supersedes_explicit(view: UserView, before: dict[str, Record], t: Transition,
-                                             op: Any, at: datetime) -> None:
+def check_inferred_never_supersedes_explicit(
+    view: UserView, before: dict[str, Record], t: Transition, op: Any, at: datetime
+) -> None:
     for rec in t.puts.values():
         old = before.get(rec.id)
         if rec.superseded_by is None or (old is not None and old.superseded_by == rec.superseded_by):
@@ -191,8 +230,10 @@ def check_inferred_never_supersedes_explicit(view: UserView, before: dict[str, R
             was = before.get(by.id)
             if was is not None and was.authority in INFERRED_AUTHORITIES:
                 assert isinstance(op, (ConfirmCommand, CorrectCommand)) or (
-                    isinstance(op, Record) and op.authority == Authority.USER_EXPLICIT
-                    and op.normalized_value == by.normalized_value), f"{by.id} was inferred: {op!r}"
+                    isinstance(op, Record)
+                    and op.authority == Authority.USER_EXPLICIT
+                    and op.normalized_value == by.normalized_value
+                ), f"{by.id} was inferred: {op!r}"
 
 
 # --- (c) a deleted value stays out of every later context -------------------------------------
@@ -242,22 +283,31 @@ def test_a_single_valued_slot_has_at_most_one_usable_value(ops):
 def test_one_usable_value_after_correcting_a_waiting_record():
     at = [iso(T0 + i * H) for i in range(3)]
     base = {"tenant": "t1", "user": "u1", "attribute": "preference.response.detail"}
-    run_pure([
-        {"at": at[0], "op_id": "o0", "record": {**base, "id": "r0", "value": "vA"}},
-        {"at": at[1], "op_id": "o1", "record": {**base, "id": "r1", "value": "vB", "authority": "system_inferred",
-                                                "confidence": 0.9}},
-        {"at": at[2], "op_id": "o2", "record": {**base, "id": "r2", "value": "vC", "corrects": "r1"}},
-    ], check_one_usable_value)
+    run_pure(
+        [
+            {"at": at[0], "op_id": "o0", "record": {**base, "id": "r0", "value": "vA"}},
+            {
+                "at": at[1],
+                "op_id": "o1",
+                "record": {**base, "id": "r1", "value": "vB", "authority": "system_inferred", "confidence": 0.9},
+            },
+            {"at": at[2], "op_id": "o2", "record": {**base, "id": "r2", "value": "vC", "corrects": "r1"}},
+        ],
+        check_one_usable_value,
+    )
 
 
 def test_one_usable_value_after_repeating_a_lapsed_value():
     at = [iso(T0), iso(T0 + D), iso(T0 + D + H)]
     base = {"tenant": "t1", "user": "u1", "attribute": "preference.response.detail", "scope": "session:s1"}
-    run_pure([  # "this time vB" (4 hours), next day "this time vA", then "this time vB" again
-        {"at": at[0], "op_id": "o0", "record": {**base, "id": "r0", "value": "vB"}},
-        {"at": at[1], "op_id": "o1", "record": {**base, "id": "r1", "value": "vA"}},
-        {"at": at[2], "op_id": "o2", "record": {**base, "id": "r2", "value": "vB"}},
-    ], check_one_usable_value)
+    run_pure(
+        [  # "this time vB" (4 hours), next day "this time vA", then "this time vB" again
+            {"at": at[0], "op_id": "o0", "record": {**base, "id": "r0", "value": "vB"}},
+            {"at": at[1], "op_id": "o1", "record": {**base, "id": "r1", "value": "vA"}},
+            {"at": at[2], "op_id": "o2", "record": {**base, "id": "r2", "value": "vB"}},
+        ],
+        check_one_usable_value,
+    )
 
 
 @settings(PURE)
@@ -323,19 +373,25 @@ VALUES_B = ("bbb-one", "bbb-two", "bbb-three")
 
 @pytest.mark.integration
 @settings(REDIS)
-@given(ops_a=st.lists(st.sampled_from(["u1", "u2"]), min_size=1, max_size=2, unique=True).flatmap(
-           lambda users: st.tuples(*[op_sequences(tenant="tA", user=u, values=VALUES_A, prefix=f"A{u}-",
-                                                  max_ops=10) for u in users])),
-       ops_b=st.tuples(*[op_sequences(tenant="tB", user=u, values=VALUES_B, prefix=f"B{u}-", max_ops=10)
-                         for u in ("u1", "u2")]),
-       batch=st.integers(1, 8), seed=st.randoms(use_true_random=False))
+@given(
+    ops_a=st.lists(st.sampled_from(["u1", "u2"]), min_size=1, max_size=2, unique=True).flatmap(
+        lambda users: st.tuples(
+            *[op_sequences(tenant="tA", user=u, values=VALUES_A, prefix=f"A{u}-", max_ops=10) for u in users]
+        )
+    ),
+    ops_b=st.tuples(
+        *[op_sequences(tenant="tB", user=u, values=VALUES_B, prefix=f"B{u}-", max_ops=10) for u in ("u1", "u2")]
+    ),
+    batch=st.integers(1, 8),
+    seed=st.randoms(use_true_random=False),
+)
 def test_nothing_of_tenant_a_is_returned_for_tenant_b(redis_client, ops_a, ops_b, batch, seed):
     stream = [op for seq in ops_a for op in seq] + [op for seq in ops_b for op in seq]
     seed.shuffle(stream)  # interleaved; per-user order does not matter for isolation
     with Namespace(redis_client) as ns:
         engine = Engine(redis_client, namespace=ns)
         for i in range(0, len(stream), batch):
-            engine.apply_many(stream[i:i + batch])
+            engine.apply_many(stream[i : i + batch])
         a_ids = {r.id for u in ("u1", "u2") for r in engine.records("tA", u)}
         end = max(OpIn.model_validate(op).at for op in stream)
         for user in ("u1", "u2"):
@@ -345,9 +401,18 @@ def test_nothing_of_tenant_a_is_returned_for_tenant_b(redis_client, ops_a, ops_b
                 assert r.value is None or normalize_value(r.value) not in {normalize_value(v) for v in VALUES_A}
             for offset in (timedelta(0), H, 5 * D):
                 for scope in ({}, {"project": "p1"}, {"session": "s1", "project": "p1"}):
-                    out = engine.context({"tenant": "tB", "user": user, "text": "aaa one two three",
-                                          "max_items": 50, "max_chars": 20000, "explain": True, **scope},
-                                         at=end + offset)
+                    out = engine.context(
+                        {
+                            "tenant": "tB",
+                            "user": user,
+                            "text": "aaa one two three",
+                            "max_items": 50,
+                            "max_chars": 20000,
+                            "explain": True,
+                            **scope,
+                        },
+                        at=end + offset,
+                    )
                     text = out.context.casefold()
                     assert "aaa-" not in text
                     assert set(out.used_ids) <= b_ids and not set(out.used_ids) & a_ids

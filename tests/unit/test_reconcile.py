@@ -7,7 +7,7 @@ the `UserView` exactly as a later op of the same batch would see it.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -22,9 +22,15 @@ from slotstream.memory.models import (
 )
 from slotstream.memory.reconcile import Transition, UserView, needs_for, reconcile
 from slotstream.memory.selection import exclusion_reason, from_record, select
-from slotstream.memory.validation import build_record, normalize_value, parse_command, parse_record, value_hash
+from slotstream.memory.validation import (
+    build_record,
+    normalize_value,
+    parse_command,
+    parse_record,
+    value_hash,
+)
 
-T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2024, 1, 1, tzinfo=UTC)
 H = timedelta(hours=1)
 D = timedelta(days=1)
 DETAIL = "preference.response.detail"
@@ -70,20 +76,29 @@ class Sim:
 
     def usable(self, at: datetime, attribute: str = DETAIL, **req: Any) -> list[Record]:
         request = ContextRequest(tenant=self.tenant, user=self.user, **req)
-        return [r for r in self.view.records.values() if r.attribute == attribute
-                and exclusion_reason(from_record(r), ms(at), request, request.scopes()) is None]
+        return [
+            r
+            for r in self.view.records.values()
+            if r.attribute == attribute and exclusion_reason(from_record(r), ms(at), request, request.scopes()) is None
+        ]
 
     def context(self, at: datetime, **req: Any):
         request = ContextRequest(tenant=self.tenant, user=self.user, explain=True, **req)
-        return select(request, [from_record(r) for r in self.view.records.values()], at,
-                      list(self.view.suppressions.values()))
+        return select(
+            request, [from_record(r) for r in self.view.records.values()], at, list(self.view.suppressions.values())
+        )
 
 
 def fact_wire(**kw: Any) -> dict[str, Any]:
-    d: dict[str, Any] = dict(kind="fact", attribute="fact.price.basic_plan", value="10 EUR/month",
-                             authority="authoritative_source", valid_from="2024-01-01T00:00:00Z",
-                             valid_until="2024-07-01T00:00:00Z",
-                             evidence=[{"source_type": "document", "source_id": "price-list-2024"}])
+    d: dict[str, Any] = dict(
+        kind="fact",
+        attribute="fact.price.basic_plan",
+        value="10 EUR/month",
+        authority="authoritative_source",
+        valid_from="2024-01-01T00:00:00Z",
+        valid_until="2024-07-01T00:00:00Z",
+        evidence=[{"source_type": "document", "source_id": "price-list-2024"}],
+    )
     d.update(kw)
     return d
 
@@ -126,10 +141,16 @@ def test_correct_command_unknown_target_is_rejected():
 
 def test_correction_with_same_value_refreshes_the_target():
     s = Sim()
-    _, old = s.record(T0, value="Detailed", statement="Likes detail.",
-                      evidence=[{"source_id": "turn-1", "quote": "give me detail"}])
-    t, again = s.record(T0 + 5 * H, value="detailed.", corrects=old.id, statement="Wants detailed answers.",
-                        evidence=[{"source_id": "turn-9", "quote": "detailed, as I said"}])
+    _, old = s.record(
+        T0, value="Detailed", statement="Likes detail.", evidence=[{"source_id": "turn-1", "quote": "give me detail"}]
+    )
+    t, again = s.record(
+        T0 + 5 * H,
+        value="detailed.",
+        corrects=old.id,
+        statement="Wants detailed answers.",
+        evidence=[{"source_id": "turn-9", "quote": "detailed, as I said"}],
+    )
     assert t.outcome == "refreshed"
     assert t.created == [] and again.id not in s.view.records  # no new record
     cur = s.get(old.id)
@@ -156,7 +177,7 @@ def test_correction_is_applied_before_duplicate_detection():
 def test_correction_ignored_when_not_user_explicit():
     s = Sim()
     _, old = s.record(T0, value="concise")
-    t, inferred = s.record(T0 + H, value="detailed", corrects=old.id, authority="system_inferred", confidence=0.9)
+    _t, inferred = s.record(T0 + H, value="detailed", corrects=old.id, authority="system_inferred", confidence=0.9)
     assert s.get(old.id).status == Status.ACTIVE and s.get(old.id).superseded_by is None
     assert s.get(inferred.id).status == Status.CONFLICTED
     assert s.get(inferred.id).supersedes is None
@@ -191,8 +212,8 @@ def test_correction_of_a_missing_or_closed_target_falls_back_to_the_normal_rules
 def test_correction_naming_a_deduplicated_records_id_reaches_the_record_it_refreshed():
     # the producer's id for a repeat was folded into the existing record; a correction may name it
     s = Sim()
-    _, first = s.record(T0, value="concise", id="turn-1-pref")
-    t, repeat = s.record(T0 + H, value="concise", id="turn-2-pref")
+    _, _first = s.record(T0, value="concise", id="turn-1-pref")
+    t, _repeat = s.record(T0 + H, value="concise", id="turn-2-pref")
     assert t.outcome == "refreshed" and "turn-2-pref" not in s.view.records
     _, new = s.record(T0 + 2 * H, value="detailed", corrects="turn-2-pref")
     assert s.get("turn-1-pref").status == Status.SUPERSEDED and s.get("turn-1-pref").superseded_by == new.id
@@ -210,7 +231,7 @@ def test_correction_with_future_validity_keeps_the_old_value_until_then():
 
 def test_correcting_a_waiting_record_leaves_one_usable_value():
     s = Sim()
-    _, active = s.record(T0, value="detailed")
+    _, _active = s.record(T0, value="detailed")
     _, waiting = s.record(T0 + H, value="concise", authority="system_inferred", confidence=0.9)
     assert s.get(waiting.id).status == Status.CONFLICTED
     s.record(T0 + 2 * H, value="bullets", corrects=waiting.id)
@@ -306,7 +327,7 @@ def test_inferred_never_overrides_explicit(authority):
 def test_unlinked_different_explicit_goes_to_review():
     s = Sim()
     _, first = s.record(T0, value="detailed")
-    t, second = s.record(T0 + D, value="concise")
+    _t, second = s.record(T0 + D, value="concise")
     assert s.get(second.id).status == Status.PENDING_REVIEW
     assert s.get(first.id).status == Status.ACTIVE
     assert [r.value for r in s.usable(T0 + 2 * D)] == ["detailed"]
@@ -314,12 +335,22 @@ def test_unlinked_different_explicit_goes_to_review():
 
 def test_explicit_values_with_disjoint_validity_are_both_active():
     s = Sim()
-    _, spring = s.record(T0, attribute="profile.travel_status", value="in Tokyo",
-                         valid_from="2024-03-01T00:00:00Z", valid_until="2024-03-10T00:00:00Z")
-    _, summer = s.record(T0 + H, attribute="profile.travel_status", value="in Paris",
-                         valid_from="2024-07-01T00:00:00Z", valid_until="2024-07-10T00:00:00Z")
+    _, spring = s.record(
+        T0,
+        attribute="profile.travel_status",
+        value="in Tokyo",
+        valid_from="2024-03-01T00:00:00Z",
+        valid_until="2024-03-10T00:00:00Z",
+    )
+    _, summer = s.record(
+        T0 + H,
+        attribute="profile.travel_status",
+        value="in Paris",
+        valid_from="2024-07-01T00:00:00Z",
+        valid_until="2024-07-10T00:00:00Z",
+    )
     assert s.get(spring.id).status == Status.ACTIVE and s.get(summer.id).status == Status.ACTIVE
-    at = lambda d: datetime(2024, *d, tzinfo=timezone.utc)  # noqa: E731
+    at = lambda d: datetime(2024, *d, tzinfo=UTC)  # noqa: E731
     assert [r.value for r in s.usable(at((3, 5)), "profile.travel_status")] == ["in Tokyo"]
     assert [r.value for r in s.usable(at((7, 5)), "profile.travel_status")] == ["in Paris"]
     assert s.usable(at((5, 1)), "profile.travel_status") == []
@@ -327,10 +358,20 @@ def test_explicit_values_with_disjoint_validity_are_both_active():
 
 def test_explicit_values_with_overlapping_validity_conflict():
     s = Sim()
-    s.record(T0, attribute="profile.travel_status", value="in Tokyo",
-             valid_from="2024-03-01T00:00:00Z", valid_until="2024-03-10T00:00:00Z")
-    _, other = s.record(T0 + H, attribute="profile.travel_status", value="in Paris",
-                        valid_from="2024-03-05T00:00:00Z", valid_until="2024-03-20T00:00:00Z")
+    s.record(
+        T0,
+        attribute="profile.travel_status",
+        value="in Tokyo",
+        valid_from="2024-03-01T00:00:00Z",
+        valid_until="2024-03-10T00:00:00Z",
+    )
+    _, other = s.record(
+        T0 + H,
+        attribute="profile.travel_status",
+        value="in Paris",
+        valid_from="2024-03-05T00:00:00Z",
+        valid_until="2024-03-20T00:00:00Z",
+    )
     assert s.get(other.id).status == Status.PENDING_REVIEW
 
 
@@ -419,7 +460,7 @@ def test_reject_tombstones_and_suppresses():
     r = s.get(inferred.id)
     assert r.status == Status.DELETED and r.value is None
     assert len(t.suppress) == 1 and t.suppress[0].reason == "rejected"
-    t, again = s.record(T0 + 3 * H, value="concise", authority="system_inferred", confidence=0.9)
+    t, _again = s.record(T0 + 3 * H, value="concise", authority="system_inferred", confidence=0.9)
     assert t.outcome == "dropped" and t.reason == Reason.SUPPRESSED.value
 
 
@@ -452,7 +493,7 @@ def test_not_yet_valid_record_is_not_used():
     req = ContextRequest(tenant="t1", user="u1")
     c = from_record(s.get(rec.id))
     assert exclusion_reason(c, ms(T0 + D), req, ["global"]) == "not_yet_valid"
-    assert exclusion_reason(c, ms(datetime(2024, 2, 1, tzinfo=timezone.utc)), req, ["global"]) is None
+    assert exclusion_reason(c, ms(datetime(2024, 2, 1, tzinfo=UTC)), req, ["global"]) is None
 
 
 def test_observed_at_is_not_validity():
@@ -525,8 +566,12 @@ def assert_forgotten(rec: Record, value: str) -> None:
 
 def test_forget_by_id_tombstones_and_suppresses():
     s = Sim()
-    _, rec = s.record(T0, attribute="profile.home_city", value="Springfield",
-                      evidence=[{"source_id": "turn-1", "quote": "I live in Springfield"}])
+    _, rec = s.record(
+        T0,
+        attribute="profile.home_city",
+        value="Springfield",
+        evidence=[{"source_id": "turn-1", "quote": "I live in Springfield"}],
+    )
     t = s.command(T0 + H, op="forget", record_id=rec.id)
     assert t.outcome == "applied"
     tomb = s.get(rec.id)
@@ -671,8 +716,9 @@ def test_attribute_wide_forget_keeps_each_forgotten_value_suppressed():
     assert t.outcome == "applied" and s.get(gluten.id).status == Status.ACTIVE
     # ... but the forgotten values stay forgotten for automatic extraction
     for value in ("peanuts", "shellfish"):
-        t, _ = s.record(T0 + 2 * D, attribute="profile.allergies", value=value, authority="system_inferred",
-                        confidence=0.9)
+        t, _ = s.record(
+            T0 + 2 * D, attribute="profile.allergies", value=value, authority="system_inferred", confidence=0.9
+        )
         assert t.outcome == "dropped" and t.reason == Reason.SUPPRESSED.value
     assert [r.value for r in s.usable(T0 + 3 * D, "profile.allergies")] == ["gluten"]
 
@@ -704,8 +750,7 @@ def test_erase_user():
 
 
 def test_needs_for_forget_loads_history():
-    cmd = parse_command({"op": "forget", "tenant": "t", "user": "u", "record_id": "r1",
-                         "match": {"attribute": DETAIL}})
+    cmd = parse_command({"op": "forget", "tenant": "t", "user": "u", "record_id": "r1", "match": {"attribute": DETAIL}})
     n = needs_for(cmd)
     assert n.with_history and n.ids == {"r1"} and n.attrs == [("user", DETAIL, None)]
 
@@ -755,28 +800,40 @@ def test_authoritative_fact_is_rendered_with_its_source():
     assert next(i for i in out.items if i.id == rec.id).source == "price-list-2024"
     assert "Facts (from their source)" in out.context
     # past its window it drops out
-    assert rec.id not in s.context(datetime(2024, 7, 2, tzinfo=timezone.utc)).used_ids
+    assert rec.id not in s.context(datetime(2024, 7, 2, tzinfo=UTC)).used_ids
 
 
 def test_newer_authoritative_version_replaces_the_old():
     s = Sim()
     _, v1 = s.record(T0, **fact_wire())
-    _, v2 = s.record(T0 + D, **fact_wire(value="12 EUR/month", valid_from="2024-02-01T00:00:00Z",
-                                         evidence=[{"source_type": "document", "source_id": "price-list-2024b"}]))
+    _, v2 = s.record(
+        T0 + D,
+        **fact_wire(
+            value="12 EUR/month",
+            valid_from="2024-02-01T00:00:00Z",
+            evidence=[{"source_type": "document", "source_id": "price-list-2024b"}],
+        ),
+    )
     assert s.get(v2.id).status == Status.ACTIVE and s.get(v2.id).supersedes == v1.id
     old = s.get(v1.id)
     # the old price stays valid until the new one starts
-    assert old.valid_until == datetime(2024, 2, 1, tzinfo=timezone.utc) and old.superseded_by == v2.id
+    assert old.valid_until == datetime(2024, 2, 1, tzinfo=UTC) and old.superseded_by == v2.id
     assert [r.value for r in s.usable(T0 + 2 * D, "fact.price.basic_plan")] == ["10 EUR/month"]
-    assert [r.value for r in s.usable(datetime(2024, 3, 1, tzinfo=timezone.utc), "fact.price.basic_plan")] == [
-        "12 EUR/month"]
+    assert [r.value for r in s.usable(datetime(2024, 3, 1, tzinfo=UTC), "fact.price.basic_plan")] == ["12 EUR/month"]
 
 
 def test_users_correction_never_supersedes_an_authoritative_fact():
     s = Sim()
     _, real = s.record(T0, **fact_wire())
-    _, opinion = s.record(T0 + H, **fact_wire(authority="user_explicit", value="5 EUR/month", corrects=real.id,
-                                              evidence=[{"source_type": "document", "source_id": "my-notes"}]))
+    _, opinion = s.record(
+        T0 + H,
+        **fact_wire(
+            authority="user_explicit",
+            value="5 EUR/month",
+            corrects=real.id,
+            evidence=[{"source_type": "document", "source_id": "my-notes"}],
+        ),
+    )
     assert s.get(real.id).status == Status.ACTIVE
     assert s.get(opinion.id).status == Status.PENDING_REVIEW
     assert [r.value for r in s.usable(T0 + D, "fact.price.basic_plan")] == ["10 EUR/month"]

@@ -19,10 +19,18 @@ from slotstream.memory.registry import (
 DAY = timedelta(days=1)
 
 
-@pytest.mark.parametrize("name", [
-    "preference.response.detail", "preference.language", "profile.home_city", "profile.allergies",
-    "profile.timezone", "priority.focus", "rule.confirm_before",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "preference.response.detail",
+        "preference.language",
+        "profile.home_city",
+        "profile.allergies",
+        "profile.timezone",
+        "priority.focus",
+        "rule.confirm_before",
+    ],
+)
 def test_seed_examples_are_registered(name):
     spec = lookup(name)
     assert spec is not None and spec.kind is not None

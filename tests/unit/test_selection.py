@@ -4,7 +4,7 @@ confidence, budgets, separate sections, request overrides, explanations, used id
 from __future__ import annotations
 
 import dataclasses
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -29,7 +29,7 @@ from slotstream.memory.selection import (
 )
 from slotstream.memory.validation import build_record, parse_record
 
-T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2024, 1, 1, tzinfo=UTC)
 NOW = T0 + timedelta(hours=1)
 H = timedelta(hours=1)
 DETAIL = "preference.response.detail"
@@ -68,8 +68,10 @@ def reasons(out) -> dict[str, str]:
 
 
 def test_scope_filter_global_plus_request_project_and_session_only():
-    rs = {scope: rec(attribute="profile.languages", value=f"lang-{scope}", scope=scope)
-          for scope in ("global", "project:p1", "project:p2", "session:s1", "session:s2")}
+    rs = {
+        scope: rec(attribute="profile.languages", value=f"lang-{scope}", scope=scope)
+        for scope in ("global", "project:p1", "project:p2", "session:s1", "session:s2")
+    }
     out = run(list(rs.values()), project="p1", session="s1", explain=True)
     assert set(out.used_ids) == {rs["global"].id, rs["project:p1"].id, rs["session:s1"].id}
     assert reasons(out) == {rs["project:p2"].id: "out_of_scope", rs["session:s2"].id: "out_of_scope"}
@@ -94,16 +96,27 @@ def test_narrowest_scope_wins_for_a_single_valued_attribute():
 
 def test_a_narrower_inference_does_not_hide_the_users_explicit_value():
     explicit = rec(value="detailed")
-    inferred = rec(value="concise", scope="session:s1", authority="system_inferred", confidence=0.9,
-                   _at=T0 + 0.5 * H, observed_at=(T0 + 0.5 * H).isoformat())
+    inferred = rec(
+        value="concise",
+        scope="session:s1",
+        authority="system_inferred",
+        confidence=0.9,
+        _at=T0 + 0.5 * H,
+        observed_at=(T0 + 0.5 * H).isoformat(),
+    )
     out = run([explicit, inferred], session="s1")
     assert explicit.id in out.used_ids
 
 
 def test_users_word_beats_an_inference_in_the_same_scope_then_newest():
     explicit = rec(value="detailed")
-    inferred = rec(value="concise", authority="system_inferred", confidence=0.9, _at=T0 + 0.5 * H,
-                   observed_at=(T0 + 0.5 * H).isoformat())
+    inferred = rec(
+        value="concise",
+        authority="system_inferred",
+        confidence=0.9,
+        _at=T0 + 0.5 * H,
+        observed_at=(T0 + 0.5 * H).isoformat(),
+    )
     assert run([inferred, explicit]).used_ids == [explicit.id]
     older = rec(value="terse", observed_at=(T0 - H).isoformat())
     assert run([older, explicit]).used_ids == [explicit.id]
@@ -129,14 +142,17 @@ def test_working_assumptions_threshold_and_section():
     assert out.used_ids == [] and reasons(out) == {weak.id: "weak_assumption"}
 
 
-@pytest.mark.parametrize("kw,usable", [
-    ({"consequence": "low"}, True),
-    ({"consequence": "medium"}, True),
-    ({"consequence": "high"}, False),
-    ({"consequence": "critical"}, False),
-    ({"sensitivity": "personal"}, False),
-    ({"authority": "user_observed"}, True),
-])
+@pytest.mark.parametrize(
+    "kw,usable",
+    [
+        ({"consequence": "low"}, True),
+        ({"consequence": "medium"}, True),
+        ({"consequence": "high"}, False),
+        ({"consequence": "critical"}, False),
+        ({"sensitivity": "personal"}, False),
+        ({"authority": "user_observed"}, True),
+    ],
+)
 def test_working_assumption_conditions(kw, usable):
     data = {"authority": "system_inferred", "confidence": 0.9, **kw}
     c = from_record(rec(value="concise", **data))
@@ -154,8 +170,10 @@ def test_stated_and_assumed_are_presented_separately():
     assert assumed_block.startswith("## Working assumptions") and "concise" in assumed_block
 
 
-@pytest.mark.parametrize("status", [Status.PENDING_REVIEW, Status.CONFLICTED, Status.SUPERSEDED,
-                                    Status.EXPIRED, Status.REVIEW_DUE, Status.DELETED])
+@pytest.mark.parametrize(
+    "status",
+    [Status.PENDING_REVIEW, Status.CONFLICTED, Status.SUPERSEDED, Status.EXPIRED, Status.REVIEW_DUE, Status.DELETED],
+)
 def test_only_active_and_candidate_statuses_are_used(status):
     r = rec(status=status)
     out = run([r], explain=True)
@@ -217,8 +235,10 @@ def test_relevance_importance_consequence_actionability_rank():
     for field, lo, hi in (("importance", 0.1, 0.9), ("actionability", 0.1, 0.9)):
         assert score(dataclasses.replace(base, **{field: hi}), q) > score(dataclasses.replace(base, **{field: lo}), q)
     from slotstream.memory.models import Consequence
-    assert score(dataclasses.replace(base, consequence=Consequence.HIGH), q) > \
-        score(dataclasses.replace(base, consequence=Consequence.LOW), q)
+
+    assert score(dataclasses.replace(base, consequence=Consequence.HIGH), q) > score(
+        dataclasses.replace(base, consequence=Consequence.LOW), q
+    )
 
 
 def test_tokens():
@@ -253,11 +273,20 @@ def test_char_budget(max_chars):
 
 
 @settings(max_examples=60, deadline=None, derandomize=True, database=None)
-@given(st.lists(st.tuples(st.sampled_from(["knowledge.a", "knowledge.b", "goal.x", "rule.y", "priority.z",
-                                           DETAIL, "profile.allergies"]),
-                          st.text("abcdefgh 中文", min_size=1, max_size=40).filter(str.strip)),
-                min_size=0, max_size=15),
-       st.integers(50, 600), st.integers(1, 10))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(
+                ["knowledge.a", "knowledge.b", "goal.x", "rule.y", "priority.z", DETAIL, "profile.allergies"]
+            ),
+            st.text("abcdefgh 中文", min_size=1, max_size=40).filter(str.strip),
+        ),
+        min_size=0,
+        max_size=15,
+    ),
+    st.integers(50, 600),
+    st.integers(1, 10),
+)
 def test_budgets_always_respected(entries, max_chars, max_items):
     rs = [rec(attribute=a, value=v) for a, v in entries]
     out = run(rs, max_chars=max_chars, max_items=max_items)
@@ -310,16 +339,33 @@ def test_sections_for_every_kind():
     rule = rec(attribute="rule.confirm_before", value="deleting data")
     know = rec(attribute="knowledge.db", value="postgres")
     sess = rec(kind="session_context", attribute="session.task", value="fixing bug 12", scope="session:s1")
-    fact = rec(kind="fact", attribute="fact.sla", value="99.9%", authority="authoritative_source",
-               valid_from="2024-01-01T00:00:00Z", valid_until="2025-01-01T00:00:00Z",
-               evidence=[{"source_type": "document", "source_id": "contract-7"}])
+    fact = rec(
+        kind="fact",
+        attribute="fact.sla",
+        value="99.9%",
+        authority="authoritative_source",
+        valid_from="2024-01-01T00:00:00Z",
+        valid_until="2025-01-01T00:00:00Z",
+        evidence=[{"source_type": "document", "source_id": "contract-7"}],
+    )
     out = run([goal, prio, rule, know, sess, fact], session="s1", max_items=20)
     assert {i.id: i.section for i in out.items} == {
-        goal.id: "goals", prio.id: "priorities", rule.id: "rules", know.id: "knowledge",
-        sess.id: "session", fact.id: "facts"}
+        goal.id: "goals",
+        prio.id: "priorities",
+        rule.id: "rules",
+        know.id: "knowledge",
+        sess.id: "session",
+        fact.id: "facts",
+    }
     titles = [b.split("\n", 1)[0] for b in out.context.split("\n\n")]
-    assert titles == ["## Goals", "## Current priorities", "## Collaboration rules",
-                      "## Project knowledge and decisions", "## Facts (from their source)", "## Current session"]
+    assert titles == [
+        "## Goals",
+        "## Current priorities",
+        "## Collaboration rules",
+        "## Project knowledge and decisions",
+        "## Facts (from their source)",
+        "## Current session",
+    ]
     assert "(until 2024-01-08T00:00:00Z)" in render_line(from_record(prio))
     assert "[source: contract-7, valid until 2025-01-01T00:00:00Z]" in render_line(from_record(fact))
     assert section_of(from_record(rec(value="x", authority="system_inferred", confidence=0.9))) == "assumptions"

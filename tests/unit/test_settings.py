@@ -9,16 +9,24 @@ from slotstream.settings import Settings, env_names
 
 
 def test_values_are_typed_and_defaults_hold() -> None:
-    s = Settings.from_env({"SLOTSTREAM_PARTITIONS": "8", "SLOTSTREAM_BATCH_WAIT": "0.5",
-                           "SLOTSTREAM_TOPIC_PREFIX": "acme"})
+    s = Settings.from_env(
+        {"SLOTSTREAM_PARTITIONS": "8", "SLOTSTREAM_BATCH_WAIT": "0.5", "SLOTSTREAM_TOPIC_PREFIX": "acme"}
+    )
     assert s.partitions == 8 and s.batch_wait == 0.5 and s.namespace == "ss"
     assert s.group == "acme-worker"
     assert Settings.from_env({"SLOTSTREAM_CONSUMER_GROUP": "g1"}).group == "g1"
 
 
-@pytest.mark.parametrize("var,value", [("SLOTSTREAM_PARTITIONS", "four"), ("SLOTSTREAM_PARTITIONS", "0"),
-                                       ("SLOTSTREAM_BATCH_WAIT", "-1"), ("SLOTSTREAM_NAMESPACE", "a b"),
-                                       ("SLOTSTREAM_OPS_RETENTION_MS", "-5")])
+@pytest.mark.parametrize(
+    "var,value",
+    [
+        ("SLOTSTREAM_PARTITIONS", "four"),
+        ("SLOTSTREAM_PARTITIONS", "0"),
+        ("SLOTSTREAM_BATCH_WAIT", "-1"),
+        ("SLOTSTREAM_NAMESPACE", "a b"),
+        ("SLOTSTREAM_OPS_RETENTION_MS", "-5"),
+    ],
+)
 def test_a_bad_value_names_its_variable_and_not_its_value(var: str, value: str) -> None:
     with pytest.raises(SettingsError) as err:
         Settings.from_env({var: value})
@@ -33,8 +41,9 @@ def test_the_ops_topic_is_kept_forever_by_default_and_retention_is_a_setting() -
     custom = Settings.from_env({"SLOTSTREAM_TURNS_RETENTION_MS": "-1", "SLOTSTREAM_OPS_RETENTION_MS": "86400000"})
     assert custom.topic_specs()["turns"].config["retention.ms"] == "-1"
     assert custom.topic_specs()["ops"].config["retention.ms"] == "86400000"
-    assert {s.config.get("message.timestamp.type") for r, s in specs.items() if r in ("turns", "ops")} == \
-        {"LogAppendTime"}
+    assert {s.config.get("message.timestamp.type") for r, s in specs.items() if r in ("turns", "ops")} == {
+        "LogAppendTime"
+    }
 
 
 def test_secrets_are_masked_unless_asked() -> None:
@@ -45,8 +54,14 @@ def test_secrets_are_masked_unless_asked() -> None:
 
 
 def test_to_env_round_trips() -> None:
-    s = Settings.from_env({"SLOTSTREAM_REDIS_URL": "redis://h:1/0", "SLOTSTREAM_PARTITIONS": "3",
-                           "SLOTSTREAM_LLM_API_KEY": "k", "SLOTSTREAM_MAX_EVENT_SKEW": "12.5"})
+    s = Settings.from_env(
+        {
+            "SLOTSTREAM_REDIS_URL": "redis://h:1/0",
+            "SLOTSTREAM_PARTITIONS": "3",
+            "SLOTSTREAM_LLM_API_KEY": "k",
+            "SLOTSTREAM_MAX_EVENT_SKEW": "12.5",
+        }
+    )
     again = Settings.from_env(s.to_env())
     assert again == s
     assert set(s.to_env()) <= set(env_names())

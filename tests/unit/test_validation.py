@@ -7,7 +7,7 @@ authoritative source and a validity window. Plus the other reason codes of `memo
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -33,13 +33,12 @@ from slotstream.memory.validation import (
     value_hash,
 )
 
-T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2024, 1, 1, tzinfo=UTC)
 DAY = timedelta(days=1)
 
 
 def wire(**kw: Any) -> dict[str, Any]:
-    d: dict[str, Any] = {"tenant": "t1", "user": "u1", "attribute": "preference.response.detail",
-                         "value": "detailed"}
+    d: dict[str, Any] = {"tenant": "t1", "user": "u1", "attribute": "preference.response.detail", "value": "detailed"}
     d.update(kw)
     return {k: v for k, v in d.items() if v is not ...}
 
@@ -49,10 +48,15 @@ def build(**kw: Any):
 
 
 def fact(**kw: Any) -> dict[str, Any]:
-    d = dict(kind="fact", attribute="fact.price.basic_plan", value="10 EUR/month",
-             authority="authoritative_source", valid_from="2024-01-01T00:00:00Z",
-             valid_until="2024-06-01T00:00:00Z",
-             evidence=[{"source_type": "document", "source_id": "price-list-2024"}])
+    d = dict(
+        kind="fact",
+        attribute="fact.price.basic_plan",
+        value="10 EUR/month",
+        authority="authoritative_source",
+        valid_from="2024-01-01T00:00:00Z",
+        valid_until="2024-06-01T00:00:00Z",
+        evidence=[{"source_type": "document", "source_id": "price-list-2024"}],
+    )
     d.update(kw)
     return d
 
@@ -124,24 +128,24 @@ def test_other_unit_fields(field):
 
 
 def test_valid_until_before_valid_from():
-    assert reason_of(valid_from="2024-02-01T00:00:00Z", valid_until="2024-01-01T00:00:00Z") == \
-        Reason.VALIDITY_INVERTED
+    assert reason_of(valid_from="2024-02-01T00:00:00Z", valid_until="2024-01-01T00:00:00Z") == Reason.VALIDITY_INVERTED
     # an empty window is inverted too
-    assert reason_of(valid_from="2024-02-01T00:00:00Z", valid_until="2024-02-01T00:00:00Z") == \
-        Reason.VALIDITY_INVERTED
+    assert reason_of(valid_from="2024-02-01T00:00:00Z", valid_until="2024-02-01T00:00:00Z") == Reason.VALIDITY_INVERTED
 
 
 def test_default_lifetime_cannot_invert_an_explicit_valid_from():
     # valid_from given, valid_until from the registry: it starts at valid_from, never inverted
     rec = build(attribute="priority.focus", value="ship v2", valid_from="2024-03-01T00:00:00Z")
-    assert rec.valid_until == datetime(2024, 3, 8, tzinfo=timezone.utc)
+    assert rec.valid_until == datetime(2024, 3, 8, tzinfo=UTC)
 
 
 def test_fact_without_source():
     assert reason_of(**fact(evidence=[])) == Reason.FACT_WITHOUT_SOURCE
     # a conversation is not a source for a business fact
-    assert reason_of(**fact(evidence=[{"source_type": "conversation", "source_id": "turn-1"}])) == \
-        Reason.FACT_WITHOUT_SOURCE
+    assert (
+        reason_of(**fact(evidence=[{"source_type": "conversation", "source_id": "turn-1"}]))
+        == Reason.FACT_WITHOUT_SOURCE
+    )
     # a document without an id is not either
     assert reason_of(**fact(evidence=[{"source_type": "document"}])) == Reason.FACT_WITHOUT_SOURCE
 
@@ -158,7 +162,7 @@ def test_valid_fact():
     rec = build(**fact())
     assert rec.kind == Kind.FACT and rec.authority == Authority.AUTHORITATIVE_SOURCE
     assert rec.source == "price-list-2024"
-    assert rec.valid_from == T0 and rec.valid_until == datetime(2024, 6, 1, tzinfo=timezone.utc)
+    assert rec.valid_from == T0 and rec.valid_until == datetime(2024, 6, 1, tzinfo=UTC)
 
 
 def test_authoritative_source_writes_facts_only():
@@ -166,21 +170,21 @@ def test_authoritative_source_writes_facts_only():
 
 
 def test_assistant_is_never_evidence():
-    assert reason_of(evidence=[{"source_type": "assistant", "source_id": "answer-3"}]) == \
-        Reason.ASSISTANT_NOT_EVIDENCE
+    assert reason_of(evidence=[{"source_type": "assistant", "source_id": "answer-3"}]) == Reason.ASSISTANT_NOT_EVIDENCE
 
 
 def test_session_context_needs_a_session_scope():
-    assert reason_of(kind="session_context", attribute="session.task", value="fix bug 12") == \
-        Reason.SESSION_CONTEXT_NOT_IN_SESSION
+    assert (
+        reason_of(kind="session_context", attribute="session.task", value="fix bug 12")
+        == Reason.SESSION_CONTEXT_NOT_IN_SESSION
+    )
     rec = build(kind="session_context", attribute="session.task", value="fix bug 12", scope="session:s1")
     assert rec.scope == "session:s1" and rec.valid_until == T0 + DAY
 
 
 def test_secret_values_are_refused():
     assert reason_of(attribute="profile.name", value="my password is hunter22") == Reason.SECRET_VALUE
-    assert reason_of(attribute="profile.name", value="x", statement="card 4111 1111 1111 1111") == \
-        Reason.SECRET_VALUE
+    assert reason_of(attribute="profile.name", value="x", statement="card 4111 1111 1111 1111") == Reason.SECRET_VALUE
     assert reason_of(attribute="profile.name", value="x", sensitivity="secret") == Reason.SECRET_VALUE
 
 
@@ -274,7 +278,7 @@ def test_normalize_value():
 
 def test_value_hash_and_derive_id():
     h = value_hash("t", "u", "a", "v")
-    assert h == value_hash("t", "u", "a", "v") and len(h) == 32 and "v" != h
+    assert h == value_hash("t", "u", "a", "v") and len(h) == 32 and h != "v"
     assert value_hash("t2", "u", "a", "v") != h and value_hash("t", "u", "a", "w") != h
     assert derive_id("r_", "x") == derive_id("r_", "x") != derive_id("r_", "y")
 
@@ -291,16 +295,15 @@ def cmd_reason(data: Any) -> Reason:
 def test_commands_parse():
     c = parse_command({"op": "forget", "tenant": "t", "user": "u", "record_id": "r1"})
     assert isinstance(c, ForgetCommand) and c.record_id == "r1"
-    c = parse_command({"op": "forget", "tenant": "t", "user": "u",
-                       "match": {"attribute": "a", "value": "v", "scope": "project:p"}})
+    c = parse_command(
+        {"op": "forget", "tenant": "t", "user": "u", "match": {"attribute": "a", "value": "v", "scope": "project:p"}}
+    )
     assert c.match.scope == "project:p" and c.match.subject == "user"
-    assert isinstance(parse_command({"op": "confirm", "tenant": "t", "user": "u", "record_id": "r"}),
-                      ConfirmCommand)
+    assert isinstance(parse_command({"op": "confirm", "tenant": "t", "user": "u", "record_id": "r"}), ConfirmCommand)
     for op in ("reject", "expire", "review_due"):
         assert parse_command({"op": op, "tenant": "t", "user": "u", "record_id": "r"}).op == op
     assert parse_command({"op": "erase_user", "tenant": "t", "user": "u"}).op == "erase_user"
-    assert parse_command({"op": "correct", "tenant": "t", "user": "u", "record_id": "r",
-                          "value": "x"}).value == "x"
+    assert parse_command({"op": "correct", "tenant": "t", "user": "u", "record_id": "r", "value": "x"}).value == "x"
 
 
 def test_command_rejections():
@@ -310,8 +313,12 @@ def test_command_rejections():
     assert cmd_reason({"op": "erase_user", "tenant": "t"}) == Reason.MISSING_USER
     assert cmd_reason({"op": "forget", "tenant": "t", "user": "u"}) == Reason.MISSING_FIELD
     assert cmd_reason({"op": "confirm", "tenant": "t", "user": "u"}) == Reason.MISSING_FIELD
-    assert cmd_reason({"op": "forget", "tenant": "t", "user": "u",
-                       "match": {"attribute": "a", "scope": "session:"}}) == Reason.SCOPE_MISSING_ID
-    assert cmd_reason({"op": "confirm", "tenant": "t", "user": "u", "record_id": "r",
-                       "extra": True}) == Reason.INVALID_FIELD
+    assert (
+        cmd_reason({"op": "forget", "tenant": "t", "user": "u", "match": {"attribute": "a", "scope": "session:"}})
+        == Reason.SCOPE_MISSING_ID
+    )
+    assert (
+        cmd_reason({"op": "confirm", "tenant": "t", "user": "u", "record_id": "r", "extra": True})
+        == Reason.INVALID_FIELD
+    )
     assert cmd_reason("forget") == Reason.INVALID_FIELD
