@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, overload
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
@@ -160,6 +160,10 @@ def to_ms(dt: datetime | None) -> int | None:
     return None if dt is None else int(dt.timestamp() * 1000)
 
 
+@overload
+def iso(dt: datetime) -> str: ...
+@overload
+def iso(dt: None) -> None: ...
 def iso(dt: datetime | None) -> str | None:
     if dt is None:
         return None

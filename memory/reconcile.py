@@ -1,7 +1,7 @@
 """Reconciliation: (what is stored, an incoming record or command, event time) -> a transition.
 
 Pure: no I/O, no clock. The state layer loads a `UserView`, calls `reconcile`, and applies the
-returned `Transition` atomically. DESIGN.md section 2, rules 1, 2, 3, 4, 6 and 8 live here.
+returned `Transition` atomically. Rules 1, 2, 3, 4, 6 and 8 of docs/engine.md live here.
 """
 
 from __future__ import annotations
@@ -433,26 +433,22 @@ def reconcile(view: UserView, op: Record | Any, at: datetime, op_id: str) -> Tra
         t.suppress.append(sup)
         return t
     if isinstance(op, (ExpireCommand, ReviewDueCommand)):
-        target = view.get(op.record_id)
-        if target is None:
+        due = view.get(op.record_id)
+        if due is None:
             t.outcome, t.reason = "noop", Reason.TARGET_NOT_FOUND.value
             return t
         if isinstance(op, ExpireCommand):
-            if target.status in LIVE_STATUSES and target.valid_until is not None and target.valid_until <= at:
+            if due.status in LIVE_STATUSES and due.valid_until is not None and due.valid_until <= at:
                 t.put(
-                    target.model_copy(
+                    due.model_copy(
                         update={"status": Status.EXPIRED, "updated_at": at, "status_reason": "valid_until passed"}
                     ),
                     "expired",
                 )
                 return t
-        elif (
-            target.status in (Status.ACTIVE, Status.CANDIDATE)
-            and target.review_at is not None
-            and target.review_at <= at
-        ):
+        elif due.status in (Status.ACTIVE, Status.CANDIDATE) and due.review_at is not None and due.review_at <= at:
             t.put(
-                target.model_copy(
+                due.model_copy(
                     update={"status": Status.REVIEW_DUE, "updated_at": at, "status_reason": "review_at passed"}
                 ),
                 "review_due",

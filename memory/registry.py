@@ -30,7 +30,7 @@ class AttributeSpec:
 
 
 _SPECS = [
-    # how to answer: the seeds' running example
+    # how to answer: the running example: answer detail
     AttributeSpec(
         "preference.response.detail",
         Kind.PREFERENCE,

@@ -1,4 +1,4 @@
-"""The read side, pure: eligibility, ranking, budgeting and rendering (DESIGN.md section 3).
+"""The read side, pure: eligibility, ranking, budgeting and rendering (docs/engine.md, "Read path").
 
 The state layer hands over `Candidate`s (a compact, selection-only view of the records in the
 request's scopes); everything here decides from them and the request's own time.
@@ -206,13 +206,16 @@ def section_of(c: Candidate) -> str:
         return "assumptions"
     if c.kind == Kind.SESSION_CONTEXT:
         return "session"
-    return {
-        Kind.GOAL: "goals",
-        Kind.PRIORITY: "priorities",
-        Kind.RULE: "rules",
-        Kind.KNOWLEDGE: "knowledge",
-        Kind.FACT: "facts",
-    }.get(c.kind, "stated")
+    return _SECTION_OF_KIND.get(c.kind, "stated")
+
+
+_SECTION_OF_KIND: dict[str, str] = {
+    Kind.GOAL: "goals",
+    Kind.PRIORITY: "priorities",
+    Kind.RULE: "rules",
+    Kind.KNOWLEDGE: "knowledge",
+    Kind.FACT: "facts",
+}
 
 
 _SECTION_TITLES = {
@@ -255,7 +258,7 @@ def score(c: Candidate, query: frozenset[str] | list[str]) -> float:
 
 
 def _fmt_ms(ms: int | None) -> str:
-    return iso(datetime.fromtimestamp(ms / 1000, tz=UTC)) if ms is not None else ""
+    return (iso(datetime.fromtimestamp(ms / 1000, tz=UTC)) or "") if ms is not None else ""
 
 
 def render_line(c: Candidate) -> str:

@@ -17,6 +17,7 @@ from slotstream.memory.models import iso
 from slotstream.state.due import DueIndex
 from slotstream.state.engine import Engine
 from slotstream.state.progress import Progress
+from slotstream.streams.messages import Keyed
 from slotstream.streams.topics import user_key
 
 
@@ -30,10 +31,10 @@ class ExpiryService:
         self.ops_topic = ops_topic
         self.batch = batch
 
-    def sweep(self, partitions: list[int], max_scan: int = 20_000) -> list[tuple[bytes, bytes]]:
+    def sweep(self, partitions: list[int], *, max_scan: int = 20_000) -> list[Keyed]:
         """Ops for everything due, on the partitions this worker owns, by each user's event time."""
         marks = self.progress.watermarks(self.ops_topic)
-        out: list[tuple[bytes, bytes]] = []
+        out: list[Keyed] = []
         for p in sorted(partitions):
             now = marks.get(p)
             if now is None:

@@ -113,7 +113,7 @@ def dead_letter(
     dl = DeadLetter(
         reason=reason,
         detail=redact(detail)[:500],
-        processor=processor,  # type: ignore[arg-type]
+        processor=processor,
         source=msg.source,
         key=redact(key) if key else None,
         excerpt=excerpt,

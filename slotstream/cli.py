@@ -8,10 +8,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .errors import SettingsError
+from .scenario import LineResult
 from .settings import Settings
 
 
-def _print_result(r) -> None:
+def _print_result(r: LineResult) -> None:
     tag = "PASS" if r.ok else "FAIL"
     if not r.counted:
         tag = "    "
@@ -30,7 +31,7 @@ def cmd_scenario_run(args: argparse.Namespace) -> int:
     settings = Settings.from_env()
     if args.via == "kafka":
         from .pipeline_runner import (
-            run_files_via_kafka,  # the pipeline issue brings this mode
+            run_files_via_kafka,
         )
 
         return run_files_via_kafka(args.files, settings)
@@ -178,7 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
     tcreate = topics_sub.add_parser("create", help="create the topics (idempotent)")
     tcreate.set_defaults(func=cmd_topics_create)
 
-    scen = sub.add_parser("scenario", help="scenario files (DESIGN.md section 6)")
+    scen = sub.add_parser("scenario", help="scenario files (docs/scenarios.md)")
     scen_sub = scen.add_subparsers(dest="scenario_command", required=True)
     srun = scen_sub.add_parser("run", help="run scenario files into a fresh namespace each")
     srun.add_argument("files", nargs="+", type=Path)

@@ -46,6 +46,7 @@ import threading
 import time
 import uuid
 from pathlib import Path
+from typing import BinaryIO
 
 from .errors import LocalServerError
 
@@ -340,7 +341,7 @@ class LocalKafka:
         self.libs: Path | None = None
         self.startup_seconds: float | None = None
         self._proc: subprocess.Popen[bytes] | None = None
-        self._stdout_fh = None
+        self._stdout_fh: BinaryIO | None = None
         self._lock = threading.Lock()
 
     # ----------------------------------------------------------- properties
@@ -517,7 +518,7 @@ class LocalKafka:
             "-XX:+ExitOnOutOfMemoryError",
             "-Djava.awt.headless=true",
             "-Dlog4j2.disable.jmx=true",
-            f"-Dlog4j2.configurationFile={self.data_dir / 'log4j2.xml'}",
+            f"-Dlog4j2.configurationFile={self._require_data_dir() / 'log4j2.xml'}",
             f"-Dkafka.logs.dir={self.log_dir}",
             "-cp",
             str(self.libs / "*"),

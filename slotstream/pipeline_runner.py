@@ -73,7 +73,7 @@ class KafkaBackend:
                 for m in msgs:
                     data = orjson.loads(m.value)
                     src = data.get("source") or {}
-                    key = (src.get("topic"), src.get("partition"), src.get("offset"))
+                    key = (str(src.get("topic")), int(src.get("partition", -1)), int(src.get("offset", -1)))
                     if tp.topic == self.topics[DLQ]:
                         self.seen[key] = PipelineOutcome("rejected", data.get("reason"), data.get("detail", ""))
                     elif key not in self.seen:
@@ -144,7 +144,7 @@ def _print(r: LineResult) -> None:
 
 def run_files_via_kafka(files: list[Path], settings: Settings, stack: LocalStack | None = None) -> int:
     own = stack is None
-    if own:
+    if stack is None:
         ns = settings.namespace if settings.redis_url else f"scn-{uuid.uuid4().hex[:8]}"
         # scenario timelines are simulated: their event times may lie far ahead of the clock
         stack = LocalStack(settings.replace(namespace=ns, max_event_skew=SIMULATED_SKEW)).start()

@@ -67,7 +67,7 @@ def claim_namespace(settings: Settings, rebuild: bool = False) -> int:
             "worker start (consumer group offsets)",
         )
         retry(
-            lambda: Progress(client, settings.namespace).claim(committed, rebuild=rebuild),  # type: ignore[arg-type]
+            lambda: Progress(client, settings.namespace).claim(committed, rebuild=rebuild),
             never,
             "worker start (namespace)",
         )

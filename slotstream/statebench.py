@@ -1,9 +1,9 @@
-"""StateBench adapter: timelines -> scenario lines (DESIGN.md section 6) -> the engine -> metrics.
+"""StateBench adapter: timelines -> scenario lines (docs/scenarios.md) -> the engine -> metrics.
 
 `convert` turns one StateBench timeline into scenario lines using only its *structured* writes:
 initial persistent facts, `state_write` / `supersession` writes (with `supersedes` given as a key
 or an id), environment signals and `[SCOPE: ...]` working-set items. Conversation text is never
-parsed: a supersession that lives only in the conversation needs the extractor (pipeline issue).
+parsed: a supersession that lives only in the conversation needs the extractor (see --turns).
 
 `evaluate` runs the converted timelines through the engine (one user per timeline, writes between
 two queries in one `apply_many` batch) and measures, per track:
@@ -22,6 +22,7 @@ docs/statebench.md.
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 import time
@@ -597,7 +598,9 @@ def main(
         for path in files:
             ns = fresh_namespace("sb")
             try:
-                table = evaluate([path], lambda ns=ns: Engine(client, namespace=ns), tracks=tracks, label=str(path))
+                table = evaluate(
+                    [path], functools.partial(Engine, client, namespace=ns), tracks=tracks, label=str(path)
+                )
             finally:
                 drop_namespace(client, ns)
             tables.append(table)

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 import faust
 
+from slotstream.memory.extraction import Extractor
 from slotstream.processors.expiry import ExpiryService
 from slotstream.processors.extraction import ExtractionService
 from slotstream.processors.llm_extractor import extractor_from_config
@@ -18,14 +19,14 @@ from slotstream.state.engine import Engine
 from slotstream.state.progress import Progress
 from slotstream.streams.app import AppConfig, create_app
 from slotstream.streams.topics import OPS, TURNS, topic_names
-from slotstream.streams.types import BatchProcessor
+from slotstream.streams.types import BatchProcessor, Sweep
 
 from .settings import Settings
 
 PROCESSORS = ("extraction", "reconciliation", "expiry")
 
 
-def extractor_for(settings: Settings):
+def extractor_for(settings: Settings) -> Extractor:
     return extractor_from_config(
         settings.llm_url,
         settings.llm_model,
@@ -56,7 +57,9 @@ def build_worker_app(settings: Settings, processors: Iterable[str] = PROCESSORS)
     if "reconciliation" in chosen:
         reconciliation = ReconciliationService(engine, due_index, settings.max_event_skew)
         runners[OPS] = BatchRunner("reconciliation", reconciliation.handle, progress, names[OPS], stop, faults)
-    sweep = ExpiryService(engine, progress, due_index, names[OPS]).sweep if "expiry" in chosen else None
+    sweep: Sweep | None = None
+    if "expiry" in chosen:
+        sweep = ExpiryService(engine, progress, due_index, names[OPS]).sweep
     config = AppConfig(
         group=settings.group,
         bootstrap=settings.kafka_bootstrap,

@@ -66,5 +66,7 @@ class DueIndex:
 
     def page(self, partition: int, until_ms: int, start: int, count: int) -> list[tuple[DueEntry, int]]:
         """Entries due at or before `until_ms`, oldest first, `count` from position `start`."""
-        rows = self.r.zrangebyscore(self.keys.due(partition), "-inf", until_ms, start=start, num=count, withscores=True)
+        rows: list[tuple[bytes, float]] = self.r.zrangebyscore(  # type: ignore[assignment]
+            self.keys.due(partition), "-inf", until_ms, start=start, num=count, withscores=True
+        )
         return [(DueEntry.parse(member), int(score)) for member, score in rows]

@@ -87,6 +87,7 @@ def validate_op(op: OpIn, op_id: str | None = None) -> tuple[str, Any]:
         raise Rejected(Reason.MISSING_FIELD, "exactly one of record or command")
     if op.record is not None:
         return op_id, build_record(parse_record(op.record), op_id=op_id, at=op.at)
+    assert op.command is not None
     return op_id, parse_command(op.command)
 
 

@@ -17,9 +17,9 @@ import logging
 import os
 import sys
 from collections.abc import Callable, Mapping
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 import faust
 from faust.transport.drivers import aiokafka as faust_aiokafka
@@ -30,6 +30,7 @@ from .topics import CHANGES, DLQ, OPS, TURNS
 from .types import BatchProcessor, Sweep
 
 log = logging.getLogger("slotstream.worker")
+T = TypeVar("T")
 POSITION_CHECK_INTERVAL = 1.0  # seconds: how soon an idle worker notices lost state
 
 
@@ -61,7 +62,7 @@ def _positioned_transport(app: faust.App, processors: Mapping[str, BatchProcesso
     """Faust's aiokafka transport, with a consumer that resumes where the processors recorded,
     not where the last commit says."""
 
-    class _PositionedConsumer(faust_aiokafka.Consumer):  # type: ignore[misc]
+    class _PositionedConsumer(faust_aiokafka.Consumer):
         async def seek_to_committed(self) -> Mapping[Any, int]:
             committed = dict(await super().seek_to_committed())
             by_topic: dict[str, list[Any]] = {}
@@ -89,7 +90,7 @@ def _positioned_transport(app: faust.App, processors: Mapping[str, BatchProcesso
                 committed.update(moves)
             return committed
 
-    class _PositionedTransport(faust_aiokafka.Transport):  # type: ignore[misc]
+    class _PositionedTransport(faust_aiokafka.Transport):
         Consumer = _PositionedConsumer
 
     return _PositionedTransport(app.conf.broker_consumer, app)
@@ -110,7 +111,7 @@ def _restart_now(restart: RestartWorker) -> NoReturn:
     os.execv(sys.executable, [sys.executable, *sys.orig_argv[1:]])
 
 
-class _ProfiledExecutor:
+class _ProfiledExecutor(Executor):
     """The processors' thread under cProfile, dumped whenever a batch finishes."""
 
     def __init__(self, inner: ThreadPoolExecutor, path: str) -> None:
@@ -119,19 +120,19 @@ class _ProfiledExecutor:
         self.inner, self.path = inner, path
         self.profiler = cProfile.Profile()
 
-    def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
-        def run() -> Any:
+    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        def run() -> T:
             self.profiler.enable()
             try:
-                return fn(*args)
+                return fn(*args, **kwargs)
             finally:
                 self.profiler.disable()
                 self.profiler.dump_stats(self.path)
 
         return self.inner.submit(run)
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self.inner.shutdown(wait, cancel_futures=cancel_futures)
 
 
 def create_app(config: AppConfig, processors: Mapping[str, BatchProcessor], sweep: Sweep | None = None) -> faust.App:
@@ -171,7 +172,7 @@ def create_app(config: AppConfig, processors: Mapping[str, BatchProcessor], swee
     app.transport = _positioned_transport(app, {config.topics[role]: p for role, p in processors.items()})
     io: Executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="slotstream-processors")
     if config.profile:
-        io = _ProfiledExecutor(io, config.profile + ".io")  # type: ignore[assignment]
+        io = _ProfiledExecutor(ThreadPoolExecutor(max_workers=1), config.profile + ".io")
 
     def stop_all() -> None:
         for processor in processors.values():

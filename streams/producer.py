@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 from kafka import KafkaProducer
+from kafka.producer.future import FutureRecordMetadata
 
 from slotstream.memory.models import iso
 from slotstream.memory.secrets import scrub
@@ -39,15 +40,15 @@ class SlotstreamProducer:
             **config,
         )
 
-    def _send(self, role: str, tenant: str, user: str, value: dict[str, Any]):
+    def _send(self, role: str, tenant: str, user: str, value: dict[str, Any]) -> FutureRecordMetadata:
         return self._p.send(
             self.topics[role], key=user_key(tenant, user), value=orjson.dumps(scrub(value), default=_json_default)
         )
 
-    def send_turn(self, at: datetime | str, turn: dict[str, Any]):
+    def send_turn(self, at: datetime | str, turn: dict[str, Any]) -> FutureRecordMetadata:
         return self._send(TURNS, turn["tenant"], turn["user"], {**turn, "at": at})
 
-    def send_record(self, at: datetime | str, record: dict[str, Any], op_id: str | None = None):
+    def send_record(self, at: datetime | str, record: dict[str, Any], op_id: str | None = None) -> FutureRecordMetadata:
         return self._send(
             OPS,
             str(record.get("tenant") or ""),
@@ -55,7 +56,9 @@ class SlotstreamProducer:
             {"at": at, "op_id": op_id, "record": record},
         )
 
-    def send_command(self, at: datetime | str, command: dict[str, Any], op_id: str | None = None):
+    def send_command(
+        self, at: datetime | str, command: dict[str, Any], op_id: str | None = None
+    ) -> FutureRecordMetadata:
         return self._send(
             OPS,
             str(command.get("tenant") or ""),
@@ -63,7 +66,7 @@ class SlotstreamProducer:
             {"at": at, "op_id": op_id, "command": command},
         )
 
-    def send_raw(self, role: str, key: bytes | None, value: bytes):
+    def send_raw(self, role: str, key: bytes | None, value: bytes) -> FutureRecordMetadata:
         return self._p.send(self.topics[role], key=key, value=value)
 
     def flush(self, timeout: float | None = 30) -> None:

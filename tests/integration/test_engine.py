@@ -65,7 +65,7 @@ def test_apply_context_history_round_trip(engine):
 
 
 def test_preference_corrected_and_priority_expiring(engine):
-    # the demo scenario of the issue: a preference set then explicitly corrected; a priority that expires
+    # the demo scenario: a preference set then explicitly corrected; a priority that expires
     engine.apply_many(
         [
             rec_op("o1", id="pref", value="concise", statement="Prefers concise answers."),

@@ -1,4 +1,4 @@
-"""Models: scopes, ids, time handling, slot identity, wire/stored record shapes (DESIGN.md section 1)."""
+"""Models: scopes, ids, time handling, slot identity, wire/stored record shapes (docs/engine.md)."""
 
 from __future__ import annotations
 

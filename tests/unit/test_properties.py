@@ -1,4 +1,4 @@
-"""Property-based tests (hypothesis) for the invariants of issue 2.
+"""Property-based tests (hypothesis) for the engine's invariants.
 
 Pure (no Redis), over random op sequences on one user, run through the same path the engine uses
 (`validate_op` -> `reconcile` -> `UserView.apply`):

@@ -1,4 +1,4 @@
-"""Attribute registry: cardinality, kind, lifetime/review, consequence for the seeds' attributes."""
+"""Attribute registry: cardinality, kind, lifetime/review, consequence for the attributes the examples use."""
 
 from __future__ import annotations
 

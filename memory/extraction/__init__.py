@@ -1,0 +1,88 @@
+"""Extraction: a conversation turn -> proposed records and commands (pure, deterministic).
+
+`RuleExtractor` understands a fixed set of English and Chinese phrasings: one module per rule
+family, run in the order of the table in `analyze.py`. It never reads a clock (time comes from the
+turn's `at`), never does I/O, and for a sentence it does not understand it yields nothing rather
+than a guess. An LLM extractor can plug in
+behind the same `Extractor` protocol; whatever it returns goes through the same validation.
+
+What it emits per understood sentence:
+- a record proposal: a dict in the `RecordIn` wire format (authority `user_explicit`, evidence
+  quoting the redacted sentence, `observed_at` = the turn's time, no `id`: the engine derives it),
+  with `link_current=True` when the user explicitly corrects or changes the value ("actually …",
+  "不对，…", "改成…", "I moved to …", a standalone "that was wrong." before it) or restates the
+  lasting slot ("from now on …", "以后…": an explicit instruction for the slot going forward, which
+  the "newer is not more authoritative" rule would otherwise park as pending_review next to the old
+  value); the extraction
+  processor marks it `corrects_current`, and reconciliation resolves which record that is. Only single-valued
+  slots are linked: a multi-valued one (goals, confirm-before rules) has no one current record and
+  simply adds;
+- or a command proposal (`forget` with a `match` on attribute and, when given, value).
+
+Rules it keeps (docs/engine.md):
+- temporary vs lasting: "this time / just this once / 这次 / 本次" (or wording about the current item, "this
+  question", "a short answer", "这道题") gives a `session:<id>` record living
+  `registry.TEMPORARY_LIFETIME`; with no session on the turn it gives nothing (never widened to
+  global) and `refused` gets "temporary_without_session". "from now on / always / 以后 / 今后", or no
+  marker at all, gives the lasting record (global, or `project:<id>` when the sentence says "in this
+  project / 这个项目", which without a project on the turn gives nothing and
+  "project_scope_without_project"). Decisions are project knowledge: `project:<id>` whenever the
+  turn has a project, else global.
+- secrets: a sentence with a secret in it yields nothing and `refused` gets "secret_value"; every
+  quote and statement kept is redacted, and so is `Extraction.redacted_text`.
+- an assistant's (or system) turn never becomes an assertion: the extraction is empty.
+
+Attribute choices (the registry's names where it has them):
+- answer detail and short/long wording -> `preference.response.detail` = "concise" | "detailed"
+  (one slot, so "short" later corrected to "detailed" lands in the same place); a quantitative
+  limit ("under 100 words", "三句话") -> `preference.response.length` = "3 sentences" /
+  "at most 100 words".
+- language -> `preference.language` = "English" | "Chinese" | "Japanese" | ...
+- "example first" / "theory first" -> `preference.explanation_style`; "conclusion first" ->
+  `preference.response.order`.
+- home city -> `profile.home_city` (the city as written); timezone -> `profile.timezone`
+  ("UTC+8", "PST", "Asia/Shanghai"; 东八区/北京时间 -> "UTC+8").
+- expertise -> `profile.expertise` = beginner | intermediate | advanced | expert when no domain is
+  named, `profile.expertise.<domain-slug>` (e.g. `profile.expertise.python`) when one is, so each
+  domain is its own single-valued slot.
+- goals -> kind goal, `goal.main` (the registry's `goal.` family is multi-valued: goals add up;
+  forgetting "my goals" matches the one attribute); value = the goal phrase.
+- time-boxed priorities -> `priority.focus`, valid from the turn's time until the end of the
+  period: "this week / 本周 / 这周" -> Monday 00:00 UTC of the next ISO week, "today / 今天" ->
+  next midnight UTC, "this month / 本月" -> the 1st of next month, "next week / 下周" and
+  "tomorrow / 明天" -> that period; "for now / 目前" -> the registry's default lifetime. Priority
+  proposals in a turn that puts something on hold ("put A on hold", "A 先停一下") are linked to
+  the current focus.
+- collaboration rules -> `rule.confirm_before` = the action ("send to the client", "发给客户").
+- project decisions -> `knowledge.decision.<topic-slug>` when the sentence names a topic ("API
+  design B" -> `knowledge.decision.api_design`, "接口方案采用版本 B" ->
+  `knowledge.decision.接口方案`, "we chose X for the database" -> `knowledge.decision.database`),
+  otherwise `knowledge.decision` (one single-valued slot: a second, unlinked decision waits for
+  review rather than silently standing next to the first).
+"""
+
+from __future__ import annotations
+
+from .analyze import FAMILIES, analyze
+from .extractor import RULES, RuleExtractor
+from .model import REFUSED_NO_PROJECT, REFUSED_NO_SESSION, REFUSED_SECRET, Extraction, Extractor, Proposal, Turn
+from .text import Sentence, day_end, month_end, split_sentences, week_end
+
+__all__ = [
+    "FAMILIES",
+    "REFUSED_NO_PROJECT",
+    "REFUSED_NO_SESSION",
+    "REFUSED_SECRET",
+    "RULES",
+    "Extraction",
+    "Extractor",
+    "Proposal",
+    "RuleExtractor",
+    "Sentence",
+    "Turn",
+    "analyze",
+    "day_end",
+    "month_end",
+    "split_sentences",
+    "week_end",
+]

@@ -1,0 +1,62 @@
+"""A rule family: the patterns that recognise it, and how a match becomes a hit."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from ..models import Kind
+from .text import Pattern, scan
+
+
+@dataclass(slots=True)
+class Hit:
+    rule: str
+    kind: Kind
+    attribute: str
+    value: Any
+    confidence: float = 0.9
+    temporal: bool = False  # "this time" may scope it to the session (preferences, rules)
+    current_item: bool = False  # its wording points at the request at hand
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+    project_default: bool = False  # project knowledge: project scope whenever the turn has one
+    change: bool = False  # the wording itself states a change (moved, switch to, 改成)
+
+
+@dataclass(frozen=True)
+class Family:
+    """Most families are one attribute recognised by patterns: the first match (not negated)
+    gives the value. `build` turns a match into a hit when the value also decides the attribute."""
+
+    rule: str
+    kind: Kind
+    attribute: str
+    patterns: list[Pattern]
+    temporal: bool = False
+    confidence: float = 0.9
+    changes: re.Pattern[str] | None = None  # wording in the match that states a change ("moved to")
+    build: Callable[[Any, re.Match[str]], Hit] | None = None
+
+    def hits(self, text: str, at: datetime) -> list[Hit]:
+        found = scan(self.patterns, text)
+        if not found:
+            return []
+        value, match = found
+        if self.build is not None:
+            return [self.build(value, match)]
+        change = bool(self.changes and self.changes.search(match.group(0)))
+        return [
+            Hit(
+                self.rule,
+                self.kind,
+                self.attribute,
+                value,
+                confidence=self.confidence,
+                temporal=self.temporal,
+                change=change,
+            )
+        ]
