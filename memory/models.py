@@ -67,6 +67,38 @@ LIVE_STATUSES = frozenset(
 SELECTABLE_STATUSES = frozenset({Status.ACTIVE, Status.CANDIDATE})
 
 
+class Outcome(StrEnum):
+    """What an op did: one per op, on the changes topic and in the scenario runner's expectations."""
+
+    APPLIED = "applied"  # it changed the state
+    REFRESHED = "refreshed"  # a repeat or a same-value correction: an existing record was refreshed
+    DUPLICATE = "duplicate"  # this op id was applied before (a redelivery): nothing changed
+    REJECTED = "rejected"  # invalid, or refused by a rule; recorded, nothing changed
+    DROPPED = "dropped"  # valid, but suppressed or for an erased user; recorded, nothing changed
+    NOOP = "noop"  # nothing to do (the target was gone, not yet due, already deleted)
+    REFUSED = "refused"  # extraction refused part of a turn (a secret, a scope it cannot honour)
+
+
+class Change(StrEnum):
+    """One entry of a transition's change list (the user's change log, the changes topic)."""
+
+    CREATED = "created"
+    SUPERSEDED = "superseded"
+    REFRESHED = "refreshed"
+    CONFIRMED = "confirmed"
+    DELETED = "deleted"
+    SUPPRESSED = "suppressed"
+    UNSUPPRESSED = "unsuppressed"
+    DROPPED = "dropped"
+    REJECTED = "rejected"
+    PENDING_REVIEW = "pending_review"
+    CONFLICTED = "conflicted"
+    CORRECTION_IGNORED = "correction_ignored"
+    EXPIRED = "expired"
+    REVIEW_DUE = "review_due"
+    ERASED = "erased"
+
+
 class Consequence(StrEnum):
     LOW = "low"
     MEDIUM = "medium"
@@ -409,6 +441,25 @@ Command = Annotated[
     | ReviewDueCommand,
     Field(discriminator="op"),
 ]
+# The same union as a plain type, for signatures (the annotated one above is for parsing).
+AnyCommand = (
+    ForgetCommand
+    | CorrectCommand
+    | ConfirmCommand
+    | RejectCommand
+    | EraseUserCommand
+    | ExpireCommand
+    | ReviewDueCommand
+)
+
+
+def owner(op: Record | AnyCommand) -> tuple[str, str]:
+    """(tenant, user) of a validated record or command."""
+    if not op.tenant or not op.user:
+        raise Rejected(Reason.MISSING_TENANT if not op.tenant else Reason.MISSING_USER)
+    return op.tenant, op.user
+
+
 COMMAND_OPS = ("forget", "correct", "confirm", "reject", "erase_user", "expire", "review_due")
 
 

@@ -6,6 +6,7 @@ returned `Transition` atomically. Rules 1, 2, 3, 4, 6 and 8 of docs/engine.md li
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -15,8 +16,10 @@ from .models import (
     AUTHORITY_RANK,
     INFERRED_AUTHORITIES,
     LIVE_STATUSES,
+    AnyCommand,
     Authority,
     Cardinality,
+    Change,
     ConfirmCommand,
     CorrectCommand,
     EraseUserCommand,
@@ -24,12 +27,14 @@ from .models import (
     ExpireCommand,
     ForgetCommand,
     Kind,
+    Outcome,
     Record,
     RecordIn,
     RejectCommand,
     ReviewDueCommand,
     Status,
     Suppression,
+    owner,
 )
 from .validation import build_record, derive_id, normalize_value, value_hash
 
@@ -111,7 +116,7 @@ class Transition:
     at: datetime
     tenant: str
     user: str
-    outcome: str  # applied | refreshed | dropped | noop
+    outcome: Outcome
     reason: str | None = None
     puts: dict[str, Record] = field(default_factory=dict)
     created: list[str] = field(default_factory=list)
@@ -121,7 +126,7 @@ class Transition:
     erase: bool = False
     aliases: dict[str, str] = field(default_factory=dict)  # an op's record id -> the record it refreshed
 
-    def put(self, rec: Record, change: str, **extra: Any) -> Record:
+    def put(self, rec: Record, change: Change, **extra: Any) -> Record:
         self.puts[rec.id] = rec
         self.changes.append(
             {
@@ -188,7 +193,7 @@ def _supersede(t: Transition, old: Record, new: Record, at: datetime) -> None:
                 "status_reason": f"superseded by {new.id}",
             }
         ),
-        "superseded",
+        Change.SUPERSEDED,
         by=new.id,
     )
 
@@ -250,12 +255,14 @@ def _place(t: Transition, view: UserView, rec: Record, at: datetime) -> Record:
         rec = rec.model_copy(
             update={"status": Status.PENDING_REVIEW, "status_reason": "unverified fact: not from an authorized source"}
         )
-        return t.put(rec, "pending_review")
+        return t.put(rec, Change.PENDING_REVIEW)
     status = _base_status(rec)
     if status == Status.PENDING_REVIEW:
-        return t.put(rec.model_copy(update={"status": status, "status_reason": "untrusted source"}), "pending_review")
+        return t.put(
+            rec.model_copy(update={"status": status, "status_reason": "untrusted source"}), Change.PENDING_REVIEW
+        )
     if rec.cardinality == Cardinality.MULTI:
-        return t.put(rec.model_copy(update={"status": status}), "created")
+        return t.put(rec.model_copy(update={"status": status}), Change.CREATED)
 
     to_supersede: list[Record] = []
     for cur in view.live(rec.slot):
@@ -279,17 +286,17 @@ def _place(t: Transition, view: UserView, rec: Record, at: datetime) -> Record:
                 rec.model_copy(
                     update={"status": Status.PENDING_REVIEW, "status_reason": f"differs from explicit {cur.id}"}
                 ),
-                "pending_review",
+                Change.PENDING_REVIEW,
                 against=cur.id,
             )
         else:
             # rule 3: newer is not more authoritative
             return t.put(
                 rec.model_copy(update={"status": Status.CONFLICTED, "status_reason": f"conflicts with {cur.id}"}),
-                "conflicted",
+                Change.CONFLICTED,
                 against=cur.id,
             )
-    placed = t.put(rec.model_copy(update={"status": status}), "created")
+    placed = t.put(rec.model_copy(update={"status": status}), Change.CREATED)
     if rec.kind == Kind.FACT:
         for cur in view.live(rec.slot):  # unverified claims of this very value are settled by the source
             if cur.status == Status.PENDING_REVIEW and cur.normalized_value == rec.normalized_value:
@@ -328,7 +335,7 @@ def _refresh(t: Transition, cur: Record, rec: Record, at: datetime, reason: str)
         upd["status"] = Status.ACTIVE
     if rec.id != cur.id:
         t.aliases[rec.id] = cur.id  # a later correction may name the id this op carried
-    return t.put(cur.model_copy(update=upd), "refreshed", reason=reason, evidence_from=rec.op_id)
+    return t.put(cur.model_copy(update=upd), Change.REFRESHED, reason=reason, evidence_from=rec.op_id)
 
 
 def _blocking_suppressions(view: UserView, rec: Record) -> list[Suppression]:
@@ -358,7 +365,7 @@ def _tombstone(rec: Record, at: datetime, reason: str) -> Record:
 # --- entry points ---------------------------------------------------------------------------
 
 
-def needs_for(op: Record | Any) -> Needs:
+def needs_for(op: Record | AnyCommand) -> Needs:
     n = Needs()
     if isinstance(op, Record):
         n.slots.add(op.slot)
@@ -380,83 +387,86 @@ def needs_for(op: Record | Any) -> Needs:
     return n
 
 
-def reconcile(view: UserView, op: Record | Any, at: datetime, op_id: str) -> Transition:
+def reconcile(view: UserView, op: Record | AnyCommand, at: datetime, op_id: str) -> Transition:
     """Decide what `op` does to the user's state at event time `at`. Raises `Rejected`."""
-    tenant, user = op.tenant, op.user
-    t = Transition(op_id=op_id, at=at, tenant=tenant, user=user, outcome="applied")
-    if isinstance(op, EraseUserCommand):
-        t.erase = True
-        t.changes.append({"type": "erased"})
-        return t
+    tenant, user = owner(op)
+    t = Transition(op_id=op_id, at=at, tenant=tenant, user=user, outcome=Outcome.APPLIED)
     if isinstance(op, Record):
         return _reconcile_record(view, op, at, t)
-    if isinstance(op, ForgetCommand):
-        return _forget(view, op, at, t)
-    if isinstance(op, CorrectCommand):
-        target = _target(view, op.record_id)
-        if target.kind == Kind.FACT:
-            raise Rejected(Reason.SOURCE_NOT_AUTHORIZED, "facts change only through an authorized source")
-        rin = RecordIn(
-            id=derive_id("r_", op_id),
-            tenant=tenant,
-            user=user,
-            kind=target.kind.value,
-            subject=target.subject,
-            attribute=target.attribute,
-            scope=target.scope,
-            value=op.value,
-            statement=op.statement,
-            authority=Authority.USER_EXPLICIT,
-            importance=target.importance,
-            consequence=target.consequence,
-            actionability=target.actionability,
-            sensitivity=target.sensitivity,
-            evidence=op.evidence or target.evidence[:1],
-        )
-        rec = build_record(rin.model_copy(update={"corrects": target.id}), op_id=op_id, at=at)
-        return _reconcile_record(view, rec, at, t)
-    if isinstance(op, ConfirmCommand):
-        return _confirm(view, op, at, t)
-    if isinstance(op, RejectCommand):
-        target = _target(view, op.record_id)
-        if target.status not in (Status.PENDING_REVIEW, Status.CONFLICTED, Status.CANDIDATE):
-            raise Rejected(Reason.TARGET_NOT_PENDING, f"{target.id} is {target.status.value}")
-        t.put(_tombstone(target, at, "rejected"), "rejected")
-        sup = Suppression(
+    handler = _COMMANDS.get(type(op))
+    if handler is None:
+        raise Rejected(Reason.UNKNOWN_COMMAND, type(op).__name__)
+    return handler(view, op, at, t)
+
+
+def _erase(view: UserView, cmd: EraseUserCommand, at: datetime, t: Transition) -> Transition:
+    t.erase = True
+    t.changes.append({"type": Change.ERASED})
+    return t
+
+
+def _correct(view: UserView, cmd: CorrectCommand, at: datetime, t: Transition) -> Transition:
+    """A correction of a named record: a new record in its slot, linked to it (rule 1)."""
+    target = _target(view, cmd.record_id)
+    if target.kind == Kind.FACT:
+        raise Rejected(Reason.SOURCE_NOT_AUTHORIZED, "facts change only through an authorized source")
+    rin = RecordIn(
+        id=derive_id("r_", t.op_id),
+        tenant=t.tenant,
+        user=t.user,
+        kind=target.kind.value,
+        subject=target.subject,
+        attribute=target.attribute,
+        scope=target.scope,
+        value=cmd.value,
+        statement=cmd.statement,
+        authority=Authority.USER_EXPLICIT,
+        importance=target.importance,
+        consequence=target.consequence,
+        actionability=target.actionability,
+        sensitivity=target.sensitivity,
+        evidence=cmd.evidence or target.evidence[:1],
+        corrects=target.id,
+    )
+    return _reconcile_record(view, build_record(rin, op_id=t.op_id, at=at), at, t)
+
+
+def _reject(view: UserView, cmd: RejectCommand, at: datetime, t: Transition) -> Transition:
+    """The user turns down a waiting record: a tombstone, and its value is suppressed."""
+    target = _target(view, cmd.record_id)
+    if target.status not in (Status.PENDING_REVIEW, Status.CONFLICTED, Status.CANDIDATE):
+        raise Rejected(Reason.TARGET_NOT_PENDING, f"{target.id} is {target.status.value}")
+    t.put(_tombstone(target, at, "rejected"), Change.REJECTED)
+    t.suppress.append(
+        Suppression(
             attribute=target.attribute,
             scope=None,
             at=at,
             record_ids=[target.id],
-            value_hash=value_hash(tenant, user, target.attribute, target.normalized_value),
+            value_hash=value_hash(t.tenant, t.user, target.attribute, target.normalized_value),
             reason="rejected",
         )
-        t.suppress.append(sup)
+    )
+    return t
+
+
+def _sweep(view: UserView, cmd: ExpireCommand | ReviewDueCommand, at: datetime, t: Transition) -> Transition:
+    """The expiry sweep's ops: mark what really is due by `at`, else change nothing."""
+    due = view.get(cmd.record_id)
+    if due is None:
+        t.outcome, t.reason = Outcome.NOOP, Reason.TARGET_NOT_FOUND.value
         return t
-    if isinstance(op, (ExpireCommand, ReviewDueCommand)):
-        due = view.get(op.record_id)
-        if due is None:
-            t.outcome, t.reason = "noop", Reason.TARGET_NOT_FOUND.value
+    if isinstance(cmd, ExpireCommand):
+        if due.status in LIVE_STATUSES and due.valid_until is not None and due.valid_until <= at:
+            update = {"status": Status.EXPIRED, "updated_at": at, "status_reason": "valid_until passed"}
+            t.put(due.model_copy(update=update), Change.EXPIRED)
             return t
-        if isinstance(op, ExpireCommand):
-            if due.status in LIVE_STATUSES and due.valid_until is not None and due.valid_until <= at:
-                t.put(
-                    due.model_copy(
-                        update={"status": Status.EXPIRED, "updated_at": at, "status_reason": "valid_until passed"}
-                    ),
-                    "expired",
-                )
-                return t
-        elif due.status in (Status.ACTIVE, Status.CANDIDATE) and due.review_at is not None and due.review_at <= at:
-            t.put(
-                due.model_copy(
-                    update={"status": Status.REVIEW_DUE, "updated_at": at, "status_reason": "review_at passed"}
-                ),
-                "review_due",
-            )
-            return t
-        t.outcome, t.reason = "noop", Reason.NOT_DUE.value
+    elif due.status in (Status.ACTIVE, Status.CANDIDATE) and due.review_at is not None and due.review_at <= at:
+        update = {"status": Status.REVIEW_DUE, "updated_at": at, "status_reason": "review_at passed"}
+        t.put(due.model_copy(update=update), Change.REVIEW_DUE)
         return t
-    raise Rejected(Reason.UNKNOWN_COMMAND, type(op).__name__)
+    t.outcome, t.reason = Outcome.NOOP, Reason.NOT_DUE.value
+    return t
 
 
 def _target(view: UserView, record_id: str) -> Record:
@@ -467,94 +477,112 @@ def _target(view: UserView, record_id: str) -> Record:
 
 
 def _reconcile_record(view: UserView, rec: Record, at: datetime, t: Transition) -> Transition:
-    if view.erased_at is not None and rec.observed_at <= view.erased_at:
-        t.outcome, t.reason = "dropped", Reason.USER_ERASED.value
-        t.changes.append({"type": "dropped", "reason": t.reason, "attribute": rec.attribute})
-        return t
-    blocking = _blocking_suppressions(view, rec)
-    if blocking:
-        if rec.authority != Authority.USER_EXPLICIT or any(rec.observed_at <= s.at for s in blocking):
-            # rule 6: neither automatic extraction nor a replay of old topics rebuilds a deletion
-            t.outcome, t.reason = "dropped", Reason.SUPPRESSED.value
-            t.changes.append({"type": "dropped", "reason": t.reason, "attribute": rec.attribute, "scope": rec.scope})
-            return t
-        for s in blocking:  # the user says it again, later: their word lifts the suppression
-            t.unsuppress.append(s.key)
-            t.changes.append({"type": "unsuppressed", "attribute": s.attribute, "key": s.key})
-
-    same_id = view.get(rec.id)
-    if same_id is not None:
-        # a producer resending a record under its id: never overwrite what is stored (a tombstone
-        # stays a tombstone); the same value refreshes, anything else is a conflicting reuse
-        if same_id.status == Status.DELETED:
-            t.outcome, t.reason = "dropped", Reason.SUPPRESSED.value
-            t.changes.append({"type": "dropped", "reason": t.reason, "record_id": rec.id})
-            return t
-        if same_id.slot != rec.slot or same_id.normalized_value != rec.normalized_value:
-            raise Rejected(Reason.INVALID_ID, f"{rec.id} already names another record")
-        if same_id.status in LIVE_STATUSES:
-            _refresh(t, same_id, rec.model_copy(update={"id": same_id.id}), at, "resent")
-            t.outcome = "refreshed"
-            return t
-        t.outcome, t.reason = "noop", "record no longer current"
-        return t
-
+    """A new record, through the rules in order; the first step that decides ends it."""
     live = view.live(rec.slot)
+    if not (
+        _stopped(view, rec, t)
+        or _resent(view, rec, at, t)
+        or _explicit_correction(view, rec, live, at, t)
+        or _repeat(live, rec, at, t)
+    ):
+        t.created.append(rec.id)
+        _place(t, view, rec, at)
+    return t
+
+
+def _stopped(view: UserView, rec: Record, t: Transition) -> bool:
+    """Rule 6: an erased user, or a suppressed value, takes nothing automatic or older back."""
+    if view.erased_at is not None and rec.observed_at <= view.erased_at:
+        t.outcome, t.reason = Outcome.DROPPED, Reason.USER_ERASED.value
+        t.changes.append({"type": Change.DROPPED, "reason": t.reason, "attribute": rec.attribute})
+        return True
+    blocking = _blocking_suppressions(view, rec)
+    if not blocking:
+        return False
+    if rec.authority != Authority.USER_EXPLICIT or any(rec.observed_at <= s.at for s in blocking):
+        # neither automatic extraction nor a replay of old topics rebuilds a deletion
+        t.outcome, t.reason = Outcome.DROPPED, Reason.SUPPRESSED.value
+        t.changes.append({"type": Change.DROPPED, "reason": t.reason, "attribute": rec.attribute, "scope": rec.scope})
+        return True
+    for s in blocking:  # the user says it again, later: their word lifts the suppression
+        t.unsuppress.append(s.key)
+        t.changes.append({"type": Change.UNSUPPRESSED, "attribute": s.attribute, "key": s.key})
+    return False
+
+
+def _resent(view: UserView, rec: Record, at: datetime, t: Transition) -> bool:
+    """A producer resending a record under its id: never overwrite what is stored (a tombstone
+    stays a tombstone); the same value refreshes, anything else is a conflicting reuse."""
+    same_id = view.get(rec.id)
+    if same_id is None:
+        return False
+    if same_id.status == Status.DELETED:
+        t.outcome, t.reason = Outcome.DROPPED, Reason.SUPPRESSED.value
+        t.changes.append({"type": Change.DROPPED, "reason": t.reason, "record_id": rec.id})
+        return True
+    if same_id.slot != rec.slot or same_id.normalized_value != rec.normalized_value:
+        raise Rejected(Reason.INVALID_ID, f"{rec.id} already names another record")
+    if same_id.status in LIVE_STATUSES:
+        _refresh(t, same_id, rec.model_copy(update={"id": same_id.id}), at, "resent")
+        t.outcome = Outcome.REFRESHED
+    else:
+        t.outcome, t.reason = Outcome.NOOP, "record no longer current"
+    return True
+
+
+def _explicit_correction(view: UserView, rec: Record, live: list[Record], at: datetime, t: Transition) -> bool:
+    """Rule 1: an explicit correction that names its target (or the slot's current record) is
+    applied before duplicate detection; rule 8: a user's word never corrects a business fact."""
     target_id = rec.corrects
     if target_id is None and rec.corrects_current:
         current = current_of(live)
         target_id = current.id if current is not None else None
-    # rule 1: an explicit correction that names its target is applied before duplicate detection
-    if target_id and rec.authority == Authority.USER_EXPLICIT:
-        target = view.get(target_id)
-        # rule 8: a user's word corrects preferences, never a business fact
-        if (
-            target is not None
-            and target.slot == rec.slot
-            and target.status in LIVE_STATUSES
-            and Kind.FACT not in (target.kind, rec.kind)
-        ):
-            if target.normalized_value == rec.normalized_value:
-                refreshed = _refresh(t, target, rec, at, "correction with the same value")
-                if refreshed.status in (Status.CANDIDATE, Status.CONFLICTED, Status.PENDING_REVIEW):
-                    refreshed = t.put(
-                        refreshed.model_copy(update={"status": Status.ACTIVE, "authority": Authority.USER_EXPLICIT}),
-                        "confirmed",
-                    )
-                _settle_slot(t, live, refreshed, at)
-                t.outcome = "refreshed"
-                return t
-            t.created.append(rec.id)
-            new = t.put(
-                rec.model_copy(update={"status": Status.ACTIVE, "supersedes": target.id}), "created", corrects=target.id
-            )
-            _supersede(t, target, new, at)
-            _settle_slot(t, [c for c in live if c.id != target.id], new, at)
-            return t
+    if not target_id or rec.authority != Authority.USER_EXPLICIT:
+        return False
+    target = view.get(target_id)
+    if (
+        target is None
+        or target.slot != rec.slot
+        or target.status not in LIVE_STATUSES
+        or Kind.FACT in (target.kind, rec.kind)
+    ):
+        reason = "target not live in the same slot" if target else "target not found"
         t.changes.append(
-            {
-                "type": "correction_ignored",
-                "record_id": rec.id,
-                "target": target_id,
-                "reason": "target not live in the same slot" if target else "target not found",
-            }
+            {"type": Change.CORRECTION_IGNORED, "record_id": rec.id, "target": target_id, "reason": reason}
         )
+        return False
+    if target.normalized_value == rec.normalized_value:
+        refreshed = _refresh(t, target, rec, at, "correction with the same value")
+        if refreshed.status in (Status.CANDIDATE, Status.CONFLICTED, Status.PENDING_REVIEW):
+            confirmed: dict[str, Any] = {"status": Status.ACTIVE, "authority": Authority.USER_EXPLICIT}
+            refreshed = t.put(refreshed.model_copy(update=confirmed), Change.CONFIRMED)
+        _settle_slot(t, live, refreshed, at)
+        t.outcome = Outcome.REFRESHED
+        return True
+    t.created.append(rec.id)
+    new = t.put(
+        rec.model_copy(update={"status": Status.ACTIVE, "supersedes": target.id}), Change.CREATED, corrects=target.id
+    )
+    _supersede(t, target, new, at)
+    _settle_slot(t, [c for c in live if c.id != target.id], new, at)
+    return True
 
-    # rule 2: a plain repeat deduplicates
+
+def _repeat(live: list[Record], rec: Record, at: datetime, t: Transition) -> bool:
+    """Rule 2: a plain repeat of a value the slot holds refreshes it."""
+    authoritative = rec.authority == Authority.AUTHORITATIVE_SOURCE
     for cur in live:
         if cur.valid_until is not None and cur.valid_until <= _start(rec):
             continue  # a lapsed window is not repeated: the value starts again as a new record
         if (
             cur.normalized_value == rec.normalized_value
             and cur.kind == rec.kind
-            and ((cur.authority == Authority.AUTHORITATIVE_SOURCE) == (rec.authority == Authority.AUTHORITATIVE_SOURCE))
+            and (cur.authority == Authority.AUTHORITATIVE_SOURCE) == authoritative
         ):
             _refresh(t, cur, rec, at, "repeat")
-            t.outcome = "refreshed"
-            return t
-    t.created.append(rec.id)
-    _place(t, view, rec, at)
-    return t
+            t.outcome = Outcome.REFRESHED
+            return True
+    return False
 
 
 def _forget(view: UserView, cmd: ForgetCommand, at: datetime, t: Transition) -> Transition:
@@ -563,7 +591,7 @@ def _forget(view: UserView, cmd: ForgetCommand, at: datetime, t: Transition) -> 
     if cmd.record_id:
         rec = _target(view, cmd.record_id)
         if rec.status == Status.DELETED:
-            t.outcome, t.reason = "noop", "already deleted"
+            t.outcome, t.reason = Outcome.NOOP, "already deleted"
             return t
         targets[rec.id] = rec
         # the same value elsewhere in this slot's chain goes too, or it would come back
@@ -612,10 +640,10 @@ def _forget(view: UserView, cmd: ForgetCommand, at: datetime, t: Transition) -> 
                         Suppression(attribute=rec.attribute, scope=m.scope, at=at, record_ids=[rec.id], value_hash=vh)
                     )
     for rec in targets.values():
-        t.put(_tombstone(rec, at, "forgotten"), "deleted")
+        t.put(_tombstone(rec, at, "forgotten"), Change.DELETED)
     for s in suppressions:
         t.suppress.append(s)
-        t.changes.append({"type": "suppressed", "attribute": s.attribute, "key": s.key})
+        t.changes.append({"type": Change.SUPPRESSED, "attribute": s.attribute, "key": s.key})
     return t
 
 
@@ -636,7 +664,7 @@ def _confirm(view: UserView, cmd: ConfirmCommand, at: datetime, t: Transition) -
                 "review_at": None if target.status == Status.REVIEW_DUE else target.review_at,
             }
         ),
-        "confirmed",
+        Change.CONFIRMED,
     )
     if target.cardinality == Cardinality.SINGLE:
         for cur in view.live(target.slot):
@@ -647,3 +675,14 @@ def _confirm(view: UserView, cmd: ConfirmCommand, at: datetime, t: Transition) -
             ):
                 _supersede(t, cur, confirmed, at)
     return t
+
+
+_COMMANDS: dict[type, Callable[[UserView, Any, datetime, Transition], Transition]] = {
+    EraseUserCommand: _erase,
+    ForgetCommand: _forget,
+    CorrectCommand: _correct,
+    ConfirmCommand: _confirm,
+    RejectCommand: _reject,
+    ExpireCommand: _sweep,
+    ReviewDueCommand: _sweep,
+}

@@ -288,26 +288,54 @@ def select(
     req: ContextRequest, candidates: list[Candidate], at: datetime, suppressions: list[Suppression] | None = None
 ) -> ContextResponse:
     """Scope, eligibility (incl. suppressions), one value per single-valued attribute, rank, budget, render."""
-    at_ms = to_ms(at) or 0
-    scopes = req.scopes()
     excluded: list[Exclusion] = []
+    usable = _eligible(req, candidates, to_ms(at) or 0, suppressions or [], excluded)
+    scored = _ranked(req, _one_per_slot(req, usable, excluded))
+    items = _budgeted(req, scored, excluded)
+    blocks: list[str] = []
+    for section in _SECTION_ORDER:
+        lines = [i.text for i in items if i.section == section]
+        if lines:
+            blocks.append(f"## {_SECTION_TITLES[section]}\n" + "\n".join(lines))
+    return ContextResponse(
+        tenant=req.tenant,
+        user=req.user,
+        at=at,
+        context="\n\n".join(blocks),
+        items=items,
+        used_ids=[i.id for i in items if i.section != "request"],
+        excluded=excluded,
+        considered=len(candidates),
+    )
+
+
+def _eligible(
+    req: ContextRequest,
+    candidates: list[Candidate],
+    at_ms: int,
+    suppressions: list[Suppression],
+    excluded: list[Exclusion],
+) -> list[Candidate]:
+    """Scope and eligibility at the request's time, suppressions, the request's own overrides."""
     usable: list[Candidate] = []
-    sup_attrs = {s.attribute for s in suppressions or ()}
-    overrides = req.overrides
-    scope_set = frozenset(scopes)
+    sup_attrs = {s.attribute for s in suppressions}
+    scope_set = frozenset(req.scopes())
     for c in candidates:
         reason = exclusion_reason(c, at_ms, req, scope_set)
-        if reason is None and c.attribute in sup_attrs and suppressed(c, suppressions or [], req.tenant, req.user):
+        if reason is None and c.attribute in sup_attrs and suppressed(c, suppressions, req.tenant, req.user):
             reason = "suppressed"
-        if reason is None and overrides and c.attribute in overrides:
+        if reason is None and req.overrides and c.attribute in req.overrides:
             reason = "overridden_by_request"
         if reason is None:
             usable.append(c)
         elif req.explain:
             excluded.append(Exclusion(id=c.id, attribute=c.attribute, reason=reason))
+    return usable
 
-    # A single-valued attribute shows one value: the user's word over an inference, then the
-    # narrowest scope (a session's "this time" beats the lasting preference), then the newest.
+
+def _one_per_slot(req: ContextRequest, usable: list[Candidate], excluded: list[Exclusion]) -> list[Candidate]:
+    """A single-valued attribute shows one value: the user's word over an inference, then the
+    narrowest scope (a session's "this time" beats the lasting preference), then the newest."""
     best: dict[str, Candidate] = {}
     keep: list[Candidate] = []
     for c in usable:
@@ -318,15 +346,22 @@ def select(
         if cur is None:
             best[c.attribute] = c
             continue
-        key = (c.status == _ACTIVE, scope_rank(c.scope), c.observed_ms)
-        if key > (cur.status == _ACTIVE, scope_rank(cur.scope), cur.observed_ms):
-            if cur is not None and req.explain:
+        if (c.status == _ACTIVE, scope_rank(c.scope), c.observed_ms) > (
+            cur.status == _ACTIVE,
+            scope_rank(cur.scope),
+            cur.observed_ms,
+        ):
+            if req.explain:
                 excluded.append(Exclusion(id=cur.id, attribute=cur.attribute, reason="shadowed"))
             best[c.attribute] = c
         elif req.explain:
             excluded.append(Exclusion(id=c.id, attribute=c.attribute, reason="shadowed"))
     keep.extend(best.values())
+    return keep
 
+
+def _ranked(req: ContextRequest, keep: list[Candidate]) -> list[tuple[float, Candidate]]:
+    """Best first: lexical relevance to the query plus the stored static value (never confidence)."""
     query = _padded(tokens(req.text))
     n_query = len(query) or 1
     values = [
@@ -334,26 +369,16 @@ def select(
         for c in keep
     ]
     if req.explain or len(values) <= 4 * req.max_items:
-        scored = sorted(values, key=lambda sc: (-sc[0], sc[1].id))
-    else:
-        # only the best few can fit the item budget; the char budget may skip a long one, so keep spares
-        scored = heapq.nsmallest(4 * req.max_items, values, key=lambda sc: (-sc[0], sc[1].id))
+        return sorted(values, key=lambda sc: (-sc[0], sc[1].id))
+    # only the best few can fit the item budget; the char budget may skip a long one, so keep spares
+    return heapq.nsmallest(4 * req.max_items, values, key=lambda sc: (-sc[0], sc[1].id))
 
-    items: list[ContextItem] = []
-    for attr, value in sorted(req.overrides.items()):
-        label = resolve(attr, None).label or attr
-        items.append(
-            ContextItem(
-                id=f"request:{attr}",
-                section="request",
-                kind=Kind.PREFERENCE,
-                attribute=attr,
-                scope="request",
-                value=value,
-                text=f"- {label}: {value} (this request only)",
-                score=1.0,
-            )
-        )
+
+def _budgeted(
+    req: ContextRequest, scored: list[tuple[float, Candidate]], excluded: list[Exclusion]
+) -> list[ContextItem]:
+    """The request's overrides first, then the ranked records while the item and char budgets last."""
+    items = [_override_item(attr, value) for attr, value in sorted(req.overrides.items())]
     used = len(items)
     chars = sum(len(i.text) + 1 for i in items) + (len(_SECTION_TITLES["request"]) + 5 if items else 0)
     headers: set[str] = {"request"} if items else set()
@@ -386,19 +411,18 @@ def select(
         headers.add(section)
         used += 1
         chars += cost
+    return items
 
-    blocks: list[str] = []
-    for section in _SECTION_ORDER:
-        lines = [i.text for i in items if i.section == section]
-        if lines:
-            blocks.append(f"## {_SECTION_TITLES[section]}\n" + "\n".join(lines))
-    return ContextResponse(
-        tenant=req.tenant,
-        user=req.user,
-        at=at,
-        context="\n\n".join(blocks),
-        items=items,
-        used_ids=[i.id for i in items if i.section != "request"],
-        excluded=excluded,
-        considered=len(candidates),
+
+def _override_item(attr: str, value: str) -> ContextItem:
+    label = resolve(attr, None).label or attr
+    return ContextItem(
+        id=f"request:{attr}",
+        section="request",
+        kind=Kind.PREFERENCE,
+        attribute=attr,
+        scope="request",
+        value=value,
+        text=f"- {label}: {value} (this request only)",
+        score=1.0,
     )

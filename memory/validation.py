@@ -24,8 +24,10 @@ from .limits import (
 )
 from .models import (
     COMMAND_OPS,
+    AnyCommand,
     Authority,
     Command,
+    Evidence,
     Kind,
     Record,
     RecordIn,
@@ -36,7 +38,7 @@ from .models import (
     check_slot_parts,
     parse_scope,
 )
-from .registry import TEMPORARY_LIFETIME, resolve
+from .registry import TEMPORARY_LIFETIME, AttributeSpec, resolve
 from .secrets import (
     REDACTION_MARK,
     contains_secret,
@@ -124,7 +126,7 @@ def parse_record(data: dict[str, Any]) -> RecordIn:
         raise pydantic_reason(err) from None
 
 
-def parse_command(data: dict[str, Any]) -> Any:
+def parse_command(data: dict[str, Any]) -> AnyCommand:
     if not isinstance(data, dict):
         raise Rejected(Reason.INVALID_FIELD, "command must be an object")
     if data.get("op") not in COMMAND_OPS:
@@ -154,7 +156,7 @@ def parse_command(data: dict[str, Any]) -> Any:
     return cmd
 
 
-def _check_evidence(evidence: list[Any]) -> None:
+def _check_evidence(evidence: list[Evidence]) -> None:
     if len(evidence) > MAX_EVIDENCE:
         raise Rejected(Reason.TOO_LARGE, f"evidence: {len(evidence)} entries, at most {MAX_EVIDENCE}")
     for ev in evidence:
@@ -180,77 +182,22 @@ def build_record(rin: RecordIn, *, op_id: str, at: datetime) -> Record:
         raise Rejected(Reason.MISSING_FIELD, "attribute")
     check_slot_parts(rin.subject, rin.attribute)
     scope = parse_scope(rin.scope)
-    given_kind: Kind | None = None
-    if rin.kind is not None:
-        try:
-            given_kind = Kind(rin.kind)
-        except ValueError:
-            raise Rejected(Reason.UNKNOWN_KIND, repr(rin.kind)) from None
-    spec = resolve(rin.attribute, given_kind)
-    kind = given_kind or spec.kind
-    if kind is None:
-        raise Rejected(Reason.UNKNOWN_KIND, f"no kind given and {rin.attribute!r} is not registered")
+    kind, spec = _kind_and_spec(rin)
     if rin.value is None or (isinstance(rin.value, str) and not rin.value.strip()):
         raise Rejected(Reason.MISSING_FIELD, "value")
-    confidence = _unit(
-        "confidence",
-        rin.confidence,
-        1.0 if rin.authority in (Authority.USER_EXPLICIT, Authority.AUTHORITATIVE_SOURCE) else 0.6,
-        Reason.CONFIDENCE_OUT_OF_RANGE,
-    )
+    explicit = rin.authority in (Authority.USER_EXPLICIT, Authority.AUTHORITATIVE_SOURCE)
+    confidence = _unit("confidence", rin.confidence, 1.0 if explicit else 0.6, Reason.CONFIDENCE_OUT_OF_RANGE)
     importance = _unit("importance", rin.importance, spec.importance)
     actionability = _unit("actionability", rin.actionability, spec.actionability)
     if rin.valid_from and rin.valid_until and rin.valid_until <= rin.valid_from:
         raise Rejected(Reason.VALIDITY_INVERTED, "valid_until must be after valid_from")
-
-    for ev in rin.evidence:
-        if ev.source_type == SourceType.ASSISTANT:
-            raise Rejected(Reason.ASSISTANT_NOT_EVIDENCE, "an assistant's own answer is never evidence")
-    _check_evidence(rin.evidence)
     sensitivity = rin.sensitivity or spec.sensitivity
-    if sensitivity == Sensitivity.SECRET:
-        raise Rejected(Reason.SECRET_VALUE, "secrets (passwords, keys, codes, card numbers) are never stored")
-    value_text = check_value(rin.value, rin.attribute)
-    check_text(rin.statement, "statement")
-    check_no_secret(
-        value_text, rin.statement, rin.attribute, rin.subject, scope, *(ev.source_id for ev in rin.evidence)
-    )
-    if kind == Kind.SESSION_CONTEXT and not scope.startswith("session:"):
-        raise Rejected(Reason.SESSION_CONTEXT_NOT_IN_SESSION, "session_context lives with a session scope")
-
-    if kind == Kind.FACT:
-        if not any(ev.source_id and ev.source_type in (SourceType.DOCUMENT, SourceType.SYSTEM) for ev in rin.evidence):
-            raise Rejected(Reason.FACT_WITHOUT_SOURCE, "a fact needs evidence with source_type and source_id")
-        if rin.valid_from is None or (rin.valid_until is None and rin.review_at is None):
-            raise Rejected(Reason.FACT_WITHOUT_VALIDITY, "a fact needs valid_from and valid_until or review_at")
-    elif rin.authority == Authority.AUTHORITATIVE_SOURCE:
-        raise Rejected(Reason.SOURCE_NOT_AUTHORIZED, "authoritative_source writes facts only")
-
+    value_text = _check_content(rin, scope, sensitivity)
+    _check_kind_rules(rin, kind, scope)
     observed = rin.observed_at or at
-    valid_until = rin.valid_until
-    review_at = rin.review_at
-    if valid_until is None and kind != Kind.FACT:
-        lifetime = spec.lifetime
-        if lifetime is None and scope.startswith("session:") and kind == Kind.PREFERENCE:
-            lifetime = TEMPORARY_LIFETIME  # "this time": a session preference is short-lived
-        if lifetime is not None:
-            valid_until = (rin.valid_from or observed) + lifetime
-    if review_at is None and spec.review is not None and kind != Kind.FACT:
-        review_at = (rin.valid_from or observed) + spec.review
-    if valid_until is not None and rin.valid_from is not None and valid_until <= rin.valid_from:
-        raise Rejected(Reason.VALIDITY_INVERTED, "valid_until must be after valid_from")
-
-    evidence = [
-        ev.model_copy(update={"quote": redact(ev.quote) if ev.quote else ev.quote, "at": ev.at or observed})
-        for ev in rin.evidence
-    ]
-    normalized = normalize_value(rin.value)
-    statement = rin.statement or (
-        value_text if kind != Kind.PREFERENCE else f"{spec.label or rin.attribute}: {value_text}"
-    )
-    rid = rin.id or derive_id("r_", op_id)
+    valid_until, review_at = _lifetime(rin, kind, spec, scope, observed)
     return Record(
-        id=rid,
+        id=rin.id or derive_id("r_", op_id),
         tenant=tenant,
         user=user,
         kind=kind,
@@ -258,8 +205,9 @@ def build_record(rin: RecordIn, *, op_id: str, at: datetime) -> Record:
         attribute=rin.attribute,
         scope=scope,
         value=rin.value,
-        normalized_value=normalized,
-        statement=statement,
+        normalized_value=normalize_value(rin.value),
+        statement=rin.statement
+        or (value_text if kind != Kind.PREFERENCE else f"{spec.label or rin.attribute}: {value_text}"),
         authority=rin.authority,
         status=Status.ACTIVE,
         confidence=confidence,
@@ -273,9 +221,77 @@ def build_record(rin: RecordIn, *, op_id: str, at: datetime) -> Record:
         valid_from=rin.valid_from,
         valid_until=valid_until,
         review_at=review_at,
-        evidence=evidence,
+        evidence=[
+            ev.model_copy(update={"quote": redact(ev.quote) if ev.quote else ev.quote, "at": ev.at or observed})
+            for ev in rin.evidence
+        ],
         corrects=rin.corrects,
         corrects_current=rin.corrects_current and rin.corrects is None,
         updated_at=at,
         op_id=op_id,
     )
+
+
+def _kind_and_spec(rin: RecordIn) -> tuple[Kind, AttributeSpec]:
+    """The record's kind (given, else the registry's) and its attribute's spec."""
+    given: Kind | None = None
+    if rin.kind is not None:
+        try:
+            given = Kind(rin.kind)
+        except ValueError:
+            raise Rejected(Reason.UNKNOWN_KIND, repr(rin.kind)) from None
+    spec = resolve(rin.attribute, given)
+    kind = given or spec.kind
+    if kind is None:
+        raise Rejected(Reason.UNKNOWN_KIND, f"no kind given and {rin.attribute!r} is not registered")
+    return kind, spec
+
+
+def _check_content(rin: RecordIn, scope: str, sensitivity: Sensitivity) -> str:
+    """Evidence, size and secrets (rule 7); returns the value's text."""
+    for ev in rin.evidence:
+        if ev.source_type == SourceType.ASSISTANT:
+            raise Rejected(Reason.ASSISTANT_NOT_EVIDENCE, "an assistant's own answer is never evidence")
+    _check_evidence(rin.evidence)
+    if sensitivity == Sensitivity.SECRET:
+        raise Rejected(Reason.SECRET_VALUE, "secrets (passwords, keys, codes, card numbers) are never stored")
+    value_text = check_value(rin.value, rin.attribute)
+    check_text(rin.statement, "statement")
+    check_no_secret(
+        value_text, rin.statement, rin.attribute, rin.subject, scope, *(ev.source_id for ev in rin.evidence)
+    )
+    return value_text
+
+
+def _check_kind_rules(rin: RecordIn, kind: Kind, scope: str) -> None:
+    """Session context lives in a session; a fact needs a source and a validity window (rule 8),
+    and only facts come from an authoritative source."""
+    if kind == Kind.SESSION_CONTEXT and not scope.startswith("session:"):
+        raise Rejected(Reason.SESSION_CONTEXT_NOT_IN_SESSION, "session_context lives with a session scope")
+    if kind == Kind.FACT:
+        if not any(ev.source_id and ev.source_type in (SourceType.DOCUMENT, SourceType.SYSTEM) for ev in rin.evidence):
+            raise Rejected(Reason.FACT_WITHOUT_SOURCE, "a fact needs evidence with source_type and source_id")
+        if rin.valid_from is None or (rin.valid_until is None and rin.review_at is None):
+            raise Rejected(Reason.FACT_WITHOUT_VALIDITY, "a fact needs valid_from and valid_until or review_at")
+    elif rin.authority == Authority.AUTHORITATIVE_SOURCE:
+        raise Rejected(Reason.SOURCE_NOT_AUTHORIZED, "authoritative_source writes facts only")
+
+
+def _lifetime(
+    rin: RecordIn, kind: Kind, spec: AttributeSpec, scope: str, observed: datetime
+) -> tuple[datetime | None, datetime | None]:
+    """(valid_until, review_at): as given, else from the registry; a session preference without
+    a lifetime of its own lives `TEMPORARY_LIFETIME` ("this time")."""
+    valid_until, review_at = rin.valid_until, rin.review_at
+    start = rin.valid_from or observed
+    if valid_until is None and kind != Kind.FACT:
+        lifetime = spec.lifetime
+        if lifetime is None and scope.startswith("session:") and kind == Kind.PREFERENCE:
+            lifetime = TEMPORARY_LIFETIME
+        if lifetime is not None:
+            valid_until = start + lifetime
+    if review_at is None and spec.review is not None and kind != Kind.FACT:
+        review_at = start + spec.review
+    if valid_until is not None and rin.valid_from is not None and valid_until <= rin.valid_from:
+        raise Rejected(Reason.VALIDITY_INVERTED, "valid_until must be after valid_from")
+    return valid_until, review_at

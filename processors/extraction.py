@@ -11,7 +11,7 @@ import orjson
 from slotstream.memory.errors import Reason
 from slotstream.memory.extraction import Extractor, RuleExtractor, Turn
 from slotstream.memory.limits import MAX_OPS_PER_TURN
-from slotstream.memory.models import OpIn, iso
+from slotstream.memory.models import OpIn, Outcome, iso
 from slotstream.streams.schemas import ChangeMessage
 from slotstream.streams.topics import user_key
 
@@ -79,7 +79,7 @@ class ExtractionService:
             if result.refused:
                 note = ChangeMessage(
                     op_id=turn.turn_id,
-                    outcome="refused",
+                    outcome=Outcome.REFUSED,
                     reason=",".join(result.refused),
                     tenant=turn.tenant,
                     user=turn.user,

@@ -7,7 +7,7 @@ a crash applies nothing twice and loses nothing.
 
 from __future__ import annotations
 
-from slotstream.memory.models import OpIn, iso, to_ms
+from slotstream.memory.models import OpIn, Outcome, iso, to_ms
 from slotstream.state.due import DueEntry, DueIndex
 from slotstream.state.engine import Engine
 from slotstream.streams.schemas import ChangeMessage
@@ -57,7 +57,7 @@ class ReconciliationService:
         handled: list[tuple[int, DueEntry, int]] = []
         for op, msg, res in zip(ops, sources, results, strict=False):
             at_ms = to_ms(op.at) or 0
-            if res.outcome == "rejected":
+            if res.outcome == Outcome.REJECTED:
                 out.dead.append(
                     (msg.key, dead_letter(msg, res.reason or "rejected", res.detail, "reconciliation", iso(op.at)))
                 )
@@ -78,7 +78,7 @@ class ReconciliationService:
             for record_id, kind, due_ms in res.due:
                 changes.append((msg.partition, DueEntry(res.tenant or "", res.user or "", record_id, kind), due_ms))
             cmd = op.command or {}
-            if cmd.get("op") in SWEEP_OPS and res.outcome in ("noop", "duplicate", "rejected"):
+            if cmd.get("op") in SWEEP_OPS and res.outcome in (Outcome.NOOP, Outcome.DUPLICATE, Outcome.REJECTED):
                 # the sweep's op changed nothing: its index entry is stale (record gone or handled)
                 handled.append(
                     (

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from importlib import resources
@@ -22,13 +22,17 @@ from slotstream.memory.errors import Reason, Rejected
 from slotstream.memory.models import (
     LIVE_STATUSES,
     SELECTABLE_STATUSES,
+    AnyCommand,
+    Change,
     ContextRequest,
     ContextResponse,
     OpIn,
+    Outcome,
     Record,
     Suppression,
     check_id,
     iso,
+    owner,
     parse_time,
     slot_key,
     to_ms,
@@ -54,7 +58,7 @@ MAX_RETRIES = 5
 @dataclass(slots=True)
 class ApplyResult:
     op_id: str
-    outcome: str  # applied | refreshed | duplicate | rejected | dropped | noop
+    outcome: Outcome
     reason: str | None = None
     detail: str = ""
     tenant: str | None = None
@@ -65,12 +69,26 @@ class ApplyResult:
     due: list[tuple[str, str, int | None]] = field(default_factory=list)
 
 
+User = tuple[str, str]  # (tenant, user)
+
+
+@dataclass(slots=True)
+class _Staged:
+    """One user's part of a round: the ops' outcomes and what to write."""
+
+    user: User
+    version: int
+    view: UserView
+    outcomes: list[tuple[_Pending, ApplyResult]] = field(default_factory=list)
+    payload: list[dict[str, Any]] = field(default_factory=list)
+
+
 @dataclass(slots=True)
 class _Pending:
     index: int
     op_id: str
     at: datetime
-    parsed: Any  # Record or command
+    parsed: Record | AnyCommand
 
 
 def op_id_for(op: OpIn) -> str:
@@ -80,7 +98,7 @@ def op_id_for(op: OpIn) -> str:
     return "h:" + hashlib.sha1(body).hexdigest()[:24]
 
 
-def validate_op(op: OpIn, op_id: str | None = None) -> tuple[str, Any]:
+def validate_op(op: OpIn, op_id: str | None = None) -> tuple[str, Record | AnyCommand]:
     """(op_id, Record | command) or raises Rejected. Pure: reads no state."""
     op_id = op_id or op_id_for(op)
     if (op.record is None) == (op.command is None):
@@ -121,7 +139,7 @@ class Engine:
                 results.append(
                     ApplyResult(
                         op_id=f"#{i}",
-                        outcome="rejected",
+                        outcome=Outcome.REJECTED,
                         reason=Reason.INVALID_FIELD.value,
                         detail=str(err).splitlines()[0],
                     )
@@ -131,10 +149,12 @@ class Engine:
             try:
                 _, parsed = validate_op(op, op_id)
             except Rejected as rej:
-                results.append(ApplyResult(op_id=op_id, outcome="rejected", reason=rej.reason.value, detail=rej.detail))
+                results.append(
+                    ApplyResult(op_id=op_id, outcome=Outcome.REJECTED, reason=rej.reason.value, detail=rej.detail)
+                )
                 continue
             results.append(None)
-            by_user.setdefault((parsed.tenant, parsed.user), []).append(_Pending(i, op_id, op.at, parsed))
+            by_user.setdefault(owner(parsed), []).append(_Pending(i, op_id, op.at, parsed))
 
         pending = by_user
         try:
@@ -162,105 +182,110 @@ class Engine:
         return total
 
     def _apply_round(
-        self, by_user: OrderedDict[tuple[str, str], list[_Pending]], results: list[ApplyResult | None]
-    ) -> OrderedDict[tuple[str, str], list[_Pending]]:
+        self, by_user: OrderedDict[User, list[_Pending]], results: list[ApplyResult | None]
+    ) -> OrderedDict[User, list[_Pending]]:
+        """Load what is not cached, reconcile every user's ops, apply each user's part in one
+        script; returns the users whose state moved underneath (to be done again)."""
         users = list(by_user)
         needs = {u: self._needs(by_user[u]) for u in users}
         # Reconciliation is the single writer of a user, so the view it last wrote is usually
         # still current: reuse it and let the apply script's version check catch the exceptions.
-        to_load = [u for u in users if not self._cache.covers(u, needs[u])]
-        if to_load:
+        self._load_views([u for u in users if not self._cache.covers(u, needs[u])], by_user, needs)
+        staged = [self._reconcile_user(u, by_user[u]) for u in users]
+        replies = self._write(staged)
+        retry: OrderedDict[User, list[_Pending]] = OrderedDict()
+        for stage, reply in zip(staged, replies, strict=True):
+            if isinstance(reply, list) and int(reply[0]) < 0:
+                # another writer moved first, or an op was applied before: reload and redo
+                self._cache.drop(stage.user)
+                retry[stage.user] = [p for p, _ in stage.outcomes]
+                continue
+            if stage.payload:
+                self._cache.advance(stage.user, stage.view, int(reply[2]))
+            for p, res in stage.outcomes:
+                results[p.index] = res
+        return retry
 
-            def build_load(pipe: Any) -> None:
-                for tenant, user in to_load:
-                    n = needs[(tenant, user)]
-                    req = {
-                        "ops": [p.op_id for p in by_user[(tenant, user)]],
-                        "slots": sorted(n.slots),
-                        "ids": sorted(n.ids),
-                        "attrs": [[a[0], a[1]] for a in n.attrs],
-                        "history": n.with_history,
-                    }
-                    self._load(
-                        keys=[self.keys.meta(tenant, user)],
-                        args=[self.keys.prefix(tenant, user), orjson.dumps(req)],
-                        client=pipe,
-                    )
+    def _load_views(
+        self, to_load: list[User], by_user: Mapping[User, list[_Pending]], needs: Mapping[User, Needs]
+    ) -> None:
+        """One pipelined round trip: each user's load script, into the view cache."""
+        if not to_load:
+            return
 
-            for u, raw in zip(to_load, run_pipeline(self.r, build_load, self._scripts), strict=False):
-                self._cache.store_loaded(u, orjson.loads(raw), needs[u])
-
-        calls: list[tuple[tuple[str, str], int, bytes] | None] = []
-        staged: list[tuple[tuple[str, str], list[tuple[_Pending, ApplyResult]], UserView, int]] = []
-        for tenant, user in users:
-            entry = self._cache.get((tenant, user))
-            view = entry.view  # reconciled in place; dropped below if the apply does not land
-            payload: list[dict[str, Any]] = []
-            outcomes: list[tuple[_Pending, ApplyResult]] = []
-            seen_ops: set[str] = set()
-            for p in by_user[(tenant, user)]:
-                if p.op_id in entry.applied or p.op_id in seen_ops:
-                    outcomes.append((p, ApplyResult(p.op_id, "duplicate", tenant=tenant, user=user)))
-                    continue
-                seen_ops.add(p.op_id)
-                try:
-                    t = reconcile(view, p.parsed, p.at, p.op_id)
-                except Rejected as rej:
-                    # a rejection that depends on state is recorded like any op, so a redelivery
-                    # after the state moved on cannot turn it into a different outcome
-                    t = Transition(
-                        op_id=p.op_id,
-                        at=p.at,
-                        tenant=tenant,
-                        user=user,
-                        outcome="rejected",
-                        reason=rej.reason.value,
-                        changes=[{"type": "rejected", "reason": rej.reason.value, "detail": rej.detail}],
-                    )
-                    payload.append(_encode(t))
-                    outcomes.append(
-                        (
-                            p,
-                            ApplyResult(
-                                p.op_id, "rejected", rej.reason.value, rej.detail, tenant, user, changes=t.changes
-                            ),
-                        )
-                    )
-                    continue
-                view.apply(t)  # later ops of the batch see this one before it is written
-                payload.append(_encode(t))
-                outcomes.append(
-                    (p, ApplyResult(p.op_id, t.outcome, t.reason, "", tenant, user, list(t.puts), t.changes, _due(t)))
-                )
-            staged.append(((tenant, user), outcomes, view, len(payload)))
-            calls.append(((tenant, user), entry.version, orjson.dumps(payload)) if payload else None)
-
-        def build_apply(pipe: Any) -> None:
-            for call in calls:
-                if call is None:
-                    pipe.echo("noop")
-                    continue
-                (tenant, user), version, body = call
-                self._apply(
+        def build(pipe: Any) -> None:
+            for tenant, user in to_load:
+                n = needs[(tenant, user)]
+                req = {
+                    "ops": [p.op_id for p in by_user[(tenant, user)]],
+                    "slots": sorted(n.slots),
+                    "ids": sorted(n.ids),
+                    "attrs": [[a[0], a[1]] for a in n.attrs],
+                    "history": n.with_history,
+                }
+                self._load(
                     keys=[self.keys.meta(tenant, user)],
-                    args=[self.keys.prefix(tenant, user), version, body],
+                    args=[self.keys.prefix(tenant, user), orjson.dumps(req)],
                     client=pipe,
                 )
 
-        replies = run_pipeline(self.r, build_apply, self._scripts)
+        for u, raw in zip(to_load, run_pipeline(self.r, build, self._scripts), strict=True):
+            self._cache.store_loaded(u, orjson.loads(raw), needs[u])
 
-        retry: OrderedDict[tuple[str, str], list[_Pending]] = OrderedDict()
-        for ((tenant, user), outcomes, view, n_applied), reply in zip(staged, replies, strict=False):
-            if isinstance(reply, list) and int(reply[0]) < 0:
-                # another writer moved first, or an op was applied before: reload and redo
-                self._cache.drop((tenant, user))
-                retry[(tenant, user)] = [p for p, _ in outcomes]
+    def _reconcile_user(self, user_key: User, pending: list[_Pending]) -> _Staged:
+        """Reconcile one user's ops in order on the cached view (each sees the ones before it)."""
+        tenant, user = user_key
+        entry = self._cache.get(user_key)
+        stage = _Staged(user_key, entry.version, entry.view)  # reconciled in place; dropped if not written
+        seen_ops: set[str] = set()
+        for p in pending:
+            if p.op_id in entry.applied or p.op_id in seen_ops:
+                stage.outcomes.append((p, ApplyResult(p.op_id, Outcome.DUPLICATE, tenant=tenant, user=user)))
                 continue
-            if n_applied:
-                self._cache.advance((tenant, user), view, int(reply[2]))
-            for p, res in outcomes:
-                results[p.index] = res
-        return retry
+            seen_ops.add(p.op_id)
+            try:
+                t = reconcile(stage.view, p.parsed, p.at, p.op_id)
+            except Rejected as rej:
+                # a rejection that depends on state is recorded like any op, so a redelivery
+                # after the state moved on cannot turn it into a different outcome
+                change = {"type": Change.REJECTED, "reason": rej.reason.value, "detail": rej.detail}
+                t = Transition(
+                    op_id=p.op_id,
+                    at=p.at,
+                    tenant=tenant,
+                    user=user,
+                    outcome=Outcome.REJECTED,
+                    reason=rej.reason.value,
+                    changes=[change],
+                )
+                stage.payload.append(_encode(t))
+                res = ApplyResult(
+                    p.op_id, Outcome.REJECTED, rej.reason.value, rej.detail, tenant, user, changes=t.changes
+                )
+                stage.outcomes.append((p, res))
+                continue
+            stage.view.apply(t)  # later ops of the batch see this one before it is written
+            stage.payload.append(_encode(t))
+            res = ApplyResult(p.op_id, t.outcome, t.reason, "", tenant, user, list(t.puts), t.changes, _due(t))
+            stage.outcomes.append((p, res))
+        return stage
+
+    def _write(self, staged: list[_Staged]) -> list[Any]:
+        """One pipelined round trip: each user's apply script (an echo for a user with nothing to write)."""
+
+        def build(pipe: Any) -> None:
+            for stage in staged:
+                if not stage.payload:
+                    pipe.echo("noop")
+                    continue
+                tenant, user = stage.user
+                self._apply(
+                    keys=[self.keys.meta(tenant, user)],
+                    args=[self.keys.prefix(tenant, user), stage.version, orjson.dumps(stage.payload)],
+                    client=pipe,
+                )
+
+        return run_pipeline(self.r, build, self._scripts)
 
     # --- read side ----------------------------------------------------------------------------
 

@@ -143,8 +143,31 @@ def create_app(config: AppConfig, processors: Mapping[str, BatchProcessor], swee
         raise ValueError(f"processors run on the turns and ops topics, not {sorted(unknown)}")
     if sweep is not None and OPS not in processors:
         raise ValueError("the expiry sweep runs beside the ops processor (it sweeps the partitions it owns)")
+    app = _faust_app(config)
+    app.transport = _positioned_transport(app, {config.topics[role]: p for role, p in processors.items()})
+    runtime = _Runtime(app, config, processors)
+    for role, processor in processors.items():
 
-    app = faust.App(
+        async def agent(stream: Any, processor: BatchProcessor = processor) -> None:
+            await runtime.run_batches(stream, processor)
+
+        app.agent(runtime.topic(role), name=processor.processor)(agent)
+
+    async def check_positions() -> None:
+        await runtime.check_positions()
+
+    app.timer(interval=POSITION_CHECK_INTERVAL, name="positions")(check_positions)
+    if sweep is not None:
+
+        async def expiry_sweep() -> None:
+            await runtime.sweep(sweep)
+
+        app.timer(interval=config.expiry_interval, name="expiry")(expiry_sweep)
+    return app
+
+
+def _faust_app(config: AppConfig) -> faust.App:
+    return faust.App(
         config.group,
         broker=f"kafka://{config.bootstrap}",
         web_enabled=False,
@@ -163,22 +186,27 @@ def create_app(config: AppConfig, processors: Mapping[str, BatchProcessor], swee
         stream_wait_empty=False,
     )
 
-    def topic(role: str) -> Any:
-        return app.topic(
-            config.topics[role], key_serializer="raw", value_serializer="raw", partitions=config.partitions
+
+class _Runtime:
+    """What the agents and timers share: the topics, the processors' thread, the processors."""
+
+    def __init__(self, app: faust.App, config: AppConfig, processors: Mapping[str, BatchProcessor]) -> None:
+        self.app, self.config, self.processors = app, config, processors
+        self.ops, self.changes, self.dlq = self.topic(OPS), self.topic(CHANGES), self.topic(DLQ)
+        self.io: Executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="slotstream-processors")
+        if config.profile:
+            self.io = _ProfiledExecutor(ThreadPoolExecutor(max_workers=1), config.profile + ".io")
+
+    def topic(self, role: str) -> Any:
+        return self.app.topic(
+            self.config.topics[role], key_serializer="raw", value_serializer="raw", partitions=self.config.partitions
         )
 
-    ops, changes, dlq = topic(OPS), topic(CHANGES), topic(DLQ)
-    app.transport = _positioned_transport(app, {config.topics[role]: p for role, p in processors.items()})
-    io: Executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="slotstream-processors")
-    if config.profile:
-        io = _ProfiledExecutor(ThreadPoolExecutor(max_workers=1), config.profile + ".io")
-
-    def stop_all() -> None:
-        for processor in processors.values():
+    def stop_all(self) -> None:
+        for processor in self.processors.values():
             processor.stop()
 
-    async def send_all(target: Any, items: list[Keyed], what: str) -> None:
+    async def send_all(self, target: Any, items: list[Keyed], what: str) -> None:
         """Deliver every item (acks=all), waiting out a broker outage; duplicates on a retry are
         harmless downstream (op ids, change messages keyed by op)."""
         attempt = 0
@@ -204,20 +232,20 @@ def create_app(config: AppConfig, processors: Mapping[str, BatchProcessor], swee
                 )
                 await asyncio.sleep(delay)
 
-    async def run_batches(stream: Any, processor: BatchProcessor) -> None:
+    async def run_batches(self, stream: Any, processor: BatchProcessor) -> None:
         """The agents' one loop: a batch is processed on the processors' thread, what it gives
         back is produced and acknowledged by the broker, and only then is its position recorded."""
         loop = asyncio.get_running_loop()
         try:
-            async for events in stream.take_events(config.batch_size, within=config.batch_wait):
+            async for events in stream.take_events(self.config.batch_size, within=self.config.batch_wait):
                 batch = _raw(events)
-                out: BatchOutput = await loop.run_in_executor(io, processor.process, batch)
-                await send_all(ops, out.ops, processor.processor)
-                await send_all(dlq, out.dead, processor.processor)
-                await send_all(changes, out.changes, processor.processor)
-                await loop.run_in_executor(io, processor.record, batch, out)
+                out: BatchOutput = await loop.run_in_executor(self.io, processor.process, batch)
+                await self.send_all(self.ops, out.ops, processor.processor)
+                await self.send_all(self.dlq, out.dead, processor.processor)
+                await self.send_all(self.changes, out.changes, processor.processor)
+                await loop.run_in_executor(self.io, processor.record, batch, out)
         except asyncio.CancelledError:
-            stop_all()  # a wait on the processors' thread gives up; the batch is read again later
+            self.stop_all()  # a wait on the processors' thread gives up; the batch is read again later
             raise
         except Stopping:
             log.info("%s: stopped while waiting; its current batch will be read again", processor.processor)
@@ -226,16 +254,8 @@ def create_app(config: AppConfig, processors: Mapping[str, BatchProcessor], swee
         except RestartWorker as restart:
             _restart_now(restart)
 
-    for role, processor in processors.items():
-
-        async def agent(stream: Any, processor: BatchProcessor = processor) -> None:
-            await run_batches(stream, processor)
-
-        app.agent(topic(role), name=processor.processor)(agent)
-
-    @app.timer(interval=POSITION_CHECK_INTERVAL, name="positions")
-    async def check_positions() -> None:
-        for processor in processors.values():
+    async def check_positions(self) -> None:
+        for processor in self.processors.values():
             try:
                 await asyncio.to_thread(processor.check)
             except StopWorker as stop:
@@ -243,24 +263,17 @@ def create_app(config: AppConfig, processors: Mapping[str, BatchProcessor], swee
             except RestartWorker as restart:
                 _restart_now(restart)
 
-    if sweep is not None:
-        ops_topic = config.topics[OPS]
-
-        @app.timer(interval=config.expiry_interval, name="expiry")
-        async def expiry_sweep() -> None:
-            owned = [tp.partition for tp in app.consumer.assignment() if tp.topic == ops_topic]
-            if not owned:
-                return
-            loop = asyncio.get_running_loop()
-            try:
-                due = await loop.run_in_executor(io, sweep, owned)
-            except Exception as err:  # noqa: BLE001 - a sweep is repeated; a failed one only waits
-                log.warning(
-                    "expiry: sweep failed (%s: %s); trying again next interval", type(err).__name__, str(err)[:200]
-                )
-                return
-            if due:
-                log.info("expiry: %d ops due on partitions %s", len(due), owned)
-                await send_all(ops, due, "expiry")
-
-    return app
+    async def sweep(self, sweep: Sweep) -> None:
+        ops_topic = self.config.topics[OPS]
+        owned = [tp.partition for tp in self.app.consumer.assignment() if tp.topic == ops_topic]
+        if not owned:
+            return
+        loop = asyncio.get_running_loop()
+        try:
+            due = await loop.run_in_executor(self.io, sweep, owned)
+        except Exception as err:  # noqa: BLE001 - a sweep is repeated; a failed one only waits
+            log.warning("expiry: sweep failed (%s: %s); trying again next interval", type(err).__name__, str(err)[:200])
+            return
+        if due:
+            log.info("expiry: %d ops due on partitions %s", len(due), owned)
+            await self.send_all(self.ops, due, "expiry")
