@@ -29,6 +29,7 @@ from .models import (
     Command,
     Evidence,
     Kind,
+    OpIn,
     Record,
     RecordIn,
     Sensitivity,
@@ -36,6 +37,7 @@ from .models import (
     Status,
     check_id,
     check_slot_parts,
+    iso,
     parse_scope,
 )
 from .registry import TEMPORARY_LIFETIME, AttributeSpec, resolve
@@ -295,3 +297,21 @@ def _lifetime(
     if valid_until is not None and rin.valid_from is not None and valid_until <= rin.valid_from:
         raise Rejected(Reason.VALIDITY_INVERTED, "valid_until must be after valid_from")
     return valid_until, review_at
+
+
+def op_id_for(op: OpIn) -> str:
+    if op.op_id:
+        return op.op_id
+    body = orjson.dumps({"r": op.record, "c": op.command, "at": iso(op.at)}, option=orjson.OPT_SORT_KEYS)
+    return "h:" + hashlib.sha1(body).hexdigest()[:24]
+
+
+def validate_op(op: OpIn, op_id: str | None = None) -> tuple[str, Record | AnyCommand]:
+    """(op_id, Record | command) or raises Rejected. Pure: reads no state."""
+    op_id = op_id or op_id_for(op)
+    if (op.record is None) == (op.command is None):
+        raise Rejected(Reason.MISSING_FIELD, "exactly one of record or command")
+    if op.record is not None:
+        return op_id, build_record(parse_record(op.record), op_id=op_id, at=op.at)
+    assert op.command is not None
+    return op_id, parse_command(op.command)

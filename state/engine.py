@@ -7,7 +7,6 @@ read API (one round trip, payload bounded by the active records in the request's
 
 from __future__ import annotations
 
-import hashlib
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -46,7 +45,7 @@ from slotstream.memory.reconcile import (
     reconcile,
 )
 from slotstream.memory.selection import compact, from_compact, select
-from slotstream.memory.validation import build_record, parse_command, parse_record
+from slotstream.memory.validation import op_id_for, validate_op
 
 from .errors import ConcurrentUpdate
 from .keys import Keys
@@ -89,24 +88,6 @@ class _Pending:
     op_id: str
     at: datetime
     parsed: Record | AnyCommand
-
-
-def op_id_for(op: OpIn) -> str:
-    if op.op_id:
-        return op.op_id
-    body = orjson.dumps({"r": op.record, "c": op.command, "at": iso(op.at)}, option=orjson.OPT_SORT_KEYS)
-    return "h:" + hashlib.sha1(body).hexdigest()[:24]
-
-
-def validate_op(op: OpIn, op_id: str | None = None) -> tuple[str, Record | AnyCommand]:
-    """(op_id, Record | command) or raises Rejected. Pure: reads no state."""
-    op_id = op_id or op_id_for(op)
-    if (op.record is None) == (op.command is None):
-        raise Rejected(Reason.MISSING_FIELD, "exactly one of record or command")
-    if op.record is not None:
-        return op_id, build_record(parse_record(op.record), op_id=op_id, at=op.at)
-    assert op.command is not None
-    return op_id, parse_command(op.command)
 
 
 def _script(name: str) -> str:

@@ -22,7 +22,7 @@ from slotstream.cli import build_parser
 from slotstream.settings import Settings, env_names
 from slotstream.worker import PROCESSORS, build_worker_app
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 COMPOSE = ROOT / "docker-compose.yml"
 DOCKERFILE = ROOT / "Dockerfile"
 DOCKERIGNORE = ROOT / ".dockerignore"

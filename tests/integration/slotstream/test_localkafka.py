@@ -3,7 +3,7 @@
 Needs a JDK 17+ and Maven (the first run fetches the broker jars from Maven
 Central into .cache/kafka) and kafka-python. Run with:
 
-    .venv/bin/python -m pytest -m kafka tests/integration/test_localkafka.py
+    .venv/bin/python -m pytest -m kafka tests/integration/slotstream/test_localkafka.py
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-_ROOT = Path(__file__).resolve().parents[2]
+_ROOT = Path(__file__).resolve().parents[3]
 if str(_ROOT) not in sys.path:  # the project may not be pip-installed
     sys.path.insert(0, str(_ROOT))
 

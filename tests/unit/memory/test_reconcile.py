@@ -20,73 +20,19 @@ from slotstream.memory.models import (
     Record,
     Status,
 )
-from slotstream.memory.reconcile import Transition, UserView, needs_for, reconcile
-from slotstream.memory.selection import exclusion_reason, from_record, select
+from slotstream.memory.reconcile import needs_for
+from slotstream.memory.selection import exclusion_reason, from_record
 from slotstream.memory.validation import (
-    build_record,
     normalize_value,
     parse_command,
-    parse_record,
     value_hash,
 )
+
+from simulation import DETAIL, Sim, ms
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 H = timedelta(hours=1)
 D = timedelta(days=1)
-DETAIL = "preference.response.detail"
-
-
-def ms(dt: datetime) -> int:
-    return int(dt.timestamp() * 1000)
-
-
-class Sim:
-    """One user's state, in memory."""
-
-    def __init__(self, tenant: str = "t1", user: str = "u1") -> None:
-        self.tenant, self.user = tenant, user
-        self.view = UserView()
-        self.n = 0
-
-    def _op_id(self) -> str:
-        self.n += 1
-        return f"op-{self.n}"
-
-    def build(self, at: datetime, **kw: Any) -> Record:
-        data: dict[str, Any] = {"tenant": self.tenant, "user": self.user, "attribute": DETAIL, "value": "concise"}
-        data.update(kw)
-        return build_record(parse_record(data), op_id=self._op_id(), at=at)
-
-    def apply(self, op: Any, at: datetime) -> Transition:
-        op_id = getattr(op, "op_id", None) or self._op_id()
-        t = reconcile(self.view, op, at, op_id)
-        self.view.apply(t)
-        return t
-
-    def record(self, at: datetime, **kw: Any) -> tuple[Transition, Record]:
-        rec = self.build(at, **kw)
-        return self.apply(rec, at), rec
-
-    def command(self, at: datetime, **kw: Any) -> Transition:
-        cmd = parse_command({"tenant": self.tenant, "user": self.user, **kw})
-        return self.apply(cmd, at)
-
-    def get(self, rid: str) -> Record:
-        return self.view.records[rid]
-
-    def usable(self, at: datetime, attribute: str = DETAIL, **req: Any) -> list[Record]:
-        request = ContextRequest(tenant=self.tenant, user=self.user, **req)
-        return [
-            r
-            for r in self.view.records.values()
-            if r.attribute == attribute and exclusion_reason(from_record(r), ms(at), request, request.scopes()) is None
-        ]
-
-    def context(self, at: datetime, **req: Any):
-        request = ContextRequest(tenant=self.tenant, user=self.user, explain=True, **req)
-        return select(
-            request, [from_record(r) for r in self.view.records.values()], at, list(self.view.suppressions.values())
-        )
 
 
 def fact_wire(**kw: Any) -> dict[str, Any]:

@@ -22,11 +22,12 @@ from typing import Any
 
 import orjson
 import pytest
-from support import start_stack
 
 from slotstream.memory.models import ContextRequest, Status, iso, to_ms
 from slotstream.stack import LocalStack
 from slotstream.streams.topics import CHANGES, DLQ, OPS, TURNS, user_key
+
+from support import start_stack
 
 pytestmark = [pytest.mark.kafka, pytest.mark.integration]
 

@@ -18,8 +18,6 @@ from typing import Any
 
 import orjson
 import pytest
-from support import start_stack, worker_logs
-from workloads import T0, Workload, build, reference_digest, send
 
 from slotstream.localkafka import LocalKafka
 from slotstream.localredis import LocalRedis
@@ -28,6 +26,9 @@ from slotstream.settings import Settings
 from slotstream.stack import LocalStack
 from slotstream.state.digest import digest_namespace
 from slotstream.streams.topics import CHANGES, DLQ, OPS, TURNS, user_key
+
+from support import start_stack, worker_logs
+from workloads import T0, Workload, build, reference_digest, send
 
 pytestmark = [pytest.mark.kafka, pytest.mark.integration]
 

@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 import redis
-from support import dump_namespace
 
 from slotstream.memory.models import Status, iso
 from slotstream.state.engine import Engine
+
+from support import dump_namespace
 
 pytestmark = pytest.mark.integration
 

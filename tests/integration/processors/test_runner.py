@@ -14,7 +14,7 @@ import redis
 
 from slotstream.processors.messages import BatchOutput, RawMessage
 from slotstream.processors.runner import BatchRunner, retry, waits_for
-from slotstream.state.errors import StateLost, StateRewound
+from slotstream.state.errors import StateRewound
 from slotstream.state.progress import Progress
 from slotstream.streams.errors import RestartWorker, Stopping, StopWorker
 
@@ -126,24 +126,6 @@ def test_a_redis_behind_what_it_acknowledged_is_noticed_before_a_write(
     assert handler.handled == [0, 1, 2, 3, 4]
     with pytest.raises(StateRewound):
         progress.advance(TOPIC, {0: 6}, previous={0: 5})
-
-
-def test_claiming_a_namespace(redis_client: redis.Redis, namespace: str) -> None:
-    p = Progress(redis_client, namespace)
-    with pytest.raises(StateLost) as err:
-        p.claim({"x.ops": {0: 120, 1: 0}})
-    assert "--rebuild" in str(err.value) and namespace in str(err.value)
-    assert not p.has_state()
-    p.claim({"x.ops": {0: 0}})  # nothing committed yet: a new namespace
-    assert p.has_state()
-    p.claim({"x.ops": {0: 500}})  # it holds state now: whatever the offsets say
-    other = f"{namespace}-rebuilt"
-    try:
-        Progress(redis_client, other).claim({"x.ops": {0: 120}}, rebuild=True)
-        assert Progress(redis_client, other).positions("x.ops", [0, 1]) == {0: 0, 1: 0}
-    finally:
-        for key in redis_client.scan_iter(match=f"{other}:*"):
-            redis_client.delete(key)
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ files on the shared pipeline. Turn lines go through the turns topic and the extr
 records and commands through the ops topic; each query waits at the offset barrier. The direct-mode
 twin of this test is tests/eval/test_scenarios.py.
 
-    .venv/bin/python -m pytest -m kafka tests/integration/test_scenarios_kafka.py
+    .venv/bin/python -m pytest -m kafka tests/integration/pipeline/test_scenarios_kafka.py
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from slotstream.stack import LocalStack
 
 pytestmark = [pytest.mark.kafka, pytest.mark.integration]
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SCENARIOS = ROOT / "tests" / "scenarios"
 FILES = sorted(SCENARIOS.glob("*.jsonl"))
 

@@ -1,0 +1,105 @@
+"""ReconciliationService on a real Redis: a batch of ops-topic messages in, the state, the change
+messages, the dead letters, the event-time watermark and the expiry index out."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import orjson
+import pytest
+import redis
+
+from slotstream.memory.models import iso, to_ms
+from slotstream.processors.messages import RawMessage
+from slotstream.processors.reconciliation import ReconciliationService
+from slotstream.state.due import DueEntry, DueIndex
+from slotstream.state.engine import Engine
+from slotstream.state.keys import Keys
+
+pytestmark = pytest.mark.integration
+T0 = datetime(2026, 10, 1, 9, tzinfo=UTC)
+
+
+def message(offset: int, body: dict[str, Any], key: bytes = b"t/u", partition: int = 1) -> RawMessage:
+    return RawMessage("x.ops", partition, offset, key, orjson.dumps(body), to_ms(T0 + timedelta(hours=1)))
+
+
+def record(at: datetime, attribute: str, value: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "at": iso(at),
+        "record": {"tenant": "t", "user": "u", "kind": "knowledge", "attribute": attribute, "value": value, **extra},
+    }
+
+
+@pytest.fixture
+def service(redis_client: redis.Redis, namespace: str) -> ReconciliationService:
+    return ReconciliationService(Engine(redis_client, namespace), DueIndex(redis_client, namespace), 300.0)
+
+
+def test_a_batch_applies_its_ops_and_reports_each_one(service: ReconciliationService) -> None:
+    out = service.handle(
+        [
+            message(0, record(T0, "knowledge.db", "postgres")),
+            message(1, {"at": iso(T0), "record": {"tenant": "t", "user": "u"}}),  # no attribute
+            message(2, record(T0 + timedelta(minutes=1), "knowledge.db", "postgres")),  # a repeat
+            message(3, record(T0, "knowledge.db", "mysql"), key=b"other/u"),  # key names another tenant
+        ]
+    )
+    changes = [orjson.loads(v) for _, v in out.changes]
+    assert [(c["op_id"], c["outcome"]) for c in changes] == [
+        ("x.ops:1:0", "applied"),
+        ("x.ops:1:1", "rejected"),
+        ("x.ops:1:2", "refreshed"),
+    ]
+    dead = [orjson.loads(v) for _, v in out.dead]
+    assert sorted((d["source"]["offset"], d["reason"]) for d in dead) == [(1, "missing_field"), (3, "tenant_mismatch")]
+    (rec,) = service.engine.records("t", "u")
+    assert rec.value == "postgres" and len(rec.evidence) == 0
+    assert out.watermark == {1: to_ms(T0 + timedelta(minutes=1))}, "refused ops do not move the clock"
+
+
+def test_the_expiry_index_follows_the_records_it_lists(
+    service: ReconciliationService, redis_client: redis.Redis, namespace: str
+) -> None:
+    until = T0 + timedelta(hours=2)
+    service.handle([message(0, record(T0, "knowledge.trip", "Rome", valid_until=iso(until)))])
+    (rec,) = service.engine.records("t", "u")
+    due_key = Keys(namespace).due(1)
+    member = DueEntry("t", "u", rec.id, "expire").member
+    assert redis_client.zscore(due_key, member) == to_ms(until)
+    # forgotten: no longer due
+    service.handle(
+        [
+            message(
+                1,
+                {
+                    "at": iso(T0 + timedelta(minutes=5)),
+                    "command": {"op": "forget", "tenant": "t", "user": "u", "record_id": rec.id},
+                },
+            )
+        ]
+    )
+    assert redis_client.zscore(due_key, member) is None
+
+
+def test_a_sweep_op_that_changed_nothing_clears_its_index_entry(
+    service: ReconciliationService, redis_client: redis.Redis, namespace: str
+) -> None:
+    due_key = Keys(namespace).due(1)
+    stale = DueEntry("t", "u", "r_gone", "expire")
+    redis_client.zadd(due_key, {stale.member: to_ms(T0)})
+    sweep = {
+        "at": iso(T0),
+        "op_id": f"expire:r_gone:{to_ms(T0)}",
+        "command": {"op": "expire", "tenant": "t", "user": "u", "record_id": "r_gone"},
+    }
+    out = service.handle([message(0, sweep)])
+    assert [orjson.loads(v)["outcome"] for _, v in out.changes] == ["noop"]
+    assert redis_client.zscore(due_key, stale.member) is None
+
+
+def test_an_op_dated_ahead_of_its_ingest_time_is_refused(service: ReconciliationService) -> None:
+    out = service.handle([message(0, record(T0 + timedelta(days=3), "knowledge.db", "postgres"))])
+    assert [orjson.loads(v)["reason"] for _, v in out.dead] == ["event_time_in_future"]
+    assert not service.engine.records("t", "u") and not out.watermark

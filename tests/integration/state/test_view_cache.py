@@ -1,0 +1,80 @@
+"""The engine's view cache on a real Redis: the single writer of a user skips the load, and a
+view that another writer made stale is never written over."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+import redis
+
+from slotstream.memory.models import iso
+from slotstream.memory.reconcile import Needs
+from slotstream.state.engine import Engine, ViewCache
+
+pytestmark = pytest.mark.integration
+T0 = datetime(2026, 10, 1, tzinfo=UTC)
+DETAIL = "preference.response.detail"
+
+
+def op(n: int, value: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "at": iso(T0 + timedelta(minutes=n)),
+        "op_id": f"op{n}",
+        "record": {"tenant": "t", "user": "u", "kind": "preference", "attribute": DETAIL, "value": value, **extra},
+    }
+
+
+def counting_loads(engine: Engine) -> list[int]:
+    calls = [0]
+    inner = engine._load
+
+    class Counting:
+        def __call__(self, *a: Any, **kw: Any) -> Any:
+            calls[0] += 1
+            return inner(*a, **kw)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(inner, name)
+
+    engine._load = Counting()  # type: ignore[assignment]
+    engine._scripts = [inner, engine._apply]
+    return calls
+
+
+def test_the_single_writer_reuses_its_view(redis_client: redis.Redis, namespace: str) -> None:
+    engine = Engine(redis_client, namespace)
+    loads = counting_loads(engine)
+    engine.apply(op(0, "concise"))
+    engine.apply(op(1, "concise"))  # a repeat in the same slot: the cached view covers it
+    assert loads[0] == 1
+
+
+def test_a_view_made_stale_by_another_writer_is_reloaded(redis_client: redis.Redis, namespace: str) -> None:
+    first, second = Engine(redis_client, namespace), Engine(redis_client, namespace)
+    first.apply(op(0, "concise"))
+    second.apply(op(1, "detailed", corrects_current=True))  # first's cached view is now stale
+    res = first.apply(op(2, "concise", corrects_current=True))
+    assert res.outcome == "applied"
+    history = first.history("t", "u", DETAIL)
+    assert [(r.value, r.status.value) for r in history] == [
+        ("concise", "superseded"),
+        ("detailed", "superseded"),
+        ("concise", "active"),
+    ]
+
+
+def test_the_cache_is_bounded_and_cleared_after_a_failed_write(redis_client: redis.Redis, namespace: str) -> None:
+    cache = ViewCache(max_users=2)
+    for user in ("a", "b", "c"):
+        cache.store_loaded(("t", user), {"version": 1}, Needs())
+    assert not cache.covers(("t", "a"), Needs()) and cache.covers(("t", "c"), Needs())
+    engine = Engine(redis_client, namespace)
+    engine.apply(op(0, "concise"))
+    broken = redis.Redis(host="127.0.0.1", port=1)  # nothing listens there
+    engine.r = broken
+    engine._apply.client = engine._load.client = broken
+    with pytest.raises(redis.exceptions.ConnectionError):
+        engine.apply(op(1, "detailed"))
+    assert not engine._cache.covers(("t", "u"), Needs(slots={f"user|{DETAIL}|global"}))
