@@ -431,17 +431,7 @@ class ReviewDueCommand(_Command):
     record_id: str
 
 
-Command = Annotated[
-    ForgetCommand
-    | CorrectCommand
-    | ConfirmCommand
-    | RejectCommand
-    | EraseUserCommand
-    | ExpireCommand
-    | ReviewDueCommand,
-    Field(discriminator="op"),
-]
-# The same union as a plain type, for signatures (the annotated one above is for parsing).
+# Any command, for signatures; `Command` is the same union annotated for parsing by its `op`.
 AnyCommand = (
     ForgetCommand
     | CorrectCommand
@@ -451,6 +441,7 @@ AnyCommand = (
     | ExpireCommand
     | ReviewDueCommand
 )
+Command = Annotated[AnyCommand, Field(discriminator="op")]
 
 
 def owner(op: Record | AnyCommand) -> tuple[str, str]:

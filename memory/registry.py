@@ -29,152 +29,60 @@ class AttributeSpec:
     label: str = ""
 
 
+# fmt: off
 _SPECS = [
-    # how to answer: the running example: answer detail
-    AttributeSpec(
-        "preference.response.detail",
-        Kind.PREFERENCE,
-        label="answer detail",
-        consequence=Consequence.LOW,
-        importance=0.6,
-        actionability=0.9,
-    ),
-    AttributeSpec(
-        "preference.response.length",
-        Kind.PREFERENCE,
-        label="answer length",
-        consequence=Consequence.LOW,
-        importance=0.5,
-        actionability=0.9,
-    ),
-    AttributeSpec(
-        "preference.response.format",
-        Kind.PREFERENCE,
-        label="answer format",
-        consequence=Consequence.LOW,
-        importance=0.5,
-        actionability=0.8,
-    ),
-    AttributeSpec(
-        "preference.response.order",
-        Kind.PREFERENCE,
-        label="what comes first",
-        consequence=Consequence.LOW,
-        importance=0.5,
-        actionability=0.8,
-    ),
-    AttributeSpec(
-        "preference.language",
-        Kind.PREFERENCE,
-        label="answer language",
-        consequence=Consequence.MEDIUM,
-        importance=0.7,
-        actionability=0.9,
-    ),
-    AttributeSpec(
-        "preference.explanation_style",
-        Kind.PREFERENCE,
-        label="explanation style",
-        consequence=Consequence.LOW,
-        importance=0.5,
-        actionability=0.8,
-    ),
-    AttributeSpec(
-        "preference.tone", Kind.PREFERENCE, label="tone", consequence=Consequence.LOW, importance=0.4, actionability=0.7
-    ),
-    AttributeSpec(
-        "preference.payment_terms",
-        Kind.PREFERENCE,
-        label="payment terms",
-        consequence=Consequence.MEDIUM,
-        importance=0.5,
-    ),
+    # how to answer
+    AttributeSpec("preference.response.detail", Kind.PREFERENCE, label="answer detail",
+                  consequence=Consequence.LOW, importance=0.6, actionability=0.9),
+    AttributeSpec("preference.response.length", Kind.PREFERENCE, label="answer length",
+                  consequence=Consequence.LOW, importance=0.5, actionability=0.9),
+    AttributeSpec("preference.response.format", Kind.PREFERENCE, label="answer format",
+                  consequence=Consequence.LOW, importance=0.5, actionability=0.8),
+    AttributeSpec("preference.response.order", Kind.PREFERENCE, label="what comes first",
+                  consequence=Consequence.LOW, importance=0.5, actionability=0.8),
+    AttributeSpec("preference.language", Kind.PREFERENCE, label="answer language",
+                  consequence=Consequence.MEDIUM, importance=0.7, actionability=0.9),
+    AttributeSpec("preference.explanation_style", Kind.PREFERENCE, label="explanation style",
+                  consequence=Consequence.LOW, importance=0.5, actionability=0.8),
+    AttributeSpec("preference.tone", Kind.PREFERENCE, label="tone",
+                  consequence=Consequence.LOW, importance=0.4, actionability=0.7),
+    AttributeSpec("preference.payment_terms", Kind.PREFERENCE, label="payment terms",
+                  consequence=Consequence.MEDIUM, importance=0.5),
     # facts about the person: true for a while, then worth re-checking
-    AttributeSpec(
-        "profile.home_city",
-        Kind.PREFERENCE,
-        label="home city",
-        review=180 * DAY,
-        sensitivity=Sensitivity.PERSONAL,
-        importance=0.5,
-    ),
-    AttributeSpec(
-        "profile.timezone", Kind.PREFERENCE, label="timezone", review=180 * DAY, importance=0.6, actionability=0.7
-    ),
-    AttributeSpec(
-        "profile.expertise",
-        Kind.PREFERENCE,
-        label="expertise level",
-        review=365 * DAY,
-        importance=0.6,
-        actionability=0.7,
-    ),
-    AttributeSpec(
-        "profile.expertise.",
-        Kind.PREFERENCE,
-        label="expertise level",
-        review=365 * DAY,
-        importance=0.6,
-        actionability=0.7,
-    ),
-    AttributeSpec("profile.languages", Kind.PREFERENCE, Cardinality.MULTI, label="languages spoken", importance=0.4),
-    AttributeSpec(
-        "profile.allergies",
-        Kind.PREFERENCE,
-        Cardinality.MULTI,
-        label="allergies",
-        consequence=Consequence.HIGH,
-        importance=0.9,
-        sensitivity=Sensitivity.PERSONAL,
-    ),
-    AttributeSpec(
-        "profile.travel_status",
-        Kind.PREFERENCE,
-        label="travel status",
-        lifetime=14 * DAY,
-        sensitivity=Sensitivity.PERSONAL,
-    ),
+    AttributeSpec("profile.home_city", Kind.PREFERENCE, label="home city", review=180 * DAY,
+                  sensitivity=Sensitivity.PERSONAL, importance=0.5),
+    AttributeSpec("profile.timezone", Kind.PREFERENCE, label="timezone", review=180 * DAY,
+                  importance=0.6, actionability=0.7),
+    AttributeSpec("profile.expertise", Kind.PREFERENCE, label="expertise level", review=365 * DAY,
+                  importance=0.6, actionability=0.7),
+    AttributeSpec("profile.expertise.", Kind.PREFERENCE, label="expertise level", review=365 * DAY,
+                  importance=0.6, actionability=0.7),
+    AttributeSpec("profile.languages", Kind.PREFERENCE, Cardinality.MULTI, label="languages spoken",
+                  importance=0.4),
+    AttributeSpec("profile.allergies", Kind.PREFERENCE, Cardinality.MULTI, label="allergies",
+                  consequence=Consequence.HIGH, importance=0.9, sensitivity=Sensitivity.PERSONAL),
+    AttributeSpec("profile.travel_status", Kind.PREFERENCE, label="travel status", lifetime=14 * DAY,
+                  sensitivity=Sensitivity.PERSONAL),
     AttributeSpec("profile.name", Kind.PREFERENCE, label="name", importance=0.4),
     # goals, priorities, rules, knowledge: families
-    AttributeSpec(
-        "goal.", Kind.GOAL, Cardinality.MULTI, label="goal", review=90 * DAY, importance=0.6, actionability=0.6
-    ),
-    AttributeSpec(
-        "priority.focus",
-        Kind.PRIORITY,
-        label="current focus",
-        lifetime=7 * DAY,
-        consequence=Consequence.MEDIUM,
-        importance=0.8,
-        actionability=0.9,
-    ),
-    AttributeSpec("priority.", Kind.PRIORITY, label="priority", lifetime=7 * DAY, importance=0.8, actionability=0.9),
-    AttributeSpec(
-        "rule.confirm_before",
-        Kind.RULE,
-        Cardinality.MULTI,
-        label="confirm before",
-        consequence=Consequence.HIGH,
-        importance=0.9,
-        actionability=1.0,
-    ),
-    AttributeSpec(
-        "rule.",
-        Kind.RULE,
-        Cardinality.MULTI,
-        label="collaboration rule",
-        consequence=Consequence.HIGH,
-        importance=0.8,
-        actionability=0.9,
-    ),
-    AttributeSpec(
-        "knowledge.", Kind.KNOWLEDGE, label="project knowledge", review=180 * DAY, importance=0.6, actionability=0.6
-    ),
-    AttributeSpec("fact.", Kind.FACT, label="fact", consequence=Consequence.HIGH, importance=0.8, actionability=0.8),
-    AttributeSpec(
-        "session.", Kind.SESSION_CONTEXT, label="current task", lifetime=1 * DAY, importance=0.7, actionability=0.8
-    ),
+    AttributeSpec("goal.", Kind.GOAL, Cardinality.MULTI, label="goal", review=90 * DAY,
+                  importance=0.6, actionability=0.6),
+    AttributeSpec("priority.focus", Kind.PRIORITY, label="current focus", lifetime=7 * DAY,
+                  consequence=Consequence.MEDIUM, importance=0.8, actionability=0.9),
+    AttributeSpec("priority.", Kind.PRIORITY, label="priority", lifetime=7 * DAY,
+                  importance=0.8, actionability=0.9),
+    AttributeSpec("rule.confirm_before", Kind.RULE, Cardinality.MULTI, label="confirm before",
+                  consequence=Consequence.HIGH, importance=0.9, actionability=1.0),
+    AttributeSpec("rule.", Kind.RULE, Cardinality.MULTI, label="collaboration rule",
+                  consequence=Consequence.HIGH, importance=0.8, actionability=0.9),
+    AttributeSpec("knowledge.", Kind.KNOWLEDGE, label="project knowledge", review=180 * DAY,
+                  importance=0.6, actionability=0.6),
+    AttributeSpec("fact.", Kind.FACT, label="fact", consequence=Consequence.HIGH, importance=0.8,
+                  actionability=0.8),
+    AttributeSpec("session.", Kind.SESSION_CONTEXT, label="current task", lifetime=1 * DAY,
+                  importance=0.7, actionability=0.8),
 ]
+# fmt: on
 
 _EXACT = {s.name: s for s in _SPECS if not s.name.endswith(".")}
 _FAMILIES = sorted((s for s in _SPECS if s.name.endswith(".")), key=lambda s: -len(s.name))

@@ -15,15 +15,7 @@ from slotstream.memory.models import OpIn, Outcome, iso
 from slotstream.streams.schemas import ChangeMessage
 from slotstream.streams.topics import user_key
 
-from .messages import (
-    BadMessage,
-    BatchOutput,
-    RawMessage,
-    check_event_time,
-    check_key,
-    dead_letter,
-    decode,
-)
+from .messages import BadMessage, BatchOutput, RawMessage, dead_letter, read
 
 
 @dataclass
@@ -60,10 +52,7 @@ class ExtractionService:
         out = BatchOutput()
         for msg in batch:
             try:
-                turn = decode(msg, Turn, {"turn_id": msg.source_id})
-                check_key(msg, turn.tenant, turn.user)
-                if self.max_skew_seconds is not None:
-                    check_event_time(msg, turn.at, self.max_skew_seconds)
+                turn = read(msg, Turn, "turn_id", lambda t: (t.tenant, t.user), lambda t: t.at, self.max_skew_seconds)
                 assert turn.turn_id is not None
                 result = self.ops_for_turn(turn, op_prefix=turn.turn_id)
                 if len(result.ops) > MAX_OPS_PER_TURN:

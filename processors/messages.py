@@ -10,6 +10,7 @@ secret or be megabytes long.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -74,6 +75,23 @@ def decode(msg: RawMessage, model: type[M], defaults: dict[str, Any] | None = No
         return model.model_validate(data)
     except ValidationError as err:
         raise refused(pydantic_reason(err)) from None
+
+
+def read(
+    msg: RawMessage,
+    model: type[M],
+    id_field: str,
+    owner: Callable[[M], tuple[Any, Any]],
+    event_time: Callable[[M], datetime],
+    max_skew_seconds: float | None,
+) -> M:
+    """An input message as `model` (its source position as its id when it has none), checked:
+    the key names the payload's owner, the event time does not run ahead of the ingest time."""
+    item = decode(msg, model, {id_field: msg.source_id})
+    check_key(msg, *owner(item))
+    if max_skew_seconds is not None:
+        check_event_time(msg, event_time(item), max_skew_seconds)
+    return item
 
 
 def check_key(msg: RawMessage, tenant: Any, user: Any) -> None:

@@ -7,32 +7,26 @@ a crash applies nothing twice and loses nothing.
 
 from __future__ import annotations
 
+from typing import Any
+
 from slotstream.memory.models import OpIn, Outcome, iso, to_ms
 from slotstream.state.due import DueEntry, DueIndex
 from slotstream.state.engine import Engine
 from slotstream.streams.schemas import ChangeMessage
 
-from .messages import (
-    BadMessage,
-    BatchOutput,
-    RawMessage,
-    check_event_time,
-    check_key,
-    dead_letter,
-    decode,
-)
+from .messages import BadMessage, BatchOutput, RawMessage, dead_letter, read
 
 SWEEP_OPS = ("expire", "review_due")
 
 
+def _owner(op: OpIn) -> tuple[Any, Any]:
+    body = op.record if op.record is not None else (op.command or {})
+    return body.get("tenant"), body.get("user")
+
+
 def parse_op(msg: RawMessage, max_skew_seconds: float | None = None) -> OpIn:
     """One ops-topic message; without an op id of its own, its topic/partition/offset is the key."""
-    op = decode(msg, OpIn, {"op_id": msg.source_id})
-    body = op.record if op.record is not None else (op.command or {})
-    check_key(msg, body.get("tenant"), body.get("user"))
-    if max_skew_seconds is not None:
-        check_event_time(msg, op.at, max_skew_seconds)
-    return op
+    return read(msg, OpIn, "op_id", _owner, lambda op: op.at, max_skew_seconds)
 
 
 class ReconciliationService:

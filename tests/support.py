@@ -52,3 +52,17 @@ def start_stack(redis_url: str, bootstrap: str, name: str, log_dir: Any, workers
 
 def worker_logs(stack: Any) -> str:
     return "\n".join(p.read_text(errors="replace") for p in sorted(stack.log_dir.glob("worker-*.log")))
+
+
+def record(tenant: str, user: str, attribute: str, value: Any, kind: str = "knowledge", **extra: Any) -> dict[str, Any]:
+    """A record as producers send it: explicit, with a statement naming its value."""
+    return {
+        "tenant": tenant,
+        "user": user,
+        "kind": kind,
+        "attribute": attribute,
+        "value": value,
+        "statement": f"{attribute} is {value}",
+        "authority": "user_explicit",
+        **extra,
+    }

@@ -22,6 +22,8 @@ from slotstream.processors.extraction import ExtractionService
 from slotstream.state.digest import Digest, digest_namespace
 from slotstream.state.engine import Engine
 
+from support import record
+
 T0 = datetime(2026, 10, 1, 9, 0, tzinfo=UTC)
 
 TURN_SCRIPTS = [
@@ -99,24 +101,15 @@ def build(tenant: str | None = None, turn_users: int = 24, op_users: int = 24) -
         user = f"writer{u}"
         rows: list[Item] = []
 
-        def record(n: int, attribute: str, value: Any, kind: str = "knowledge", user: str = user, **extra: Any) -> Item:
-            body = {
-                "tenant": tenant,
-                "user": user,
-                "kind": kind,
-                "attribute": attribute,
-                "value": value,
-                "statement": f"{attribute} is {value}",
-                "authority": "user_explicit",
-                **extra,
-            }
+        def op(n: int, attribute: str, value: Any, kind: str = "knowledge", user: str = user, **extra: Any) -> Item:
+            body = record(tenant, user, attribute, value, kind, **extra)
             return Item("record", T0 + timedelta(minutes=n), body, op_id=f"{tenant}:{user}:op{n}")
 
-        rows.append(record(0, "knowledge.database", "postgres"))
-        rows.append(record(1, "preference.response.detail", "concise", kind="preference"))
-        rows.append(record(2, "knowledge.editor", f"editor-{u % 3}"))
-        rows.append(record(3, "preference.response.detail", "detailed", kind="preference", corrects_current=True))
-        rows.append(record(4, "knowledge.database", "postgres"))  # a repeat: refreshed, not duplicated
+        rows.append(op(0, "knowledge.database", "postgres"))
+        rows.append(op(1, "preference.response.detail", "concise", kind="preference"))
+        rows.append(op(2, "knowledge.editor", f"editor-{u % 3}"))
+        rows.append(op(3, "preference.response.detail", "detailed", kind="preference", corrects_current=True))
+        rows.append(op(4, "knowledge.database", "postgres"))  # a repeat: refreshed, not duplicated
         rows.append(
             Item(
                 "command",

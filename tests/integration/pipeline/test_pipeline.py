@@ -27,7 +27,7 @@ from slotstream.memory.models import ContextRequest, Status, iso, to_ms
 from slotstream.stack import LocalStack
 from slotstream.streams.topics import CHANGES, DLQ, OPS, TURNS, user_key
 
-from support import start_stack
+from support import record, start_stack
 
 pytestmark = [pytest.mark.kafka, pytest.mark.integration]
 
@@ -162,19 +162,6 @@ def wait_until(check: Callable[[], Any], timeout: float, what: str, every: float
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout}s waiting for {what}; last: {value!r}")
         time.sleep(every)
-
-
-def record(tenant: str, user: str, attribute: str, value: Any, kind: str = "knowledge", **extra: Any) -> dict:
-    return {
-        "tenant": tenant,
-        "user": user,
-        "kind": kind,
-        "attribute": attribute,
-        "value": value,
-        "statement": f"{attribute} is {value}",
-        "authority": "user_explicit",
-        **extra,
-    }
 
 
 def by_attribute(stack: LocalStack, tenant: str, user: str) -> dict[str, Any]:
