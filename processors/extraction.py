@@ -12,10 +12,11 @@ from slotstream.memory.errors import Reason
 from slotstream.memory.extraction import Extractor, RuleExtractor, Turn
 from slotstream.memory.limits import MAX_OPS_PER_TURN
 from slotstream.memory.models import OpIn, Outcome, iso
+from slotstream.state.turnlog import TurnEntry, TurnLog
 from slotstream.streams.schemas import ChangeMessage
 from slotstream.streams.topics import user_key
 
-from .messages import BadMessage, BatchOutput, RawMessage, dead_letter, read
+from .messages import BadMessage, BatchOutput, RawMessage, read, refuse
 
 
 @dataclass
@@ -25,9 +26,12 @@ class TurnOutput:
 
 
 class ExtractionService:
-    def __init__(self, extractor: Extractor | None = None, max_skew_seconds: float | None = None) -> None:
+    def __init__(
+        self, extractor: Extractor | None = None, max_skew_seconds: float | None = None, turn_log: TurnLog | None = None
+    ) -> None:
         self.extractor = extractor or RuleExtractor()
         self.max_skew_seconds = max_skew_seconds
+        self.turn_log = turn_log
 
     def ops_for_turn(self, turn: Turn, op_prefix: str) -> TurnOutput:
         """The ops a turn yields, each with a stable id `<op_prefix>#<n>` (replays yield the same).
@@ -50,6 +54,7 @@ class ExtractionService:
         """A batch of turns-topic messages: ops for the ops topic, refusals as notes on the changes
         topic, bad input to the dead-letter topic."""
         out = BatchOutput()
+        tracked: list[TurnEntry] = []
         for msg in batch:
             try:
                 turn = read(msg, Turn, "turn_id", lambda t: (t.tenant, t.user), lambda t: t.at, self.max_skew_seconds)
@@ -61,10 +66,13 @@ class ExtractionService:
                         f"{len(result.ops)} records or commands in one turn, at most {MAX_OPS_PER_TURN}",
                     )
             except BadMessage as bad:
-                out.dead.append((msg.key, dead_letter(msg, bad.reason, bad.detail, "extraction")))
+                refuse(out, msg, bad.reason, bad.detail, "extraction")
                 continue
             key = user_key(turn.tenant, turn.user)
             out.ops.extend((key, orjson.dumps(op_json(op))) for op in result.ops)
+            if turn.track:
+                ops = [str(op.op_id) for op in result.ops]
+                tracked.append(TurnEntry(turn.tenant, turn.user, turn.turn_id, ops, result.refused))
             if result.refused:
                 note = ChangeMessage(
                     op_id=turn.turn_id,
@@ -76,6 +84,8 @@ class ExtractionService:
                     source=msg.source,
                 )
                 out.changes.append((key, note.model_dump_json().encode()))
+        if tracked and self.turn_log is not None:
+            self.turn_log.record(tracked)
         return out
 
 

@@ -118,6 +118,20 @@ def check_event_time(msg: RawMessage, at: datetime, max_skew_seconds: float) -> 
         )
 
 
+def refuse(
+    out: BatchOutput,
+    msg: RawMessage,
+    reason: str,
+    detail: str,
+    processor: str,
+    at: Any = None,
+    error: str | None = None,
+) -> None:
+    """Send `msg` to the dead-letter topic (and count it by reason)."""
+    out.dead.append((msg.key, dead_letter(msg, reason, detail, processor, at, error)))
+    out.count(f"dead_letters:{reason}")
+
+
 def dead_letter(
     msg: RawMessage, reason: str, detail: str, processor: str, at: Any = None, error: str | None = None
 ) -> bytes:

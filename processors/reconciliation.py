@@ -14,7 +14,7 @@ from slotstream.state.due import DueEntry, DueIndex
 from slotstream.state.engine import Engine
 from slotstream.streams.schemas import ChangeMessage
 
-from .messages import BadMessage, BatchOutput, RawMessage, dead_letter, read
+from .messages import BadMessage, BatchOutput, RawMessage, read, refuse
 
 SWEEP_OPS = ("expire", "review_due")
 
@@ -43,7 +43,7 @@ class ReconciliationService:
             try:
                 ops.append(parse_op(msg, self.max_skew_seconds))
             except BadMessage as bad:
-                out.dead.append((msg.key, dead_letter(msg, bad.reason, bad.detail, "reconciliation")))
+                refuse(out, msg, bad.reason, bad.detail, "reconciliation")
                 continue
             sources.append(msg)
         results = self.engine.apply_many(ops) if ops else []
@@ -52,12 +52,11 @@ class ReconciliationService:
         for op, msg, res in zip(ops, sources, results, strict=False):
             at_ms = to_ms(op.at) or 0
             if res.outcome == Outcome.REJECTED:
-                out.dead.append(
-                    (msg.key, dead_letter(msg, res.reason or "rejected", res.detail, "reconciliation", iso(op.at)))
-                )
+                refuse(out, msg, res.reason or "rejected", res.detail, "reconciliation", iso(op.at))
             else:
                 # a refused op does not move its partition's event-time clock
                 out.watermark[msg.partition] = max(out.watermark.get(msg.partition, 0), at_ms)
+            out.count(f"ops_applied:{res.outcome}")
             change = ChangeMessage(
                 op_id=res.op_id,
                 outcome=res.outcome,

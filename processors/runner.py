@@ -29,7 +29,7 @@ from slotstream.state.progress import Progress
 from slotstream.streams.errors import RestartWorker, Stopping, StopWorker
 
 from .errors import InjectedFault
-from .messages import BatchOutput, RawMessage, dead_letter
+from .messages import BatchOutput, RawMessage, refuse
 
 log = logging.getLogger("slotstream.worker")
 
@@ -231,13 +231,8 @@ class BatchRunner:
         self.internal_errors += 1
         log.error("%s: %s failed with %s; sent to the dead-letter topic", self.processor, msg.source_id, error)
         out = BatchOutput()
-        out.dead.append(
-            (
-                msg.key,
-                dead_letter(
-                    msg, Reason.INTERNAL_ERROR.value, f"{error} while handling the message", self.processor, error=error
-                ),
-            )
+        refuse(
+            out, msg, Reason.INTERNAL_ERROR.value, f"{error} while handling the message", self.processor, error=error
         )
         return out
 
@@ -249,7 +244,7 @@ class BatchRunner:
         previous = {p: self.recorded[p] for p in next_offsets if p in self.recorded}
         with _worker_signals():
             retry(
-                lambda: self.progress.advance(self.source_topic, next_offsets, out.watermark, previous),
+                lambda: self.progress.advance(self.source_topic, next_offsets, out.watermark, previous, out.counts),
                 self._stop,
                 f"{self.processor} position",
             )

@@ -17,6 +17,7 @@ from slotstream.state.client import connect
 from slotstream.state.due import DueIndex
 from slotstream.state.engine import Engine
 from slotstream.state.progress import Progress
+from slotstream.state.turnlog import TurnLog
 from slotstream.streams.app import AppConfig, create_app
 from slotstream.streams.topics import OPS, TURNS, topic_names
 from slotstream.streams.types import BatchProcessor, Sweep
@@ -52,7 +53,9 @@ def build_worker_app(settings: Settings, processors: Iterable[str] = PROCESSORS)
     faults = [m.strip() for m in (settings.fault_markers or "").split(",")]
     runners: dict[str, BatchProcessor] = {}
     if "extraction" in chosen:
-        extraction = ExtractionService(extractor_for(settings), settings.max_event_skew)
+        extraction = ExtractionService(
+            extractor_for(settings), settings.max_event_skew, TurnLog(client, settings.namespace)
+        )
         runners[TURNS] = BatchRunner("extraction", extraction.handle, progress, names[TURNS], stop, faults)
     if "reconciliation" in chosen:
         reconciliation = ReconciliationService(engine, due_index, settings.max_event_skew)

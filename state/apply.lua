@@ -2,7 +2,7 @@
 -- KEYS[1] = <prefix>:meta ; ARGV[1] = <prefix> ; ARGV[2] = expected version (-1: don't check)
 -- ARGV[3] = JSON list of transitions, each:
 --   {op, at, puts=[{id, json, slot, scope, live, act}], created=[[slot, id]],
---    sup={key=json}, unsup=[key], log=[json], erase=bool}
+--    sup={key=json}, unsup=[key], log=[json], erase=bool, ledger=json}
 -- Returns {applied, 0, version}; {-1, 0, version} when the version check fails; {-2, 0, version}
 -- when one of the ops was applied before (the caller's view was stale).
 local P = ARGV[1]
@@ -62,7 +62,7 @@ for _, t in ipairs(batch) do
       redis.call('RPUSH', P .. ':log', unpack(t.log))
       logged = logged + #t.log
     end
-    redis.call('HSET', P .. ':ops', t.op, t.at)
+    redis.call('HSET', P .. ':ops', t.op, t.ledger)
     -- the user's event-time watermark: the expiry sweep's clock for this user's records
     local wm = tonumber(redis.call('HGET', P .. ':meta', 'watermark') or '0')
     if t.at_ms > wm then redis.call('HSET', P .. ':meta', 'watermark', t.at_ms) end

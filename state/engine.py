@@ -29,7 +29,6 @@ from slotstream.memory.models import (
     Outcome,
     Record,
     Suppression,
-    check_id,
     iso,
     owner,
     parse_time,
@@ -44,11 +43,12 @@ from slotstream.memory.reconcile import (
     needs_for,
     reconcile,
 )
-from slotstream.memory.selection import compact, from_compact, select
+from slotstream.memory.selection import compact
 from slotstream.memory.validation import op_id_for, validate_op
 
 from .errors import ConcurrentUpdate
 from .keys import Keys
+from .reader import context_from_rows, context_keys, context_time
 from .scripts import LuaScript, run_pipeline
 
 MAX_RETRIES = 5
@@ -273,19 +273,11 @@ class Engine:
     def context(self, request: ContextRequest | dict[str, Any], at: datetime | str | None = None) -> ContextResponse:
         """Assemble the context for one request: one pipelined round trip, then pure selection."""
         req = request if isinstance(request, ContextRequest) else ContextRequest.model_validate(request)
-        check_id(req.tenant, Reason.MISSING_TENANT)
-        check_id(req.user, Reason.MISSING_USER)
-        when = parse_time(at) if at is not None else req.at
-        if when is None:
-            raise Rejected(Reason.MISSING_FIELD, "at: the time the context is for")
-        scopes = req.scopes()
+        when = context_time(req, at)
         pipe = self.r.pipeline(transaction=False)
-        for scope in scopes:
-            pipe.hvals(self.keys.active(req.tenant, req.user, scope))
-        pipe.hvals(self.keys.suppressions(req.tenant, req.user))
-        *rows, sups = pipe.execute()
-        candidates = [from_compact(orjson.loads(v)) for vals in rows for v in vals]
-        return select(req, candidates, when, [Suppression.model_validate_json(v) for v in sups])
+        for key in context_keys(self.keys, req):
+            pipe.hvals(key)
+        return context_from_rows(req, when, pipe.execute())
 
     def history(
         self, tenant: str, user: str, attribute: str, scope: str = "global", subject: str = "user"
@@ -444,4 +436,6 @@ def _encode(t: Transition) -> dict[str, Any]:
         "log": log,
         "erase": t.erase,
         "alias": t.aliases,
+        # the ledger entry: the op's event time and what it did (a caller waiting on it reads this)
+        "ledger": orjson.dumps({"at": at, "o": t.outcome, "r": t.reason}).decode(),
     }

@@ -51,6 +51,10 @@ class Keys:
     def ledger(self, tenant: str, user: str) -> str:
         return self.prefix(tenant, user) + ":ops"
 
+    def turn(self, tenant: str, user: str, turn_id: str) -> str:
+        """What extraction made of a turn a caller waits on (short-lived)."""
+        return f"{self.prefix(tenant, user)}:turn:{turn_id}"
+
     def user_metas(self) -> str:
         """SCAN pattern that finds one key per user: their meta hash."""
         return f"{self.namespace}:{{*:*}}:meta"
@@ -70,6 +74,9 @@ class Keys:
 
     def watermark(self, topic: str) -> str:
         return self._shared(f"watermark:{topic}")
+
+    def counters(self) -> str:
+        return self._shared("counters")
 
     def due(self, partition: int) -> str:
         return self._shared(f"due:{partition}")

@@ -25,8 +25,9 @@ from .scripts import LuaScript
 
 log = logging.getLogger("slotstream.state")
 
-# KEYS[1] = namespace marker, KEYS[2] = positions hash, KEYS[3] = watermarks hash
-# ARGV = #positions, then partition/offset/previous triples, then partition/watermark pairs.
+# KEYS[1] = namespace marker, KEYS[2] = positions hash, KEYS[3] = watermarks hash, KEYS[4] = counters
+# ARGV = #positions, then partition/offset/previous triples, #watermarks, partition/watermark pairs,
+# then counter name/increment pairs.
 # `previous` is where the caller last recorded that partition (0 or less: nothing): finding less means
 # Redis lost writes it had acknowledged (restored from an older file, failed over to a lagging
 # replica) and the caller must re-read from what Redis holds. Otherwise running maxima: a
@@ -43,9 +44,14 @@ for i = 2, 1 + 3 * n, 3 do
   local cur = tonumber(redis.call('HGET', KEYS[2], ARGV[i]) or '-1')
   if tonumber(ARGV[i + 1]) > cur then redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
 end
-for i = 2 + 3 * n, #ARGV, 2 do
+local w = tonumber(ARGV[2 + 3 * n])
+local first = 3 + 3 * n
+for i = first, first + 2 * w - 1, 2 do
   local cur = tonumber(redis.call('HGET', KEYS[3], ARGV[i]) or '-1')
   if tonumber(ARGV[i + 1]) > cur then redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
+end
+for i = first + 2 * w, #ARGV, 2 do
+  redis.call('HINCRBY', KEYS[4], ARGV[i], ARGV[i + 1])
 end
 return 1
 """
@@ -73,6 +79,7 @@ class Progress:
         next_offsets: Mapping[int, int],
         watermark: Mapping[int, int] | None = None,
         previous: Mapping[int, int] | None = None,
+        counts: Mapping[str, int] | None = None,
     ) -> None:
         """Record that everything before `next_offsets` is applied (and the newest event times).
         Raises StateLost when the namespace marker is gone (the state these positions describe
@@ -83,11 +90,13 @@ class Progress:
         args: list[Any] = [len(next_offsets)]
         for partition, offset in next_offsets.items():
             args += [partition, offset, (previous or {}).get(partition, -1)]
+        args.append(len(watermark or {}))
         for partition, ms in (watermark or {}).items():
             args += [partition, ms]
-        status = int(
-            self._advance(keys=[self.keys.marker(), self.keys.progress(topic), self.keys.watermark(topic)], args=args)
-        )
+        for name, n in (counts or {}).items():
+            args += [name, n]
+        keys = [self.keys.marker(), self.keys.progress(topic), self.keys.watermark(topic), self.keys.counters()]
+        status = int(self._advance(keys=keys, args=args))
         if status == -1:
             raise StateLost(state_lost_message(self.ns, f"processing of {topic} had already begun"))
         if status == -2:
@@ -109,6 +118,12 @@ class Progress:
             raise StateLost(state_lost_message(self.ns, f"this worker had recorded positions of {topic}"))
         held = {p: int(v) if v is not None else 0 for p, v in zip(partitions, raw, strict=False)}
         return {p: (recorded[p], held[p]) for p in partitions if held[p] < recorded[p]}
+
+    def counters(self) -> dict[str, int]:
+        """What the workers counted (ops applied by outcome, dead letters by reason), since the
+        namespace began."""
+        raw = cast(dict[bytes, bytes], self.r.hgetall(self.keys.counters()))
+        return {k.decode(): int(v) for k, v in raw.items()}
 
     def offsets(self, topic: str) -> dict[int, int]:
         return {int(k): int(v) for k, v in self.r.hgetall(self.keys.progress(topic)).items()}

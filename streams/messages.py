@@ -35,6 +35,10 @@ class BatchOutput:
     changes: list[Keyed] = field(default_factory=list)
     dead: list[Keyed] = field(default_factory=list)
     watermark: dict[int, int] = field(default_factory=dict)  # partition -> newest event time (ms)
+    counts: dict[str, int] = field(default_factory=dict)  # metric name -> increment, recorded with the position
+
+    def count(self, name: str, n: int = 1) -> None:
+        self.counts[name] = self.counts.get(name, 0) + n
 
     def merge(self, other: BatchOutput) -> None:
         self.ops += other.ops
@@ -42,3 +46,5 @@ class BatchOutput:
         self.dead += other.dead
         for partition, ms in other.watermark.items():
             self.watermark[partition] = max(self.watermark.get(partition, ms), ms)
+        for name, n in other.counts.items():
+            self.count(name, n)

@@ -32,6 +32,8 @@ class Turn(BaseModel):
     at: datetime
     # The processor sets it (e.g. topic/partition/offset); without one a hash of the turn stands in.
     turn_id: str | None = None
+    # The producer waits on this turn: extraction records the op ids it produced for it.
+    track: bool = False
 
     @field_validator("at", mode="before")
     @classmethod

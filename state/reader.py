@@ -1,0 +1,125 @@
+"""The read side over Redis, for a server's event loop (redis.asyncio): context lookups, a user's
+memories, a slot's lineage, op outcomes and the export of everything held for a user.
+
+The context is the same one pipelined round trip as `Engine.context` and the same pure selection;
+nothing here writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import datetime
+from typing import Any, cast
+
+import orjson
+import redis.asyncio as aioredis
+
+from slotstream.memory.errors import Reason, Rejected
+from slotstream.memory.models import ContextRequest, ContextResponse, Record, Suppression, check_id, parse_time
+from slotstream.memory.selection import from_compact, select
+
+from .keys import Keys
+
+PAGE_MAX = 200
+
+
+def context_keys(keys: Keys, req: ContextRequest) -> list[str]:
+    """What a context reads: the read model of each of the request's scopes, then the suppressions."""
+    return [keys.active(req.tenant, req.user, scope) for scope in req.scopes()] + [
+        keys.suppressions(req.tenant, req.user)
+    ]
+
+
+def context_time(req: ContextRequest, at: datetime | str | None) -> datetime:
+    check_id(req.tenant, Reason.MISSING_TENANT)
+    check_id(req.user, Reason.MISSING_USER)
+    when = parse_time(at) if at is not None else req.at
+    if when is None:
+        raise Rejected(Reason.MISSING_FIELD, "at: the time the context is for")
+    return when
+
+
+def context_from_rows(req: ContextRequest, when: datetime, replies: list[list[bytes]]) -> ContextResponse:
+    *rows, sups = replies
+    candidates = [from_compact(orjson.loads(v)) for vals in rows for v in vals]
+    return select(req, candidates, when, [Suppression.model_validate_json(v) for v in sups])
+
+
+def outcome_of(raw: bytes | None) -> dict[str, Any] | None:
+    """An op ledger entry: {"at", "outcome", "reason"} (older entries hold only the event time)."""
+    if raw is None:
+        return None
+    text = raw.decode()
+    if not text.startswith("{"):
+        return {"at": text, "outcome": "applied", "reason": None}
+    data = orjson.loads(text)
+    return {"at": data.get("at"), "outcome": data.get("o", "applied"), "reason": data.get("r")}
+
+
+class AsyncReader:
+    def __init__(self, client: aioredis.Redis, namespace: str) -> None:
+        self.r = client
+        self.keys = Keys(namespace)
+
+    async def context(self, req: ContextRequest, at: datetime | str | None = None) -> ContextResponse:
+        when = context_time(req, at)
+        pipe = self.r.pipeline(transaction=False)
+        for key in context_keys(self.keys, req):
+            pipe.hvals(key)
+        return context_from_rows(req, when, await pipe.execute())
+
+    async def record(self, tenant: str, user: str, record_id: str) -> Record | None:
+        """A record by id, following the alias a deduplicated op left behind."""
+        raw = await self.r.hget(self.keys.records(tenant, user), record_id)
+        if raw is None:
+            target = await self.r.hget(self.keys.aliases(tenant, user), record_id)
+            raw = await self.r.hget(self.keys.records(tenant, user), target) if target else None
+        return Record.model_validate_json(raw) if raw else None
+
+    async def records_page(self, tenant: str, user: str, cursor: int, count: int) -> tuple[list[Record], int]:
+        """One page of a user's records (HSCAN order; `cursor` 0 starts, a returned 0 is the end)."""
+        cursor, page = await self._hscan(self.keys.records(tenant, user), cursor, max(1, min(count, PAGE_MAX)))
+        return [Record.model_validate_json(v) for v in page.values()], cursor
+
+    async def _hscan(self, key: str, cursor: int, count: int) -> tuple[int, dict[bytes, bytes]]:
+        next_cursor, page = await self.r.hscan(key, cursor=cursor, count=count)
+        return int(next_cursor), cast(dict[bytes, bytes], page)
+
+    async def history(self, tenant: str, user: str, slot: str) -> list[Record]:
+        ids = await self.r.lrange(self.keys.history(tenant, user, slot), 0, -1)
+        if not ids:
+            return []
+        raws = await self.r.hmget(self.keys.records(tenant, user), ids)
+        return [Record.model_validate_json(r) for r in raws if r]
+
+    async def outcomes(self, tenant: str, user: str, op_ids: list[str]) -> dict[str, dict[str, Any] | None]:
+        """Each op's outcome once reconciliation applied it (None: not applied yet)."""
+        if not op_ids:
+            return {}
+        raws = cast(list[bytes | None], await self.r.hmget(self.keys.ledger(tenant, user), op_ids))
+        return {op_id: outcome_of(raw) for op_id, raw in zip(op_ids, raws, strict=True)}
+
+    async def turn_log(self, tenant: str, user: str, turn_id: str) -> dict[str, Any] | None:
+        """What extraction made of a tracked turn: {"ops": [op ids], "refused": [reasons]}."""
+        raw = await self.r.get(self.keys.turn(tenant, user, turn_id))
+        return orjson.loads(raw) if raw else None
+
+    async def export(self, tenant: str, user: str) -> AsyncIterator[dict[str, Any]]:
+        """Everything held for the user, as JSON-ready rows: records (with their lineage), and
+        suppressions (which keep a hash of a forgotten value, never the value)."""
+        cursor = 0
+        while True:
+            cursor, page = await self._hscan(self.keys.records(tenant, user), cursor, PAGE_MAX)
+            for raw in page.values():
+                yield {"type": "record", "record": orjson.loads(raw)}
+            if cursor == 0:
+                break
+        sups = cast(dict[bytes, bytes], await self.r.hgetall(self.keys.suppressions(tenant, user)))
+        for sup in sups.values():
+            yield {"type": "suppression", "suppression": orjson.loads(sup)}
+        erased = cast(bytes | None, await self.r.hget(self.keys.meta(tenant, user), "erased_at"))
+        if erased:
+            yield {"type": "erased", "at": erased.decode()}
+
+    async def ping(self) -> bool:
+        return bool(await self.r.ping())
