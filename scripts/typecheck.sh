@@ -8,5 +8,5 @@ tree=.cache/typecheck/slotstream
 rm -rf .cache/typecheck
 mkdir -p "$tree"
 for f in slotstream/*.py; do ln -s "$PWD/$f" "$tree/"; done
-for layer in memory state streams processors; do ln -s "$PWD/$layer" "$tree/$layer"; done
+for layer in memory state streams processors sidecar; do ln -s "$PWD/$layer" "$tree/$layer"; done
 exec .venv/bin/mypy "$tree"

@@ -82,7 +82,7 @@ def cmd_engine_demo(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     from .demo import run_pipeline_demo
 
-    return run_pipeline_demo(Settings.from_env())
+    return run_pipeline_demo(Settings.from_env(), serve=not args.demo_only)
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
@@ -139,6 +139,46 @@ def cmd_topics_create(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_sidecar(args: argparse.Namespace) -> int:
+    settings = Settings.from_env()
+    if not settings.kafka_bootstrap or not settings.redis_url:
+        print(
+            "slotstream sidecar: set SLOTSTREAM_KAFKA_BOOTSTRAP and SLOTSTREAM_REDIS_URL "
+            "(or use `slotstream run`, which starts local servers, a worker and the sidecar)",
+            file=sys.stderr,
+        )
+        return 2
+    from slotstream.sidecar.server import serve
+
+    serve(settings)
+    return 0
+
+
+def cmd_keys(args: argparse.Namespace) -> int:
+    from slotstream.sidecar.keys import create_key, list_keys, revoke_key
+
+    settings = Settings.from_env()
+    if args.keys_command == "create":
+        scopes = [s.strip() for s in args.scopes.split(",") if s.strip()]
+        roles = [r.strip() for r in (args.roles or "").split(",") if r.strip()]
+        key_id, key = create_key(settings.keys_file, args.tenant, scopes, roles, args.name)
+        print(key)  # shown once: only its hash is kept
+        print(
+            f"key id {key_id}, tenant {args.tenant}, scopes {','.join(scopes)} -> {settings.keys_file}", file=sys.stderr
+        )
+        return 0
+    if args.keys_command == "revoke":
+        found = revoke_key(settings.keys_file, args.key_id)
+        print("revoked" if found else "no such key (or already revoked)")
+        return 0 if found else 1
+    for entry in list_keys(settings.keys_file):
+        state = "revoked" if entry.get("revoked_at") else "active"
+        print(
+            f"{entry['id']}  {entry['tenant']:<20} {','.join(entry['scopes']):<18} {state:<8} {entry.get('name', '')}"
+        )
+    return 0
+
+
 def cmd_settings(args: argparse.Namespace) -> int:
     settings = Settings.from_env()
     rows = settings.describe(reveal=args.reveal)
@@ -152,7 +192,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="slotstream", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
 
-    run = sub.add_parser("run", help="the main job: Redis, Kafka, workers and a demo conversation through them")
+    run = sub.add_parser(
+        "run",
+        help="the main job: Redis, Kafka, a worker and the sidecar; a demo conversation "
+        "through the sidecar; then it keeps serving",
+    )
+    run.add_argument("--demo-only", action="store_true", help="stop after the demo instead of serving")
     run.set_defaults(func=cmd_run)
     demo = sub.add_parser("demo", help="the engine alone: apply a short scenario, print the context before and after")
     demo.set_defaults(func=cmd_engine_demo)
@@ -169,6 +214,23 @@ def build_parser() -> argparse.ArgumentParser:
         "topics from the beginning (instead of stopping)",
     )
     worker.set_defaults(func=cmd_worker)
+
+    sidecar = sub.add_parser("sidecar", help="the HTTP sidecar: context lookups, ingest, memory controls, metrics")
+    sidecar.set_defaults(func=cmd_sidecar)
+
+    keys = sub.add_parser("keys", help="the sidecar's API keys (stored hashed in SLOTSTREAM_KEYS_FILE)")
+    keys_sub = keys.add_subparsers(dest="keys_command", required=True)
+    kcreate = keys_sub.add_parser("create", help="make a key and print it once")
+    kcreate.add_argument("--tenant", required=True)
+    kcreate.add_argument("--scopes", default="read,write", help="comma-separated: read, write, admin")
+    kcreate.add_argument("--roles", default="", help="comma-separated roles the key's caller has")
+    kcreate.add_argument("--name", default="")
+    kcreate.set_defaults(func=cmd_keys)
+    krevoke = keys_sub.add_parser("revoke", help="revoke a key by its id")
+    krevoke.add_argument("key_id")
+    krevoke.set_defaults(func=cmd_keys)
+    klist = keys_sub.add_parser("list", help="the keys (ids, tenants, scopes; never the keys)")
+    klist.set_defaults(func=cmd_keys)
 
     sett = sub.add_parser("settings", help="every SLOTSTREAM_* setting with its value (secrets masked)")
     sett.add_argument("--reveal", action="store_true", help="show secret settings in clear")

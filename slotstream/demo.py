@@ -3,8 +3,11 @@ printed before and after each change. Runs on the configured Redis or an embedde
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
+
+import orjson
 
 from slotstream.memory.models import ContextRequest, OpIn, iso
 from slotstream.state.namespaces import drop_namespace
@@ -113,33 +116,31 @@ CONVERSATION = [
 ]
 
 
-def run_pipeline_demo(settings: Settings) -> int:
-    """The main job: Redis, the Kafka broker and a worker (started locally unless configured), a
-    short conversation sent as turns, and the context printed before and after each turn."""
+def run_pipeline_demo(settings: Settings, serve: bool = True) -> int:
+    """The main job: Redis, the Kafka broker, a worker and the sidecar (started locally unless
+    configured); a short conversation sent as turns through the sidecar, the context printed
+    before and after each turn; then the sidecar keeps serving until Ctrl-C (unless `serve` is off)."""
     from pathlib import Path
 
+    from .client import Client
+    from .sidecar.keys import create_key, list_keys, revoke_key
     from .stack import LocalStack
 
-    print(
-        "starting: "
-        + ", ".join(
-            filter(
-                None,
-                [
-                    "embedded Redis" if not settings.redis_url else f"Redis {settings.redis_url}",
-                    "local Kafka broker (KRaft)"
-                    if not settings.kafka_bootstrap
-                    else f"Kafka {settings.kafka_bootstrap}",
-                    f"{settings.workers} worker(s)",
-                ],
-            )
-        ),
-        flush=True,
-    )
+    where = [
+        "embedded Redis" if not settings.redis_url else f"Redis {settings.redis_url}",
+        "local Kafka broker (KRaft)" if not settings.kafka_bootstrap else f"Kafka {settings.kafka_bootstrap}",
+        f"{settings.workers} worker(s)",
+        f"the sidecar on {settings.sidecar_host}:{settings.sidecar_port}",
+    ]
+    print("starting: " + ", ".join(where), flush=True)
+    # a fresh demo key each run (the previous one is revoked): only its hash is kept
+    for entry in list_keys(settings.keys_file):
+        if entry.get("name") == "demo" and not entry.get("revoked_at"):
+            revoke_key(settings.keys_file, entry["id"])
+    _, key = create_key(settings.keys_file, TENANT, ["read", "write", "admin"], name="demo")
     with LocalStack(settings, persistent=True, log_dir=Path(settings.data_dir) / "logs") as stack:
-        print(
-            f"ready: kafka {stack.bootstrap}, redis {stack.redis_url}, namespace {stack.settings.namespace}", flush=True
-        )
+        url = stack.start_sidecar()
+        print(f"ready: sidecar {url}, kafka {stack.bootstrap}, redis {stack.redis_url}", flush=True)
         kept = stack.engine.records(TENANT, USER)
         if kept:
             print(
@@ -148,34 +149,38 @@ def run_pipeline_demo(settings: Settings) -> int:
                 "so each context shows the state as it is now",
                 flush=True,
             )
-        for n, (at, session, text) in enumerate(CONVERSATION, start=1):
-            req = ContextRequest(tenant=TENANT, user=USER, session=session, text="how should you answer me?")
-            stack.barrier()
-            before = stack.engine.context(req, at)
-            # stable turn ids: a second run of the main job re-sends the same turns, which the
-            # kept state recognises as already applied
-            stack.producer.send_turn(
-                at,
-                {
-                    "tenant": TENANT,
-                    "user": USER,
-                    "session": session,
-                    "project": None,
-                    "role": "user",
-                    "text": text,
-                    "turn_id": f"demo-turn-{n}",
-                },
-            )
-            stack.producer.flush()
-            stack.barrier()
-            after = stack.engine.context(req, at)
-            print(f"\n>>> {at} [{session}] user: {text}")
-            print("--- context before:\n" + (before.context or "(empty)"))
-            print("--- context after:\n" + (after.context or "(empty)"), flush=True)
-        print("\nhistory of preference.response.detail:")
-        for rec in stack.engine.history(TENANT, USER, "preference.response.detail"):
-            print(
-                f"  {rec.id} {rec.value!r:12} {rec.status.value:11} supersedes={rec.supersedes} "
-                f"superseded_by={rec.superseded_by}"
-            )
+        with Client(url, key) as client:
+            for n, (at, session, text) in enumerate(CONVERSATION, start=1):
+                before = client.context(USER, "how should you answer me?", session=session, at=at)
+                # stable turn ids: a second run re-sends the same turns, which the kept state
+                # recognises as already applied
+                turn = {"user": USER, "session": session, "text": text, "at": at, "turn_id": f"demo-turn-{n}"}
+                client.send_turns([turn], wait=15)
+                after = client.context(USER, "how should you answer me?", session=session, at=at)
+                print(f"\n>>> {at} [{session}] user: {text}")
+                print("--- context before:\n" + (before.context or "(empty)"))
+                print("--- context after:\n" + (after.context or "(empty)"), flush=True)
+            print("\nhistory of preference.response.detail:")
+            current = client.memories(USER, attribute="preference.response.detail", status="active").items
+            if current:
+                for rec in client.history(USER, current[0]["id"]).lineage:
+                    print(
+                        f"  {rec['id']} {rec['value']!r:12} {rec['status']:11} supersedes={rec['supersedes']} "
+                        f"superseded_by={rec['superseded_by']}"
+                    )
+        body = orjson.dumps({"user": USER, "query": "how should you answer me?", "session": "s2"}).decode()
+        print(
+            "\ntry it:\n"
+            f"curl -s -X POST {url}/v1/context -H 'Authorization: Bearer {key}' "
+            f"-H 'Content-Type: application/json' -d '{body}'",
+            flush=True,
+        )
+        if not serve:
+            return 0
+        print(f"\nserving on {url} (API docs: {url}/docs); Ctrl-C stops everything", flush=True)
+        try:
+            while stack.sidecar is not None and stack.sidecar.poll() is None:
+                time.sleep(0.5)
+        except KeyboardInterrupt:
+            print("stopping", flush=True)
     return 0

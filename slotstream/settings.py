@@ -8,7 +8,7 @@ wherever settings are shown unless asked (`slotstream settings --reveal`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -74,6 +74,17 @@ class Settings(BaseSettings):
         "whose payload contains one of these comma-separated "
         "strings fails inside its processor, as a bug would",
     )
+    sidecar_host: str = Field("127.0.0.1", description="SLOTSTREAM_SIDECAR_HOST: the address the sidecar listens on")
+    sidecar_port: int = Field(8700, ge=1, le=65535, description="SLOTSTREAM_SIDECAR_PORT")
+    sidecar_workers: int = Field(2, ge=1, le=64, description="SLOTSTREAM_SIDECAR_WORKERS: server processes")
+    sidecar_read: Literal["async", "thread"] = Field(
+        "async",
+        description="SLOTSTREAM_SIDECAR_READ: context reads: async Redis on the event loop, or a thread pool",
+    )
+    keys_file: str = Field("var/keys.json", description="SLOTSTREAM_KEYS_FILE: the sidecar's API keys, hashed")
+    rate_limit: float = Field(2000.0, gt=0, description="SLOTSTREAM_RATE_LIMIT: requests/s per tenant per sidecar")
+    rate_burst: float = Field(4000.0, gt=0, description="SLOTSTREAM_RATE_BURST: requests a tenant may send at once")
+    max_body_bytes: int = Field(1_048_576, ge=1024, description="SLOTSTREAM_MAX_BODY_BYTES: larger requests get 413")
     llm_url: str | None = Field(None, description="SLOTSTREAM_LLM_URL: OpenAI-compatible endpoint; unset: no LLM")
     llm_model: str | None = Field(None, description="SLOTSTREAM_LLM_MODEL: required with SLOTSTREAM_LLM_URL")
     llm_timeout: float = Field(10.0, gt=0, description="SLOTSTREAM_LLM_TIMEOUT: seconds per model request")

@@ -44,6 +44,7 @@ class LocalStack:
         self._redis: LocalRedis | None = None
         self._kafka: Any = None
         self.workers: list[subprocess.Popen[bytes]] = []
+        self.sidecar: subprocess.Popen[bytes] | None = None
         self.redis_url = settings.redis_url
         self.bootstrap = settings.kafka_bootstrap
 
@@ -101,6 +102,39 @@ class LocalStack:
         self.workers.append(proc)
         return proc
 
+    @property
+    def sidecar_url(self) -> str:
+        return f"http://{self.settings.sidecar_host}:{self.settings.sidecar_port}"
+
+    def start_sidecar(self, timeout: float = 60.0) -> str:
+        """Start `slotstream sidecar` on the stack's servers; returns its URL once /readyz says ready."""
+        import urllib.error
+        import urllib.request
+
+        out: Any = subprocess.DEVNULL
+        if self.log_dir is not None:
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+            out = open(self.log_dir / "sidecar.log", "ab")  # noqa: SIM115 - closed with the process
+        self.sidecar = subprocess.Popen(
+            [sys.executable, "-m", "slotstream.cli", "sidecar"],
+            env=self.worker_env(),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.sidecar.poll() is not None:
+                raise WorkersGone("the sidecar exited" + self._worker_log_hint())
+            try:
+                with urllib.request.urlopen(self.sidecar_url + "/readyz", timeout=2) as resp:
+                    if resp.status == 200:
+                        return self.sidecar_url
+            except (urllib.error.URLError, OSError):
+                pass
+            if time.monotonic() > deadline:
+                raise BarrierTimeout(f"the sidecar was not ready at {self.sidecar_url} within {timeout} s")
+            time.sleep(0.1)
+
     def stop_worker(self, proc: subprocess.Popen[bytes], kill: bool = False) -> None:
         stop_process(proc, 30, kill=kill)
         if proc in self.workers:
@@ -135,12 +169,15 @@ class LocalStack:
         if self.log_dir is None:
             return ""
         tails = []
-        for path in sorted(self.log_dir.glob("worker-*.log")):
+        for path in sorted([*self.log_dir.glob("worker-*.log"), *self.log_dir.glob("sidecar.log")]):
             lines = path.read_text(errors="replace").splitlines()[-5:]
             tails.append(f"{path}:\n  " + "\n  ".join(lines))
         return "; last lines of the worker logs:\n" + "\n".join(tails) if tails else ""
 
     def stop(self) -> None:
+        if self.sidecar is not None:
+            stop_process(self.sidecar, 15)
+            self.sidecar = None
         for proc in list(self.workers):
             self.stop_worker(proc)
         for closer in ("producer", "_offsets", "client"):

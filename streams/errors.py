@@ -24,3 +24,8 @@ class RestartWorker(StreamsError):
 class Stopping(StreamsError):
     """The worker is shutting down while a batch waited for a dependency: nothing was recorded,
     so its messages are read again by whoever owns the partition next."""
+
+
+class BrokerUnavailable(StreamsError):
+    """Kafka did not take a record in time (or is not connected yet): nothing is known to be
+    written, so the caller may send it again (ids make the retry harmless)."""

@@ -40,6 +40,22 @@ def redis_url() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
+def kafka_bootstrap() -> Iterator[str]:
+    """A real Kafka broker (KRaft on the JVM) for the whole session, or SLOTSTREAM_KAFKA_BOOTSTRAP."""
+    if os.environ.get("SLOTSTREAM_KAFKA_BOOTSTRAP"):
+        yield os.environ["SLOTSTREAM_KAFKA_BOOTSTRAP"]
+        return
+    from slotstream.localkafka import LocalKafka
+
+    broker = LocalKafka(num_partitions=4, startup_timeout=120)
+    broker.start()
+    try:
+        yield broker.bootstrap
+    finally:
+        broker.stop()
+
+
+@pytest.fixture(scope="session")
 def redis_client(redis_url: str) -> Iterator[redis.Redis]:
     client = redis.Redis.from_url(redis_url)
     yield client

@@ -12,7 +12,6 @@ never by sleeping a fixed time.
 from __future__ import annotations
 
 import hashlib
-import os
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -42,21 +41,6 @@ def run_id() -> str:
 
 
 # --- servers and stacks ---------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def kafka_bootstrap() -> Iterator[str]:
-    if os.environ.get("SLOTSTREAM_KAFKA_BOOTSTRAP"):
-        yield os.environ["SLOTSTREAM_KAFKA_BOOTSTRAP"]
-        return
-    from slotstream.localkafka import LocalKafka
-
-    broker = LocalKafka(num_partitions=4, startup_timeout=120)
-    broker.start()
-    try:
-        yield broker.bootstrap
-    finally:
-        broker.stop()
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
-LAYERS = {  # package folder -> (its import name, the slotstream packages it may import)
+LAYERS = {  # package folder -> (its import name, the slotstream packages it may import; the sidecar sits on top)
     "memory": ("slotstream.memory", set()),
     "state": ("slotstream.state", {"slotstream.memory"}),
     "streams": ("slotstream.streams", {"slotstream.memory"}),
@@ -115,5 +115,14 @@ def test_the_wheel_has_one_import_root_and_the_lua_scripts(tmp_path: Path) -> No
     tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith((".dist-info", ".data"))}
     assert tops == {"slotstream"}, tops
     assert {"slotstream/state/apply.lua", "slotstream/state/load.lua"} <= set(names)
-    for layer in ("memory", "state", "streams", "processors"):
-        assert f"slotstream/{layer}/__init__.py" in names
+    for layer, package in (
+        ("memory", "memory"),
+        ("state", "state"),
+        ("streams", "streams"),
+        ("processors", "processors"),
+        ("sidecar", "sidecar"),
+        ("slotstream", ""),
+    ):
+        for path in (ROOT / layer).rglob("*.py"):
+            inside = "/".join(filter(None, ["slotstream", package, *path.relative_to(ROOT / layer).parts]))
+            assert inside in names, f"{path.relative_to(ROOT)} is not in the wheel"

@@ -1,0 +1,45 @@
+"""Errors of the sidecar, each with the HTTP status it answers with."""
+
+from __future__ import annotations
+
+from slotstream.memory.errors import SlotstreamError
+
+
+class SidecarError(SlotstreamError):
+    status = 400
+    retry_after = 0.0  # above zero: answered with Retry-After
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason, self.detail = reason, detail
+
+
+class Unauthorized(SidecarError):
+    status = 401
+
+
+class Forbidden(SidecarError):
+    status = 403
+
+
+class NotFound(SidecarError):
+    status = 404
+
+
+class TooLarge(SidecarError):
+    status = 413
+
+
+class Unavailable(SidecarError):
+    """Redis or Kafka did not answer: nothing was changed, the same request may be sent again."""
+
+    status = 503
+    retry_after = 1.0
+
+
+class RateLimited(SidecarError):
+    status = 429
+
+    def __init__(self, retry_after: float) -> None:
+        super().__init__("rate_limited", f"this tenant's rate limit; retry after {retry_after:.2f} s")
+        self.retry_after = retry_after

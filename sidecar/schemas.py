@@ -1,0 +1,161 @@
+"""The sidecar's request and response bodies (the Python client uses the same models)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
+from pydantic_core import PydanticCustomError
+
+from slotstream.memory.errors import Reason
+from slotstream.memory.limits import MAX_TURN_CHARS
+from slotstream.memory.models import OP_ID_RE, SCOPE_ID_RE, Exclusion, wire_id, wire_time
+
+MAX_QUERY_CHARS = 4_000
+MAX_TURNS_PER_REQUEST = 100
+MAX_OPS_PER_REQUEST = 500
+MAX_WAIT_SECONDS = 30.0
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def _scope_id(value: Any) -> Any:
+    if value is not None and (not isinstance(value, str) or not SCOPE_ID_RE.fullmatch(value)):
+        raise PydanticCustomError(Reason.INVALID_SCOPE.value, "1..128 characters without whitespace, braces or |")
+    return value
+
+
+def _op_id(value: Any) -> Any:
+    if value is not None and (not isinstance(value, str) or not OP_ID_RE.fullmatch(value)):
+        raise PydanticCustomError(Reason.INVALID_ID.value, "1..256 printable characters without whitespace")
+    return value
+
+
+class ContextQuery(_Body):
+    """A context lookup. The tenant is the key's; `at` defaults to now."""
+
+    user: str
+    project: str | None = None
+    session: str | None = None
+    query: str = Field("", max_length=MAX_QUERY_CHARS)
+    max_items: int = Field(8, ge=1, le=200)
+    max_chars: int = Field(2000, ge=50, le=100_000)
+    at: datetime | None = None
+    explain: bool = False
+
+    _user = field_validator("user", mode="before")(lambda v: wire_id(v, Reason.MISSING_USER))
+    _scopes = field_validator("project", "session", mode="before")(_scope_id)
+    _at = field_validator("at", mode="before")(wire_time)
+
+
+class ContextLine(BaseModel):
+    id: str
+    attribute: str
+    scope: str
+    value: Any
+    text: str
+    source: str | None = None
+
+
+class ContextResult(BaseModel):
+    user: str
+    at: datetime
+    context: str  # the rendered block, ready for a prompt
+    sections: dict[str, list[ContextLine]]  # stated, assumptions, goals, priorities, rules, knowledge, facts, ...
+    used_ids: list[str]
+    excluded: list[Exclusion] | None = None  # with `explain`: why each other candidate was left out
+
+
+class TurnIn(_Body):
+    user: str
+    session: str | None = None
+    project: str | None = None
+    role: Literal["user", "assistant", "system"] = "user"
+    text: str = Field(max_length=MAX_TURN_CHARS)
+    at: datetime | None = None
+    turn_id: str | None = None
+
+    _user = field_validator("user", mode="before")(lambda v: wire_id(v, Reason.MISSING_USER))
+    _scopes = field_validator("session", "project", mode="before")(_scope_id)
+    _at = field_validator("at", mode="before")(wire_time)
+    _turn_id = field_validator("turn_id", mode="before")(_op_id)
+
+
+class TurnBatch(_Body):
+    turns: list[TurnIn] = Field(min_length=1, max_length=MAX_TURNS_PER_REQUEST)
+
+
+def _one_or_batch(list_field: str) -> Discriminator:
+    """A body is one item or `{list_field: [...]}`: decided by that key, so an error names the
+    field of the form the caller sent (not whichever form pydantic tried first)."""
+    return Discriminator(lambda v: "batch" if isinstance(v, dict) and list_field in v else "one")
+
+
+class OpBody(_Body):
+    """A record or a command, as on the ops topic; its tenant is the key's."""
+
+    record: dict[str, Any] | None = None
+    command: dict[str, Any] | None = None
+    at: datetime | None = None
+    op_id: str | None = None
+
+    _at = field_validator("at", mode="before")(wire_time)
+    _op_id = field_validator("op_id", mode="before")(_op_id)
+
+
+class OpBatch(_Body):
+    ops: list[OpBody] = Field(min_length=1, max_length=MAX_OPS_PER_REQUEST)
+
+
+TurnsBody = Annotated[Annotated[TurnBatch, Tag("batch")] | Annotated[TurnIn, Tag("one")], _one_or_batch("turns")]
+OpsBody = Annotated[Annotated[OpBatch, Tag("batch")] | Annotated[OpBody, Tag("one")], _one_or_batch("ops")]
+
+
+class CorrectBody(_Body):
+    value: Any
+    statement: str | None = Field(None, max_length=2_000)
+
+
+class OpOutcome(BaseModel):
+    op_id: str
+    outcome: str  # applied | refreshed | duplicate | rejected | dropped | noop | pending
+    reason: str | None = None
+
+
+class Accepted(BaseModel):
+    """One turn or op: where it went, and with `wait`, what it did."""
+
+    id: str  # the turn id or op id
+    topic: str
+    partition: int
+    offset: int
+    outcome: str | None = None  # ops: as OpOutcome; turns: "extracted" once extraction ran, else "pending"
+    reason: str | None = None
+    ops: list[OpOutcome] | None = None  # turns, with `wait`: the ops extracted from it
+    refused: list[str] | None = None  # turns, with `wait`: what extraction refused (secret_value, ...)
+
+
+class IngestResult(BaseModel):
+    accepted: list[Accepted]
+    complete: bool  # every item's outcome is known (always false without `wait`)
+
+
+class MemoryPage(BaseModel):
+    items: list[dict[str, Any]]
+    next_cursor: int | None  # pass it back as `cursor`; None: the last page
+
+
+class History(BaseModel):
+    record: dict[str, Any]
+    lineage: list[dict[str, Any]]  # the slot's records, oldest first: what replaced what, and why
+
+
+class Problem(BaseModel):
+    """An error body: a reason code (the engine's where it applies), the field, a detail."""
+
+    reason: str
+    detail: str = ""
+    field: str | None = None
