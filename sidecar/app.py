@@ -135,7 +135,7 @@ class Timing:
 
 
 def create_app(settings: Settings) -> FastAPI:
-    keys = KeyStore(settings.keys_file)
+    keys = KeyStore(settings.keys_file, settings.api_keys)
     limiter = TenantLimiter(
         settings.rate_limit / settings.sidecar_workers, max(1.0, settings.rate_burst / settings.sidecar_workers)
     )

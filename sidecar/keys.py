@@ -3,7 +3,7 @@
 A key is `ssk_<id>_<secret>`. Only a SHA-256 of the whole key is stored (the key is 256 random
 bits, so a fast hash is enough); `slotstream keys create` prints a new key once. The store is a
 JSON file, re-read when it changes (no restart to add, rotate or revoke a key), plus optional
-entries from the SLOTSTREAM_API_KEYS variable (a JSON list in the same format, for containers).
+entries from the `api_keys` setting (SLOTSTREAM_API_KEYS: a JSON list in the same format).
 A revocation takes effect within `reload_every` seconds; a key id not yet known makes the store
 look at the file at once (one stat), so a new key works on its first request.
 """
@@ -59,9 +59,9 @@ def key_id_of(key: str) -> str | None:
 
 
 class KeyStore:
-    def __init__(self, path: str | Path, env_entries: str | None = None, reload_every: float = 1.0) -> None:
+    def __init__(self, path: str | Path, fixed_entries: str = "", reload_every: float = 1.0) -> None:
         self.path = Path(path)
-        self.env_entries = env_entries if env_entries is not None else os.environ.get("SLOTSTREAM_API_KEYS")
+        self.fixed_entries = fixed_entries
         self.reload_every = reload_every
         self._entries: dict[str, dict[str, Any]] = {}
         self._stamp: tuple[int, int, int] | None = None
@@ -71,7 +71,7 @@ class KeyStore:
 
     def _load(self) -> None:
         entries: dict[str, dict[str, Any]] = {}
-        for entry in json.loads(self.env_entries or "[]"):
+        for entry in json.loads(self.fixed_entries or "[]"):
             entries[entry["id"]] = entry
         try:
             self._stamp = self._file_stamp()

@@ -176,6 +176,7 @@ def run_pipeline_demo(settings: Settings, serve: bool = True) -> int:
             flush=True,
         )
         if not serve:
+            print("(--demo-only: the sidecar stops now; without it, it keeps serving for this command)", flush=True)
             return 0
         print(f"\nserving on {url} (API docs: {url}/docs); Ctrl-C stops everything", flush=True)
         try:

@@ -82,6 +82,11 @@ class Settings(BaseSettings):
         description="SLOTSTREAM_SIDECAR_READ: context reads: async Redis on the event loop, or a thread pool",
     )
     keys_file: str = Field("var/keys.json", description="SLOTSTREAM_KEYS_FILE: the sidecar's API keys, hashed")
+    api_keys: str = Field(
+        "",
+        description="SLOTSTREAM_API_KEYS: more keys as a JSON list of entries like the keys file's "
+        "(hashed), for containers without a keys file",
+    )
     rate_limit: float = Field(2000.0, gt=0, description="SLOTSTREAM_RATE_LIMIT: requests/s per tenant per sidecar")
     rate_burst: float = Field(4000.0, gt=0, description="SLOTSTREAM_RATE_BURST: requests a tenant may send at once")
     max_body_bytes: int = Field(1_048_576, ge=1024, description="SLOTSTREAM_MAX_BODY_BYTES: larger requests get 413")

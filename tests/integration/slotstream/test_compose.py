@@ -102,7 +102,7 @@ def kafka_env(services: dict[str, dict[str, Any]]) -> dict[str, str]:
 
 # ------------------------------------------------------------------ structure
 def test_services_present(services: dict[str, dict[str, Any]]) -> None:
-    for name in ("kafka", "redis", "topics-init", "worker"):
+    for name in ("kafka", "redis", "topics-init", "worker", "sidecar"):
         assert name in services, f"service {name!r} missing"
 
 
@@ -263,16 +263,33 @@ def test_image_entrypoint_is_the_cli() -> None:
     assert 'slotstream = "slotstream.cli:main"' in pyproject
 
 
-def test_sidecar_absent_until_the_code_has_one(services: dict[str, dict[str, Any]]) -> None:
-    """There is no HTTP sidecar in the code yet, so compose has no `sidecar` service. When a
-    `slotstream sidecar` command appears, this fails until the service is added (its command is
-    then checked by test_app_commands_are_cli_commands)."""
-    sub = next(a for a in build_parser()._actions if a.dest == "command")
-    if "sidecar" in services:
-        assert "build" in services["sidecar"], "the sidecar runs the project image"
-        return
-    assert "sidecar" not in sub.choices, "the CLI has a sidecar command: add the service to docker-compose.yml"
-    assert "sidecar" in (ROOT / "docs" / "compose.md").read_text().lower()
+def test_sidecar_service(services: dict[str, dict[str, Any]]) -> None:
+    """The sidecar runs `slotstream sidecar` from the project image, listens on all of the
+    container's interfaces at the port it publishes on the host's loopback, is healthy when
+    /readyz on that port answers, keeps its keys file on a named volume, and starts once the
+    servers are healthy and the topics exist."""
+    svc = services["sidecar"]
+    assert "build" in svc
+    assert parse_cli(command_args(svc)).command == "sidecar"
+    settings = Settings.from_env(environment(svc))
+    assert settings.sidecar_host == "0.0.0.0"
+    published = [str(p).split(":") for p in svc["ports"]]
+    assert published == [["127.0.0.1", str(settings.sidecar_port), str(settings.sidecar_port)]]
+    check = " ".join(svc["healthcheck"]["test"])
+    assert f"http://127.0.0.1:{settings.sidecar_port}/readyz" in check
+    keys_dir = str(Path(settings.keys_file).parent)
+    assert any(str(v).split(":")[1] == keys_dir for v in svc["volumes"]), "the keys file is not on a volume"
+    # the image makes that folder for its user, so the volume starts writable by `slotstream keys`
+    assert "mkdir -p " + keys_dir in DOCKERFILE.read_text()
+    deps = svc["depends_on"]
+    assert (deps["kafka"]["condition"], deps["redis"]["condition"]) == ("service_healthy", "service_healthy")
+    assert deps["topics-init"]["condition"] == "service_completed_successfully"
+
+
+def test_demo_runs_once_and_exits(services: dict[str, dict[str, Any]]) -> None:
+    args = parse_cli(command_args(services["demo"]))
+    assert (args.command, args.demo_only) == ("run", True), "a one-shot service must not serve until Ctrl-C"
+    assert environment(services["demo"])["SLOTSTREAM_WORKERS"] == "0"
 
 
 # ------------------------------------------------------------------ kafka
@@ -341,7 +358,7 @@ def test_dockerfile() -> None:
     assert not re.search(r"jdk|jre|temurin|java", text, re.I), "no JDK in the app image"
     assert re.search(r"^USER\s+(?!root)\w+", text, re.M), "runs as a non-root user"
     copied = re.findall(r"^COPY\s+(\S+)\s+\./\S*$", text, re.M)
-    for pkg in ("memory", "state", "streams", "processors", "slotstream"):
+    for pkg in ("memory", "state", "streams", "processors", "sidecar", "slotstream"):
         assert pkg in copied, f"the image does not copy {pkg}/"
         assert (ROOT / pkg).is_dir()
 
@@ -354,7 +371,7 @@ def test_dockerignore_keeps_the_build_inputs() -> None:
     ]
     for heavy in (".venv", ".cache", ".git"):
         assert heavy in ignored
-    for needed in ("pyproject.toml", "README.md", "memory", "state", "streams", "processors", "slotstream"):
+    for needed in ("pyproject.toml", "README.md", "memory", "state", "streams", "processors", "sidecar", "slotstream"):
         assert needed not in ignored
 
 
