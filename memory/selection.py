@@ -7,6 +7,7 @@ request's scopes); everything here decides from them and the request's own time.
 from __future__ import annotations
 
 import heapq
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -113,6 +114,10 @@ class Candidate:
     tokens: str  # " tok1 tok2 ... ": membership is a substring test, no set to build per request
     # static_value() as computed when the row was written; -1 (and on any dataclasses.replace): compute
     base: float = field(default=-1.0, init=False, compare=False)
+    # set by prepare() for a candidate that will be selected many times (a cached one): `tokens` as
+    # a set, and what eligibility needs apart from the request (see `usable_window`)
+    token_set: frozenset[str] | None = field(default=None, init=False, compare=False)
+    window: tuple[bool, bool, int, float] | None = field(default=None, init=False, compare=False)
 
 
 def compact(rec: Record) -> list[Any]:
@@ -194,6 +199,37 @@ def exclusion_reason(c: Candidate, at_ms: int, req: ContextRequest, scopes: Iter
     if status == _CANDIDATE and not is_working_assumption(c):
         return "weak_assumption"
     return None
+
+
+def usable_window(c: Candidate) -> tuple[bool, bool, int, float]:
+    """`exclusion_reason` folded into what does not depend on the request: (passes the checks of
+    status, secrecy, fact authority and assumption strength; is personal; usable from; until).
+    `c` is usable at `at_ms` for `req` exactly when it passes, its scope is one of the request's,
+    from <= at_ms < until, and it is not personal or the request allows personal records."""
+    if c.window is None:
+        status = c.status
+        passes = (
+            status in (_ACTIVE, _CANDIDATE)
+            and c.sensitivity != _SECRET
+            and not (c.kind == _FACT and c.authority != _AUTHORITATIVE)
+            and not (status == _CANDIDATE and not is_working_assumption(c))
+        )
+        start = c.observed_ms if c.valid_from_ms is None else max(c.observed_ms, c.valid_from_ms)
+        end = min(
+            math.inf if c.valid_until_ms is None else c.valid_until_ms,
+            math.inf if c.review_ms is None else c.review_ms,
+        )
+        c.window = (passes, c.sensitivity == _PERSONAL, start, end)
+    return c.window
+
+
+def prepare(candidates: Iterable[Candidate]) -> None:
+    """Work out once what every selection of these candidates would recompute: worth it for
+    candidates kept between requests, not for ones parsed for a single request."""
+    for c in candidates:
+        usable_window(c)
+        if c.token_set is None:
+            c.token_set = frozenset(c.tokens.split())
 
 
 def can_use(record: Record | Candidate, at: datetime, request: ContextRequest) -> bool:
@@ -320,9 +356,20 @@ def _eligible(
     usable: list[Candidate] = []
     sup_attrs = {s.attribute for s in suppressions}
     scope_set = frozenset(req.scopes())
+    allow_personal = req.allow_personal
     for c in candidates:
-        reason = exclusion_reason(c, at_ms, req, scope_set)
-        if reason is None and c.attribute in sup_attrs and suppressed(c, suppressions, req.tenant, req.user):
+        window = c.window
+        if window is None:
+            reason = exclusion_reason(c, at_ms, req, scope_set)
+        else:  # prepared: the folded check decides, the reason is only worked out for `explain`
+            passes, personal, start, end = window
+            fits = passes and start <= at_ms < end and c.scope in scope_set and (allow_personal or not personal)
+            reason = None if fits else (exclusion_reason(c, at_ms, req, scope_set) if req.explain else "excluded")
+        if reason is not None:
+            if req.explain:
+                excluded.append(Exclusion(id=c.id, attribute=c.attribute, reason=reason))
+            continue
+        if c.attribute in sup_attrs and suppressed(c, suppressions, req.tenant, req.user):
             reason = "suppressed"
         if reason is None and req.overrides and c.attribute in req.overrides:
             reason = "overridden_by_request"
@@ -362,16 +409,22 @@ def _one_per_slot(req: ContextRequest, usable: list[Candidate], excluded: list[E
 
 def _ranked(req: ContextRequest, keep: list[Candidate]) -> list[tuple[float, Candidate]]:
     """Best first: lexical relevance to the query plus the stored static value (never confidence)."""
-    query = _padded(tokens(req.text))
+    query = tokens(req.text)
+    padded = _padded(query)
     n_query = len(query) or 1
-    values = [
-        (0.45 * sum([q in c.tokens for q in query]) / n_query + (c.base if c.base >= 0 else static_value(c)), c)
-        for c in keep
-    ]
-    if req.explain or len(values) <= 4 * req.max_items:
-        return sorted(values, key=lambda sc: (-sc[0], sc[1].id))
-    # only the best few can fit the item budget; the char budget may skip a long one, so keep spares
-    return heapq.nsmallest(4 * req.max_items, values, key=lambda sc: (-sc[0], sc[1].id))
+    # (-value, id, position, candidate): tuples order by value, then id, without a key function;
+    # the position keeps the candidate itself from ever being compared
+    order = []
+    for position, c in enumerate(keep):
+        token_set = c.token_set
+        hits = len(query & token_set) if token_set is not None else sum([q in c.tokens for q in padded])
+        order.append((-(0.45 * hits / n_query + (c.base if c.base >= 0 else static_value(c))), c.id, position, c))
+    spares = 4 * req.max_items
+    if req.explain or len(order) <= spares:
+        order.sort()
+    else:  # only the best few can fit the item budget; the char budget may skip a long one: spares
+        order = heapq.nsmallest(spares, order)
+    return [(-negated, c) for negated, _, _, c in order]
 
 
 def _budgeted(

@@ -1,12 +1,11 @@
-"""The sidecar's HTTP API (FastAPI; OpenAPI at /docs). The tenant is never in a path or a body: it
-is the API key's. /healthz, /readyz and /metrics need no key.
+"""The sidecar's HTTP API (FastAPI, behind the context front door of sidecar/front.py; OpenAPI at
+/docs). The tenant is never in a path or a body: it is the API key's. /healthz, /readyz and
+/metrics need no key.
 """
 
 from __future__ import annotations
 
 import asyncio
-import math
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -14,28 +13,26 @@ from typing import Any
 import orjson
 import redis.asyncio as aioredis
 from fastapi import Depends, FastAPI, Path, Query, Request
-from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.utils import get_openapi
 from fastapi.responses import Response, StreamingResponse
-from pydantic import ValidationError
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from pydantic import BaseModel
+from starlette.types import ASGIApp
 
-from slotstream.memory.errors import Reason, Rejected
 from slotstream.memory.models import ID_RE
-from slotstream.memory.validation import pydantic_reason
 from slotstream.settings import Settings
 from slotstream.state.client import connect
+from slotstream.state.context_cache import ContextCache
 from slotstream.state.engine import Engine
 from slotstream.state.progress import Progress
 from slotstream.state.reader import AsyncReader
 from slotstream.streams.aio_producer import AsyncProducer
-from slotstream.streams.errors import BrokerUnavailable
 
 from . import metrics
-from .errors import Forbidden, RateLimited, SidecarError, TooLarge, Unauthorized, Unavailable
+from .errors import Forbidden, RateLimited, Unauthorized
+from .front import ContextFrontDoor
 from .keys import KeyStore, Principal
 from .ratelimit import TenantLimiter
+from .responses import HANDLED, BodyLimit, Timing, error_response, json_response, problem
 from .schemas import (
     MAX_WAIT_SECONDS,
     ContextQuery,
@@ -54,87 +51,35 @@ from .service import Sidecar
 
 USER_PATH = Path(..., min_length=1, max_length=128, pattern=ID_RE.pattern)
 RECORD_PATH = Path(..., min_length=1, max_length=128, pattern=ID_RE.pattern)
-# pydantic's error types for request bodies and parameters, as the engine's reason codes
-_REQUEST_REASONS = {
-    "missing": Reason.MISSING_FIELD.value,
-    "string_too_long": Reason.TOO_LARGE.value,
-    "too_long": Reason.TOO_LARGE.value,
-    "too_short": Reason.VALUE_OUT_OF_RANGE.value,
-    "less_than_equal": Reason.VALUE_OUT_OF_RANGE.value,
-    "greater_than_equal": Reason.VALUE_OUT_OF_RANGE.value,
-    "greater_than": Reason.VALUE_OUT_OF_RANGE.value,
-    "less_than": Reason.VALUE_OUT_OF_RANGE.value,
-    "string_pattern_mismatch": Reason.INVALID_ID.value,
-    "json_invalid": Reason.INVALID_JSON.value,
-}
 WAIT = Query(None, gt=0, le=MAX_WAIT_SECONDS, description="seconds to wait for the outcomes")
 
 
-def problem(
-    status: int, reason: str, detail: str = "", field: str | None = None, headers: dict[str, str] | None = None
-) -> Response:
-    body = Problem(reason=reason, detail=detail[:500], field=field).model_dump()
-    return json_response(body, status, headers)
+def _context_operation() -> dict[str, Any]:
+    """/v1/context in the OpenAPI document (the front door serves it, so FastAPI cannot describe it)."""
+
+    def json_of(model: type[BaseModel]) -> dict[str, Any]:
+        return {"application/json": {"schema": {"$ref": f"#/components/schemas/{model.__name__}"}}}
+
+    return {
+        "tags": ["context"],
+        "summary": "Context",
+        "description": "The context for one agent request: rendered text, its sections, the ids used, "
+        "and with `explain` why each other candidate was left out. An unknown user gets an empty context.",
+        "operationId": "context_v1_context_post",
+        "requestBody": {"required": True, "content": json_of(ContextQuery)},
+        "responses": {
+            "200": {"description": "the context", "content": json_of(ContextResult)},
+            "401": {"description": "no valid key", "content": json_of(Problem)},
+            "403": {"description": "the key may not read", "content": json_of(Problem)},
+            "422": {"description": "a bad request, with its reason code and field", "content": json_of(Problem)},
+            "429": {"description": "over the tenant's rate; see Retry-After", "content": json_of(Problem)},
+            "503": {"description": "Redis not reachable; see Retry-After", "content": json_of(Problem)},
+        },
+    }
 
 
-def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    return Response(orjson.dumps(body), status_code=status, headers=headers, media_type="application/json")
-
-
-class BodyLimit:
-    """413 for a body over the limit, by its declared length or by what actually arrives."""
-
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
-        self.app, self.max_bytes = app, max_bytes
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        length = dict(scope["headers"]).get(b"content-length")
-        if length is not None and length.isdigit() and int(length) > self.max_bytes:
-            await problem(413, "too_large", f"bodies are at most {self.max_bytes} bytes")(scope, receive, send)
-            return
-        seen = 0
-
-        async def counted() -> Message:
-            nonlocal seen
-            message = await receive()
-            seen += len(message.get("body", b""))
-            if seen > self.max_bytes:
-                raise TooLarge("too_large", f"bodies are at most {self.max_bytes} bytes")
-            return message
-
-        await self.app(scope, counted, send)
-
-
-class Timing:
-    """Request counts and latency per route (its template, not the path) and status."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        start = time.perf_counter()
-        status = [500]
-
-        async def sent(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                status[0] = message["status"]
-            await send(message)
-
-        try:
-            await self.app(scope, receive, sent)
-        finally:
-            route = getattr(scope.get("route"), "path", "unmatched")
-            metrics.REQUESTS.labels(route, scope["method"], str(status[0])).inc()
-            metrics.LATENCY.labels(route, scope["method"]).observe(time.perf_counter() - start)
-
-
-def create_app(settings: Settings) -> FastAPI:
+def create_app(settings: Settings) -> ASGIApp:
+    """The FastAPI app behind the context front door."""
     keys = KeyStore(settings.keys_file, settings.api_keys)
     limiter = TenantLimiter(
         settings.rate_limit / settings.sidecar_workers, max(1.0, settings.rate_burst / settings.sidecar_workers)
@@ -148,8 +93,10 @@ def create_app(settings: Settings) -> FastAPI:
         producer = AsyncProducer(settings.kafka_bootstrap, settings.topic_prefix)
         producer.run()  # reads serve while Kafka is away; /readyz tells when ingest can work
         sync_client = connect(settings.redis_url)
-        engine = Engine(sync_client, settings.namespace) if settings.sidecar_read == "thread" else None
-        holder["sidecar"] = Sidecar(AsyncReader(client, settings.namespace), producer, settings.max_event_skew, engine)
+        cache = ContextCache(settings.context_cache_records) if settings.context_cache_records else None
+        engine = Engine(sync_client, settings.namespace, cache) if settings.sidecar_read == "thread" else None
+        reader = AsyncReader(client, settings.namespace, cache)
+        holder["sidecar"] = Sidecar(reader, producer, settings.max_event_skew, engine)
         holder["pipeline"] = metrics.PipelineCollector(
             Progress(sync_client, settings.namespace), settings.kafka_bootstrap, settings.topics
         )
@@ -173,67 +120,35 @@ def create_app(settings: Settings) -> FastAPI:
         service: Sidecar = holder["sidecar"]
         return service
 
+    def authorize(header: str, scope: str) -> Principal:
+        scheme, _, key = header.partition(" ")
+        if scheme.lower() != "bearer" or not key:
+            raise Unauthorized("unauthorized", "send Authorization: Bearer <key>")
+        principal = keys.authenticate(key.strip())
+        if principal is None:
+            raise Unauthorized("unauthorized", "unknown or revoked key")
+        if not principal.may(scope):
+            raise Forbidden("scope", f"this key may not {scope}")
+        wait = limiter.retry_after(principal.tenant)
+        if wait is not None:
+            raise RateLimited(wait)
+        return principal
+
     def caller(scope: str) -> Callable[[Request], Awaitable[Principal]]:
         async def check(request: Request) -> Principal:
-            header = request.headers.get("authorization", "")
-            scheme, _, key = header.partition(" ")
-            if scheme.lower() != "bearer" or not key:
-                raise Unauthorized("unauthorized", "send Authorization: Bearer <key>")
-            principal = keys.authenticate(key.strip())
-            if principal is None:
-                raise Unauthorized("unauthorized", "unknown or revoked key")
-            if not principal.may(scope):
-                raise Forbidden("scope", f"this key may not {scope}")
-            wait = limiter.retry_after(principal.tenant)
-            if wait is not None:
-                raise RateLimited(wait)
-            return principal
+            return authorize(request.headers.get("authorization", ""), scope)
 
         return check
 
     reader_key, writer_key, admin_key = Depends(caller("read")), Depends(caller("write")), Depends(caller("admin"))
 
-    # --- errors ---------------------------------------------------------------------------------
+    # --- errors: one answer per exception class, as the front door gives (responses.py) -----------
 
-    @app.exception_handler(SidecarError)
-    async def sidecar_error(request: Request, err: SidecarError) -> Response:
-        headers = {"Retry-After": str(max(1, math.ceil(err.retry_after)))} if err.retry_after > 0 else None
-        return problem(err.status, err.reason, err.detail, headers=headers)
+    async def handled(request: Request, err: Exception) -> Response:
+        return error_response(err) or problem(500, "internal_error", type(err).__name__)
 
-    @app.exception_handler(BrokerUnavailable)
-    async def kafka_down(request: Request, err: BrokerUnavailable) -> Response:
-        return await sidecar_error(request, Unavailable("kafka_unavailable", str(err)))
-
-    async def redis_down(request: Request, err: Exception) -> Response:
-        return await sidecar_error(request, Unavailable("redis_unavailable", type(err).__name__))
-
-    app.add_exception_handler(RedisConnectionError, redis_down)
-    app.add_exception_handler(RedisTimeoutError, redis_down)
-
-    @app.exception_handler(Rejected)
-    async def rejected(request: Request, err: Rejected) -> Response:
-        return problem(422, err.reason.value, err.detail)
-
-    @app.exception_handler(ValidationError)
-    async def invalid(request: Request, err: ValidationError) -> Response:
-        rej = pydantic_reason(err)
-        return problem(422, rej.reason.value, rej.detail)
-
-    @app.exception_handler(RequestValidationError)
-    async def invalid_request(request: Request, err: RequestValidationError) -> Response:
-        first = err.errors()[0] if err.errors() else {}
-        # the location without its part of the request and the union tag pydantic puts in it
-        loc = [str(x) for x in first.get("loc", ()) if x not in ("body", "query", "path", "one", "batch")]
-        kind = str(first.get("type", ""))
-        reason = _REQUEST_REASONS.get(kind) or (kind if kind in Reason._value2member_map_ else "invalid_field")
-        return problem(422, reason, str(first.get("msg", ""))[:300], ".".join(loc) or None)
-
-    # --- context and ingest ---------------------------------------------------------------------
-
-    @app.post("/v1/context", response_model=ContextResult, tags=["context"])
-    async def context(body: ContextQuery, who: Principal = reader_key) -> Response:
-        result = await sidecar().context(who, body)
-        return Response(result.model_dump_json(exclude_none=True), media_type="application/json")
+    for error_class in HANDLED:
+        app.add_exception_handler(error_class, handled)
 
     @app.post("/v1/turns", status_code=202, response_model=IngestResult, tags=["ingest"])
     async def turns(body: TurnsBody, wait: float | None = WAIT, who: Principal = writer_key) -> IngestResult:
@@ -349,9 +264,34 @@ def create_app(settings: Settings) -> FastAPI:
         body = await asyncio.to_thread(metrics.render, holder["pipeline"])
         return Response(body, media_type="text/plain; version=0.0.4; charset=utf-8")
 
-    return app
+    def openapi() -> dict[str, Any]:
+        """FastAPI's schema, plus the bodies routes parse themselves and the bearer key every
+        /v1 route needs."""
+        if app.openapi_schema is None:
+            schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
+            components = schema.setdefault("components", {})
+            schemas = components.setdefault("schemas", {})
+            for model in (ContextQuery, ContextResult, Problem):
+                defs = model.model_json_schema(ref_template="#/components/schemas/{model}")
+                schemas.update(defs.pop("$defs", {}))
+                schemas[model.__name__] = defs
+            schema["paths"]["/v1/context"] = {"post": _context_operation()}
+            components["securitySchemes"] = {"apiKey": {"type": "http", "scheme": "bearer"}}
+            for path, operations in schema["paths"].items():
+                if path.startswith("/v1/"):
+                    for operation in operations.values():
+                        operation["security"] = [{"apiKey": []}]
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+    async def lookup(who: Principal, query: ContextQuery) -> ContextResult:
+        return await sidecar().context(who, query)
+
+    return ContextFrontDoor(app, authorize, lookup, settings.max_body_bytes)
 
 
-def app_from_env() -> FastAPI:
+def app_from_env() -> ASGIApp:
     """The server processes' entry point (uvicorn --factory): settings from the environment."""
     return create_app(Settings.from_env())

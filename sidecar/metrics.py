@@ -28,6 +28,13 @@ LATENCY = Histogram(
     ["route", "method"],
     buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0),
 )
+
+
+def observe_request(route: str, method: str, status: int, seconds: float) -> None:
+    REQUESTS.labels(route, method, str(status)).inc()
+    LATENCY.labels(route, method).observe(seconds)
+
+
 PRODUCED = Counter("slotstream_produced", "Records the sidecar produced", ["topic"])
 
 

@@ -73,6 +73,15 @@ def cmd_bench_pipeline(args: argparse.Namespace) -> int:
     return run_pipeline_bench(Settings.from_env(), args.turns, workers, args.rate, args.seconds, args.log_dir)
 
 
+def cmd_bench_sidecar(args: argparse.Namespace) -> int:
+    from .bench_sidecar import run_sidecar_bench
+
+    settings = Settings.from_env()
+    if args.server_processes:
+        settings = settings.replace(sidecar_workers=args.server_processes)
+    return run_sidecar_bench(settings, args.sizes, args.modes, args.requests, args.concurrency, args.rounds)
+
+
 def cmd_engine_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
@@ -148,9 +157,14 @@ def cmd_sidecar(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    from slotstream.sidecar.errors import SidecarError
     from slotstream.sidecar.server import serve
 
-    serve(settings)
+    try:
+        serve(settings)
+    except SidecarError as err:
+        print(f"slotstream sidecar: {err}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -271,6 +285,20 @@ def build_parser() -> argparse.ArgumentParser:
     bp.add_argument("--log-dir", type=Path, default=None, help="keep worker logs here")
     bp.add_argument("--skip-throughput", action="store_true", help="only the freshness run")
     bp.set_defaults(func=cmd_bench_pipeline)
+    bs = bench_sub.add_parser("sidecar", help="context lookups over HTTP beside in-process and a plain GET")
+    bs.add_argument("--sizes", type=int, nargs="+", default=[100, 1000], help="active records per user")
+    bs.add_argument(
+        "--modes",
+        nargs="+",
+        default=["async", "thread", "uncached"],
+        choices=["async", "thread", "uncached"],
+        help="read paths: async (default), thread (engine on a thread pool), uncached (async, cache off)",
+    )
+    bs.add_argument("--concurrency", type=int, nargs="+", default=[1, 16])
+    bs.add_argument("--requests", type=int, default=2000, help="requests per row at concurrency 1 (x4 above)")
+    bs.add_argument("--rounds", type=int, default=3, help="each row this many times; medians are printed")
+    bs.add_argument("--server-processes", type=int, default=None, help="default: SLOTSTREAM_SIDECAR_WORKERS")
+    bs.set_defaults(func=cmd_bench_sidecar)
     return p
 
 

@@ -81,6 +81,12 @@ class Settings(BaseSettings):
         "async",
         description="SLOTSTREAM_SIDECAR_READ: context reads: async Redis on the event loop, or a thread pool",
     )
+    context_cache_records: int = Field(
+        200_000,
+        ge=0,
+        description="SLOTSTREAM_CONTEXT_CACHE_RECORDS: parsed records a sidecar process keeps between "
+        "context lookups (about 0.5 KiB each); 0: read every time",
+    )
     keys_file: str = Field("var/keys.json", description="SLOTSTREAM_KEYS_FILE: the sidecar's API keys, hashed")
     api_keys: str = Field(
         "",

@@ -103,6 +103,11 @@ class LocalStack:
         return proc
 
     @property
+    def redis_pid(self) -> int | None:
+        """The embedded Redis server's process (None when Redis was configured)."""
+        return self._redis.proc.pid if self._redis is not None and self._redis.proc is not None else None
+
+    @property
     def sidecar_url(self) -> str:
         return f"http://{self.settings.sidecar_host}:{self.settings.sidecar_port}"
 

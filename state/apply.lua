@@ -71,4 +71,10 @@ for _, t in ipairs(batch) do
   end
 end
 if logged > 0 then redis.call('LTRIM', P .. ':log', -LOG_CAP, -1) end
+if applied > 0 then
+  -- the write stamp readers cache against (state/context_cache.py): the version, and the server's
+  -- time, which differs from any write lost in a crash even where the version climbs back
+  local now = redis.call('TIME')
+  redis.call('HSET', P .. ':meta', 'written', now[1] .. '.' .. now[2])
+end
 return {applied, 0, version}

@@ -46,9 +46,10 @@ from slotstream.memory.reconcile import (
 from slotstream.memory.selection import compact
 from slotstream.memory.validation import op_id_for, validate_op
 
+from .context_cache import STAMP_FIELDS, ContextCache
 from .errors import ConcurrentUpdate
 from .keys import Keys
-from .reader import context_from_rows, context_keys, context_time
+from .reader import ContextRead
 from .scripts import LuaScript, run_pipeline
 
 MAX_RETRIES = 5
@@ -95,9 +96,12 @@ def _script(name: str) -> str:
 
 
 class Engine:
-    def __init__(self, client: redis.Redis, namespace: str = "ss") -> None:
+    def __init__(self, client: redis.Redis, namespace: str = "ss", context_cache: ContextCache | None = None) -> None:
+        """`context_cache`: keep parsed read-model rows between context lookups (a server's read
+        path; see state/context_cache.py). Without it every lookup reads the rows."""
         self.r = client
         self.keys = Keys(namespace)
+        self.context_cache = context_cache
         self._load = LuaScript(client, _script("load.lua"))
         self._apply = LuaScript(client, _script("apply.lua"))
         self._scripts = [self._load, self._apply]
@@ -273,11 +277,14 @@ class Engine:
     def context(self, request: ContextRequest | dict[str, Any], at: datetime | str | None = None) -> ContextResponse:
         """Assemble the context for one request: one pipelined round trip, then pure selection."""
         req = request if isinstance(request, ContextRequest) else ContextRequest.model_validate(request)
-        when = context_time(req, at)
+        read = ContextRead(self.keys, req, at, self.context_cache)
+        if read.cached is not None:
+            answer = read.from_cache(self.r.hmget(read.meta, STAMP_FIELDS))
+            if answer is not None:
+                return answer
         pipe = self.r.pipeline(transaction=False)
-        for key in context_keys(self.keys, req):
-            pipe.hvals(key)
-        return context_from_rows(req, when, pipe.execute())
+        read.queue(pipe)
+        return read.from_replies(pipe.execute())
 
     def history(
         self, tenant: str, user: str, attribute: str, scope: str = "global", subject: str = "user"

@@ -1,13 +1,13 @@
 """The read side over Redis, for a server's event loop (redis.asyncio): context lookups, a user's
 memories, a slot's lineage, op outcomes and the export of everything held for a user.
 
-The context is the same one pipelined round trip as `Engine.context` and the same pure selection;
-nothing here writes.
+The context is read as by `Engine.context` (ContextRead below) and selected by the same pure
+function; nothing here writes.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from datetime import datetime
 from typing import Any, cast
 
@@ -16,18 +16,55 @@ import redis.asyncio as aioredis
 
 from slotstream.memory.errors import Reason, Rejected
 from slotstream.memory.models import ContextRequest, ContextResponse, Record, Suppression, check_id, parse_time
-from slotstream.memory.selection import from_compact, select
+from slotstream.memory.selection import from_compact, prepare, select
 
+from .context_cache import STAMP_FIELDS, ContextCache
 from .keys import Keys
 
 PAGE_MAX = 200
 
 
-def context_keys(keys: Keys, req: ContextRequest) -> list[str]:
-    """What a context reads: the read model of each of the request's scopes, then the suppressions."""
-    return [keys.active(req.tenant, req.user, scope) for scope in req.scopes()] + [
-        keys.suppressions(req.tenant, req.user)
-    ]
+class ContextRead:
+    """One context lookup's reads, the same for the synchronous engine and the async reader (only
+    the I/O differs): with a cache, first the user's write stamp alone; if the cached rows still
+    hold, nothing more. Otherwise one pipelined round trip: the stamp, each scope's read model,
+    the suppressions."""
+
+    def __init__(self, keys: Keys, req: ContextRequest, at: datetime | str | None, cache: ContextCache | None) -> None:
+        self.req, self.when, self.cache = req, context_time(req, at), cache
+        self.user = (req.tenant, req.user)
+        self.scopes = req.scopes()
+        self.meta = keys.meta(req.tenant, req.user)
+        self.scope_keys = [keys.active(req.tenant, req.user, scope) for scope in self.scopes]
+        self.suppressions_key = keys.suppressions(req.tenant, req.user)
+        self.cached = cache.candidate(self.user, self.scopes) if cache is not None else None
+
+    def from_cache(self, stamp: Sequence[bytes | str | None]) -> ContextResponse | None:
+        """The answer from the cached rows if `stamp` (read just now) is theirs, else None."""
+        if self.cached is None or self.cache is None or tuple(stamp) != self.cached.stamp:
+            return None
+        self.cache.hit()
+        rows = [c for scope in self.scopes for c in self.cached.scopes[scope]]
+        if not self.cached.prepared:  # asked again unchanged: worth preparing for the next times
+            prepare(c for scope_rows in self.cached.scopes.values() for c in scope_rows)
+            self.cached.prepared = True
+        return select(self.req, rows, self.when, self.cached.suppressions)
+
+    def queue(self, pipe: Any) -> None:
+        pipe.hmget(self.meta, STAMP_FIELDS)
+        for key in self.scope_keys:
+            pipe.hvals(key)
+        pipe.hvals(self.suppressions_key)
+
+    def from_replies(self, replies: list[Any]) -> ContextResponse:
+        stamp, *rows, sups_raw = replies
+        by_scope = {
+            scope: [from_compact(orjson.loads(v)) for v in vals] for scope, vals in zip(self.scopes, rows, strict=True)
+        }
+        sups = [Suppression.model_validate_json(v) for v in sups_raw]
+        if self.cache is not None:
+            self.cache.store(self.user, (stamp[0], stamp[1]), by_scope, sups)
+        return select(self.req, [c for scope in self.scopes for c in by_scope[scope]], self.when, sups)
 
 
 def context_time(req: ContextRequest, at: datetime | str | None) -> datetime:
@@ -37,12 +74,6 @@ def context_time(req: ContextRequest, at: datetime | str | None) -> datetime:
     if when is None:
         raise Rejected(Reason.MISSING_FIELD, "at: the time the context is for")
     return when
-
-
-def context_from_rows(req: ContextRequest, when: datetime, replies: list[list[bytes]]) -> ContextResponse:
-    *rows, sups = replies
-    candidates = [from_compact(orjson.loads(v)) for vals in rows for v in vals]
-    return select(req, candidates, when, [Suppression.model_validate_json(v) for v in sups])
 
 
 def outcome_of(raw: bytes | None) -> dict[str, Any] | None:
@@ -57,16 +88,20 @@ def outcome_of(raw: bytes | None) -> dict[str, Any] | None:
 
 
 class AsyncReader:
-    def __init__(self, client: aioredis.Redis, namespace: str) -> None:
+    def __init__(self, client: aioredis.Redis, namespace: str, cache: ContextCache | None = None) -> None:
         self.r = client
         self.keys = Keys(namespace)
+        self.cache = cache
 
     async def context(self, req: ContextRequest, at: datetime | str | None = None) -> ContextResponse:
-        when = context_time(req, at)
+        read = ContextRead(self.keys, req, at, self.cache)
+        if read.cached is not None:
+            answer = read.from_cache(await self.r.hmget(read.meta, STAMP_FIELDS))
+            if answer is not None:
+                return answer
         pipe = self.r.pipeline(transaction=False)
-        for key in context_keys(self.keys, req):
-            pipe.hvals(key)
-        return context_from_rows(req, when, await pipe.execute())
+        read.queue(pipe)
+        return read.from_replies(await pipe.execute())
 
     async def record(self, tenant: str, user: str, record_id: str) -> Record | None:
         """A record by id, following the alias a deduplicated op left behind."""

@@ -7,7 +7,8 @@ from typing import Any
 
 def dump_namespace(client: Any, ns: str, exclude: tuple[str, ...] = ()) -> dict[str, Any]:
     """Every key of a namespace (prefix stripped, so two namespaces compare) with its content,
-    skipping keys that end with one of `exclude`."""
+    skipping keys that end with one of `exclude`, and the write time each apply stamps on a
+    user's meta hash (a wall-clock reading, never the same twice)."""
     out: dict[str, Any] = {}
     for key in client.scan_iter(match=f"{ns}:*", count=1000):
         name = key.decode()[len(ns) + 1 :]
@@ -16,6 +17,8 @@ def dump_namespace(client: Any, ns: str, exclude: tuple[str, ...] = ()) -> dict[
         kind = client.type(key)
         if kind == b"hash":
             out[name] = client.hgetall(key)
+            if name.endswith(":meta"):
+                out[name].pop(b"written", None)
         elif kind == b"list":
             out[name] = client.lrange(key, 0, -1)
         elif kind == b"set":

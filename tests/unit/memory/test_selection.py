@@ -25,7 +25,9 @@ from slotstream.memory.selection import (
     score,
     section_of,
     select,
+    prepare,
     tokens,
+    usable_window,
 )
 from slotstream.memory.validation import build_record, parse_record
 
@@ -386,3 +388,83 @@ def test_compact_round_trip_is_selection_only():
     assert c.id == r.id and c.value == "detailed" and c.status == Status.ACTIVE
     assert "quote" not in str(d) and "very long quote" not in str(d)
     assert "detailed" in c.tokens
+
+
+_STATUSES = ["active", "candidate", "superseded", "rejected", "deleted", "expired", "archived"]
+
+
+@settings(max_examples=400, deadline=None, derandomize=True, database=None)
+@given(
+    status=st.sampled_from(_STATUSES),
+    sensitivity=st.sampled_from(["normal", "personal", "secret"]),
+    kind=st.sampled_from(["preference", "fact", "knowledge", "priority"]),
+    authority=st.sampled_from(["user_explicit", "system_inferred", "user_observed", "authoritative_source"]),
+    confidence=st.sampled_from([0.2, ASSUMPTION_MIN_CONFIDENCE - 0.01, ASSUMPTION_MIN_CONFIDENCE, 0.95]),
+    consequence=st.sampled_from(["low", "medium", "high"]),
+    scope=st.sampled_from(["global", "project:p1", "session:s1", "project:other"]),
+    times=st.lists(st.one_of(st.none(), st.integers(-5, 5)), min_size=4, max_size=4),
+    at=st.integers(-6, 6),
+    allow_personal=st.booleans(),
+    project=st.sampled_from([None, "p1"]),
+)
+def test_the_folded_eligibility_check_agrees_with_exclusion_reason(
+    status, sensitivity, kind, authority, confidence, consequence, scope, times, at, allow_personal, project
+):
+    """`usable_window` is `exclusion_reason` rearranged for speed: the two must never disagree."""
+    observed, valid_from, valid_until, review = (None if t is None else t * 1000 for t in times)
+    base = from_record(rec(attribute="knowledge.thing", value="v"))
+    c = dataclasses.replace(
+        base,
+        status=status,
+        sensitivity=sensitivity,
+        kind=kind,
+        authority=authority,
+        confidence=confidence,
+        consequence=consequence,
+        scope=scope,
+        observed_ms=observed if observed is not None else 0,
+        valid_from_ms=valid_from,
+        valid_until_ms=valid_until,
+        review_ms=review,
+    )
+    req = request(project=project, allow_personal=allow_personal, explain=True)
+    scopes = frozenset(req.scopes())
+    prepared = dataclasses.replace(c)
+    prepare([prepared])
+    assert c.window is None and prepared.window is not None
+    passes, personal, start, end = usable_window(prepared)
+    folded = passes and start <= at * 1000 < end and c.scope in scopes and (allow_personal or not personal)
+    assert folded == (exclusion_reason(c, at * 1000, req, scopes) is None)
+    # and select() itself, prepared or not: used exactly when usable, the same reason when not
+    when = datetime.fromtimestamp(at, tz=UTC)
+    plain_out, prepared_out = select(req, [c], when), select(req, [prepared], when)
+    assert (plain_out.used_ids == [c.id]) == folded
+    assert (plain_out.context, plain_out.excluded) == (prepared_out.context, prepared_out.excluded)
+
+
+@settings(max_examples=80, deadline=None, derandomize=True, database=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["knowledge.a", "knowledge.b", "goal.x", "rule.y", DETAIL, "profile.allergies"]),
+            st.sampled_from(["api budget", "latency", "vim", "postgres db", "预算 延迟"]),
+            st.sampled_from(["global", "project:p1", "session:s1"]),
+            st.sampled_from([None, -2, 3]),
+        ),
+        max_size=40,
+    ),
+    st.sampled_from(["api latency budget", "db", "预算", ""]),
+    st.integers(1, 12),
+    st.booleans(),
+)
+def test_prepared_candidates_select_exactly_as_fresh_ones(entries, query, max_items, explain):
+    records = [
+        rec(attribute=a, value=v, scope=sc, **({"valid_until": NOW + until * H} if until is not None else {}))
+        for a, v, sc, until in entries
+    ]
+    fresh = cands(*records)
+    prepared = cands(*records)
+    prepare(prepared)
+    req = {"project": "p1", "session": "s1", "text": query, "max_items": max_items, "explain": explain}
+    a, b = select(request(**req), fresh, NOW), select(request(**req), prepared, NOW)
+    assert (a.context, a.used_ids, a.excluded) == (b.context, b.used_ids, b.excluded)

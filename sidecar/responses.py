@@ -1,0 +1,173 @@
+"""What every route answers with, whichever layer serves it: error bodies (a reason code, the engine's
+where one applies, the field, a detail), the mapping of exceptions to them, the body size limit,
+and the request metrics. The framework's exception handlers and the context front door
+(sidecar/front.py) both use these, so a request gets the same answer from either.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+from fastapi.exceptions import RequestValidationError
+from pydantic import ValidationError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from slotstream.memory.errors import Reason, Rejected
+from slotstream.streams.errors import BrokerUnavailable
+
+from . import metrics
+from .errors import SidecarError, TooLarge, Unavailable
+from .schemas import Problem
+
+log = logging.getLogger(__name__)
+
+# pydantic's error types for request bodies and parameters, as the engine's reason codes
+_REQUEST_REASONS = {
+    "missing": Reason.MISSING_FIELD.value,
+    "string_too_long": Reason.TOO_LARGE.value,
+    "too_long": Reason.TOO_LARGE.value,
+    "too_short": Reason.VALUE_OUT_OF_RANGE.value,
+    "less_than_equal": Reason.VALUE_OUT_OF_RANGE.value,
+    "greater_than_equal": Reason.VALUE_OUT_OF_RANGE.value,
+    "greater_than": Reason.VALUE_OUT_OF_RANGE.value,
+    "less_than": Reason.VALUE_OUT_OF_RANGE.value,
+    "string_pattern_mismatch": Reason.INVALID_ID.value,
+    "json_invalid": Reason.INVALID_JSON.value,
+}
+# exceptions error_response() answers (the app registers a handler for each)
+HANDLED: tuple[type[Exception], ...] = (
+    SidecarError,
+    BrokerUnavailable,
+    RedisConnectionError,
+    RedisTimeoutError,
+    Rejected,
+    RequestValidationError,
+    ValidationError,
+)
+
+
+def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return Response(orjson.dumps(body), status_code=status, headers=headers, media_type="application/json")
+
+
+def problem(
+    status: int, reason: str, detail: str = "", field: str | None = None, headers: dict[str, str] | None = None
+) -> Response:
+    body = Problem(reason=reason, detail=detail[:500], field=field).model_dump()
+    return json_response(body, status, headers)
+
+
+def validation_problem(errors: Sequence[Any]) -> Response:
+    """422 for the first error: the engine's reason code where one applies, and the field."""
+    first = errors[0] if errors else {}
+    # the location without its part of the request and the union tag pydantic puts in it
+    loc = [str(x) for x in first.get("loc", ()) if x not in ("body", "query", "path", "one", "batch")]
+    kind = str(first.get("type", ""))
+    reason = _REQUEST_REASONS.get(kind) or (kind if kind in Reason._value2member_map_ else "invalid_field")
+    return problem(422, reason, str(first.get("msg", ""))[:300], ".".join(loc) or None)
+
+
+def error_response(err: Exception) -> Response | None:
+    """The answer to an exception a request raised, or None for one that is a bug (a 500)."""
+    if isinstance(err, BrokerUnavailable):
+        err = Unavailable("kafka_unavailable", str(err))
+    elif isinstance(err, (RedisConnectionError, RedisTimeoutError)):
+        err = Unavailable("redis_unavailable", type(err).__name__)
+    if isinstance(err, SidecarError):
+        headers = {"Retry-After": str(max(1, math.ceil(err.retry_after)))} if err.retry_after > 0 else None
+        return problem(err.status, err.reason, err.detail, headers=headers)
+    if isinstance(err, Rejected):
+        return problem(422, err.reason.value, err.detail)
+    if isinstance(err, RequestValidationError):
+        return validation_problem(err.errors())
+    if isinstance(err, ValidationError):
+        return validation_problem(err.errors(include_input=False, include_url=False))
+    return None
+
+
+def too_large(max_bytes: int) -> TooLarge:
+    return TooLarge("too_large", f"bodies are at most {max_bytes} bytes")
+
+
+def declared_too_large(scope: Scope, max_bytes: int) -> bool:
+    for name, value in scope["headers"]:
+        if name == b"content-length":
+            return value.isdigit() and int(value) > max_bytes
+    return False
+
+
+async def read_body(scope: Scope, receive: Receive, max_bytes: int) -> bytes:
+    """The whole request body, or TooLarge as soon as it passes `max_bytes`."""
+    if declared_too_large(scope, max_bytes):
+        raise too_large(max_bytes)
+    chunks, size = [], 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise ConnectionAbortedError("the client went away before sending its body")
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > max_bytes:
+            raise too_large(max_bytes)
+        chunks.append(chunk)
+        if not message.get("more_body"):
+            return b"".join(chunks)
+
+
+class BodyLimit:
+    """413 for a body over the limit, by its declared length or by what actually arrives."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app, self.max_bytes = app, max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if declared_too_large(scope, self.max_bytes):
+            await problem(413, "too_large", f"bodies are at most {self.max_bytes} bytes")(scope, receive, send)
+            return
+        seen = 0
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > self.max_bytes:
+                raise too_large(self.max_bytes)
+            return message
+
+        await self.app(scope, counted, send)
+
+
+class Timing:
+    """Request counts and latency per route (its template, not the path) and status."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        start = time.perf_counter()
+        status = [500]
+
+        async def sent(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status[0] = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sent)
+        finally:
+            route = getattr(scope.get("route"), "path", "unmatched")
+            metrics.observe_request(route, scope["method"], status[0], time.perf_counter() - start)
