@@ -21,11 +21,11 @@ from slotstream.memory.selection import (
     from_compact,
     from_record,
     is_working_assumption,
+    prepare,
     render_line,
     score,
     section_of,
     select,
-    prepare,
     tokens,
     usable_window,
 )

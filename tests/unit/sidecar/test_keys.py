@@ -21,7 +21,8 @@ def test_only_a_hash_is_stored_and_the_key_decides_tenant_and_scopes(tmp_path: P
     assert key not in text and key.split("_")[-1] not in text and key_hash(key) in text
     assert oct(os.stat(path).st_mode & 0o777) == "0o600"
     who = KeyStore(path).authenticate(key)
-    assert who is not None and (who.key_id, who.tenant, who.may("read"), who.may("write")) == (key_id, "acme", True, False)
+    assert who is not None and (who.key_id, who.tenant) == (key_id, "acme")
+    assert who.may("read") and not who.may("write")
     assert [e["id"] for e in list_keys(path)] == [key_id] and "hash" not in list_keys(path)[0]
 
 
