@@ -217,21 +217,24 @@ def create_app(settings: Settings) -> ASGIApp:
     ) -> Response:
         return await control(who, user, {"op": "forget", "record_id": record_id}, wait)
 
-    @app.post(
-        "/v1/users/{user}/memories/{record_id}/confirm", status_code=202, response_model=IngestResult, tags=["memories"]
-    )
-    async def confirm(
-        user: str = USER_PATH, record_id: str = RECORD_PATH, wait: float | None = WAIT, who: Principal = writer_key
-    ) -> Response:
-        return await control(who, user, {"op": "confirm", "record_id": record_id}, wait)
+    def decide(action: str) -> Callable[..., Awaitable[Response]]:
+        async def route(
+            user: str = USER_PATH, record_id: str = RECORD_PATH, wait: float | None = WAIT, who: Principal = writer_key
+        ) -> Response:
+            return await control(who, user, {"op": action, "record_id": record_id}, wait)
 
-    @app.post(
-        "/v1/users/{user}/memories/{record_id}/reject", status_code=202, response_model=IngestResult, tags=["memories"]
-    )
-    async def reject(
-        user: str = USER_PATH, record_id: str = RECORD_PATH, wait: float | None = WAIT, who: Principal = writer_key
-    ) -> Response:
-        return await control(who, user, {"op": "reject", "record_id": record_id}, wait)
+        return route
+
+    for action in ("confirm", "reject"):  # a working assumption (a candidate) accepted or refused
+        app.add_api_route(
+            f"/v1/users/{{user}}/memories/{{record_id}}/{action}",
+            decide(action),
+            methods=["POST"],
+            status_code=202,
+            response_model=IngestResult,
+            tags=["memories"],
+            name=action,
+        )
 
     @app.get("/v1/users/{user}/export", tags=["users"], response_class=StreamingResponse)
     async def export(user: str = USER_PATH, who: Principal = admin_key) -> StreamingResponse:

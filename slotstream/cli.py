@@ -94,14 +94,21 @@ def cmd_run(args: argparse.Namespace) -> int:
     return run_pipeline_demo(Settings.from_env(), serve=not args.demo_only)
 
 
+def _servers_missing(settings: Settings, command: str) -> bool:
+    """A command that runs against given servers, run without them: say so (exit 2)."""
+    if settings.kafka_bootstrap and settings.redis_url:
+        return False
+    print(
+        f"slotstream {command}: set SLOTSTREAM_KAFKA_BOOTSTRAP and SLOTSTREAM_REDIS_URL "
+        "(or use `slotstream run`, which starts local servers, a worker and the sidecar)",
+        file=sys.stderr,
+    )
+    return True
+
+
 def cmd_worker(args: argparse.Namespace) -> int:
     settings = Settings.from_env()
-    if not settings.kafka_bootstrap or not settings.redis_url:
-        print(
-            "slotstream worker: set SLOTSTREAM_KAFKA_BOOTSTRAP and SLOTSTREAM_REDIS_URL "
-            "(or use `slotstream run`, which starts local servers and workers)",
-            file=sys.stderr,
-        )
+    if _servers_missing(settings, "worker"):
         return 2
     from faust.worker import Worker
 
@@ -150,12 +157,7 @@ def cmd_topics_create(args: argparse.Namespace) -> int:
 
 def cmd_sidecar(args: argparse.Namespace) -> int:
     settings = Settings.from_env()
-    if not settings.kafka_bootstrap or not settings.redis_url:
-        print(
-            "slotstream sidecar: set SLOTSTREAM_KAFKA_BOOTSTRAP and SLOTSTREAM_REDIS_URL "
-            "(or use `slotstream run`, which starts local servers, a worker and the sidecar)",
-            file=sys.stderr,
-        )
+    if _servers_missing(settings, "sidecar"):
         return 2
     from slotstream.sidecar.errors import SidecarError
     from slotstream.sidecar.server import serve

@@ -17,17 +17,20 @@ import asyncio
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import httpx
 import orjson
+from pydantic import BaseModel
 
 from slotstream.memory.errors import SlotstreamError
 from slotstream.memory.models import Record
 from slotstream.sidecar.schemas import ContextResult, History, IngestResult, MemoryPage
 
 RETRY_STATUSES = (429, 503)
+T = TypeVar("T", bound=BaseModel)
 
 
 class SidecarRequestError(SlotstreamError):
@@ -52,7 +55,41 @@ def _delay(resp: httpx.Response | None, attempt: int, base: float) -> float:
     return base * (2**attempt)
 
 
-def _context_body(
+def _retry_in(attempt: int, retries: int, backoff: float, resp: httpx.Response | None) -> float | None:
+    """Seconds to wait before the next attempt, or None: `resp` (None after a transport error) is
+    final. A transport error on the last attempt is re-raised by the caller."""
+    if attempt == retries or (resp is not None and resp.status_code not in RETRY_STATUSES):
+        return None
+    return _delay(resp, attempt, backoff)
+
+
+def _checked(resp: httpx.Response) -> httpx.Response:
+    if resp.status_code >= 400:
+        raise _error(resp)
+    return resp
+
+
+@dataclass(frozen=True)
+class Call(Generic[T]):
+    """One API call, built once for both clients: what to send and the model the answer is."""
+
+    method: str
+    path: str
+    model: type[T]
+    json: Any = None
+    params: dict[str, Any] = field(default_factory=dict)
+    wait: float | None = None  # a write's ?wait=: the HTTP timeout grows by it
+
+    def send_args(self, timeout: float) -> dict[str, Any]:
+        params = {**self.params, **({"wait": self.wait} if self.wait is not None else {})}
+        return {"json": self.json, "params": params, "timeout": timeout + (self.wait or 0)}
+
+
+def _write(method: str, path: str, body: Any, wait: float | None) -> Call[IngestResult]:
+    return Call(method, path, IngestResult, json=body, wait=wait)
+
+
+def context_call(
     user: str,
     query: str,
     project: str | None,
@@ -61,29 +98,49 @@ def _context_body(
     max_chars: int | None,
     at: datetime | str | None,
     explain: bool,
-) -> dict[str, Any]:
+) -> Call[ContextResult]:
     body: dict[str, Any] = {"user": user, "query": query, "explain": explain}
     for name, value in (("project", project), ("session", session), ("max_items", max_items), ("max_chars", max_chars)):
         if value is not None:
             body[name] = value
     if at is not None:
         body["at"] = at.isoformat() if isinstance(at, datetime) else at
-    return body
+    return Call("POST", "/v1/context", ContextResult, json=body)
 
 
-def _with_ids(ops: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [op if op.get("op_id") else {**op, "op_id": f"cli_{uuid.uuid4().hex}"} for op in ops]
+def turns_call(turns: list[dict[str, Any]], wait: float | None) -> Call[IngestResult]:
+    with_ids = [t if t.get("turn_id") else {**t, "turn_id": f"clt_{uuid.uuid4().hex}"} for t in turns]
+    return _write("POST", "/v1/turns", {"turns": with_ids}, wait)
 
 
-def _with_turn_ids(turns: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [t if t.get("turn_id") else {**t, "turn_id": f"clt_{uuid.uuid4().hex}"} for t in turns]
+def ops_call(ops: list[dict[str, Any]], wait: float | None) -> Call[IngestResult]:
+    with_ids = [op if op.get("op_id") else {**op, "op_id": f"cli_{uuid.uuid4().hex}"} for op in ops]
+    return _write("POST", "/v1/ops", {"ops": with_ids}, wait)
 
 
-def _params(wait: float | None, **more: Any) -> dict[str, Any]:
-    out = {k: v for k, v in more.items() if v is not None}
-    if wait is not None:
-        out["wait"] = wait
-    return out
+def memories_call(user: str, cursor: int, limit: int, filters: dict[str, str | None]) -> Call[MemoryPage]:
+    params = {k: v for k, v in filters.items() if v is not None} | {"cursor": cursor, "limit": limit}
+    return Call("GET", f"/v1/users/{user}/memories", MemoryPage, params=params)
+
+
+def memory_call(user: str, record_id: str) -> Call[Record]:
+    return Call("GET", f"/v1/users/{user}/memories/{record_id}", Record)
+
+
+def history_call(user: str, record_id: str) -> Call[History]:
+    return Call("GET", f"/v1/users/{user}/memories/{record_id}/history", History)
+
+
+def control_call(user: str, record_id: str, action: str, wait: float | None, body: Any = None) -> Call[IngestResult]:
+    """correct, confirm, reject (POST …/{id}/{action}) and forget (DELETE …/{id})."""
+    path = f"/v1/users/{user}/memories/{record_id}"
+    if action == "forget":
+        return _write("DELETE", path, None, wait)
+    return _write("POST", f"{path}/{action}", body if body is not None else {}, wait)
+
+
+def erase_call(user: str, wait: float | None) -> Call[IngestResult]:
+    return _write("DELETE", f"/v1/users/{user}", None, wait)
 
 
 class Client:
@@ -96,10 +153,8 @@ class Client:
         backoff: float = 0.1,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        self.retries, self.backoff = retries, backoff
-        self._http = httpx.Client(
-            base_url=base_url, timeout=timeout, transport=transport, headers={"Authorization": f"Bearer {key}"}
-        )
+        self.retries, self.backoff, self.timeout = retries, backoff, timeout
+        self._http = httpx.Client(base_url=base_url, transport=transport, headers={"Authorization": f"Bearer {key}"})
 
     def __enter__(self) -> Client:
         return self
@@ -110,27 +165,20 @@ class Client:
     def close(self) -> None:
         self._http.close()
 
-    def _request(self, method: str, path: str, timeout: float | None = None, **kw: Any) -> httpx.Response:
-        resp: httpx.Response | None = None
+    def _run(self, call: Call[T]) -> T:
         for attempt in range(self.retries + 1):
             try:
-                resp = self._http.request(method, path, timeout=timeout or self._http.timeout, **kw)
+                resp = self._http.request(call.method, call.path, **call.send_args(self.timeout))
             except httpx.TransportError:
                 if attempt == self.retries:
                     raise
                 time.sleep(_delay(None, attempt, self.backoff))
                 continue
-            if resp.status_code not in RETRY_STATUSES or attempt == self.retries:
-                break
-            time.sleep(_delay(resp, attempt, self.backoff))
-        assert resp is not None
-        if resp.status_code >= 400:
-            raise _error(resp)
-        return resp
-
-    def _ingest(self, path: str, body: dict[str, Any], wait: float | None) -> IngestResult:
-        resp = self._request("POST", path, json=body, params=_params(wait), timeout=(wait or 0) + 10)
-        return IngestResult.model_validate_json(resp.content)
+            wait = _retry_in(attempt, self.retries, self.backoff, resp)
+            if wait is None:
+                return call.model.model_validate_json(_checked(resp).content)
+            time.sleep(wait)
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     def context(
         self,
@@ -144,56 +192,43 @@ class Client:
         at: datetime | str | None = None,
         explain: bool = False,
     ) -> ContextResult:
-        body = _context_body(user, query, project, session, max_items, max_chars, at, explain)
-        return ContextResult.model_validate_json(self._request("POST", "/v1/context", json=body).content)
+        return self._run(context_call(user, query, project, session, max_items, max_chars, at, explain))
 
     def send_turns(self, turns: list[dict[str, Any]], wait: float | None = None) -> IngestResult:
-        return self._ingest("/v1/turns", {"turns": _with_turn_ids(turns)}, wait)
+        return self._run(turns_call(turns, wait))
 
     def send_ops(self, ops: list[dict[str, Any]], wait: float | None = None) -> IngestResult:
-        return self._ingest("/v1/ops", {"ops": _with_ids(ops)}, wait)
+        return self._run(ops_call(ops, wait))
 
-    def memories(
-        self,
-        user: str,
-        *,
-        status: str | None = None,
-        kind: str | None = None,
-        scope: str | None = None,
-        attribute: str | None = None,
-        cursor: int = 0,
-        limit: int = 50,
-    ) -> MemoryPage:
-        params = _params(None, status=status, kind=kind, scope=scope, attribute=attribute, cursor=cursor, limit=limit)
-        return MemoryPage.model_validate_json(self._request("GET", f"/v1/users/{user}/memories", params=params).content)
+    def memories(self, user: str, *, cursor: int = 0, limit: int = 50, **filters: str | None) -> MemoryPage:
+        """`filters`: status, kind, scope, attribute."""
+        return self._run(memories_call(user, cursor, limit, filters))
 
     def memory(self, user: str, record_id: str) -> Record:
-        return Record.model_validate_json(self._request("GET", f"/v1/users/{user}/memories/{record_id}").content)
+        return self._run(memory_call(user, record_id))
 
     def history(self, user: str, record_id: str) -> History:
-        resp = self._request("GET", f"/v1/users/{user}/memories/{record_id}/history")
-        return History.model_validate_json(resp.content)
+        return self._run(history_call(user, record_id))
 
     def correct(
         self, user: str, record_id: str, value: Any, statement: str | None = None, wait: float | None = None
     ) -> IngestResult:
-        body = {"value": value, "statement": statement}
-        return self._ingest(f"/v1/users/{user}/memories/{record_id}/correct", body, wait)
+        return self._run(control_call(user, record_id, "correct", wait, {"value": value, "statement": statement}))
 
     def forget(self, user: str, record_id: str, wait: float | None = None) -> IngestResult:
-        resp = self._request(
-            "DELETE", f"/v1/users/{user}/memories/{record_id}", params=_params(wait), timeout=(wait or 0) + 10
-        )
-        return IngestResult.model_validate_json(resp.content)
+        return self._run(control_call(user, record_id, "forget", wait))
 
     def confirm(self, user: str, record_id: str, wait: float | None = None) -> IngestResult:
-        return self._ingest(f"/v1/users/{user}/memories/{record_id}/confirm", {}, wait)
+        return self._run(control_call(user, record_id, "confirm", wait))
 
     def reject(self, user: str, record_id: str, wait: float | None = None) -> IngestResult:
-        return self._ingest(f"/v1/users/{user}/memories/{record_id}/reject", {}, wait)
+        return self._run(control_call(user, record_id, "reject", wait))
+
+    def erase(self, user: str, wait: float | None = None) -> IngestResult:
+        return self._run(erase_call(user, wait))
 
     def export(self, user: str) -> Iterator[dict[str, Any]]:
-        with self._http.stream("GET", f"/v1/users/{user}/export") as resp:
+        with self._http.stream("GET", f"/v1/users/{user}/export", timeout=self.timeout) as resp:
             if resp.status_code >= 400:
                 resp.read()
                 raise _error(resp)
@@ -201,15 +236,13 @@ class Client:
                 if line:
                     yield orjson.loads(line)
 
-    def erase(self, user: str, wait: float | None = None) -> IngestResult:
-        resp = self._request("DELETE", f"/v1/users/{user}", params=_params(wait), timeout=(wait or 0) + 10)
-        return IngestResult.model_validate_json(resp.content)
-
     def ready(self) -> bool:
-        return self._http.get("/readyz").status_code == 200
+        return self._http.get("/readyz", timeout=self.timeout).status_code == 200
 
 
 class AsyncClient:
+    """`Client` for asyncio: the same calls, awaited."""
+
     def __init__(
         self,
         base_url: str,
@@ -219,9 +252,9 @@ class AsyncClient:
         backoff: float = 0.1,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        self.retries, self.backoff = retries, backoff
+        self.retries, self.backoff, self.timeout = retries, backoff, timeout
         self._http = httpx.AsyncClient(
-            base_url=base_url, timeout=timeout, transport=transport, headers={"Authorization": f"Bearer {key}"}
+            base_url=base_url, transport=transport, headers={"Authorization": f"Bearer {key}"}
         )
 
     async def __aenter__(self) -> AsyncClient:
@@ -233,27 +266,20 @@ class AsyncClient:
     async def aclose(self) -> None:
         await self._http.aclose()
 
-    async def _request(self, method: str, path: str, timeout: float | None = None, **kw: Any) -> httpx.Response:
-        resp: httpx.Response | None = None
+    async def _run(self, call: Call[T]) -> T:
         for attempt in range(self.retries + 1):
             try:
-                resp = await self._http.request(method, path, timeout=timeout or self._http.timeout, **kw)
+                resp = await self._http.request(call.method, call.path, **call.send_args(self.timeout))
             except httpx.TransportError:
                 if attempt == self.retries:
                     raise
                 await asyncio.sleep(_delay(None, attempt, self.backoff))
                 continue
-            if resp.status_code not in RETRY_STATUSES or attempt == self.retries:
-                break
-            await asyncio.sleep(_delay(resp, attempt, self.backoff))
-        assert resp is not None
-        if resp.status_code >= 400:
-            raise _error(resp)
-        return resp
-
-    async def _ingest(self, path: str, body: dict[str, Any], wait: float | None) -> IngestResult:
-        resp = await self._request("POST", path, json=body, params=_params(wait), timeout=(wait or 0) + 10)
-        return IngestResult.model_validate_json(resp.content)
+            wait = _retry_in(attempt, self.retries, self.backoff, resp)
+            if wait is None:
+                return call.model.model_validate_json(_checked(resp).content)
+            await asyncio.sleep(wait)
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     async def context(
         self,
@@ -267,58 +293,43 @@ class AsyncClient:
         at: datetime | str | None = None,
         explain: bool = False,
     ) -> ContextResult:
-        body = _context_body(user, query, project, session, max_items, max_chars, at, explain)
-        return ContextResult.model_validate_json((await self._request("POST", "/v1/context", json=body)).content)
+        return await self._run(context_call(user, query, project, session, max_items, max_chars, at, explain))
 
     async def send_turns(self, turns: list[dict[str, Any]], wait: float | None = None) -> IngestResult:
-        return await self._ingest("/v1/turns", {"turns": _with_turn_ids(turns)}, wait)
+        return await self._run(turns_call(turns, wait))
 
     async def send_ops(self, ops: list[dict[str, Any]], wait: float | None = None) -> IngestResult:
-        return await self._ingest("/v1/ops", {"ops": _with_ids(ops)}, wait)
+        return await self._run(ops_call(ops, wait))
 
-    async def memories(
-        self,
-        user: str,
-        *,
-        status: str | None = None,
-        kind: str | None = None,
-        scope: str | None = None,
-        attribute: str | None = None,
-        cursor: int = 0,
-        limit: int = 50,
-    ) -> MemoryPage:
-        params = _params(None, status=status, kind=kind, scope=scope, attribute=attribute, cursor=cursor, limit=limit)
-        resp = await self._request("GET", f"/v1/users/{user}/memories", params=params)
-        return MemoryPage.model_validate_json(resp.content)
+    async def memories(self, user: str, *, cursor: int = 0, limit: int = 50, **filters: str | None) -> MemoryPage:
+        """`filters`: status, kind, scope, attribute."""
+        return await self._run(memories_call(user, cursor, limit, filters))
 
     async def memory(self, user: str, record_id: str) -> Record:
-        resp = await self._request("GET", f"/v1/users/{user}/memories/{record_id}")
-        return Record.model_validate_json(resp.content)
+        return await self._run(memory_call(user, record_id))
 
     async def history(self, user: str, record_id: str) -> History:
-        resp = await self._request("GET", f"/v1/users/{user}/memories/{record_id}/history")
-        return History.model_validate_json(resp.content)
+        return await self._run(history_call(user, record_id))
 
     async def correct(
         self, user: str, record_id: str, value: Any, statement: str | None = None, wait: float | None = None
     ) -> IngestResult:
-        body = {"value": value, "statement": statement}
-        return await self._ingest(f"/v1/users/{user}/memories/{record_id}/correct", body, wait)
+        return await self._run(control_call(user, record_id, "correct", wait, {"value": value, "statement": statement}))
 
     async def forget(self, user: str, record_id: str, wait: float | None = None) -> IngestResult:
-        resp = await self._request(
-            "DELETE", f"/v1/users/{user}/memories/{record_id}", params=_params(wait), timeout=(wait or 0) + 10
-        )
-        return IngestResult.model_validate_json(resp.content)
+        return await self._run(control_call(user, record_id, "forget", wait))
 
     async def confirm(self, user: str, record_id: str, wait: float | None = None) -> IngestResult:
-        return await self._ingest(f"/v1/users/{user}/memories/{record_id}/confirm", {}, wait)
+        return await self._run(control_call(user, record_id, "confirm", wait))
 
     async def reject(self, user: str, record_id: str, wait: float | None = None) -> IngestResult:
-        return await self._ingest(f"/v1/users/{user}/memories/{record_id}/reject", {}, wait)
+        return await self._run(control_call(user, record_id, "reject", wait))
+
+    async def erase(self, user: str, wait: float | None = None) -> IngestResult:
+        return await self._run(erase_call(user, wait))
 
     async def export(self, user: str) -> AsyncIterator[dict[str, Any]]:
-        async with self._http.stream("GET", f"/v1/users/{user}/export") as resp:
+        async with self._http.stream("GET", f"/v1/users/{user}/export", timeout=self.timeout) as resp:
             if resp.status_code >= 400:
                 await resp.aread()
                 raise _error(resp)
@@ -326,9 +337,5 @@ class AsyncClient:
                 if line:
                     yield orjson.loads(line)
 
-    async def erase(self, user: str, wait: float | None = None) -> IngestResult:
-        resp = await self._request("DELETE", f"/v1/users/{user}", params=_params(wait), timeout=(wait or 0) + 10)
-        return IngestResult.model_validate_json(resp.content)
-
     async def ready(self) -> bool:
-        return (await self._http.get("/readyz")).status_code == 200
+        return (await self._http.get("/readyz", timeout=self.timeout)).status_code == 200

@@ -112,7 +112,23 @@ def test_operations_endpoints_need_no_key(service: Service) -> None:
         assert spec["components"]["securitySchemes"]["apiKey"]["scheme"] == "bearer"
         refs = set(re.findall(r'"\$ref": "#/components/schemas/([^"]+)"', json.dumps(spec)))
         assert refs and refs <= set(spec["components"]["schemas"]), "every schema the document names is in it"
-        assert {"/v1/context", "/v1/turns", "/v1/ops", "/v1/users/{user}/export", "/metrics"} <= set(spec["paths"])
+        memory = "/v1/users/{user}/memories/{record_id}"
+        assert {
+            "/v1/context",
+            "/v1/turns",
+            "/v1/ops",
+            "/v1/users/{user}/memories",
+            memory,
+            f"{memory}/history",
+            f"{memory}/correct",
+            f"{memory}/confirm",
+            f"{memory}/reject",
+            "/v1/users/{user}/export",
+            "/v1/users/{user}",
+            "/healthz",
+            "/readyz",
+            "/metrics",
+        } <= set(spec["paths"])
         assert h.get("/metrics").status_code == 200
 
 
