@@ -143,16 +143,50 @@ def cmd_worker(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_topics_create(args: argparse.Namespace) -> int:
-    from slotstream.streams.admin import create_topics
+def _operator_settings(command: str, need: tuple[str, ...] = ("redis_url", "kafka_bootstrap")) -> Settings | None:
+    """Settings for an operator command: the configured servers, else those of a running
+    `slotstream run` (its data folder's stack.env); None (after saying so) when there are none."""
+    from .stack import with_running_stack
 
-    settings = Settings.from_env()
-    if not settings.kafka_bootstrap:
-        print("slotstream topics create: set SLOTSTREAM_KAFKA_BOOTSTRAP", file=sys.stderr)
+    settings = with_running_stack(Settings.from_env())
+    missing = [f"SLOTSTREAM_{name.upper()}" for name in need if not getattr(settings, name)]
+    if missing:
+        print(
+            f"slotstream {command}: set {' and '.join(missing)}, or start the local stack with "
+            "`slotstream run` (these commands then use its servers)",
+            file=sys.stderr,
+        )
+        return None
+    return settings
+
+
+def cmd_topics(args: argparse.Namespace) -> int:
+    from . import operate
+
+    settings = _operator_settings(f"topics {args.topics_command}", ("kafka_bootstrap",))
+    if settings is None:
         return 2
-    created = create_topics(settings.kafka_bootstrap, settings.topic_specs().values())
-    print("created: " + (", ".join(created) or "nothing (all exist)"))
-    return 0
+    if args.topics_command == "create":
+        return operate.topics_create(settings)
+    return operate.topics_describe(settings)
+
+
+def cmd_state_digest(args: argparse.Namespace) -> int:
+    from . import operate
+
+    settings = _operator_settings("state digest", ("redis_url",))
+    return 2 if settings is None else operate.state_digest(settings, args.namespace)
+
+
+def cmd_namespace(args: argparse.Namespace) -> int:
+    from . import operate
+
+    settings = _operator_settings(f"namespace {args.namespace_command}", ("redis_url",))
+    if settings is None:
+        return 2
+    if args.namespace_command == "list":
+        return operate.namespace_list(settings)
+    return operate.namespace_drop(settings, args.name, args.yes)
 
 
 def cmd_sidecar(args: argparse.Namespace) -> int:
@@ -254,8 +288,24 @@ def build_parser() -> argparse.ArgumentParser:
 
     topics = sub.add_parser("topics", help="Kafka topics")
     topics_sub = topics.add_subparsers(dest="topics_command", required=True)
-    tcreate = topics_sub.add_parser("create", help="create the topics (idempotent)")
-    tcreate.set_defaults(func=cmd_topics_create)
+    tcreate = topics_sub.add_parser("create", help="create the topics and set their configs (idempotent)")
+    tcreate.set_defaults(func=cmd_topics)
+    tdescribe = topics_sub.add_parser("describe", help="partitions, retention and compaction as the broker has them")
+    tdescribe.set_defaults(func=cmd_topics)
+
+    state = sub.add_parser("state", help="the slot state in Redis")
+    state_sub = state.add_subparsers(dest="state_command", required=True)
+    sdigest = state_sub.add_parser("digest", help="a deterministic digest of a namespace's state, with counts")
+    sdigest.add_argument("--namespace", default=None, help="default: SLOTSTREAM_NAMESPACE")
+    sdigest.set_defaults(func=cmd_state_digest)
+
+    ns = sub.add_parser("namespace", help="Redis namespaces that hold pipeline state")
+    ns_sub = ns.add_subparsers(dest="namespace_command", required=True)
+    ns_sub.add_parser("list", help="each namespace with its size and digest").set_defaults(func=cmd_namespace)
+    ndrop = ns_sub.add_parser("drop", help="delete a namespace that is not in use")
+    ndrop.add_argument("name")
+    ndrop.add_argument("--yes", action="store_true", help="really delete it")
+    ndrop.set_defaults(func=cmd_namespace)
 
     scen = sub.add_parser("scenario", help="scenario files (docs/scenarios.md)")
     scen_sub = scen.add_subparsers(dest="scenario_command", required=True)

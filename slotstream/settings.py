@@ -51,6 +51,12 @@ class Settings(BaseSettings):
     )
     changes_retention_ms: int = Field(7 * DAY_MS, ge=-1, description="SLOTSTREAM_CHANGES_RETENTION_MS")
     dlq_retention_ms: int = Field(30 * DAY_MS, ge=-1, description="SLOTSTREAM_DLQ_RETENTION_MS")
+    compaction_lag_ms: int = Field(
+        3_600_000,
+        ge=1000,
+        description="SLOTSTREAM_COMPACTION_LAG_MS: the keys and control topics are compacted within this "
+        "long of a write (a shredded data key leaves the broker's disks within it)",
+    )
     batch_size: int = Field(500, ge=1, le=100_000, description="SLOTSTREAM_BATCH_SIZE: events per processor batch")
     batch_wait: float = Field(0.01, ge=0, description="SLOTSTREAM_BATCH_WAIT: seconds a partial batch waits for more")
     expiry_interval: float = Field(1.0, gt=0, description="SLOTSTREAM_EXPIRY_INTERVAL: seconds between sweeps")
@@ -111,7 +117,7 @@ class Settings(BaseSettings):
         return topic_names(self.topic_prefix)
 
     def topic_specs(self) -> dict[str, TopicSpec]:
-        return topic_specs(self.topic_prefix, self.partitions, self.retention_ms)
+        return topic_specs(self.topic_prefix, self.partitions, self.retention_ms, self.compaction_lag_ms)
 
     @property
     def retention_ms(self) -> dict[str, int]:

@@ -65,6 +65,8 @@ class LocalStack:
                 self._kafka.start()
                 self.bootstrap = self._kafka.bootstrap
             self.settings = self.settings.replace(redis_url=self.redis_url, kafka_bootstrap=self.bootstrap)
+            if self.persistent:
+                write_stack_file(self.settings)
             create_topics(self.bootstrap, self.settings.topic_specs().values())
             self.client = connect(self.redis_url)
             self.engine = Engine(self.client, namespace=self.settings.namespace)
@@ -180,6 +182,8 @@ class LocalStack:
         return "; last lines of the worker logs:\n" + "\n".join(tails) if tails else ""
 
     def stop(self) -> None:
+        if self.persistent:
+            stack_file(self.settings).unlink(missing_ok=True)
         if self.sidecar is not None:
             stop_process(self.sidecar, 15)
             self.sidecar = None
@@ -202,3 +206,38 @@ class LocalStack:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def stack_file(settings: Settings) -> Path:
+    return Path(settings.data_dir) / "stack.env"
+
+
+def write_stack_file(settings: Settings) -> None:
+    """Where the main job's servers listen, for the operator commands run beside it."""
+    lines = [
+        f"# written by `slotstream run` (pid {os.getpid()}); removed when it stops",
+        f"SLOTSTREAM_REDIS_URL={settings.redis_url}",
+        f"SLOTSTREAM_KAFKA_BOOTSTRAP={settings.kafka_bootstrap}",
+        f"PID={os.getpid()}",
+    ]
+    path = stack_file(settings)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n")
+
+
+def with_running_stack(settings: Settings) -> Settings:
+    """`settings` with the servers of a running `slotstream run` when none are configured: the
+    operator commands (topics, replay, promote, ...) then work on the main job's local stack."""
+    path = stack_file(settings)
+    if settings.redis_url or settings.kafka_bootstrap or not path.exists():
+        return settings
+    values = dict(
+        line.split("=", 1) for line in path.read_text().splitlines() if "=" in line and not line.startswith("#")
+    )
+    try:
+        os.kill(int(values.get("PID", "0")), 0)
+    except (ValueError, OSError):
+        return settings  # the job that wrote it is gone
+    return settings.replace(
+        redis_url=values.get("SLOTSTREAM_REDIS_URL"), kafka_bootstrap=values.get("SLOTSTREAM_KAFKA_BOOTSTRAP")
+    )

@@ -16,6 +16,7 @@ import asyncio
 import logging
 import os
 import sys
+import tempfile
 from collections.abc import Callable, Mapping
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -172,6 +173,8 @@ def _faust_app(config: AppConfig) -> faust.App:
         broker=f"kafka://{config.bootstrap}",
         web_enabled=False,
         store="memory://",
+        # tables live in memory; keep Faust's empty data folder out of the working directory
+        datadir=os.path.join(tempfile.gettempdir(), "slotstream-faust", "{conf.name}-data"),
         topic_allow_declare=False,  # `slotstream topics create` owns partitions and configs
         topic_disable_leader=True,
         consumer_auto_offset_reset="earliest",

@@ -1,15 +1,22 @@
 """Topic specs. Every topic is keyed by tenant+user, so one user's events stay ordered on one
-partition and reconciliation is the only writer of that user's state."""
+partition and reconciliation is the only writer of that user's state.
+
+Two compacted topics keep the newest value per key rather than a history: `keys` holds each user's
+data keys (wrapped; an erasure writes a tombstone, so compaction removes the key from the broker's
+disks), `control` the suppressions and erasures a replay applies before its range."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-TURNS, OPS, CHANGES, DLQ = "turns", "ops", "changes", "dlq"
-ALL = (TURNS, OPS, CHANGES, DLQ)
-DAY_MS = 24 * 3600 * 1000
+TURNS, OPS, CHANGES, DLQ, KEYS, CONTROL = "turns", "ops", "changes", "dlq", "keys", "control"
+ALL = (TURNS, OPS, CHANGES, DLQ, KEYS, CONTROL)
+COMPACTED = (KEYS, CONTROL)
+HOUR_MS = 3600 * 1000
+DAY_MS = 24 * HOUR_MS
 DEFAULT_RETENTION_MS = {TURNS: 7 * DAY_MS, OPS: -1, CHANGES: 7 * DAY_MS, DLQ: 30 * DAY_MS}
+DEFAULT_COMPACTION_LAG_MS = HOUR_MS
 
 
 @dataclass(frozen=True)
@@ -25,18 +32,34 @@ def topic_names(prefix: str) -> dict[str, str]:
 
 
 def topic_specs(
-    prefix: str, partitions: int, retention_ms: Mapping[str, int] | None = None, replication: int = 1
+    prefix: str,
+    partitions: int,
+    retention_ms: Mapping[str, int] | None = None,
+    compaction_lag_ms: int = DEFAULT_COMPACTION_LAG_MS,
 ) -> dict[str, TopicSpec]:
     """`retention_ms` per role (-1 keeps forever); the ops topic defaults to forever, since it is
-    the log a rebuild or a replay reads."""
+    the log a rebuild or a replay reads. The compacted topics roll a segment and compact within
+    `compaction_lag_ms` of a write: the bound on how long a shredded key stays on the broker's disks."""
     retention = {**DEFAULT_RETENTION_MS, **(retention_ms or {})}
     # The broker stamps input records as it appends them: that timestamp is the ingest time an
     # event time is checked against, and a replay reads the same one back.
     stamped = {"message.timestamp.type": "LogAppendTime"}
+    lag = str(compaction_lag_ms)
+    compacted = {
+        "cleanup.policy": "compact",
+        "min.compaction.lag.ms": "0",
+        "max.compaction.lag.ms": lag,
+        "segment.ms": lag,
+        "min.cleanable.dirty.ratio": "0.01",
+        "delete.retention.ms": lag,  # how long a tombstone itself stays readable
+    }
     names = topic_names(prefix)
     out = {}
     for role in ALL:
-        config = {"retention.ms": str(retention[role]), "cleanup.policy": "delete"}
+        if role in COMPACTED:
+            config = dict(compacted)
+        else:
+            config = {"retention.ms": str(retention[role]), "cleanup.policy": "delete"}
         if role in (TURNS, OPS):
             config.update(stamped)
         out[role] = TopicSpec(role, names[role], partitions, config)
