@@ -20,3 +20,8 @@ class StateRewound(StateError):
 
 class ConcurrentUpdate(StateError):
     """A user's state kept changing under the engine between its load and its write."""
+
+
+class NamespaceMoved(StateError):
+    """`slotstream promote` switched the deployment to another namespace: a worker writing to the
+    old one must restart and resolve the new one."""

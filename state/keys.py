@@ -78,6 +78,11 @@ class Keys:
     def counters(self) -> str:
         return self._shared("counters")
 
+    def replay_plan(self) -> str:
+        """The range a replay into this namespace reads (its resolved offsets), kept so a crashed
+        replay resumes the same range."""
+        return self._shared("replay")
+
     def due(self, partition: int) -> str:
         return self._shared(f"due:{partition}")
 
@@ -87,6 +92,22 @@ class Keys:
 
     def pattern(self) -> str:
         return f"{self.namespace}:*"
+
+
+def deploy_pointer(base: str) -> str:
+    """Which namespace serves the deployment configured as `base` (readers and workers resolve it;
+    `slotstream promote` switches it). Outside every namespace, so dropping one never takes it."""
+    return f"slotstream:deploy:{{{base}}}:active"
+
+
+def deploy_runners(base: str) -> str:
+    """SCAN pattern of the live runners' heartbeat keys (see deploy_runner)."""
+    return f"slotstream:deploy:{{{base}}}:runner:*"
+
+
+def deploy_runner(base: str, runner: str) -> str:
+    """One live processor's heartbeat: "running", or "paused:<switch id>" while a promote waits."""
+    return f"slotstream:deploy:{{{base}}}:runner:{runner}"
 
 
 def slot_hash(slot: str) -> str:

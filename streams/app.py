@@ -27,7 +27,7 @@ from faust.transport.drivers import aiokafka as faust_aiokafka
 
 from .errors import RestartWorker, Stopping, StopWorker
 from .messages import BatchOutput, Keyed, RawMessage
-from .topics import CHANGES, DLQ, OPS, TURNS
+from .topics import CHANGES, DLQ, OPS, ORIGIN_HEADER, TURNS
 from .types import BatchProcessor, Sweep
 
 log = logging.getLogger("slotstream.worker")
@@ -53,9 +53,10 @@ def _raw(events: list[Any]) -> list[RawMessage]:
     for e in events:
         m = e.message
         stamp = getattr(m, "timestamp", None)
-        out.append(
-            RawMessage(m.topic, m.partition, m.offset, m.key, m.value, int(stamp * 1000) if stamp is not None else None)
-        )
+        ingest_ms = int(stamp * 1000) if stamp is not None else None
+        raw_headers = getattr(m, "headers", None) or ()
+        headers = tuple(raw_headers.items() if isinstance(raw_headers, Mapping) else raw_headers)
+        out.append(RawMessage(m.topic, m.partition, m.offset, m.key, m.value, ingest_ms, headers))
     return out
 
 
@@ -168,13 +169,15 @@ def create_app(config: AppConfig, processors: Mapping[str, BatchProcessor], swee
 
 
 def _faust_app(config: AppConfig) -> faust.App:
+    # tables live in memory; keep Faust's empty data folder out of the working directory
+    datadir = os.path.join(tempfile.gettempdir(), "slotstream-faust")
+    os.makedirs(datadir, exist_ok=True)
     return faust.App(
         config.group,
         broker=f"kafka://{config.bootstrap}",
         web_enabled=False,
         store="memory://",
-        # tables live in memory; keep Faust's empty data folder out of the working directory
-        datadir=os.path.join(tempfile.gettempdir(), "slotstream-faust", "{conf.name}-data"),
+        datadir=os.path.join(datadir, "{conf.name}-data"),
         topic_allow_declare=False,  # `slotstream topics create` owns partitions and configs
         topic_disable_leader=True,
         consumer_auto_offset_reset="earliest",
@@ -209,13 +212,14 @@ class _Runtime:
         for processor in self.processors.values():
             processor.stop()
 
-    async def send_all(self, target: Any, items: list[Keyed], what: str) -> None:
+    async def send_all(self, target: Any, items: list[Keyed], what: str, origin: str | None = None) -> None:
         """Deliver every item (acks=all), waiting out a broker outage; duplicates on a retry are
         harmless downstream (op ids, change messages keyed by op)."""
         attempt = 0
         while items:
             try:
-                pending = [await target.send(key=k, value=v) for k, v in items]
+                headers = [(ORIGIN_HEADER, origin.encode())] if origin else None
+                pending = [await target.send(key=k, value=v, headers=headers) for k, v in items]
                 for fut in pending:
                     await fut
                 return
@@ -243,7 +247,7 @@ class _Runtime:
             async for events in stream.take_events(self.config.batch_size, within=self.config.batch_wait):
                 batch = _raw(events)
                 out: BatchOutput = await loop.run_in_executor(self.io, processor.process, batch)
-                await self.send_all(self.ops, out.ops, processor.processor)
+                await self.send_all(self.ops, out.ops, processor.processor, origin=processor.processor)
                 await self.send_all(self.dlq, out.dead, processor.processor)
                 await self.send_all(self.changes, out.changes, processor.processor)
                 await loop.run_in_executor(self.io, processor.record, batch, out)
@@ -279,4 +283,4 @@ class _Runtime:
             return
         if due:
             log.info("expiry: %d ops due on partitions %s", len(due), owned)
-            await self.send_all(self.ops, due, "expiry")
+            await self.send_all(self.ops, due, "expiry", origin="expiry")

@@ -17,6 +17,13 @@ class RawMessage:
     key: bytes | None
     value: bytes | None
     timestamp_ms: int | None = None  # ingest time: the broker's (or producer's) record timestamp
+    headers: tuple[tuple[str, bytes], ...] = ()
+
+    def header(self, name: str) -> bytes | None:
+        for key, value in self.headers:
+            if key == name:
+                return value
+        return None
 
     @property
     def source(self) -> SourceRef:

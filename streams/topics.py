@@ -17,6 +17,9 @@ HOUR_MS = 3600 * 1000
 DAY_MS = 24 * HOUR_MS
 DEFAULT_RETENTION_MS = {TURNS: 7 * DAY_MS, OPS: -1, CHANGES: 7 * DAY_MS, DLQ: 30 * DAY_MS}
 DEFAULT_COMPACTION_LAG_MS = HOUR_MS
+# Which processor produced an ops-topic record ("extraction", "expiry"); absent on records that
+# callers sent. A replay that re-extracts the turns skips the logged extraction ops by it.
+ORIGIN_HEADER = "slotstream-origin"
 
 
 @dataclass(frozen=True)

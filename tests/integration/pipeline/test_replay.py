@@ -1,0 +1,149 @@
+"""Replays on the real broker and Redis: a namespace rebuilt from the retained topics digests the
+same however it was built (twice, other batch sizes, one or two processes, killed and resumed),
+and as the live namespace it was built from."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+from slotstream.replay import load_plan, replay
+from slotstream.settings import Settings
+from slotstream.stack import LocalStack
+from slotstream.state.digest import digest_namespace
+from slotstream.state.namespaces import drop_namespace
+from slotstream.state.progress import Progress
+from slotstream.streams.log_reader import Bound
+from slotstream.streams.topics import OPS
+
+from support import start_stack
+from workloads import Workload, build, reference_digest, send
+
+pytestmark = [pytest.mark.kafka, pytest.mark.integration]
+
+
+@pytest.fixture(scope="module")
+def live(kafka_bootstrap: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
+    """A live pipeline that processed a workload: its topics are what the replays read."""
+    name = f"rp-{uuid.uuid4().hex[:6]}"
+    stack = start_stack(redis_url, kafka_bootstrap, name, tmp_path_factory.mktemp("replay-logs"), workers=1)
+    try:
+        yield stack
+    finally:
+        drop_namespace(stack.client, stack.settings.namespace)
+        stack.stop()
+
+
+@pytest.fixture(scope="module")
+def workload(live: LocalStack) -> Workload:
+    work = build(turn_users=12, op_users=12)
+    send(live.producer, work.items)
+    live.barrier()
+    return work
+
+
+@pytest.fixture
+def targets(redis_client: redis.Redis) -> Iterator[list[str]]:
+    names = [f"rb-{uuid.uuid4().hex[:8]}" for _ in range(3)]
+    yield names
+    for name in names:
+        drop_namespace(redis_client, name)
+
+
+def settings_of(stack: LocalStack, **changes: object) -> Settings:
+    return stack.settings.replace(**changes)
+
+
+def quiet(_: str) -> None:
+    return None
+
+
+def test_replaying_the_logged_ops_gives_the_live_digest(
+    live: LocalStack, workload: Workload, targets: list[str], redis_client: redis.Redis
+) -> None:
+    live_digest = digest_namespace(redis_client, live.settings.namespace)
+    assert live_digest.digest == reference_digest(redis_client, workload).digest
+    assert replay(settings_of(live), targets[0], "ops", show=quiet) == 0
+    rebuilt = digest_namespace(redis_client, targets[0])
+    assert (rebuilt.digest, rebuilt.users, rebuilt.records) == (
+        live_digest.digest,
+        live_digest.users,
+        live_digest.records,
+    )
+    plan = load_plan(redis_client, targets[0])
+    assert plan is not None and plan.finished is not None
+    # every message of the range is behind the recorded positions
+    held = Progress(redis_client, targets[0]).offsets(plan.topics[OPS])
+    assert all(held.get(p, 0) >= end for p, (_, end) in plan.ranges[OPS].items() if end)
+
+
+def test_re_extracting_the_turns_gives_the_live_digest_with_the_same_extractor(
+    live: LocalStack, workload: Workload, targets: list[str], redis_client: redis.Redis
+) -> None:
+    assert replay(settings_of(live), targets[0], "turns", show=quiet) == 0
+    assert (
+        digest_namespace(redis_client, targets[0]).digest
+        == digest_namespace(redis_client, live.settings.namespace).digest
+    )
+
+
+def test_same_digest_twice_with_other_batch_sizes_and_two_processes(
+    live: LocalStack, workload: Workload, targets: list[str], redis_client: redis.Redis
+) -> None:
+    assert replay(settings_of(live, batch_size=500), targets[0], "turns", show=quiet) == 0
+    assert replay(settings_of(live, batch_size=7), targets[1], "turns", show=quiet) == 0
+    assert replay(settings_of(live, batch_size=3), targets[2], "turns", processes=2, show=quiet) == 0
+    digests = {digest_namespace(redis_client, name).digest for name in targets}
+    assert len(digests) == 1
+
+
+def test_a_range_up_to_given_offsets_replays_only_what_precedes_them(
+    live: LocalStack, workload: Workload, targets: list[str], redis_client: redis.Redis
+) -> None:
+    empty = Bound.parse(["ops:" + ",".join(f"{p}=0" for p in range(live.settings.partitions))])
+    assert replay(settings_of(live), targets[0], "ops", end=empty, show=quiet) == 0
+    assert digest_namespace(redis_client, targets[0]).records == 0
+    after_all = Bound.parse("2199-01-01T00:00:00Z")
+    assert replay(settings_of(live), targets[1], "ops", start=after_all, show=quiet) == 0
+    assert digest_namespace(redis_client, targets[1]).records == 0
+
+
+def test_the_live_namespace_is_never_a_target(live: LocalStack, workload: Workload) -> None:
+    assert replay(settings_of(live), live.settings.namespace, "ops", show=quiet) == 2
+
+
+def test_a_replay_killed_midway_resumes_and_ends_with_the_same_digest(
+    live: LocalStack, workload: Workload, targets: list[str], redis_client: redis.Redis, tmp_path: Path
+) -> None:
+    assert replay(settings_of(live), targets[0], "turns", show=quiet) == 0
+    env = {**os.environ, **live.settings.to_env(), "SLOTSTREAM_BATCH_SIZE": "2"}
+    command = [sys.executable, "-m", "slotstream.cli", "replay", "--namespace", targets[1], "--re-extract"]
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            plan = load_plan(redis_client, targets[1])
+            done = Progress(redis_client, targets[1]).offsets(plan.topics[OPS]) if plan else {}
+            if sum(done.values()) >= 10:
+                break
+            time.sleep(0.005)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    plan = load_plan(redis_client, targets[1])
+    assert plan is not None and plan.finished is None  # it did not get to the end
+    resumed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resuming the replay" in resumed.stdout
+    assert digest_namespace(redis_client, targets[1]).digest == digest_namespace(redis_client, targets[0]).digest
