@@ -24,7 +24,8 @@ from typing import TypeVar
 import redis.exceptions
 
 from slotstream.memory.errors import Reason
-from slotstream.state.errors import StateLost, StateRewound
+from slotstream.state.deploy import DeployGate
+from slotstream.state.errors import NamespaceMoved, StateLost, StateRewound
 from slotstream.state.progress import Progress
 from slotstream.streams.errors import RestartWorker, Stopping, StopWorker
 
@@ -103,7 +104,7 @@ def retry(fn: Callable[[], T], stop: threading.Event, what: str) -> T:
     while True:
         try:
             result = fn()
-        except (StateLost, StateRewound, Stopping):
+        except (StateLost, StateRewound, NamespaceMoved, Stopping):
             raise
         except Exception as err:
             dependency = waits_for(err)
@@ -124,6 +125,8 @@ def _worker_signals() -> Iterator[None]:
         raise StopWorker(str(lost), EXIT_STATE_LOST) from lost
     except StateRewound as rewound:
         raise RestartWorker(str(rewound)) from rewound
+    except NamespaceMoved as moved:
+        raise RestartWorker(str(moved)) from moved
 
 
 class BatchRunner:
@@ -138,8 +141,11 @@ class BatchRunner:
         source_topic: str,
         stop: threading.Event | None = None,
         fault_markers: Sequence[str] = (),
+        gate: DeployGate | None = None,
     ) -> None:
+        """`gate`: a live processor's part in `slotstream promote` (replays run without one)."""
         self.processor = processor
+        self.gate = gate
         self.handle = handle
         self.progress = progress
         self.source_topic = source_topic
@@ -167,11 +173,13 @@ class BatchRunner:
         return self.progress.regressed(self.source_topic, self.recorded)
 
     def check(self) -> None:
-        """An idle worker learns of lost state or lost writes too (called once a second)."""
+        """An idle worker learns of lost state, lost writes or a promote too (called once a second)."""
         with _worker_signals():
             try:
+                if self.gate is not None:
+                    self.gate.heartbeat()
                 behind = self.regressed()
-            except (StateLost, StateRewound):
+            except (StateLost, StateRewound, NamespaceMoved):
                 raise
             except Exception as err:
                 if waits_for(err) is None:
@@ -196,6 +204,9 @@ class BatchRunner:
     def process(self, batch: list[RawMessage]) -> BatchOutput:
         """Every message of the batch handled or dead-lettered; never raises for one message."""
         with _worker_signals():
+            gate = self.gate
+            if gate is not None and not retry(gate.enter, self._stop, f"{self.processor} deployment"):
+                raise Stopping(f"{self.processor}: stopped while a promote paused it")
             try:
                 return self._attempt(batch)
             except _Failed as failed:
@@ -221,7 +232,7 @@ class BatchRunner:
     def _attempt(self, batch: list[RawMessage]) -> BatchOutput:
         try:
             return retry(lambda: self._checked(batch), self._stop, self.processor)
-        except (StateLost, StateRewound, Stopping):
+        except (StateLost, StateRewound, NamespaceMoved, Stopping):
             raise
         except Exception as err:
             raise _Failed(err) from err
@@ -250,3 +261,6 @@ class BatchRunner:
             )
         # replaced whole, never mutated: the position watch reads it from another thread
         self.recorded = {**self.recorded, **{p: max(self.recorded.get(p, 0), o) for p, o in next_offsets.items()}}
+        if self.gate is not None:
+            gate = self.gate
+            retry(gate.leave, self._stop, f"{self.processor} deployment")

@@ -22,6 +22,7 @@ from slotstream.memory.models import ID_RE
 from slotstream.settings import Settings
 from slotstream.state.client import connect
 from slotstream.state.context_cache import ContextCache
+from slotstream.state.deploy import active_namespace
 from slotstream.state.engine import Engine
 from slotstream.state.progress import Progress
 from slotstream.state.reader import AsyncReader
@@ -94,12 +95,18 @@ def create_app(settings: Settings) -> ASGIApp:
         producer.run()  # reads serve while Kafka is away; /readyz tells when ingest can work
         sync_client = connect(settings.redis_url)
         cache = ContextCache(settings.context_cache_records) if settings.context_cache_records else None
-        engine = Engine(sync_client, settings.namespace, cache) if settings.sidecar_read == "thread" else None
+
+        def engine_for(namespace: str) -> Engine:
+            return Engine(sync_client, namespace, cache)
+
+        def progress() -> Progress:
+            return Progress(sync_client, active_namespace(sync_client, settings.namespace))
+
         reader = AsyncReader(client, settings.namespace, cache)
-        holder["sidecar"] = Sidecar(reader, producer, settings.max_event_skew, engine)
-        holder["pipeline"] = metrics.PipelineCollector(
-            Progress(sync_client, settings.namespace), settings.kafka_bootstrap, settings.topics
+        holder["sidecar"] = Sidecar(
+            reader, producer, settings.max_event_skew, engine_for if settings.sidecar_read == "thread" else None
         )
+        holder["pipeline"] = metrics.PipelineCollector(progress, settings.kafka_bootstrap, settings.topics)
         try:
             yield
         finally:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest, multiprocess
@@ -39,7 +39,8 @@ PRODUCED = Counter("slotstream_produced", "Records the sidecar produced", ["topi
 
 
 class PipelineCollector(Collector):
-    def __init__(self, progress: Progress, bootstrap: str, topics: dict[str, str]) -> None:
+    def __init__(self, progress: Callable[[], Progress], bootstrap: str, topics: dict[str, str]) -> None:
+        """`progress`: the active namespace's (resolved on every scrape: a promote moves it)."""
         self.progress, self.bootstrap, self.topics = progress, bootstrap, topics
         self._consumer: Any = None
         self._lock = threading.Lock()
@@ -65,7 +66,8 @@ class PipelineCollector(Collector):
         dead = CounterMetricFamily("slotstream_dead_letters", "Messages dead-lettered, by reason", labels=["reason"])
         lag = GaugeMetricFamily("slotstream_consumer_lag", "Messages not yet processed", labels=["topic", "partition"])
         try:
-            for name, n in sorted(self.progress.counters().items()):
+            progress = self.progress()
+            for name, n in sorted(progress.counters().items()):
                 kind, _, label = name.partition(":")
                 if kind == "ops_applied":
                     applied.add_metric([label], n)
@@ -73,7 +75,7 @@ class PipelineCollector(Collector):
                     dead.add_metric([label], n)
             for role in ("turns", "ops"):
                 topic = self.topics[role]
-                done = self.progress.offsets(topic)
+                done = progress.offsets(topic)
                 for partition, end in sorted(self._end_offsets(topic).items()):
                     lag.add_metric([topic, str(partition)], max(0, end - done.get(partition, 0)))
         except Exception as err:  # noqa: BLE001 - a scrape shows what it could read; readyz says what is down

@@ -43,15 +43,18 @@ class Sidecar:
         reader: AsyncReader,
         producer: AsyncProducer,
         max_event_skew: float,
-        engine: Engine | None = None,
+        engine_for: Callable[[str], Engine] | None = None,
         clock: Callable[[], datetime] = _now,
     ) -> None:
+        """`engine_for`: set, context reads run a synchronous engine (of the namespace the reader
+        resolves) on a thread pool."""
         self.reader = reader
         self.producer = producer
         self.max_event_skew = max_event_skew
-        self.engine = engine  # set: context reads run the synchronous engine on a thread pool
+        self.engine_for = engine_for
+        self._engines: dict[str, Engine] = {}
         self.clock = clock
-        self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="sidecar-read") if engine else None
+        self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="sidecar-read") if engine_for else None
 
     # --- context ----------------------------------------------------------------------------------
 
@@ -67,8 +70,12 @@ class Sidecar:
             explain=q.explain,
         )
         at = q.at or self.clock()
-        if self.engine is not None and self._pool is not None:
-            resp = await asyncio.get_running_loop().run_in_executor(self._pool, self.engine.context, req, at)
+        if self.engine_for is not None and self._pool is not None:
+            namespace = await self.reader.namespace()
+            engine = self._engines.get(namespace)
+            if engine is None:
+                engine = self._engines[namespace] = self.engine_for(namespace)
+            resp = await asyncio.get_running_loop().run_in_executor(self._pool, engine.context, req, at)
         else:
             resp = await self.reader.context(req, at)
         return _result(q.user, resp, q.explain)

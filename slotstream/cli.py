@@ -112,18 +112,20 @@ def cmd_worker(args: argparse.Namespace) -> int:
         return 2
     from faust.worker import Worker
 
-    from .runtime import claim_namespace, tune_gc
+    from .runtime import claim_namespace, resolve_namespace, tune_gc
     from .worker import PROCESSORS, build_worker_app
 
     chosen = PROCESSORS if args.processors == "all" else tuple(p.strip() for p in args.processors.split(","))
 
+    base = settings.namespace
+    settings = settings.replace(namespace=resolve_namespace(settings))
     code = claim_namespace(settings, rebuild=args.rebuild)
     if code:
         return code
 
     from .logs import quiet_kafka_client
 
-    app = build_worker_app(settings, chosen)
+    app = build_worker_app(settings, chosen, base)
     quiet_kafka_client()
     worker = Worker(app, loglevel=args.loglevel)
     tune_gc()
@@ -209,6 +211,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return 2
     source = "turns" if args.re_extract else "ops"
     return replay.replay(settings, args.namespace, source, start, end, args.processes)
+
+
+def cmd_promote(args: argparse.Namespace) -> int:
+    from .promote import run_promote
+
+    settings = _operator_settings("promote")
+    return 2 if settings is None else run_promote(settings, args.target, args.timeout)
 
 
 def cmd_sidecar(args: argparse.Namespace) -> int:
@@ -318,7 +327,7 @@ def build_parser() -> argparse.ArgumentParser:
     state = sub.add_parser("state", help="the slot state in Redis")
     state_sub = state.add_subparsers(dest="state_command", required=True)
     sdigest = state_sub.add_parser("digest", help="a deterministic digest of a namespace's state, with counts")
-    sdigest.add_argument("--namespace", default=None, help="default: SLOTSTREAM_NAMESPACE")
+    sdigest.add_argument("--namespace", default=None, help="default: the namespace serving SLOTSTREAM_NAMESPACE")
     sdigest.set_defaults(func=cmd_state_digest)
 
     ns = sub.add_parser("namespace", help="Redis namespaces that hold pipeline state")
@@ -347,6 +356,13 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--batch-size", type=int, default=None, help="messages per batch (default SLOTSTREAM_BATCH_SIZE)")
     rep.add_argument("--part", default=None, help=argparse.SUPPRESS)  # one process of a parallel replay: i/K
     rep.set_defaults(func=cmd_replay)
+
+    prom = sub.add_parser("promote", help="switch readers and workers to a namespace a replay built (docs/replay.md)")
+    prom.add_argument("target", help="the namespace to serve from now on")
+    prom.add_argument(
+        "--timeout", type=float, default=60.0, help="seconds to wait for the live processors to pause (default 60)"
+    )
+    prom.set_defaults(func=cmd_promote)
 
     scen = sub.add_parser("scenario", help="scenario files (docs/scenarios.md)")
     scen_sub = scen.add_subparsers(dest="scenario_command", required=True)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import redis
 
 from slotstream.state.client import connect
+from slotstream.state.deploy import read_pointer
 from slotstream.state.digest import Digest, digest_namespace
 from slotstream.state.keys import Keys
 from slotstream.state.namespaces import drop_namespace
@@ -63,7 +64,7 @@ def state_digest(settings: Settings, namespace: str | None) -> int:
     assert settings.redis_url
     client = connect(settings.redis_url)
     try:
-        _print_digest(digest_namespace(client, namespace or settings.namespace))
+        _print_digest(digest_namespace(client, namespace or read_pointer(client, settings.namespace).namespace))
     finally:
         client.close()
     return 0
@@ -100,11 +101,16 @@ def namespace_list(settings: Settings) -> int:
         if not names:
             print("no namespace holds pipeline state yet")
             return 0
-        print(f"{'namespace':<24} {'keys':>8} {'users':>7} {'records':>8}  digest")
+        pointer = read_pointer(client, settings.namespace)
+        roles = {pointer.namespace: f"serves {settings.namespace}"}
+        if pointer.previous:
+            roles[pointer.previous] = "previous"
+        print(f"{'namespace':<24} {'keys':>8} {'users':>7} {'records':>8}  {'digest':<16}  role")
         for name in names:
             info = namespace_info(client, name)
             digest = info.digest
-            print(f"{name:<24} {info.keys:>8} {digest.users:>7} {digest.records:>8}  {digest.digest[:16]}")
+            role = roles.get(name, "")
+            print(f"{name:<24} {info.keys:>8} {digest.users:>7} {digest.records:>8}  {digest.digest[:16]}  {role}")
     finally:
         client.close()
     return 0
@@ -114,8 +120,9 @@ def namespace_drop(settings: Settings, name: str, yes: bool) -> int:
     assert settings.redis_url
     client = connect(settings.redis_url)
     try:
-        if name == settings.namespace:
-            print(f"slotstream namespace drop: {name} is the configured namespace; refusing", file=sys.stderr)
+        pointer = read_pointer(client, settings.namespace)
+        if name == pointer.namespace:
+            print(f"slotstream namespace drop: {name} serves {settings.namespace}; refusing", file=sys.stderr)
             return 1
         if name not in namespaces(client):
             print(f"slotstream namespace drop: no namespace {name} holds pipeline state", file=sys.stderr)

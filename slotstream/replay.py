@@ -33,7 +33,7 @@ from slotstream.state.due import DueIndex
 from slotstream.state.engine import Engine
 from slotstream.state.keys import Keys
 from slotstream.state.progress import Progress
-from slotstream.streams.log_reader import Bound, read_partition, resolve_range
+from slotstream.streams.log_reader import Bound, log_consumer, read_partition, resolve_range
 from slotstream.streams.messages import RawMessage
 from slotstream.streams.topics import OPS, TURNS
 
@@ -159,6 +159,26 @@ def replay_partitions(
     runner = BatchRunner("replay", service.handle, progress, plan.topics[OPS], stop)
     ranks = {role: rank for rank, role in enumerate(plan.roles())}
     result = PartResult()
+    consumer = log_consumer(settings.kafka_bootstrap)
+    try:
+        _replay_each(consumer, partitions, plan, ranges, ranks, progress, runner, settings.batch_size, result, stop)
+    finally:
+        consumer.close()
+    return result
+
+
+def _replay_each(
+    consumer: Any,
+    partitions: list[int],
+    plan: Plan,
+    ranges: Ranges,
+    ranks: dict[str, int],
+    progress: Progress,
+    runner: BatchRunner,
+    batch_size: int,
+    result: PartResult,
+    stop: threading.Event,
+) -> None:
     for partition in partitions:
         spans = []
         for role in plan.roles():
@@ -167,16 +187,15 @@ def replay_partitions(
             held = progress.positions(topic, [partition])[partition]
             spans.append((ranks[role], topic, partition, max(start, held), end))
         batch: list[RawMessage] = []
-        for msg in read_partition(settings.kafka_bootstrap, spans):
+        for msg in read_partition(consumer, spans):
             batch.append(msg)
-            if len(batch) >= settings.batch_size:
+            if len(batch) >= batch_size:
                 _apply(runner, progress, batch, result, stop)
                 batch = []
             if stop.is_set():
-                return result
+                return
         if batch:
             _apply(runner, progress, batch, result, stop)
-    return result
 
 
 def _apply(

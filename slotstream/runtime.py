@@ -41,6 +41,28 @@ def tune_gc() -> None:
     gc.set_threshold(100_000, 50, 100)
 
 
+def resolve_namespace(settings: Settings) -> str:
+    """The namespace serving the configured deployment now (the configured one until a promote);
+    waits out a Redis that is not reachable yet, and a promote that is switching."""
+    import threading
+    import time
+
+    from slotstream.processors.runner import retry
+    from slotstream.state.deploy import read_pointer
+
+    assert settings.redis_url
+    never = threading.Event()
+    client = connect(settings.redis_url)
+    try:
+        while True:
+            pointer = retry(lambda: read_pointer(client, settings.namespace), never, "worker start (deployment)")
+            if not pointer.switching:
+                return pointer.namespace
+            time.sleep(0.05)
+    finally:
+        client.close()
+
+
 def claim_namespace(settings: Settings, rebuild: bool = False) -> int:
     """Before a worker consumes: 0 when its Redis namespace holds the state its consumer group's
     offsets describe (or is new), else a non-zero exit code after saying why. Waits out a Redis or

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from slotstream.state.client import connect
+from slotstream.state.deploy import active_namespace
 from slotstream.state.engine import Engine
 from slotstream.state.progress import Progress
 from slotstream.streams.admin import create_topics
@@ -163,7 +164,9 @@ class LocalStack:
             name = self.settings.topics[role]
             want = {p: off for p, off in self.end_offsets(role).items() if off > 0}
             while True:
-                done = self.progress.offsets(name)
+                # the namespace serving the stack now (a promote moves it)
+                progress = Progress(self.client, active_namespace(self.client, self.settings.namespace))
+                done = progress.offsets(name)
                 if all(done.get(p, 0) >= off for p, off in want.items()):
                     break
                 if any(w.poll() is not None for w in self.workers) and not any(w.poll() is None for w in self.workers):

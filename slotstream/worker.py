@@ -14,11 +14,13 @@ from slotstream.processors.llm_extractor import extractor_from_config
 from slotstream.processors.reconciliation import ReconciliationService
 from slotstream.processors.runner import BatchRunner
 from slotstream.state.client import connect
+from slotstream.state.deploy import DeployGate, read_pointer
 from slotstream.state.due import DueIndex
 from slotstream.state.engine import Engine
 from slotstream.state.progress import Progress
 from slotstream.state.turnlog import TurnLog
 from slotstream.streams.app import AppConfig, create_app
+from slotstream.streams.messages import Keyed
 from slotstream.streams.topics import OPS, TURNS, topic_names
 from slotstream.streams.types import BatchProcessor, Sweep
 
@@ -36,7 +38,9 @@ def extractor_for(settings: Settings) -> Extractor:
     )
 
 
-def build_worker_app(settings: Settings, processors: Iterable[str] = PROCESSORS) -> faust.App:
+def build_worker_app(settings: Settings, processors: Iterable[str] = PROCESSORS, base: str | None = None) -> faust.App:
+    """`settings.namespace`: the namespace the worker writes (the deployment's active one, resolved
+    at start); `base`: the deployment it serves (default: the same), whose pointer it watches."""
     chosen = set(processors)
     unknown = chosen - set(PROCESSORS)
     if unknown:
@@ -51,18 +55,35 @@ def build_worker_app(settings: Settings, processors: Iterable[str] = PROCESSORS)
     due_index = DueIndex(client, settings.namespace)
     stop = threading.Event()
     faults = [m.strip() for m in (settings.fault_markers or "").split(",")]
+    deployment = base or settings.namespace
+
+    def gate(processor: str) -> DeployGate:
+        return DeployGate(client, deployment, settings.namespace, processor, stop)
+
     runners: dict[str, BatchProcessor] = {}
     if "extraction" in chosen:
         extraction = ExtractionService(
             extractor_for(settings), settings.max_event_skew, TurnLog(client, settings.namespace)
         )
-        runners[TURNS] = BatchRunner("extraction", extraction.handle, progress, names[TURNS], stop, faults)
+        runners[TURNS] = BatchRunner(
+            "extraction", extraction.handle, progress, names[TURNS], stop, faults, gate("extraction")
+        )
     if "reconciliation" in chosen:
         reconciliation = ReconciliationService(engine, due_index, settings.max_event_skew)
-        runners[OPS] = BatchRunner("reconciliation", reconciliation.handle, progress, names[OPS], stop, faults)
+        runners[OPS] = BatchRunner(
+            "reconciliation", reconciliation.handle, progress, names[OPS], stop, faults, gate("reconciliation")
+        )
     sweep: Sweep | None = None
     if "expiry" in chosen:
-        sweep = ExpiryService(engine, progress, due_index, names[OPS]).sweep
+        expiry = ExpiryService(engine, progress, due_index, names[OPS])
+
+        def sweep_unless_switching(partitions: list[int]) -> list[Keyed]:
+            # a promote waiting for the processors to stand still gets no new expiry ops either
+            if read_pointer(client, deployment).switching:
+                return []
+            return expiry.sweep(partitions)
+
+        sweep = sweep_unless_switching
     config = AppConfig(
         group=settings.group,
         bootstrap=settings.kafka_bootstrap,

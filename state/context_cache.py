@@ -56,6 +56,12 @@ class ContextCache:
             self._users.move_to_end(user)
             return entry
 
+    def clear(self) -> None:
+        """Forget every entry (the reader moved to another namespace: its stamps mean nothing there)."""
+        with self._lock:
+            self._users.clear()
+            self._held = 0
+
     def hit(self) -> None:
         self.hits += 1
 

@@ -37,12 +37,15 @@ class Pointer:
         return self.state == "switching"
 
 
-def read_pointer(client: redis.Redis, base: str) -> Pointer:
-    raw = client.get(deploy_pointer(base))
+def parse_pointer(raw: bytes | str | None, base: str) -> Pointer:
     if not raw:
         return Pointer(base)
     data = orjson.loads(raw)
     return Pointer(data["namespace"], data.get("state", "active"), data.get("switch"), data.get("previous"))
+
+
+def read_pointer(client: redis.Redis, base: str) -> Pointer:
+    return parse_pointer(client.get(deploy_pointer(base)), base)
 
 
 def write_pointer(client: redis.Redis, base: str, pointer: Pointer) -> None:
@@ -81,7 +84,11 @@ class DeployGate:
         while True:
             with self._lock:
                 self._in_batch = True
-                pointer = read_pointer(self.r, self.base)
+                # one round trip: a runner that takes a batch is known to a promote from then on
+                pipe = self.r.pipeline(transaction=False)
+                pipe.set(self.key, "running", ex=HEARTBEAT_SECONDS)
+                pipe.get(deploy_pointer(self.base))
+                pointer = parse_pointer(pipe.execute()[1], self.base)
                 if not pointer.switching:
                     self._moved(pointer)
                     return True

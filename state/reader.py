@@ -19,7 +19,8 @@ from slotstream.memory.models import ContextRequest, ContextResponse, Record, Su
 from slotstream.memory.selection import from_compact, prepare, select
 
 from .context_cache import STAMP_FIELDS, ContextCache
-from .keys import Keys
+from .deploy import parse_pointer
+from .keys import Keys, deploy_pointer
 
 PAGE_MAX = 200
 
@@ -88,32 +89,69 @@ def outcome_of(raw: bytes | None) -> dict[str, Any] | None:
 
 
 class AsyncReader:
-    def __init__(self, client: aioredis.Redis, namespace: str, cache: ContextCache | None = None) -> None:
+    """Reads of the deployment `base`: every call reads the namespace its pointer names at that
+    moment, so `slotstream promote` switches the readers with its one write."""
+
+    def __init__(self, client: aioredis.Redis, base: str, cache: ContextCache | None = None) -> None:
         self.r = client
-        self.keys = Keys(namespace)
+        self.base = base
+        self.pointer = deploy_pointer(base)
+        self.keys = Keys(base)  # the namespace read last
         self.cache = cache
 
+    def _follow(self, raw: bytes | str | None) -> bool:
+        """Take the pointer's namespace; True when it is not the one read last."""
+        name = parse_pointer(raw, self.base).namespace
+        if name == self.keys.namespace:
+            return False
+        self.keys = Keys(name)
+        if self.cache is not None:
+            self.cache.clear()
+        return True
+
+    async def namespace(self) -> str:
+        self._follow(await self.r.get(self.pointer))
+        return self.keys.namespace
+
+    async def _current(self) -> Keys:
+        self._follow(await self.r.get(self.pointer))
+        return self.keys
+
     async def context(self, req: ContextRequest, at: datetime | str | None = None) -> ContextResponse:
+        # The pointer is read in the same round trip as the namespace read last (the usual case:
+        # unchanged); when it names another one, the lookup starts again there.
         read = ContextRead(self.keys, req, at, self.cache)
+        pipe = self.r.pipeline(transaction=False)
+        pipe.get(self.pointer)
         if read.cached is not None:
-            answer = read.from_cache(await self.r.hmget(read.meta, STAMP_FIELDS))
-            if answer is not None:
-                return answer
+            pipe.hmget(read.meta, STAMP_FIELDS)
+        else:
+            read.queue(pipe)
+        pointer, *replies = await pipe.execute()
+        if self._follow(pointer):
+            return await self.context(req, at)
+        if read.cached is None:
+            return read.from_replies(replies)
+        answer = read.from_cache(replies[0])
+        if answer is not None:
+            return answer
         pipe = self.r.pipeline(transaction=False)
         read.queue(pipe)
         return read.from_replies(await pipe.execute())
 
     async def record(self, tenant: str, user: str, record_id: str) -> Record | None:
         """A record by id, following the alias a deduplicated op left behind."""
-        raw = await self.r.hget(self.keys.records(tenant, user), record_id)
+        keys = await self._current()
+        raw = await self.r.hget(keys.records(tenant, user), record_id)
         if raw is None:
-            target = await self.r.hget(self.keys.aliases(tenant, user), record_id)
-            raw = await self.r.hget(self.keys.records(tenant, user), target) if target else None
+            target = await self.r.hget(keys.aliases(tenant, user), record_id)
+            raw = await self.r.hget(keys.records(tenant, user), target) if target else None
         return Record.model_validate_json(raw) if raw else None
 
     async def records_page(self, tenant: str, user: str, cursor: int, count: int) -> tuple[list[Record], int]:
         """One page of a user's records (HSCAN order; `cursor` 0 starts, a returned 0 is the end)."""
-        cursor, page = await self._hscan(self.keys.records(tenant, user), cursor, max(1, min(count, PAGE_MAX)))
+        keys = await self._current()
+        cursor, page = await self._hscan(keys.records(tenant, user), cursor, max(1, min(count, PAGE_MAX)))
         return [Record.model_validate_json(v) for v in page.values()], cursor
 
     async def _hscan(self, key: str, cursor: int, count: int) -> tuple[int, dict[bytes, bytes]]:
@@ -121,38 +159,42 @@ class AsyncReader:
         return int(next_cursor), cast(dict[bytes, bytes], page)
 
     async def history(self, tenant: str, user: str, slot: str) -> list[Record]:
-        ids = await self.r.lrange(self.keys.history(tenant, user, slot), 0, -1)
+        keys = await self._current()
+        ids = await self.r.lrange(keys.history(tenant, user, slot), 0, -1)
         if not ids:
             return []
-        raws = await self.r.hmget(self.keys.records(tenant, user), ids)
+        raws = await self.r.hmget(keys.records(tenant, user), ids)
         return [Record.model_validate_json(r) for r in raws if r]
 
     async def outcomes(self, tenant: str, user: str, op_ids: list[str]) -> dict[str, dict[str, Any] | None]:
         """Each op's outcome once reconciliation applied it (None: not applied yet)."""
         if not op_ids:
             return {}
-        raws = cast(list[bytes | None], await self.r.hmget(self.keys.ledger(tenant, user), op_ids))
+        keys = await self._current()
+        raws = cast(list[bytes | None], await self.r.hmget(keys.ledger(tenant, user), op_ids))
         return {op_id: outcome_of(raw) for op_id, raw in zip(op_ids, raws, strict=True)}
 
     async def turn_log(self, tenant: str, user: str, turn_id: str) -> dict[str, Any] | None:
         """What extraction made of a tracked turn: {"ops": [op ids], "refused": [reasons]}."""
-        raw = await self.r.get(self.keys.turn(tenant, user, turn_id))
+        keys = await self._current()
+        raw = await self.r.get(keys.turn(tenant, user, turn_id))
         return orjson.loads(raw) if raw else None
 
     async def export(self, tenant: str, user: str) -> AsyncIterator[dict[str, Any]]:
         """Everything held for the user, as JSON-ready rows: records (with their lineage), and
         suppressions (which keep a hash of a forgotten value, never the value)."""
+        keys = await self._current()
         cursor = 0
         while True:
-            cursor, page = await self._hscan(self.keys.records(tenant, user), cursor, PAGE_MAX)
+            cursor, page = await self._hscan(keys.records(tenant, user), cursor, PAGE_MAX)
             for raw in page.values():
                 yield {"type": "record", "record": orjson.loads(raw)}
             if cursor == 0:
                 break
-        sups = cast(dict[bytes, bytes], await self.r.hgetall(self.keys.suppressions(tenant, user)))
+        sups = cast(dict[bytes, bytes], await self.r.hgetall(keys.suppressions(tenant, user)))
         for sup in sups.values():
             yield {"type": "suppression", "suppression": orjson.loads(sup)}
-        erased = cast(bytes | None, await self.r.hget(self.keys.meta(tenant, user), "erased_at"))
+        erased = cast(bytes | None, await self.r.hget(keys.meta(tenant, user), "erased_at"))
         if erased:
             yield {"type": "erased", "at": erased.decode()}
 

@@ -53,7 +53,8 @@ class Bound:
         return cls("offsets", offsets=offsets)
 
 
-def _consumer(bootstrap: str, max_records: int = 2000) -> KafkaConsumer:
+def log_consumer(bootstrap: str, max_records: int = 2000) -> KafkaConsumer:
+    """A consumer in no group (manual assignment; nothing committed), for `read_partition`."""
     return KafkaConsumer(
         bootstrap_servers=bootstrap,
         group_id=None,
@@ -69,7 +70,7 @@ def resolve_range(
     bootstrap: str, topics: Mapping[str, str], start: Bound, end: Bound
 ) -> dict[str, dict[int, tuple[int, int]]]:
     """role -> partition -> (start, end) offsets, clamped to what the log holds."""
-    consumer = _consumer(bootstrap)
+    consumer = log_consumer(bootstrap)
     try:
         out: dict[str, dict[int, tuple[int, int]]] = {}
         for role, topic in topics.items():
@@ -126,18 +127,18 @@ def _message(record: Any) -> RawMessage:
 
 
 def read_partition(
-    bootstrap: str, ranges: Sequence[tuple[int, str, int, int, int]], poll_ms: int = 500
+    consumer: KafkaConsumer, ranges: Sequence[tuple[int, str, int, int, int]], poll_ms: int = 200
 ) -> Iterator[RawMessage]:
     """The messages of one partition number across topics, merged into the order they were
     appended: by the broker's append time, then by `rank` (the topic given first wins a tie),
-    then by offset. `ranges`: (rank, topic, partition, start, end) with [start, end) to read."""
-    consumer = _consumer(bootstrap)
+    then by offset. `ranges`: (rank, topic, partition, start, end) with [start, end) to read.
+    The consumer (see `log_consumer`) is reassigned; the caller closes it."""
     try:
         wanted = {TopicPartition(topic, partition): (rank, start, end) for rank, topic, partition, start, end in ranges}
         open_tps = {tp: spec for tp, spec in wanted.items() if spec[1] < spec[2]}
+        consumer.assign(list(open_tps))
         if not open_tps:
             return
-        consumer.assign(list(open_tps))
         for tp, (_, start, _) in open_tps.items():
             consumer.seek(tp, start)
         buffers: dict[TopicPartition, list[RawMessage]] = {tp: [] for tp in open_tps}
@@ -174,4 +175,4 @@ def read_partition(
                     done[tp] = True
                     consumer.pause(tp)
     finally:
-        consumer.close()
+        consumer.assign([])

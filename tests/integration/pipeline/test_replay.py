@@ -4,10 +4,12 @@ and as the live namespace it was built from."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -15,17 +17,21 @@ from pathlib import Path
 
 import pytest
 import redis
+import redis.asyncio as aioredis
 
+from slotstream.promote import promote
 from slotstream.replay import load_plan, replay
 from slotstream.settings import Settings
 from slotstream.stack import LocalStack
 from slotstream.state.digest import digest_namespace
+from slotstream.state.keys import deploy_pointer
 from slotstream.state.namespaces import drop_namespace
 from slotstream.state.progress import Progress
+from slotstream.state.reader import AsyncReader
 from slotstream.streams.log_reader import Bound
 from slotstream.streams.topics import OPS
 
-from support import start_stack
+from support import start_stack, worker_logs
 from workloads import Workload, build, reference_digest, send
 
 pytestmark = [pytest.mark.kafka, pytest.mark.integration]
@@ -65,6 +71,15 @@ def settings_of(stack: LocalStack, **changes: object) -> Settings:
 
 def quiet(_: str) -> None:
     return None
+
+
+async def read_namespace(redis_url: str, base: str) -> str:
+    """The namespace a sidecar's reader of `base` reads now."""
+    client = aioredis.Redis.from_url(redis_url)
+    try:
+        return await AsyncReader(client, base).namespace()
+    finally:
+        await client.aclose()
 
 
 def test_replaying_the_logged_ops_gives_the_live_digest(
@@ -147,3 +162,40 @@ def test_a_replay_killed_midway_resumes_and_ends_with_the_same_digest(
     assert resumed.returncode == 0, resumed.stderr
     assert "resuming the replay" in resumed.stdout
     assert digest_namespace(redis_client, targets[1]).digest == digest_namespace(redis_client, targets[0]).digest
+
+
+@pytest.mark.parametrize("source", ["ops", "turns"])
+def test_replay_under_live_traffic_then_promote_loses_nothing_and_doubles_nothing(
+    kafka_bootstrap: str, redis_url: str, redis_client: redis.Redis, tmp_path: Path, source: str
+) -> None:
+    name = f"pr-{uuid.uuid4().hex[:6]}"
+    target = f"{name}-v2"
+    stack = start_stack(redis_url, kafka_bootstrap, name, tmp_path / "logs", workers=2)
+    work = build(turn_users=10, op_users=10)
+    waves = work.waves(12)
+    try:
+        send(stack.producer, waves[0])
+        stack.barrier()
+        sending = threading.Thread(target=lambda: [(send(stack.producer, w), time.sleep(0.3)) for w in waves[1:]])
+        sending.start()
+        assert replay(settings_of(stack), target, source, show=quiet) == 0
+        assert asyncio.run(read_namespace(redis_url, name)) == name
+        assert sending.is_alive()  # the switch happens under traffic
+        promoted = promote(settings_of(stack), target, timeout=60)
+        assert (promoted.old, promoted.new) == (name, target)
+        print(promoted)
+        assert asyncio.run(read_namespace(redis_url, name)) == target  # readers follow on their next request
+        sending.join()
+        stack.barrier()  # follows the promoted namespace: every turn and op reached it
+        assert all(w.poll() is None for w in stack.workers)  # restarted in place, not exited
+        assert worker_logs(stack).count("restarting the worker") >= 2
+        rebuilt = digest_namespace(redis_client, target)
+        assert rebuilt.digest == reference_digest(redis_client, work).digest
+        counts = Progress(redis_client, target).counters()
+        assert counts.get("ops_applied:duplicate", 0) == 0 or source == "turns"
+        assert replay(settings_of(stack), target, "ops", show=quiet) == 2  # the serving namespace is no target
+    finally:
+        drop_namespace(redis_client, name)
+        drop_namespace(redis_client, target)
+        redis_client.delete(deploy_pointer(name))
+        stack.stop()
