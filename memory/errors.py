@@ -40,6 +40,9 @@ class Reason(StrEnum):
     TOO_LARGE = "too_large"
     TOO_DEEP = "too_deep"
     TOO_MANY_OPS = "too_many_ops"
+    # a sealed payload whose user key was erased (crypto-shredded): its content is gone for good
+    KEY_SHREDDED = "key_shredded"
+    SEALED_INVALID = "sealed_invalid"  # a sealed payload that is malformed or does not open
     # a message no rule refused but processing failed on: kept in the dead-letter topic with the
     # error's class, so one bad message never holds up or takes down the rest of its batch
     INTERNAL_ERROR = "internal_error"

@@ -25,6 +25,7 @@ from slotstream.memory.limits import (
     check_shape,
 )
 from slotstream.memory.models import iso, to_ms
+from slotstream.memory.sealing import is_sealed
 from slotstream.memory.secrets import redact
 from slotstream.memory.validation import pydantic_reason
 from slotstream.streams.messages import BatchOutput, Keyed, RawMessage
@@ -137,7 +138,8 @@ def dead_letter(
 ) -> bytes:
     raw = msg.value or b""
     excerpt: str | None = None
-    if reason != Reason.SECRET_VALUE.value:
+    # a sealed payload's content stays only in its topic, where erasing the user's key reaches it
+    if reason != Reason.SECRET_VALUE.value and not msg.sealed and not is_sealed(raw):
         # redact the whole text before cutting it, so a cut never splits a secret out of a pattern
         text = raw[: MAX_MESSAGE_BYTES * 2].decode("utf-8", errors="replace")
         excerpt = redact(text)[:DEAD_LETTER_EXCERPT_CHARS]

@@ -9,14 +9,18 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from slotstream.memory.models import OpIn, Outcome, iso, to_ms
 from slotstream.state.due import DueEntry, DueIndex
 from slotstream.state.engine import Engine
+from slotstream.state.user_keys import UserKeys, record_key
 from slotstream.streams.schemas import ChangeMessage
 
 from .messages import BadMessage, BatchOutput, RawMessage, read, refuse
 
 SWEEP_OPS = ("expire", "review_due")
+CONTROL_OPS = ("forget", "erase_user")
 
 
 def _owner(op: OpIn) -> tuple[Any, Any]:
@@ -30,10 +34,19 @@ def parse_op(msg: RawMessage, max_skew_seconds: float | None = None) -> OpIn:
 
 
 class ReconciliationService:
-    def __init__(self, engine: Engine, due_index: DueIndex, max_skew_seconds: float | None = None) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        due_index: DueIndex,
+        max_skew_seconds: float | None = None,
+        user_keys: UserKeys | None = None,
+    ) -> None:
+        """`user_keys`: the live pipeline's (an applied erasure shreds the user's keys, and forgets
+        and erasures are written to the control topic); a replay passes none and writes nothing."""
         self.engine = engine
         self.due_index = due_index
         self.max_skew_seconds = max_skew_seconds
+        self.user_keys = user_keys
 
     def handle(self, batch: list[RawMessage]) -> BatchOutput:
         out = BatchOutput()
@@ -71,6 +84,8 @@ class ReconciliationService:
             for record_id, kind, due_ms in res.due:
                 changes.append((msg.partition, DueEntry(res.tenant or "", res.user or "", record_id, kind), due_ms))
             cmd = op.command or {}
+            if self.user_keys is not None and cmd.get("op") in CONTROL_OPS:
+                self._control(out, op, msg, res.outcome)
             if cmd.get("op") in SWEEP_OPS and res.outcome in (Outcome.NOOP, Outcome.DUPLICATE, Outcome.REJECTED):
                 # the sweep's op changed nothing: its index entry is stale (record gone or handled)
                 handled.append(
@@ -82,3 +97,28 @@ class ReconciliationService:
                 )
         self.due_index.update(changes, handled)
         return out
+
+    def _control(self, out: BatchOutput, op: OpIn, msg: RawMessage, outcome: str) -> None:
+        """A forget or an erasure that took effect, kept on the control topic (with where it sits in
+        the ops topic) for replays of later ranges; an erasure also shreds the user's keys."""
+        assert self.user_keys is not None
+        cmd = op.command or {}
+        tenant, user = str(cmd.get("tenant")), str(cmd.get("user"))
+        ingest_ms = msg.timestamp_ms or to_ms(op.at) or 0
+        if outcome in (Outcome.APPLIED, Outcome.DUPLICATE) and cmd["op"] == "erase_user":
+            # a redelivered erasure shreds too: the first delivery may have stopped short of it
+            kids = self.user_keys.created_before(tenant, user, ingest_ms)
+            out.keys += [(record_key(tenant, user, kid), None) for kid in kids]
+            out.shred.append((tenant, user, kids))
+        if outcome != Outcome.APPLIED:
+            return
+        entry = {
+            "op": {"at": iso(op.at), "op_id": op.op_id, "command": cmd},
+            "position": {"topic": msg.topic, "partition": msg.partition, "offset": msg.offset},
+            "ingest_ms": ingest_ms,
+        }
+        key = f"{tenant}/{user}/{cmd['op']}/{op.op_id}".encode()
+        if cmd["op"] == "erase_user":
+            out.control.append((f"{tenant}/{user}/erase_user".encode(), orjson.dumps(entry)))
+        else:
+            out.control_private.append((key, orjson.dumps(entry)))

@@ -25,7 +25,7 @@ import redis.exceptions
 
 from slotstream.memory.errors import Reason
 from slotstream.state.deploy import DeployGate
-from slotstream.state.errors import NamespaceMoved, StateLost, StateRewound
+from slotstream.state.errors import MasterKeyMismatch, NamespaceMoved, StateLost, StateRewound
 from slotstream.state.progress import Progress
 from slotstream.streams.errors import RestartWorker, Stopping, StopWorker
 
@@ -96,6 +96,7 @@ class Backoff:
 
 T = TypeVar("T")
 EXIT_STATE_LOST = 3
+EXIT_MASTER_KEY = 4
 
 
 def retry(fn: Callable[[], T], stop: threading.Event, what: str) -> T:
@@ -104,7 +105,7 @@ def retry(fn: Callable[[], T], stop: threading.Event, what: str) -> T:
     while True:
         try:
             result = fn()
-        except (StateLost, StateRewound, NamespaceMoved, Stopping):
+        except (StateLost, StateRewound, NamespaceMoved, MasterKeyMismatch, Stopping):
             raise
         except Exception as err:
             dependency = waits_for(err)
@@ -127,6 +128,24 @@ def _worker_signals() -> Iterator[None]:
         raise RestartWorker(str(rewound)) from rewound
     except NamespaceMoved as moved:
         raise RestartWorker(str(moved)) from moved
+    except MasterKeyMismatch as mismatch:
+        raise StopWorker(str(mismatch), EXIT_MASTER_KEY) from mismatch
+
+
+def with_faults(handle: Handler, markers: Sequence[str]) -> Handler:
+    """Fault tests only: a batch holding a message whose (opened) payload contains one of
+    `markers` fails inside the handler, as a bug would."""
+    encoded = [m.encode() for m in markers if m]
+    if not encoded:
+        return handle
+
+    def faulty(batch: list[RawMessage]) -> BatchOutput:
+        for msg in batch:
+            if any(marker in (msg.value or b"") for marker in encoded):
+                raise InjectedFault(f"injected fault at {msg.source_id}")
+        return handle(batch)
+
+    return faulty
 
 
 class BatchRunner:
@@ -140,17 +159,19 @@ class BatchRunner:
         progress: Progress,
         source_topic: str,
         stop: threading.Event | None = None,
-        fault_markers: Sequence[str] = (),
         gate: DeployGate | None = None,
+        after_delivery: Callable[[BatchOutput], None] | None = None,
     ) -> None:
-        """`gate`: a live processor's part in `slotstream promote` (replays run without one)."""
+        """`gate`: a live processor's part in `slotstream promote` (replays run without one).
+        `after_delivery`: what must wait until a batch's records were delivered (deleting erased
+        users' keys once their tombstones are on the keys topic); idempotent, retried."""
         self.processor = processor
         self.gate = gate
+        self.after_delivery = after_delivery
         self.handle = handle
         self.progress = progress
         self.source_topic = source_topic
         self._stop = stop or threading.Event()
-        self.fault_markers = [m.encode() for m in fault_markers if m]
         self.internal_errors = 0
         # partition -> the position this worker last recorded (or resumed from): Redis holding
         # less means it lost acknowledged writes
@@ -194,13 +215,6 @@ class BatchRunner:
             f"(partition: (recorded, held)) {behind}: its last writes were lost"
         )
 
-    def _handle(self, batch: list[RawMessage]) -> BatchOutput:
-        if self.fault_markers:
-            for msg in batch:
-                if any(marker in (msg.value or b"") for marker in self.fault_markers):
-                    raise InjectedFault(f"injected fault at {msg.source_id}")
-        return self.handle(batch)
-
     def process(self, batch: list[RawMessage]) -> BatchOutput:
         """Every message of the batch handled or dead-lettered; never raises for one message."""
         with _worker_signals():
@@ -227,12 +241,12 @@ class BatchRunner:
         behind = self.regressed()
         if behind:
             raise StateRewound(self._behind_message(behind))
-        return self._handle(batch)
+        return self.handle(batch)
 
     def _attempt(self, batch: list[RawMessage]) -> BatchOutput:
         try:
             return retry(lambda: self._checked(batch), self._stop, self.processor)
-        except (StateLost, StateRewound, NamespaceMoved, Stopping):
+        except (StateLost, StateRewound, NamespaceMoved, MasterKeyMismatch, Stopping):
             raise
         except Exception as err:
             raise _Failed(err) from err
@@ -253,6 +267,9 @@ class BatchRunner:
         for msg in batch:
             next_offsets[msg.partition] = max(next_offsets.get(msg.partition, 0), msg.offset + 1)
         previous = {p: self.recorded[p] for p in next_offsets if p in self.recorded}
+        after = self.after_delivery
+        if after is not None:
+            retry(lambda: after(out), self._stop, f"{self.processor} after delivery")
         with _worker_signals():
             retry(
                 lambda: self.progress.advance(self.source_topic, next_offsets, out.watermark, previous, out.counts),

@@ -18,6 +18,7 @@ from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel
 from starlette.types import ASGIApp
 
+from slotstream.master_key import sealer
 from slotstream.memory.models import ID_RE
 from slotstream.settings import Settings
 from slotstream.state.client import connect
@@ -91,9 +92,9 @@ def create_app(settings: Settings) -> ASGIApp:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         assert settings.redis_url and settings.kafka_bootstrap, "the sidecar needs Redis and Kafka"
         client = aioredis.Redis.from_url(settings.redis_url, socket_timeout=5.0, socket_connect_timeout=2.0)
-        producer = AsyncProducer(settings.kafka_bootstrap, settings.topic_prefix)
-        producer.run()  # reads serve while Kafka is away; /readyz tells when ingest can work
         sync_client = connect(settings.redis_url)
+        producer = AsyncProducer(settings.kafka_bootstrap, settings.topic_prefix, sealer=sealer(settings, sync_client))
+        producer.run()  # reads serve while Kafka is away; /readyz tells when ingest can work
         cache = ContextCache(settings.context_cache_records) if settings.context_cache_records else None
 
         def engine_for(namespace: str) -> Engine:

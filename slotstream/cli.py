@@ -73,6 +73,14 @@ def cmd_bench_pipeline(args: argparse.Namespace) -> int:
     return run_pipeline_bench(Settings.from_env(), args.turns, workers, args.rate, args.seconds, args.log_dir)
 
 
+def cmd_bench_replay(args: argparse.Namespace) -> int:
+    from .bench_replay import run_replay_bench
+    from .runtime import tune_gc
+
+    tune_gc()
+    return run_replay_bench(Settings.from_env(), args.turns, args.processes, args.rounds)
+
+
 def cmd_bench_sidecar(args: argparse.Namespace) -> int:
     from .bench_sidecar import run_sidecar_bench
 
@@ -394,6 +402,11 @@ def build_parser() -> argparse.ArgumentParser:
     bp.add_argument("--log-dir", type=Path, default=None, help="keep worker logs here")
     bp.add_argument("--skip-throughput", action="store_true", help="only the freshness run")
     bp.set_defaults(func=cmd_bench_pipeline)
+    br = bench_sub.add_parser("replay", help="replay rate (ops, turns; 1 and 2 processes) and promote latency")
+    br.add_argument("--turns", type=int, default=20000)
+    br.add_argument("--processes", type=int, nargs="+", default=[1, 2])
+    br.add_argument("--rounds", type=int, default=3, help="each figure this many times; medians are printed")
+    br.set_defaults(func=cmd_bench_replay)
     bs = bench_sub.add_parser("sidecar", help="context lookups over HTTP beside in-process and a plain GET")
     bs.add_argument("--sizes", type=int, nargs="+", default=[100, 1000], help="active records per user")
     bs.add_argument(

@@ -494,6 +494,9 @@ class LocalKafka:
             "log.retention.check.interval.ms": 60_000,
             "log.cleaner.threads": 1,
             "log.cleaner.dedupe.buffer.size": 16 * 1024 * 1024,
+            # the cleaner looks for compactable segments every second (default 15 s), so a shredded
+            # key leaves the keys topic within the topic's compaction lag plus this
+            "log.cleaner.backoff.ms": 1000,
         }
         props.update(self.extra_properties)
         return props

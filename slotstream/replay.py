@@ -26,6 +26,7 @@ from slotstream.processors.extraction import ExtractionService
 from slotstream.processors.reconciliation import ReconciliationService
 from slotstream.processors.replay import ReplayService
 from slotstream.processors.runner import BatchRunner, retry
+from slotstream.processors.sealed import Sealed
 from slotstream.state.client import connect
 from slotstream.state.deploy import active_namespace
 from slotstream.state.digest import digest_namespace
@@ -33,10 +34,11 @@ from slotstream.state.due import DueIndex
 from slotstream.state.engine import Engine
 from slotstream.state.keys import Keys
 from slotstream.state.progress import Progress
-from slotstream.streams.log_reader import Bound, log_consumer, read_partition, resolve_range
-from slotstream.streams.messages import RawMessage
-from slotstream.streams.topics import OPS, TURNS
+from slotstream.streams.log_reader import Bound, log_consumer, read_partition, read_whole, resolve_range
+from slotstream.streams.messages import BatchOutput, RawMessage
+from slotstream.streams.topics import CONTROL, OPS, TURNS, user_key
 
+from .master_key import restore_user_keys, user_keys
 from .settings import Settings
 
 SOURCES = ("ops", "turns")
@@ -91,6 +93,11 @@ def save_plan(client: redis.Redis, namespace: str, plan: Plan) -> None:
     client.set(Keys(namespace).replay_plan(), plan.dump())
 
 
+def mark_finished(client: redis.Redis, namespace: str, plan: Plan) -> None:
+    plan.finished = datetime.now(UTC).isoformat(timespec="seconds")
+    save_plan(client, namespace, plan)
+
+
 def make_plan(
     settings: Settings, client: redis.Redis, namespace: str, source: str, start: Bound, end: Bound
 ) -> tuple[Plan, bool]:
@@ -113,8 +120,52 @@ def make_plan(
     ranges = resolve_range(settings.kafka_bootstrap, topics, start, end)
     plan = Plan(source, topics, ranges, created=datetime.now(UTC).isoformat(timespec="seconds"))
     client.set(Keys(namespace).marker(), "replay")
+    restore_user_keys(settings, client)  # a Redis that lost keys gets them back before anything opens
+    apply_control_first(settings, client, namespace, plan)
     save_plan(client, namespace, plan)
     return plan, False
+
+
+def apply_control_first(settings: Settings, client: redis.Redis, namespace: str, plan: Plan) -> int:
+    """The forgets and erasures of the control topic that sit before the range (in the ops topic),
+    applied first: a range that starts later still keeps what the user deleted deleted. Those in
+    the range are applied where they sit. Returns how many were applied first."""
+    assert settings.kafka_bootstrap
+    ops_topic, starts = plan.topics[OPS], {p: start for p, (start, _) in plan.ranges[OPS].items()}
+    control_topic = settings.topic_specs()[CONTROL].name
+    consumer = log_consumer(settings.kafka_bootstrap)
+    try:
+        records = [
+            RawMessage(control_topic, 0, n, key, value)
+            for n, (key, value) in enumerate(read_whole(consumer, control_topic))
+            if value is not None
+        ]
+    finally:
+        consumer.close()
+    first: list[RawMessage] = []
+
+    def select(opened: list[RawMessage]) -> BatchOutput:
+        for msg in opened:
+            entry = orjson.loads(msg.value or b"{}")
+            where = entry.get("position") or {}
+            partition, offset = int(where.get("partition", -1)), int(where.get("offset", -1))
+            if where.get("topic") != ops_topic or offset >= starts.get(partition, 0):
+                continue
+            op = entry["op"]
+            command = op.get("command") or {}
+            key = user_key(str(command.get("tenant")), str(command.get("user")))
+            value = orjson.dumps(op)
+            first.append(RawMessage(ops_topic, partition, offset, key, value, entry.get("ingest_ms")))
+        return BatchOutput()
+
+    # an erased user's forgets no longer open (their key is gone): the erasure covers them
+    Sealed(select, user_keys(settings, client), "reconciliation")(records)
+    if not first:
+        return 0
+    first.sort(key=lambda m: (m.partition, m.offset))
+    engine = Engine(client, namespace=namespace)
+    ReconciliationService(engine, DueIndex(client, namespace), settings.max_event_skew).handle(first)
+    return len(first)
 
 
 def done_counts(client: redis.Redis, namespace: str, plan: Plan, ranges: Ranges | None = None) -> dict[str, int]:
@@ -156,7 +207,9 @@ def replay_partitions(
     reconciliation = ReconciliationService(engine, DueIndex(client, namespace), settings.max_event_skew)
     extraction = ExtractionService(extractor_for(settings), settings.max_event_skew) if plan.source == "turns" else None
     service = ReplayService(reconciliation, extraction, plan.topics.get(TURNS, ""))
-    runner = BatchRunner("replay", service.handle, progress, plan.topics[OPS], stop)
+    # payloads open with their users' keys; an erased user's do not, and count as key_shredded
+    handler = Sealed(service.handle, user_keys(settings, client), "reconciliation")
+    runner = BatchRunner("replay", handler, progress, plan.topics[OPS], stop)
     ranks = {role: rank for rank, role in enumerate(plan.roles())}
     result = PartResult()
     consumer = log_consumer(settings.kafka_bootstrap)
@@ -339,11 +392,10 @@ def replay(
                 f"replaying into {namespace}: " + ", ".join(f"{plan.topics[r]} {plan.total(r):,}" for r in plan.roles())
             )
         if plan.finished is None:
-            code = _run(settings, client, namespace, plan, processes)
+            code = run_plan(settings, client, namespace, plan, processes)
             if code:
                 return code
-            plan.finished = datetime.now(UTC).isoformat(timespec="seconds")
-            save_plan(client, namespace, plan)
+            mark_finished(client, namespace, plan)
         digest = digest_namespace(client, namespace)
         dead = {k: v for k, v in Progress(client, namespace).counters().items() if k.startswith("dead_letters:")}
         show(f"namespace {namespace}: digest {digest.digest}; {digest.users} users, {digest.records} records")
@@ -355,7 +407,8 @@ def replay(
     return 0
 
 
-def _run(settings: Settings, client: redis.Redis, namespace: str, plan: Plan, processes: int) -> int:
+def run_plan(settings: Settings, client: redis.Redis, namespace: str, plan: Plan, processes: int) -> int:
+    """Replay the plan's partitions (resuming) in `processes` processes, with progress; 0 when done."""
     stop = threading.Event()
     partitions = sorted(set().union(*(set(r) for r in plan.ranges.values())))
     processes = max(1, min(processes, len(partitions) or 1))

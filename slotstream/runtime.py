@@ -93,6 +93,13 @@ def claim_namespace(settings: Settings, rebuild: bool = False) -> int:
             never,
             "worker start (namespace)",
         )
+        # Every start (a restart after Redis came back behind, a rebuild): users' keys Redis lost
+        # come back from the keys topic before any payload is opened (and wrongly found shredded).
+        from .master_key import restore_user_keys
+
+        restored = retry(lambda: restore_user_keys(settings, client), never, "worker start (user keys)")
+        if restored:
+            print(f"slotstream worker: restored {restored} user keys from the keys topic", file=sys.stderr)
     except StateLost as lost:
         print(f"slotstream worker: {lost}", file=sys.stderr)
         return 3

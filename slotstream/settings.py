@@ -102,6 +102,15 @@ class Settings(BaseSettings):
     rate_limit: float = Field(2000.0, gt=0, description="SLOTSTREAM_RATE_LIMIT: requests/s per tenant per sidecar")
     rate_burst: float = Field(4000.0, gt=0, description="SLOTSTREAM_RATE_BURST: requests a tenant may send at once")
     max_body_bytes: int = Field(1_048_576, ge=1024, description="SLOTSTREAM_MAX_BODY_BYTES: larger requests get 413")
+    master_key: SecretStr | None = Field(
+        None,
+        description="SLOTSTREAM_MASTER_KEY: base64 of 32 bytes: wraps the users' data keys (docs/replay.md); "
+        "every process of a deployment needs the same one",
+    )
+    master_key_file: str = Field(
+        "var/master.key",
+        description="SLOTSTREAM_MASTER_KEY_FILE: read when SLOTSTREAM_MASTER_KEY is unset; created (0600) on first use",
+    )
     llm_url: str | None = Field(None, description="SLOTSTREAM_LLM_URL: OpenAI-compatible endpoint; unset: no LLM")
     llm_model: str | None = Field(None, description="SLOTSTREAM_LLM_MODEL: required with SLOTSTREAM_LLM_URL")
     llm_timeout: float = Field(10.0, gt=0, description="SLOTSTREAM_LLM_TIMEOUT: seconds per model request")

@@ -22,6 +22,7 @@ from slotstream.streams.topics import OPS, TURNS
 
 from .errors import BarrierTimeout, WorkersGone
 from .localredis import LocalRedis, stop_process
+from .master_key import sealer
 from .settings import PREFIX, Settings
 
 
@@ -72,7 +73,9 @@ class LocalStack:
             self.client = connect(self.redis_url)
             self.engine = Engine(self.client, namespace=self.settings.namespace)
             self.progress = Progress(self.client, self.settings.namespace)
-            self.producer = SlotstreamProducer(self.bootstrap, self.settings.topic_prefix)
+            self.producer = SlotstreamProducer(
+                self.bootstrap, self.settings.topic_prefix, sealer=sealer(self.settings, self.client)
+            )
             from kafka import KafkaConsumer
 
             self._offsets = KafkaConsumer(bootstrap_servers=self.bootstrap, client_id="slotstream-barrier")

@@ -12,7 +12,8 @@ from slotstream.processors.expiry import ExpiryService
 from slotstream.processors.extraction import ExtractionService
 from slotstream.processors.llm_extractor import extractor_from_config
 from slotstream.processors.reconciliation import ReconciliationService
-from slotstream.processors.runner import BatchRunner
+from slotstream.processors.runner import BatchRunner, with_faults
+from slotstream.processors.sealed import Sealed
 from slotstream.state.client import connect
 from slotstream.state.deploy import DeployGate, read_pointer
 from slotstream.state.due import DueIndex
@@ -20,10 +21,11 @@ from slotstream.state.engine import Engine
 from slotstream.state.progress import Progress
 from slotstream.state.turnlog import TurnLog
 from slotstream.streams.app import AppConfig, create_app
-from slotstream.streams.messages import Keyed
+from slotstream.streams.messages import BatchOutput, Keyed
 from slotstream.streams.topics import OPS, TURNS, topic_names
 from slotstream.streams.types import BatchProcessor, Sweep
 
+from .master_key import user_keys
 from .settings import Settings
 
 PROCESSORS = ("extraction", "reconciliation", "expiry")
@@ -56,6 +58,7 @@ def build_worker_app(settings: Settings, processors: Iterable[str] = PROCESSORS,
     stop = threading.Event()
     faults = [m.strip() for m in (settings.fault_markers or "").split(",")]
     deployment = base or settings.namespace
+    keys = user_keys(settings, client)
 
     def gate(processor: str) -> DeployGate:
         return DeployGate(client, deployment, settings.namespace, processor, stop)
@@ -66,12 +69,28 @@ def build_worker_app(settings: Settings, processors: Iterable[str] = PROCESSORS,
             extractor_for(settings), settings.max_event_skew, TurnLog(client, settings.namespace)
         )
         runners[TURNS] = BatchRunner(
-            "extraction", extraction.handle, progress, names[TURNS], stop, faults, gate("extraction")
+            "extraction",
+            Sealed(with_faults(extraction.handle, faults), keys, "extraction", seal_ops=True),
+            progress,
+            names[TURNS],
+            stop,
+            gate("extraction"),
         )
     if "reconciliation" in chosen:
-        reconciliation = ReconciliationService(engine, due_index, settings.max_event_skew)
+        reconciliation = ReconciliationService(engine, due_index, settings.max_event_skew, keys)
+
+        def shred(out: BatchOutput) -> None:
+            for tenant, user, kids in out.shred:
+                keys.drop(tenant, user, kids)
+
         runners[OPS] = BatchRunner(
-            "reconciliation", reconciliation.handle, progress, names[OPS], stop, faults, gate("reconciliation")
+            "reconciliation",
+            Sealed(with_faults(reconciliation.handle, faults), keys, "reconciliation", seal_ops=True),
+            progress,
+            names[OPS],
+            stop,
+            gate("reconciliation"),
+            after_delivery=shred,
         )
     sweep: Sweep | None = None
     if "expiry" in chosen:

@@ -25,3 +25,8 @@ class ConcurrentUpdate(StateError):
 class NamespaceMoved(StateError):
     """`slotstream promote` switched the deployment to another namespace: a worker writing to the
     old one must restart and resolve the new one."""
+
+
+class MasterKeyMismatch(StateError):
+    """A user key does not unwrap with this process's master key: the deployment's processes were
+    given different master keys. Nothing can be opened; the worker stops instead of dead-lettering."""

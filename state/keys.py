@@ -94,6 +94,12 @@ class Keys:
         return f"{self.namespace}:*"
 
 
+def user_data_keys(tenant: str, user: str) -> str:
+    """A user's data keys (wrapped), shared by every namespace: they open the user's payloads in
+    the topics, which every namespace reads. Erasure deletes them."""
+    return f"slotstream:ukeys:{{{tenant}:{user}}}"
+
+
 def deploy_pointer(base: str) -> str:
     """Which namespace serves the deployment configured as `base` (readers and workers resolve it;
     `slotstream promote` switches it). Outside every namespace, so dropping one never takes it."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,7 +20,9 @@ from aiokafka.errors import KafkaError
 from slotstream.memory.secrets import scrub
 
 from .errors import BrokerUnavailable
-from .topics import topic_names, user_key
+from .producer import erasure
+from .topics import KEYS, topic_names, user_key
+from .types import PayloadSealer
 
 log = logging.getLogger(__name__)
 
@@ -27,8 +30,12 @@ Position = tuple[str, int, int]  # topic, partition, offset
 
 
 class AsyncProducer:
-    def __init__(self, bootstrap: str, topic_prefix: str, request_timeout: float = 10.0) -> None:
+    def __init__(
+        self, bootstrap: str, topic_prefix: str, request_timeout: float = 10.0, sealer: PayloadSealer | None = None
+    ) -> None:
+        """`sealer`: payloads are sealed with their users' keys (see SlotstreamProducer)."""
         self.topics = topic_names(topic_prefix)
+        self.sealer = sealer
         self.bootstrap = bootstrap
         self.request_timeout = request_timeout
         self._p: AIOKafkaProducer | None = None
@@ -80,10 +87,23 @@ class AsyncProducer:
         if self._p is None:
             raise BrokerUnavailable(f"not connected to Kafka at {self.bootstrap} yet")
         topic = self.topics[role]
+        keyed = [(tenant, user, user_key(tenant, user), orjson.dumps(scrub(value))) for tenant, user, value in items]
+        created: list[tuple[bytes, bytes | None]] = []
+        payloads = [payload for *_, payload in keyed]
+        private = [n for n, (_, _, value) in enumerate(items) if not erasure(value)]
+        if self.sealer is not None and private:
+            # the users' keys come from Redis: off the event loop
+            sealed, created = await asyncio.to_thread(
+                self.sealer.seal_many, [keyed[n] for n in private], int(time.time() * 1000)
+            )
+            for n, value in zip(private, sealed, strict=True):
+                payloads[n] = value
         try:
+            for record_key, stored in created:
+                await (await self._p.send(self.topics[KEYS], key=record_key, value=stored))
             pending = [
-                await self._p.send(topic, key=user_key(tenant, user), value=orjson.dumps(scrub(value)))
-                for tenant, user, value in items
+                await self._p.send(topic, key=rkey, value=payload)
+                for (_, _, rkey, _), payload in zip(keyed, payloads, strict=True)
             ]
             metas = await asyncio.gather(*pending)
         except KafkaError as err:

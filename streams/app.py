@@ -17,7 +17,7 @@ import logging
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
@@ -26,8 +26,8 @@ import faust
 from faust.transport.drivers import aiokafka as faust_aiokafka
 
 from .errors import RestartWorker, Stopping, StopWorker
-from .messages import BatchOutput, Keyed, RawMessage
-from .topics import CHANGES, DLQ, OPS, ORIGIN_HEADER, TURNS
+from .messages import BatchOutput, Compacted, Keyed, RawMessage
+from .topics import CHANGES, CONTROL, DLQ, KEYS, OPS, ORIGIN_HEADER, TURNS
 from .types import BatchProcessor, Sweep
 
 log = logging.getLogger("slotstream.worker")
@@ -199,6 +199,7 @@ class _Runtime:
     def __init__(self, app: faust.App, config: AppConfig, processors: Mapping[str, BatchProcessor]) -> None:
         self.app, self.config, self.processors = app, config, processors
         self.ops, self.changes, self.dlq = self.topic(OPS), self.topic(CHANGES), self.topic(DLQ)
+        self.keys, self.control = self.topic(KEYS), self.topic(CONTROL)
         self.io: Executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="slotstream-processors")
         if config.profile:
             self.io = _ProfiledExecutor(ThreadPoolExecutor(max_workers=1), config.profile + ".io")
@@ -212,7 +213,9 @@ class _Runtime:
         for processor in self.processors.values():
             processor.stop()
 
-    async def send_all(self, target: Any, items: list[Keyed], what: str, origin: str | None = None) -> None:
+    async def send_all(
+        self, target: Any, items: Sequence[Keyed | Compacted], what: str, origin: str | None = None
+    ) -> None:
         """Deliver every item (acks=all), waiting out a broker outage; duplicates on a retry are
         harmless downstream (op ids, change messages keyed by op)."""
         attempt = 0
@@ -247,7 +250,10 @@ class _Runtime:
             async for events in stream.take_events(self.config.batch_size, within=self.config.batch_wait):
                 batch = _raw(events)
                 out: BatchOutput = await loop.run_in_executor(self.io, processor.process, batch)
+                # users' new keys first: nothing sealed with a key goes out before its durable copy
+                await self.send_all(self.keys, out.keys, processor.processor)
                 await self.send_all(self.ops, out.ops, processor.processor, origin=processor.processor)
+                await self.send_all(self.control, out.control, processor.processor)
                 await self.send_all(self.dlq, out.dead, processor.processor)
                 await self.send_all(self.changes, out.changes, processor.processor)
                 await loop.run_in_executor(self.io, processor.record, batch, out)

@@ -176,3 +176,29 @@ def read_partition(
                     consumer.pause(tp)
     finally:
         consumer.assign([])
+
+
+def read_whole(consumer: KafkaConsumer, topic: str, poll_ms: int = 200) -> Iterator[tuple[bytes, bytes | None]]:
+    """Every record of a (compacted) topic up to its current end, in log order per partition:
+    (key, value), value None for a tombstone."""
+    partitions = sorted(consumer.partitions_for_topic(topic) or ())
+    tps = [TopicPartition(topic, p) for p in partitions]
+    ends = consumer.end_offsets(tps)
+    wanted = [tp for tp in tps if ends[tp] > 0]
+    consumer.assign(wanted)
+    try:
+        if not wanted:
+            return
+        consumer.seek_to_beginning(*wanted)
+        remaining = set(wanted)
+        while remaining:
+            for tp, records in consumer.poll(timeout_ms=poll_ms).items():
+                for record in records:
+                    if record.offset < ends[tp] and record.key is not None:
+                        yield record.key, record.value
+            for tp in list(remaining):
+                if consumer.position(tp) >= ends[tp]:
+                    remaining.discard(tp)
+                    consumer.pause(tp)
+    finally:
+        consumer.assign([])

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from .schemas import SourceRef
 
 Keyed = tuple[bytes | None, bytes]  # (key, value) of a record to produce
+Compacted = tuple[bytes, bytes | None]  # a compacted topic's record: key, value (None: a tombstone)
 
 
 @dataclass(slots=True)
@@ -18,6 +19,7 @@ class RawMessage:
     value: bytes | None
     timestamp_ms: int | None = None  # ingest time: the broker's (or producer's) record timestamp
     headers: tuple[tuple[str, bytes], ...] = ()
+    sealed: bool = False  # the value was opened from a sealed payload: never copied into a dead letter
 
     def header(self, name: str) -> bytes | None:
         for key, value in self.headers:
@@ -41,6 +43,11 @@ class BatchOutput:
     ops: list[Keyed] = field(default_factory=list)
     changes: list[Keyed] = field(default_factory=list)
     dead: list[Keyed] = field(default_factory=list)
+    keys: list[Compacted] = field(default_factory=list)  # users' data keys created, or erased (tombstones)
+    control: list[Compacted] = field(default_factory=list)  # forgets and erasures a replay applies first
+    control_private: list[Compacted] = field(default_factory=list)  # the same, to be sealed first (forgets)
+    # (tenant, user, key ids): keys to delete from Redis once the tombstones above were delivered
+    shred: list[tuple[str, str, list[str]]] = field(default_factory=list)
     watermark: dict[int, int] = field(default_factory=dict)  # partition -> newest event time (ms)
     counts: dict[str, int] = field(default_factory=dict)  # metric name -> increment, recorded with the position
 
@@ -51,6 +58,10 @@ class BatchOutput:
         self.ops += other.ops
         self.changes += other.changes
         self.dead += other.dead
+        self.keys += other.keys
+        self.control += other.control
+        self.control_private += other.control_private
+        self.shred += other.shred
         for partition, ms in other.watermark.items():
             self.watermark[partition] = max(self.watermark.get(partition, ms), ms)
         for name, n in other.counts.items():

@@ -8,6 +8,7 @@ secret.
 
 from __future__ import annotations
 
+import time
 from datetime import datetime
 from typing import Any
 
@@ -18,7 +19,8 @@ from kafka.producer.future import FutureRecordMetadata
 from slotstream.memory.models import iso
 from slotstream.memory.secrets import scrub
 
-from .topics import OPS, TURNS, topic_names, user_key
+from .topics import KEYS, OPS, TURNS, topic_names, user_key
+from .types import PayloadSealer
 
 
 def _json_default(obj: Any) -> Any:
@@ -27,9 +29,19 @@ def _json_default(obj: Any) -> Any:
     raise TypeError(type(obj).__name__)
 
 
+def erasure(value: dict[str, Any]) -> bool:
+    """An erasure command says nothing of the user but who: it stays readable (unsealed) after the
+    keys it shreds are gone, so a replay applies it too."""
+    command = value.get("command")
+    return isinstance(command, dict) and command.get("op") == "erase_user"
+
+
 class SlotstreamProducer:
-    def __init__(self, bootstrap: str, topic_prefix: str, **config: Any) -> None:
+    def __init__(self, bootstrap: str, topic_prefix: str, sealer: PayloadSealer | None = None, **config: Any) -> None:
+        """`sealer`: payloads are sealed with their users' keys (what this repository's own
+        producers do; without it they go in plaintext and erasure cannot reach the log)."""
         self.topics = topic_names(topic_prefix)
+        self.sealer = sealer
         # acks=all + idempotence: a retried send is written once, in order, per partition
         self._p = KafkaProducer(
             bootstrap_servers=bootstrap,
@@ -41,9 +53,14 @@ class SlotstreamProducer:
         )
 
     def _send(self, role: str, tenant: str, user: str, value: dict[str, Any]) -> FutureRecordMetadata:
-        return self._p.send(
-            self.topics[role], key=user_key(tenant, user), value=orjson.dumps(scrub(value), default=_json_default)
-        )
+        key = user_key(tenant, user)
+        payload = orjson.dumps(scrub(value), default=_json_default)
+        if self.sealer is not None and tenant and user and not erasure(value):
+            sealed, created = self.sealer.seal_many([(tenant, user, key, payload)], int(time.time() * 1000))
+            for record_key, stored in created:
+                self._p.send(self.topics[KEYS], key=record_key, value=stored)
+            payload = sealed[0]
+        return self._p.send(self.topics[role], key=key, value=payload)
 
     def send_turn(self, at: datetime | str, turn: dict[str, Any]) -> FutureRecordMetadata:
         return self._send(TURNS, turn["tenant"], turn["user"], {**turn, "at": at})

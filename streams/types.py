@@ -41,3 +41,14 @@ class Sweep(Protocol):
     def __call__(self, partitions: list[int]) -> list[Keyed]:
         """Ops (key, value) due on these ops partitions, to produce to the ops topic."""
         ...
+
+
+class PayloadSealer(Protocol):
+    """Seals payloads with their users' keys (state.user_keys.Sealer is the implementation)."""
+
+    def seal_many(
+        self, items: list[tuple[str, str, bytes, bytes]], now_ms: int
+    ) -> tuple[list[bytes], list[tuple[bytes, bytes | None]]]:
+        """(tenant, user, record key, plaintext) items -> sealed values, and the keys-topic records
+        of the user keys created for them (to produce first)."""
+        ...

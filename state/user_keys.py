@@ -1,0 +1,169 @@
+"""Users' data keys, kept apart from the topics they open: in Redis (wrapped with the master key),
+with a durable copy in the compacted keys topic so a lost Redis can have them back.
+
+Per user, a hash of key id -> "<created ms>:<wrapped key>", and `current` -> the id new payloads
+are sealed with. Erasure deletes the keys created before the erasure; a user who talks again
+afterwards gets a new key, so what they say later stays readable.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Iterable
+from typing import cast
+
+import redis
+import redis.exceptions
+
+from slotstream.memory.sealing import new_key, new_key_id, seal, unwrap, wrap
+
+from .errors import MasterKeyMismatch
+from .keys import user_data_keys
+from .scripts import LuaScript
+
+User = tuple[str, str]  # tenant, user
+KeyRecord = tuple[bytes, bytes | None]  # keys-topic record: b"tenant/user/kid", stored value (None: erased)
+
+# KEYS[1] = the user's keys hash; ARGV = a new key id and its stored value. Returns the current
+# key id and its value, plus 1 when it was created now.
+_CURRENT = """
+local cur = redis.call('HGET', KEYS[1], 'current')
+if cur then
+  local val = redis.call('HGET', KEYS[1], cur)
+  if val then return {cur, val, 0} end
+end
+redis.call('HSET', KEYS[1], 'current', ARGV[1], ARGV[1], ARGV[2])
+return {ARGV[1], ARGV[2], 1}
+"""
+
+
+def _binding(tenant: str, user: str, kid: str) -> bytes:
+    return f"{tenant}/{user}/{kid}".encode()
+
+
+def record_key(tenant: str, user: str, kid: str) -> bytes:
+    return _binding(tenant, user, kid)
+
+
+def _created(stored: bytes) -> int:
+    return int(stored.split(b":", 1)[0])
+
+
+class UserKeys:
+    def __init__(self, client: redis.Redis, master: bytes) -> None:
+        self.r = client
+        self.master = master
+        self._current = LuaScript(client, _CURRENT)
+
+    def _unwrap(self, tenant: str, user: str, kid: str, stored: bytes) -> bytes:
+        try:
+            return unwrap(self.master, _binding(tenant, user, kid), stored.split(b":", 1)[1])
+        except ValueError as err:
+            raise MasterKeyMismatch(
+                f"{err}: every process of a deployment needs the same SLOTSTREAM_MASTER_KEY (or master key file)"
+            ) from None
+
+    def current(self, tenant: str, user: str, now_ms: int) -> tuple[str, bytes, KeyRecord | None]:
+        """The key new payloads of the user are sealed with: (id, key, the keys-topic record to
+        produce when it was created now)."""
+        kid, key = new_key_id(), new_key()
+        stored = f"{now_ms}:".encode() + wrap(self.master, _binding(tenant, user, kid), key)
+        got_kid, got_stored, created = self._current(keys=[user_data_keys(tenant, user)], args=[kid, stored])
+        got = got_kid.decode()
+        if created:
+            return got, key, (record_key(tenant, user, got), got_stored)
+        return got, self._unwrap(tenant, user, got, got_stored), None
+
+    def keys_of(self, users: Iterable[User]) -> dict[User, dict[str, bytes]]:
+        """Every key each user holds (id -> key); a user with none (erased, or never sealed) maps to {}."""
+        wanted = list(dict.fromkeys(users))
+        pipe = self.r.pipeline(transaction=False)
+        for tenant, user in wanted:
+            pipe.hgetall(user_data_keys(tenant, user))
+        out: dict[User, dict[str, bytes]] = {}
+        for (tenant, user), held in zip(wanted, pipe.execute(), strict=True):
+            fields = cast(dict[bytes, bytes], held)
+            out[(tenant, user)] = {
+                kid.decode(): self._unwrap(tenant, user, kid.decode(), stored)
+                for kid, stored in fields.items()
+                if kid != b"current"
+            }
+        return out
+
+    def created_before(self, tenant: str, user: str, before_ms: int) -> list[str]:
+        held = cast(dict[bytes, bytes], self.r.hgetall(user_data_keys(tenant, user)))
+        return sorted(k.decode() for k, v in held.items() if k != b"current" and _created(v) <= before_ms)
+
+    def drop(self, tenant: str, user: str, kids: list[str]) -> None:
+        """Delete these keys (the current one too, if among them: the next payload gets a new key)."""
+        if not kids:
+            return
+        name = user_data_keys(tenant, user)
+        current = cast(bytes | None, self.r.hget(name, "current"))
+        fields = list(kids) + (["current"] if current is not None and current.decode() in kids else [])
+        self.r.hdel(name, *fields)
+
+    def restore(self, records: Iterable[KeyRecord]) -> int:
+        """Apply keys-topic records in log order (a value: the key; None: erased); returns how many
+        keys Redis did not hold. Run before a rebuild or a replay, so a lost Redis loses no key."""
+        added = 0
+        for key, stored in records:
+            tenant_user, _, kid = key.decode().rpartition("/")
+            tenant, _, user = tenant_user.partition("/")
+            name = user_data_keys(tenant, user)
+            if stored is None:
+                self.r.hdel(name, kid)
+                continue
+            added += int(self.r.hsetnx(name, kid, stored))
+            self.r.hsetnx(name, "current", kid)
+        return added
+
+
+class Sealer:
+    """Seals payloads for the topics with their users' current keys.
+
+    Each payload asks Redis for the user's current key (an erasure deletes it, and the next payload
+    must get a new one). While Redis cannot be reached, the key this process last used for the user
+    (within `fallback_seconds`) seals instead, so ingest rides out a short Redis outage for the
+    users it serves: an erasure cannot take effect meanwhile, since shredding needs Redis too."""
+
+    def __init__(self, keys: UserKeys, fallback_seconds: float = 300.0, remembered: int = 100_000) -> None:
+        self.keys = keys
+        self.fallback_seconds = fallback_seconds
+        self.remembered = remembered
+        self._recent: OrderedDict[User, tuple[str, bytes, float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _current(self, tenant: str, user: str, now_ms: int) -> tuple[str, bytes, KeyRecord | None]:
+        try:
+            kid, key, created = self.keys.current(tenant, user, now_ms)
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+            with self._lock:
+                recent = self._recent.get((tenant, user))
+            if recent is None or time.monotonic() - recent[2] > self.fallback_seconds:
+                raise
+            return recent[0], recent[1], None
+        with self._lock:
+            self._recent[(tenant, user)] = (kid, key, time.monotonic())
+            self._recent.move_to_end((tenant, user))
+            while len(self._recent) > self.remembered:
+                self._recent.popitem(last=False)
+        return kid, key, created
+
+    def seal_many(self, items: list[tuple[str, str, bytes, bytes]], now_ms: int) -> tuple[list[bytes], list[KeyRecord]]:
+        """(tenant, user, record key, plaintext) items -> sealed values, and the key records of
+        keys created now (to produce to the keys topic before the values)."""
+        current: dict[User, tuple[str, bytes]] = {}
+        created: list[KeyRecord] = []
+        out = []
+        for tenant, user, rkey, plaintext in items:
+            if (tenant, user) not in current:
+                kid, key, new = self._current(tenant, user, now_ms)
+                current[(tenant, user)] = (kid, key)
+                if new is not None:
+                    created.append(new)
+            kid, key = current[(tenant, user)]
+            out.append(seal(key, kid, rkey, plaintext))
+        return out, created

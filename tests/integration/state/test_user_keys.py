@@ -1,0 +1,91 @@
+"""Users' data keys in a real Redis: one current key per user however many producers ask at once,
+erasure deletes the keys created before it, a restore from the keys topic's records puts back what
+Redis lost and never what was erased."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Iterator
+
+import pytest
+import redis
+
+from slotstream.memory.sealing import new_key, open_sealed
+from slotstream.state.errors import MasterKeyMismatch
+from slotstream.state.keys import user_data_keys
+from slotstream.state.user_keys import Sealer, UserKeys, record_key
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def tenant(redis_client: redis.Redis) -> Iterator[str]:
+    name = f"uk{uuid.uuid4().hex[:8]}"
+    yield name
+    for key in redis_client.scan_iter(match=f"slotstream:ukeys:{{{name}:*"):
+        redis_client.delete(key)
+
+
+def test_concurrent_first_payloads_share_one_key(redis_client: redis.Redis, tenant: str) -> None:
+    keys = UserKeys(redis_client, new_key())
+    got: list[tuple[str, bytes]] = []
+
+    def ask() -> None:
+        kid, key, _ = keys.current(tenant, "u", 1000)
+        got.append((kid, key))
+
+    threads = [threading.Thread(target=ask) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(set(got)) == 1
+    assert keys.keys_of([(tenant, "u")]) == {(tenant, "u"): {got[0][0]: got[0][1]}}
+
+
+def test_erasure_drops_the_keys_created_before_it_and_a_later_payload_gets_a_new_one(
+    redis_client: redis.Redis, tenant: str
+) -> None:
+    keys = UserKeys(redis_client, new_key())
+    old, _, created = keys.current(tenant, "u", 1000)
+    assert created == (record_key(tenant, "u", old), redis_client.hget(user_data_keys(tenant, "u"), old))
+    assert keys.created_before(tenant, "u", 999) == []
+    doomed = keys.created_before(tenant, "u", 2000)
+    keys.drop(tenant, "u", doomed)
+    assert keys.keys_of([(tenant, "u")]) == {(tenant, "u"): {}}
+    new, _, _ = keys.current(tenant, "u", 3000)
+    assert new != old and keys.created_before(tenant, "u", 2000) == []
+
+
+def test_restore_puts_back_lost_keys_and_honours_tombstones(redis_client: redis.Redis, tenant: str) -> None:
+    master = new_key()
+    keys = UserKeys(redis_client, master)
+    records = []
+    for user in ("kept", "erased"):
+        _, _, created = keys.current(tenant, user, 1000)
+        assert created is not None
+        records.append(created)
+    records.append((records[1][0], None))  # the erasure's tombstone
+    redis_client.delete(user_data_keys(tenant, "kept"), user_data_keys(tenant, "erased"))  # Redis lost them
+    assert keys.restore(records) == 2
+    held = keys.keys_of([(tenant, "kept"), (tenant, "erased")])
+    assert len(held[(tenant, "kept")]) == 1 and held[(tenant, "erased")] == {}
+    with pytest.raises(MasterKeyMismatch):
+        UserKeys(redis_client, new_key()).keys_of([(tenant, "kept")])
+
+
+def test_the_sealer_falls_back_to_the_key_it_last_used_while_redis_is_away(
+    redis_client: redis.Redis, tenant: str
+) -> None:
+    sealer = Sealer(UserKeys(redis_client, new_key()))
+    _, created = sealer.seal_many([(tenant, "u", b"t/u", b"hello")], 1000)
+    assert len(created) == 1
+    (key,) = sealer.keys.keys_of([(tenant, "u")])[(tenant, "u")].values()
+    away = redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.2)  # nothing listens there
+    sealer.keys.r = away
+    sealer.keys._current.client = away
+    (again,), created = sealer.seal_many([(tenant, "u", b"t/u", b"hello again")], 2000)
+    assert created == [] and open_sealed(key, b"t/u", again) == b"hello again"
+    with pytest.raises(redis.exceptions.ConnectionError):
+        sealer.seal_many([(tenant, "stranger", b"t/stranger", b"hi")], 2000)
