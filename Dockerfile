@@ -20,11 +20,11 @@ COPY sidecar ./sidecar
 COPY slotstream ./slotstream
 RUN pip install . \
     && useradd --create-home --home-dir /home/slotstream --uid 10001 slotstream \
-    && mkdir -p /var/lib/slotstream/keys \
+    && mkdir -p /var/lib/slotstream/keys /var/lib/slotstream/secrets \
     && chown -R slotstream:slotstream /var/lib/slotstream
 
-# The Faust worker keeps a small data folder (<app id>-data) in its working directory; the sidecar's
-# keys folder is created here so a named volume mounted on it starts owned by the app user.
+# The sidecar's keys folder and the master key's folder are created here so the named volumes
+# mounted on them start owned by the app user.
 WORKDIR /var/lib/slotstream
 USER slotstream
 

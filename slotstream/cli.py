@@ -120,6 +120,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
         return 2
     from faust.worker import Worker
 
+    from slotstream.streams.app import restart_process, restart_requested
+
     from .runtime import claim_namespace, resolve_namespace, tune_gc
     from .worker import PROCESSORS, build_worker_app
 
@@ -139,7 +141,11 @@ def cmd_worker(args: argparse.Namespace) -> int:
     tune_gc()
     profile_to = settings.profile
     if not profile_to:
-        worker.execute_from_commandline()
+        try:
+            worker.execute_from_commandline()
+        finally:
+            if restart_requested():
+                restart_process()
         return 0
     import cProfile
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import signal
 import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -105,12 +106,30 @@ def _stop_now(stop: StopWorker) -> NoReturn:
     os._exit(stop.exit_code)
 
 
-def _restart_now(restart: RestartWorker) -> NoReturn:
+_restart = {"requested": False}
+
+
+def restart_requested() -> bool:
+    """A processor asked for a restart: once Faust has shut down, the command re-executes itself."""
+    return _restart["requested"]
+
+
+def restart_process() -> NoReturn:
     """Start this worker afresh (same command line, same process id): it resumes every partition
-    at its recorded position. Nothing more is committed on the way out."""
-    log.warning("%s; restarting the worker to re-read from the recorded positions", restart)
+    at its recorded position."""
     logging.shutdown()
     os.execv(sys.executable, [sys.executable, *sys.orig_argv[1:]])
+
+
+def _request_restart(restart: RestartWorker) -> None:
+    """Shut the worker down gracefully (it leaves the consumer group, so the restarted process is
+    assigned its partitions at once instead of after the session timeout), then restart it.
+    Nothing more is applied on the way out: the agents stop taking batches."""
+    if _restart["requested"]:
+        return
+    log.warning("%s; restarting the worker to re-read from the recorded positions", restart)
+    _restart["requested"] = True
+    os.kill(os.getpid(), signal.SIGTERM)
 
 
 class _ProfiledExecutor(Executor):
@@ -265,7 +284,8 @@ class _Runtime:
         except StopWorker as stop:
             _stop_now(stop)
         except RestartWorker as restart:
-            _restart_now(restart)
+            _request_restart(restart)
+            await asyncio.Event().wait()  # takes no further batch; cancelled by the shutdown
 
     async def check_positions(self) -> None:
         for processor in self.processors.values():
@@ -274,7 +294,8 @@ class _Runtime:
             except StopWorker as stop:
                 _stop_now(stop)
             except RestartWorker as restart:
-                _restart_now(restart)
+                _request_restart(restart)
+                return
 
     async def sweep(self, sweep: Sweep) -> None:
         ops_topic = self.config.topics[OPS]

@@ -57,8 +57,8 @@ class SlotstreamProducer:
         payload = orjson.dumps(scrub(value), default=_json_default)
         if self.sealer is not None and tenant and user and not erasure(value):
             sealed, created = self.sealer.seal_many([(tenant, user, key, payload)], int(time.time() * 1000))
-            for record_key, stored in created:
-                self._p.send(self.topics[KEYS], key=record_key, value=stored)
+            for record_key, stored in created:  # a user's first payload: its key's durable copy first
+                self._p.send(self.topics[KEYS], key=record_key, value=stored).get(timeout=30)
             payload = sealed[0]
         return self._p.send(self.topics[role], key=key, value=payload)
 

@@ -195,7 +195,7 @@ def test_replay_under_live_traffic_then_promote_loses_nothing_and_doubles_nothin
         assert counts.get("ops_applied:duplicate", 0) == 0 or source == "turns"
         assert replay(settings_of(stack), target, "ops", show=quiet) == 2  # the serving namespace is no target
     finally:
+        stack.stop()
         drop_namespace(redis_client, name)
         drop_namespace(redis_client, target)
         redis_client.delete(deploy_pointer(name))
-        stack.stop()
