@@ -214,7 +214,8 @@ def replay_partitions(
     result = PartResult()
     consumer = log_consumer(settings.kafka_bootstrap)
     try:
-        _replay_each(consumer, partitions, plan, ranges, ranks, progress, runner, settings.batch_size, result, stop)
+        batches = _Batches(runner, progress, service.skips, result, stop)
+        _replay_each(consumer, partitions, plan, ranges, ranks, progress, batches, settings.batch_size)
     finally:
         consumer.close()
     return result
@@ -227,10 +228,8 @@ def _replay_each(
     ranges: Ranges,
     ranks: dict[str, int],
     progress: Progress,
-    runner: BatchRunner,
+    batches: _Batches,
     batch_size: int,
-    result: PartResult,
-    stop: threading.Event,
 ) -> None:
     for partition in partitions:
         spans = []
@@ -243,35 +242,43 @@ def _replay_each(
         for msg in read_partition(consumer, spans):
             batch.append(msg)
             if len(batch) >= batch_size:
-                _apply(runner, progress, batch, result, stop)
+                batches.apply(batch)
                 batch = []
-            if stop.is_set():
+            if batches.stop.is_set():
                 return
         if batch:
-            _apply(runner, progress, batch, result, stop)
+            batches.apply(batch)
 
 
-def _apply(
-    runner: BatchRunner, progress: Progress, batch: list[RawMessage], result: PartResult, stop: threading.Event
-) -> None:
-    out = runner.process(batch)
-    by_topic: dict[str, dict[int, int]] = {}
-    for msg in batch:
-        by_topic.setdefault(msg.topic, {})[msg.partition] = msg.offset + 1
-    ops_topic = runner.source_topic
+@dataclass
+class _Batches:
+    """Applies one batch of a partition's merged messages, then records its positions."""
 
-    def record() -> None:
-        # the batch's counts go with the first position recorded; the watermark is the ops topic's
-        for n, (topic, next_offsets) in enumerate(by_topic.items()):
-            watermark = out.watermark if topic == ops_topic else None
-            progress.advance(topic, next_offsets, watermark, counts=out.counts if n == 0 else None)
+    runner: BatchRunner
+    progress: Progress
+    skips: Callable[[RawMessage], bool]  # logged extraction ops when re-extracting: never opened
+    result: PartResult
+    stop: threading.Event
 
-    retry(record, stop, "replay position")
-    result.messages += len(batch)
-    for name, n in out.counts.items():
-        if name.startswith("dead_letters:"):
-            reason = name.split(":", 1)[1]
-            result.dead[reason] = result.dead.get(reason, 0) + n
+    def apply(self, batch: list[RawMessage]) -> None:
+        out = self.runner.process([msg for msg in batch if not self.skips(msg)])
+        by_topic: dict[str, dict[int, int]] = {}
+        for msg in batch:
+            by_topic.setdefault(msg.topic, {})[msg.partition] = msg.offset + 1
+        ops_topic = self.runner.source_topic
+
+        def record() -> None:
+            # the batch's counts go with the first position recorded; the watermark is the ops topic's
+            for n, (topic, next_offsets) in enumerate(by_topic.items()):
+                watermark = out.watermark if topic == ops_topic else None
+                self.progress.advance(topic, next_offsets, watermark, counts=out.counts if n == 0 else None)
+
+        retry(record, self.stop, "replay position")
+        self.result.messages += len(batch)
+        for name, n in out.counts.items():
+            if name.startswith("dead_letters:"):
+                reason = name.split(":", 1)[1]
+                self.result.dead[reason] = self.result.dead.get(reason, 0) + n
 
 
 def _ours(partitions: list[int], part: int, parts: int) -> list[int]:
