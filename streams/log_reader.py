@@ -63,6 +63,8 @@ def log_consumer(bootstrap: str, max_records: int = 2000) -> KafkaConsumer:
         max_poll_records=max_records,
         fetch_max_bytes=32 * 1024 * 1024,
         max_partition_fetch_bytes=8 * 1024 * 1024,
+        # a range ends at a known offset: a fetch at the log's end should not idle for the default 500 ms
+        fetch_max_wait_ms=50,
     )
 
 
