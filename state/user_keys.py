@@ -12,7 +12,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterable
-from typing import cast
+from typing import Any, cast
 
 import redis
 import redis.exceptions
@@ -21,7 +21,7 @@ from slotstream.memory.sealing import new_key, new_key_id, seal, unwrap, wrap
 
 from .errors import MasterKeyMismatch
 from .keys import user_data_keys
-from .scripts import LuaScript
+from .scripts import LuaScript, run_pipeline
 
 User = tuple[str, str]  # tenant, user
 KeyRecord = tuple[bytes, bytes | None]  # keys-topic record: b"tenant/user/kid", stored value (None: erased)
@@ -68,13 +68,35 @@ class UserKeys:
     def current(self, tenant: str, user: str, now_ms: int) -> tuple[str, bytes, KeyRecord | None]:
         """The key new payloads of the user are sealed with: (id, key, the keys-topic record to
         produce when it was created now)."""
-        kid, key = new_key_id(), new_key()
-        stored = f"{now_ms}:".encode() + wrap(self.master, _binding(tenant, user, kid), key)
-        got_kid, got_stored, created = self._current(keys=[user_data_keys(tenant, user)], args=[kid, stored])
-        got = got_kid.decode()
-        if created:
-            return got, key, (record_key(tenant, user, got), got_stored)
-        return got, self._unwrap(tenant, user, got, got_stored), None
+        return self.current_many([(tenant, user)], now_ms)[(tenant, user)]
+
+    def current_many(self, users: Iterable[User], now_ms: int) -> dict[User, tuple[str, bytes, KeyRecord | None]]:
+        """`current` for several users in one round trip."""
+        wanted = list(dict.fromkeys(users))
+        fresh = {}
+        for tenant, user in wanted:
+            kid, key = new_key_id(), new_key()
+            fresh[(tenant, user)] = (
+                kid,
+                key,
+                f"{now_ms}:".encode() + wrap(self.master, _binding(tenant, user, kid), key),
+            )
+
+        def build(pipe: Any) -> None:
+            for (tenant, user), (kid, _, stored) in fresh.items():
+                self._current(keys=[user_data_keys(tenant, user)], args=[kid, stored], client=pipe)
+
+        if not self._current._loaded:
+            self._current.reload()
+        out: dict[User, tuple[str, bytes, KeyRecord | None]] = {}
+        for (tenant, user), reply in zip(wanted, run_pipeline(self.r, build, [self._current]), strict=True):
+            got_kid, got_stored, created = reply
+            got = got_kid.decode()
+            if created:
+                out[(tenant, user)] = (got, fresh[(tenant, user)][1], (record_key(tenant, user, got), got_stored))
+            else:
+                out[(tenant, user)] = (got, self._unwrap(tenant, user, got, got_stored), None)
+        return out
 
     def keys_of(self, users: Iterable[User]) -> dict[User, dict[str, bytes]]:
         """Every key each user holds (id -> key); a user with none (erased, or never sealed) maps to {}."""
@@ -136,34 +158,32 @@ class Sealer:
         self._recent: OrderedDict[User, tuple[str, bytes, float]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def _current(self, tenant: str, user: str, now_ms: int) -> tuple[str, bytes, KeyRecord | None]:
+    def _current(self, users: list[User], now_ms: int) -> dict[User, tuple[str, bytes, KeyRecord | None]]:
         try:
-            kid, key, created = self.keys.current(tenant, user, now_ms)
+            found = self.keys.current_many(users, now_ms)
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+            now = time.monotonic()
             with self._lock:
-                recent = self._recent.get((tenant, user))
-            if recent is None or time.monotonic() - recent[2] > self.fallback_seconds:
+                recent = {u: self._recent.get(u) for u in users}
+            if any(r is None or now - r[2] > self.fallback_seconds for r in recent.values()):
                 raise
-            return recent[0], recent[1], None
+            return {u: (r[0], r[1], None) for u, r in recent.items() if r is not None}
+        now = time.monotonic()
         with self._lock:
-            self._recent[(tenant, user)] = (kid, key, time.monotonic())
-            self._recent.move_to_end((tenant, user))
+            for who, (kid, key, _) in found.items():
+                self._recent[who] = (kid, key, now)
+                self._recent.move_to_end(who)
             while len(self._recent) > self.remembered:
                 self._recent.popitem(last=False)
-        return kid, key, created
+        return found
 
     def seal_many(self, items: list[tuple[str, str, bytes, bytes]], now_ms: int) -> tuple[list[bytes], list[KeyRecord]]:
         """(tenant, user, record key, plaintext) items -> sealed values, and the key records of
         keys created now (to produce to the keys topic before the values)."""
-        current: dict[User, tuple[str, bytes]] = {}
-        created: list[KeyRecord] = []
+        found = self._current(list(dict.fromkeys((tenant, user) for tenant, user, _, _ in items)), now_ms)
+        created = [new for _, _, new in found.values() if new is not None]
         out = []
         for tenant, user, rkey, plaintext in items:
-            if (tenant, user) not in current:
-                kid, key, new = self._current(tenant, user, now_ms)
-                current[(tenant, user)] = (kid, key)
-                if new is not None:
-                    created.append(new)
-            kid, key = current[(tenant, user)]
+            kid, key, _ = found[(tenant, user)]
             out.append(seal(key, kid, rkey, plaintext))
         return out, created

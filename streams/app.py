@@ -18,6 +18,7 @@ import os
 import signal
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ from .types import BatchProcessor, Sweep
 log = logging.getLogger("slotstream.worker")
 T = TypeVar("T")
 POSITION_CHECK_INTERVAL = 1.0  # seconds: how soon an idle worker notices lost state
+RESTART_GRACE_SECONDS = 15.0  # a restart waits this long for Faust's graceful shutdown, then goes ahead
 
 
 @dataclass(frozen=True)
@@ -129,6 +131,10 @@ def _request_restart(restart: RestartWorker) -> None:
         return
     log.warning("%s; restarting the worker to re-read from the recorded positions", restart)
     _restart["requested"] = True
+    # a shutdown that hangs (the broker unreachable just then) must not keep the worker down
+    watchdog = threading.Timer(RESTART_GRACE_SECONDS, restart_process)
+    watchdog.daemon = True
+    watchdog.start()
     os.kill(os.getpid(), signal.SIGTERM)
 
 

@@ -35,8 +35,13 @@ class Bound:
         items = [text] if isinstance(text, str) else list(text or [])
         if not items or items == ["beginning"] or items == ["now"]:
             return cls("edge")
-        if len(items) == 1 and ":" in items[0] and "=" not in items[0]:
-            moment = datetime.fromisoformat(items[0].replace("Z", "+00:00"))
+        if len(items) == 1 and "=" not in items[0]:
+            try:
+                moment = datetime.fromisoformat(items[0].replace("Z", "+00:00"))
+            except ValueError:
+                raise ValueError(
+                    f"a bound is beginning, now, an ISO-8601 time or offsets like ops:0=120, not {items[0]!r}"
+                ) from None
             if moment.tzinfo is None:
                 raise ValueError(f"a time bound needs a timezone (e.g. {items[0]}Z): {items[0]!r}")
             return cls("time", time_ms=int(moment.timestamp() * 1000))

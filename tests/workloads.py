@@ -139,19 +139,24 @@ def send(producer: Any, items: list[Item]) -> None:
 def reference_digest(client: redis.Redis, workload: Workload) -> Digest:
     """The digest of the workload applied straight into a fresh namespace, in order."""
     ns = f"ref-{uuid.uuid4().hex[:8]}"
-    engine = Engine(client, namespace=ns)
-    extraction = ExtractionService()
     try:
-        for item in workload.items:
-            if item.kind == "turn":
-                turn = Turn.model_validate({**item.body, "at": item.at})
-                ops = extraction.ops_for_turn(turn, op_prefix=str(item.body["turn_id"])).ops
-            else:
-                key = "record" if item.kind == "record" else "command"
-                ops = [OpIn(at=item.at, op_id=item.op_id, **{key: item.body})]
-            if ops:
-                engine.apply_many(ops)
+        apply_in_order(client, workload, ns)
         return digest_namespace(client, ns)
     finally:
         for key in client.scan_iter(match=f"{ns}:*", count=1000):
             client.delete(key)
+
+
+def apply_in_order(client: redis.Redis, workload: Workload, ns: str) -> None:
+    """The workload applied straight into namespace `ns`, in order (no Kafka)."""
+    engine = Engine(client, namespace=ns)
+    extraction = ExtractionService()
+    for item in workload.items:
+        if item.kind == "turn":
+            turn = Turn.model_validate({**item.body, "at": item.at})
+            ops = extraction.ops_for_turn(turn, op_prefix=str(item.body["turn_id"])).ops
+        else:
+            key = "record" if item.kind == "record" else "command"
+            ops = [OpIn(at=item.at, op_id=item.op_id, **{key: item.body})]
+        if ops:
+            engine.apply_many(ops)
