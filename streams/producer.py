@@ -42,6 +42,9 @@ class SlotstreamProducer:
         producers do; without it they go in plaintext and erasure cannot reach the log)."""
         self.topics = topic_names(topic_prefix)
         self.sealer = sealer
+        # users' new keys sent to the keys topic: not waited for one by one (a user's first
+        # payload would wait a round trip), but `flush` fails if one of them was not delivered
+        self._key_records: list[FutureRecordMetadata] = []
         # acks=all + idempotence: a retried send is written once, in order, per partition
         self._p = KafkaProducer(
             bootstrap_servers=bootstrap,
@@ -57,8 +60,10 @@ class SlotstreamProducer:
         payload = orjson.dumps(scrub(value), default=_json_default)
         if self.sealer is not None and tenant and user and not erasure(value):
             sealed, created = self.sealer.seal_many([(tenant, user, key, payload)], int(time.time() * 1000))
-            for record_key, stored in created:  # a user's first payload: its key's durable copy first
-                self._p.send(self.topics[KEYS], key=record_key, value=stored).get(timeout=30)
+            for record_key, stored in created:  # a user's first payload: its key's durable copy too
+                self._key_records.append(self._p.send(self.topics[KEYS], key=record_key, value=stored))
+            if len(self._key_records) > 1000:  # delivered ones need no check; failed ones wait for flush
+                self._key_records = [f for f in self._key_records if not f.is_done or f.failed()]
             payload = sealed[0]
         return self._p.send(self.topics[role], key=key, value=payload)
 
@@ -87,7 +92,12 @@ class SlotstreamProducer:
         return self._p.send(self.topics[role], key=key, value=value)
 
     def flush(self, timeout: float | None = 30) -> None:
+        """Wait until everything sent was delivered; raises if a user's new key was not (the
+        payloads sealed with it could not be opened again once Redis lost it)."""
         self._p.flush(timeout)
+        pending, self._key_records = self._key_records, []
+        for future in pending:
+            future.get(timeout=10)
 
     def close(self) -> None:
         self._p.close()
