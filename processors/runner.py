@@ -14,6 +14,7 @@ op a duplicate, extraction is pure, and the expiry index writes are idempotent.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -179,6 +180,9 @@ class BatchRunner:
 
     def stop(self) -> None:
         self._stop.set()
+        if self.gate is not None:
+            with contextlib.suppress(Exception):  # shutting down: best effort
+                self.gate.abandon()
 
     def positions(self, partitions: list[int]) -> Mapping[int, int]:
         """The recorded positions of newly assigned partitions; from now on, what this worker
@@ -217,6 +221,16 @@ class BatchRunner:
 
     def process(self, batch: list[RawMessage]) -> BatchOutput:
         """Every message of the batch handled or dead-lettered; never raises for one message."""
+        gate = self.gate
+        try:
+            return self._process(batch)
+        except BaseException:
+            if gate is not None:
+                with contextlib.suppress(Exception):  # best effort: the heartbeat corrects it too
+                    gate.abandon()
+            raise
+
+    def _process(self, batch: list[RawMessage]) -> BatchOutput:
         with _worker_signals():
             gate = self.gate
             if gate is not None and not retry(gate.enter, self._stop, f"{self.processor} deployment"):

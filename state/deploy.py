@@ -97,6 +97,10 @@ class DeployGate:
             if self.stop.wait(PAUSE_POLL_SECONDS):
                 return False
 
+    def abandon(self) -> None:
+        """The batch `enter` let through ended without its position recorded (an error, a stop)."""
+        self.leave()
+
     def leave(self) -> None:
         with self._lock:
             self._in_batch = False

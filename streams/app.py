@@ -1,6 +1,6 @@
 """The Faust runtime: a Faust app whose agents run the batch processors they are given.
 
-The processors' blocking work (Redis) runs on one dedicated thread per worker, so the event loop
+The processors' blocking work (Redis) runs on one dedicated thread per processor, so the event loop
 keeps consuming while a batch is written, and a user's batches are applied in order.
 
 Delivery does not rest on Faust's acknowledgements: `take_events` acknowledges a batch when the
@@ -48,7 +48,7 @@ class AppConfig:
     batch_wait: float = 0.01
     session_timeout: float = 10.0
     expiry_interval: float = 1.0
-    profile: str | None = None  # cProfile dumps of the processors' thread go to <profile>.io
+    profile: str | None = None  # cProfile dumps of each processor's thread go to <profile>.<processor>
 
 
 def _raw(events: list[Any]) -> list[RawMessage]:
@@ -141,7 +141,7 @@ def _request_restart(restart: RestartWorker) -> None:
 class _ProfiledExecutor(Executor):
     """The processors' thread under cProfile, dumped whenever a batch finishes."""
 
-    def __init__(self, inner: ThreadPoolExecutor, path: str) -> None:
+    def __init__(self, inner: Executor, path: str) -> None:
         import cProfile
 
         self.inner, self.path = inner, path
@@ -225,9 +225,15 @@ class _Runtime:
         self.app, self.config, self.processors = app, config, processors
         self.ops, self.changes, self.dlq = self.topic(OPS), self.topic(CHANGES), self.topic(DLQ)
         self.keys, self.control = self.topic(KEYS), self.topic(CONTROL)
-        self.io: Executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="slotstream-processors")
-        if config.profile:
-            self.io = _ProfiledExecutor(ThreadPoolExecutor(max_workers=1), config.profile + ".io")
+        # one thread per processor: its batches run in order, and one processor standing still (a
+        # promote pausing it) never holds up another's batch
+        self.threads: dict[str, Executor] = {}
+        for processor in processors.values():
+            thread: Executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"slotstream-{processor.processor}")
+            if config.profile:
+                thread = _ProfiledExecutor(thread, f"{config.profile}.{processor.processor}")
+            self.threads[processor.processor] = thread
+        self.io = self.threads.get("reconciliation") or next(iter(self.threads.values()), ThreadPoolExecutor(1))
 
     def topic(self, role: str) -> Any:
         return self.app.topic(
@@ -274,14 +280,15 @@ class _Runtime:
         try:
             async for events in stream.take_events(self.config.batch_size, within=self.config.batch_wait):
                 batch = _raw(events)
-                out: BatchOutput = await loop.run_in_executor(self.io, processor.process, batch)
+                thread = self.threads[processor.processor]
+                out: BatchOutput = await loop.run_in_executor(thread, processor.process, batch)
                 # users' new keys first: nothing sealed with a key goes out before its durable copy
                 await self.send_all(self.keys, out.keys, processor.processor)
                 await self.send_all(self.ops, out.ops, processor.processor, origin=processor.processor)
                 await self.send_all(self.control, out.control, processor.processor)
                 await self.send_all(self.dlq, out.dead, processor.processor)
                 await self.send_all(self.changes, out.changes, processor.processor)
-                await loop.run_in_executor(self.io, processor.record, batch, out)
+                await loop.run_in_executor(thread, processor.record, batch, out)
         except asyncio.CancelledError:
             self.stop_all()  # a wait on the processors' thread gives up; the batch is read again later
             raise
