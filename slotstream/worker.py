@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import faust
 
@@ -12,7 +12,7 @@ from slotstream.processors.expiry import ExpiryService
 from slotstream.processors.extraction import ExtractionService
 from slotstream.processors.llm_extractor import extractor_from_config
 from slotstream.processors.reconciliation import ReconciliationService
-from slotstream.processors.runner import BatchRunner, with_faults
+from slotstream.processors.runner import BatchRunner, Handler, with_faults
 from slotstream.processors.sealed import Sealed
 from slotstream.state.client import connect
 from slotstream.state.deploy import DeployGate, read_pointer
@@ -63,19 +63,19 @@ def build_worker_app(settings: Settings, processors: Iterable[str] = PROCESSORS,
     def gate(processor: str) -> DeployGate:
         return DeployGate(client, deployment, settings.namespace, processor, stop)
 
+    def live_runner(
+        processor: str, handle: Handler, role: str, after_delivery: Callable[[BatchOutput], None] | None = None
+    ) -> BatchRunner:
+        # payloads opened with their users' keys, the ops produced sealed again
+        sealed = Sealed(with_faults(handle, faults), keys, processor, seal_ops=True)
+        return BatchRunner(processor, sealed, progress, names[role], stop, gate(processor), after_delivery)
+
     runners: dict[str, BatchProcessor] = {}
     if "extraction" in chosen:
         extraction = ExtractionService(
             extractor_for(settings), settings.max_event_skew, TurnLog(client, settings.namespace)
         )
-        runners[TURNS] = BatchRunner(
-            "extraction",
-            Sealed(with_faults(extraction.handle, faults), keys, "extraction", seal_ops=True),
-            progress,
-            names[TURNS],
-            stop,
-            gate("extraction"),
-        )
+        runners[TURNS] = live_runner("extraction", extraction.handle, TURNS)
     if "reconciliation" in chosen:
         reconciliation = ReconciliationService(engine, due_index, settings.max_event_skew, keys)
 
@@ -83,15 +83,7 @@ def build_worker_app(settings: Settings, processors: Iterable[str] = PROCESSORS,
             for tenant, user, kids in out.shred:
                 keys.drop(tenant, user, kids)
 
-        runners[OPS] = BatchRunner(
-            "reconciliation",
-            Sealed(with_faults(reconciliation.handle, faults), keys, "reconciliation", seal_ops=True),
-            progress,
-            names[OPS],
-            stop,
-            gate("reconciliation"),
-            after_delivery=shred,
-        )
+        runners[OPS] = live_runner("reconciliation", reconciliation.handle, OPS, shred)
     sweep: Sweep | None = None
     if "expiry" in chosen:
         expiry = ExpiryService(engine, progress, due_index, names[OPS])
