@@ -36,6 +36,8 @@ class ReplayService:
         self.turns_topic = turns_topic
 
     def skips(self, msg: RawMessage) -> bool:
+        """A logged extraction op a re-extraction replaces: the caller leaves it out of the batch
+        (so it is never even opened), keeping it only for the positions."""
         return (
             self.extraction is not None
             and msg.topic != self.turns_topic
@@ -43,8 +45,8 @@ class ReplayService:
         )
 
     def handle(self, batch: list[RawMessage]) -> BatchOutput:
-        """A merged batch (turns and ops of one partition, in append order): the ops applied in
-        that order, bad input counted as dead letters."""
+        """A merged batch (turns and ops of one partition, in append order, without what `skips`):
+        the ops applied in that order, bad input counted as dead letters."""
         out = BatchOutput()
         ops: list[RawMessage] = []
         run: list[RawMessage] = []  # consecutive turns, extracted together (their ops stay in order)
@@ -69,8 +71,6 @@ class ReplayService:
             if msg.topic == self.turns_topic:
                 if self.extraction is not None:
                     run.append(msg)
-                continue
-            if self.skips(msg):
                 continue
             flush_turns()
             ops.append(msg)

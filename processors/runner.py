@@ -14,7 +14,6 @@ op a duplicate, extraction is pure, and the expiry index writes are idempotent.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import threading
 import time
@@ -181,8 +180,7 @@ class BatchRunner:
     def stop(self) -> None:
         self._stop.set()
         if self.gate is not None:
-            with contextlib.suppress(Exception):  # shutting down: best effort
-                self.gate.abandon()
+            self.gate.leave()
 
     def positions(self, partitions: list[int]) -> Mapping[int, int]:
         """The recorded positions of newly assigned partitions; from now on, what this worker
@@ -221,13 +219,11 @@ class BatchRunner:
 
     def process(self, batch: list[RawMessage]) -> BatchOutput:
         """Every message of the batch handled or dead-lettered; never raises for one message."""
-        gate = self.gate
         try:
             return self._process(batch)
         except BaseException:
-            if gate is not None:
-                with contextlib.suppress(Exception):  # best effort: the heartbeat corrects it too
-                    gate.abandon()
+            if self.gate is not None:  # the batch is over without a position: not in flight any more
+                self.gate.leave()
             raise
 
     def _process(self, batch: list[RawMessage]) -> BatchOutput:
@@ -293,5 +289,4 @@ class BatchRunner:
         # replaced whole, never mutated: the position watch reads it from another thread
         self.recorded = {**self.recorded, **{p: max(self.recorded.get(p, 0), o) for p, o in next_offsets.items()}}
         if self.gate is not None:
-            gate = self.gate
-            retry(gate.leave, self._stop, f"{self.processor} deployment")
+            self.gate.leave()

@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, cast
 
@@ -41,7 +41,6 @@ from slotstream.streams.topics import CONTROL, OPS, TURNS, user_key
 from .master_key import restore_user_keys, user_keys
 from .settings import Settings
 
-SOURCES = ("ops", "turns")
 Ranges = dict[str, dict[int, tuple[int, int]]]  # role -> partition -> [start, end)
 
 
@@ -146,13 +145,16 @@ def apply_control_first(settings: Settings, client: redis.Redis, namespace: str,
 
     def select(opened: list[RawMessage]) -> BatchOutput:
         for msg in opened:
-            entry = orjson.loads(msg.value or b"{}")
-            where = entry.get("position") or {}
-            partition, offset = int(where.get("partition", -1)), int(where.get("offset", -1))
+            try:
+                entry = orjson.loads(msg.value or b"{}")
+                where = entry["position"]
+                partition, offset = int(where["partition"]), int(where["offset"])
+                op = entry["op"]
+                command = op["command"]
+            except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+                continue  # not a record reconciliation writes; the ops it would stand for are in the log
             if where.get("topic") != ops_topic or offset >= starts.get(partition, 0):
                 continue
-            op = entry["op"]
-            command = op.get("command") or {}
             key = user_key(str(command.get("tenant")), str(command.get("user")))
             value = orjson.dumps(op)
             first.append(RawMessage(ops_topic, partition, offset, key, value, entry.get("ingest_ms")))
@@ -181,12 +183,6 @@ def done_counts(client: redis.Redis, namespace: str, plan: Plan, ranges: Ranges 
     return out
 
 
-@dataclass
-class PartResult:
-    messages: int = 0
-    dead: dict[str, int] = field(default_factory=dict)
-
-
 def replay_partitions(
     settings: Settings,
     client: redis.Redis,
@@ -195,7 +191,7 @@ def replay_partitions(
     partitions: list[int],
     stop: threading.Event,
     ranges: Ranges | None = None,
-) -> PartResult:
+) -> None:
     """Replay these partitions of the plan (or of `ranges`, e.g. a promote's catch-up) from where
     the namespace's positions say, batch by batch, recording each batch's position once applied."""
     from .worker import extractor_for
@@ -211,14 +207,12 @@ def replay_partitions(
     handler = Sealed(service.handle, user_keys(settings, client), "reconciliation")
     runner = BatchRunner("replay", handler, progress, plan.topics[OPS], stop)
     ranks = {role: rank for rank, role in enumerate(plan.roles())}
-    result = PartResult()
     consumer = log_consumer(settings.kafka_bootstrap)
     try:
-        batches = _Batches(runner, progress, service.skips, result, stop)
+        batches = _Batches(runner, progress, service.skips, stop)
         _replay_each(consumer, partitions, plan, ranges, ranks, progress, batches, settings.batch_size)
     finally:
         consumer.close()
-    return result
 
 
 def _replay_each(
@@ -257,7 +251,6 @@ class _Batches:
     runner: BatchRunner
     progress: Progress
     skips: Callable[[RawMessage], bool]  # logged extraction ops when re-extracting: never opened
-    result: PartResult
     stop: threading.Event
 
     def apply(self, batch: list[RawMessage]) -> None:
@@ -274,11 +267,6 @@ class _Batches:
                 self.progress.advance(topic, next_offsets, watermark, counts=out.counts if n == 0 else None)
 
         retry(record, self.stop, "replay position")
-        self.result.messages += len(batch)
-        for name, n in out.counts.items():
-            if name.startswith("dead_letters:"):
-                reason = name.split(":", 1)[1]
-                self.result.dead[reason] = self.result.dead.get(reason, 0) + n
 
 
 def _ours(partitions: list[int], part: int, parts: int) -> list[int]:

@@ -62,8 +62,8 @@ def runner_name(processor: str) -> str:
 
 class DeployGate:
     """One live processor's side of a promote. `enter` before a batch (waits while switching;
-    NamespaceMoved once the pointer names another namespace), `leave` once the batch's position is
-    recorded, `heartbeat` once a second."""
+    NamespaceMoved once the pointer names another namespace), `leave` once the batch is over,
+    `heartbeat` once a second."""
 
     def __init__(self, client: redis.Redis, base: str, namespace: str, processor: str, stop: threading.Event) -> None:
         self.r, self.base, self.namespace = client, base, namespace
@@ -97,16 +97,12 @@ class DeployGate:
             if self.stop.wait(PAUSE_POLL_SECONDS):
                 return False
 
-    def abandon(self) -> None:
-        """The batch `enter` let through ended without its position recorded (an error, a stop)."""
-        self.leave()
-
     def leave(self) -> None:
+        """The batch `enter` let through is over (its position recorded, or abandoned). No Redis
+        call on this per-batch path: a promote learns of the pause from the next `enter` or the
+        next heartbeat, within a second."""
         with self._lock:
             self._in_batch = False
-            pointer = read_pointer(self.r, self.base)
-            if pointer.switching:
-                self._mark(f"paused:{pointer.switch}")
 
     def heartbeat(self) -> None:
         with self._lock:

@@ -132,8 +132,11 @@ class UserKeys:
         keys Redis did not hold. Run before a rebuild or a replay, so a lost Redis loses no key."""
         added = 0
         for key, stored in records:
-            tenant_user, _, kid = key.decode().rpartition("/")
-            tenant, _, user = tenant_user.partition("/")
+            parts = key.decode("utf-8", errors="replace").split("/")
+            created = stored.split(b":", 1)[0] if stored is not None else b"0"
+            if len(parts) != 3 or not all(parts) or not created.isdigit():
+                continue  # not a record this project writes: nothing to restore from it
+            tenant, user, kid = parts
             name = user_data_keys(tenant, user)
             if stored is None:
                 self.r.hdel(name, kid)

@@ -233,7 +233,6 @@ class _Runtime:
             if config.profile:
                 thread = _ProfiledExecutor(thread, f"{config.profile}.{processor.processor}")
             self.threads[processor.processor] = thread
-        self.io = self.threads.get("reconciliation") or next(iter(self.threads.values()), ThreadPoolExecutor(1))
 
     def topic(self, role: str) -> Any:
         return self.app.topic(
@@ -317,7 +316,8 @@ class _Runtime:
             return
         loop = asyncio.get_running_loop()
         try:
-            due = await loop.run_in_executor(self.io, sweep, owned)
+            # on reconciliation's thread: the sweep reads the due index reconciliation writes
+            due = await loop.run_in_executor(self.threads["reconciliation"], sweep, owned)
         except Exception as err:  # noqa: BLE001 - a sweep is repeated; a failed one only waits
             log.warning("expiry: sweep failed (%s: %s); trying again next interval", type(err).__name__, str(err)[:200])
             return

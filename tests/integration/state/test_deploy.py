@@ -63,7 +63,9 @@ def test_a_processor_in_a_batch_is_not_reported_paused_until_it_leaves(redis_cli
     write_pointer(redis_client, base, Pointer(base, "switching", "s2"))
     gate.heartbeat()
     assert states(redis_client, base) == [b"running"]
-    gate.leave()
+    gate.leave()  # no Redis call on the per-batch path: the next heartbeat reports the pause
+    assert states(redis_client, base) == [b"running"]
+    gate.heartbeat()
     assert states(redis_client, base) == [b"paused:s2"]
     write_pointer(redis_client, base, Pointer(base, "active"))  # the promote gave up: carry on
     assert gate.enter()

@@ -67,10 +67,13 @@ def test_restore_puts_back_lost_keys_and_honours_tombstones(redis_client: redis.
         assert created is not None
         records.append(created)
     records.append((records[1][0], None))  # the erasure's tombstone
+    # not records this project writes: skipped, nothing written for them
+    records += [(b"no-slashes", b"1:x"), (f"{tenant}/u//".encode(), b"1:x"), (f"{tenant}/u/k9".encode(), b"x:y")]
     redis_client.delete(user_data_keys(tenant, "kept"), user_data_keys(tenant, "erased"))  # Redis lost them
     assert keys.restore(records) == 2
     held = keys.keys_of([(tenant, "kept"), (tenant, "erased")])
     assert len(held[(tenant, "kept")]) == 1 and held[(tenant, "erased")] == {}
+    assert not redis_client.exists(user_data_keys(tenant, "u"))
     with pytest.raises(MasterKeyMismatch):
         UserKeys(redis_client, new_key()).keys_of([(tenant, "kept")])
 
