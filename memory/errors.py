@@ -40,6 +40,11 @@ class Reason(StrEnum):
     TOO_LARGE = "too_large"
     TOO_DEEP = "too_deep"
     TOO_MANY_OPS = "too_many_ops"
+    # an inferred (not stated) item of a special category: never stored, so never leaked
+    SPECIAL_CATEGORY_INFERRED = "special_category_inferred"
+    INVALID_DEPENDENCY = "invalid_dependency"
+    # a move into a scope whose slot already holds a live value
+    SCOPE_OCCUPIED = "scope_occupied"
     # a sealed payload whose user key was erased (crypto-shredded): its content is gone for good
     KEY_SHREDDED = "key_shredded"
     SEALED_INVALID = "sealed_invalid"  # a sealed payload that is malformed or does not open

@@ -56,15 +56,28 @@ class Status(StrEnum):
     SUPERSEDED = "superseded"
     EXPIRED = "expired"
     REVIEW_DUE = "review_due"
+    # a record derived from one that was corrected, retracted, forgotten or expired: kept, not used
+    NEEDS_REVIEW = "needs_review"
+    RETRACTED = "retracted"  # invalidated by the user without a new value: the slot has none
     DELETED = "deleted"
 
 
 # Statuses that still belong to the slot's present (reconciliation looks at these).
 LIVE_STATUSES = frozenset(
-    {Status.ACTIVE, Status.CANDIDATE, Status.PENDING_REVIEW, Status.CONFLICTED, Status.REVIEW_DUE}
+    {
+        Status.ACTIVE,
+        Status.CANDIDATE,
+        Status.PENDING_REVIEW,
+        Status.CONFLICTED,
+        Status.REVIEW_DUE,
+        Status.NEEDS_REVIEW,
+    }
 )
 # Statuses the selector may use at all (further checks in eligibility).
 SELECTABLE_STATUSES = frozenset({Status.ACTIVE, Status.CANDIDATE})
+# Statuses with a row in the read model: the usable ones, and dependents waiting for review, which
+# `explain` lists with their reason.
+READ_MODEL_STATUSES = SELECTABLE_STATUSES | {Status.NEEDS_REVIEW}
 
 
 class Outcome(StrEnum):
@@ -97,6 +110,9 @@ class Change(StrEnum):
     EXPIRED = "expired"
     REVIEW_DUE = "review_due"
     ERASED = "erased"
+    RETRACTED = "retracted"
+    NEEDS_REVIEW = "needs_review"
+    MOVED = "moved"
 
 
 class Consequence(StrEnum):
@@ -117,6 +133,9 @@ CONSEQUENCE_WEIGHT = {
 class Sensitivity(StrEnum):
     NORMAL = "normal"
     PERSONAL = "personal"
+    # a special category (health, religion, political opinion, sexual orientation, ethnicity, union
+    # membership, biometrics): stored only as the user's own statement, used only on its topic
+    SPECIAL = "special"
     SECRET = "secret"
 
 
@@ -302,6 +321,10 @@ class RecordIn(_Wire):
     # the single ordered writer, resolves which record that is when it applies the op.
     corrects_current: bool = False
     evidence: list[Evidence] = Field(default_factory=list)
+    # what this record was derived from: record ids, or "slot:<attribute>" (any scope of it)
+    depends_on: list[str] = Field(default_factory=list)
+    # who may see it: roles or principals; empty = everyone who may read the user's memory
+    audience: list[str] = Field(default_factory=list)
 
     @field_validator("valid_from", "valid_until", "review_at", "observed_at", mode="before")
     @classmethod
@@ -345,10 +368,20 @@ class Record(BaseModel):
     status_reason: str | None = None
     updated_at: datetime
     op_id: str
+    depends_on: list[str] = Field(default_factory=list)
+    # the earliest valid_until among the records it depends on: past it, it is not used (rule 4 at
+    # read time; the dependency's expiry moves it to needs_review as well)
+    dependency_until: datetime | None = None
+    audience: list[str] = Field(default_factory=list)
 
     @property
     def slot(self) -> str:
         return slot_key(self.subject, self.attribute, self.scope)
+
+    @property
+    def dependency_keys(self) -> list[str]:
+        """The keys of the dependency index this record is listed under."""
+        return [dependency_key(self.subject, d) for d in self.depends_on]
 
     @property
     def source(self) -> str | None:
@@ -358,8 +391,23 @@ class Record(BaseModel):
         return self.evidence[0].source_id if self.evidence else None
 
 
+SLOT_DEPENDENCY = "slot:"
+
+
+def dependency_key(subject: str, dependency: str) -> str:
+    """Index key of a `depends_on` entry: "slot:<attribute>" stands for every scope of the attribute."""
+    if dependency.startswith(SLOT_DEPENDENCY):
+        return f"attr:{subject}|{dependency[len(SLOT_DEPENDENCY) :]}"
+    return f"id:{dependency}"
+
+
+# suppressions that keep a value from its own slot only (see `Suppression.covers`)
+SLOT_ONLY_REASONS = frozenset({"corrected", "retracted"})
+
+
 class Suppression(BaseModel):
-    """Recorded by a forget/reject: automatic extraction or a replay must not rebuild the value."""
+    """Recorded by a forget, a reject, a correction or a retraction: automatic extraction or a
+    replay must not rebuild the value in the scopes it covers."""
 
     attribute: str
     scope: str | None = None  # None: every scope
@@ -367,6 +415,21 @@ class Suppression(BaseModel):
     at: datetime
     record_ids: list[str] = Field(default_factory=list)
     reason: str = "forget"
+
+    def covers(self, scope: str) -> bool:
+        """Does it hold for input in `scope`? A deletion made globally (or for every scope) holds in
+        every scope, since a global value is visible in every request; one made in a project or a
+        session holds there. A value corrected or retracted away is kept from coming back in its
+        own slot's scope only."""
+        if self.reason in SLOT_ONLY_REASONS:
+            return self.scope == scope
+        return self.scope is None or self.scope == "global" or self.scope == scope
+
+    def lifted_by(self, scope: str) -> bool:
+        """Does the user's own later statement in `scope` lift it? Only in the scope it was made in
+        (a statement for every scope is a global one): a project statement never lifts a global
+        deletion, and a global statement leaves a project's deletion standing."""
+        return self.scope == scope or (self.scope is None and scope == "global")
 
     @property
     def key(self) -> str:
@@ -381,6 +444,11 @@ class Match(_Wire):
     value: Any | None = None
     scope: str | None = None
     subject: str = "user"
+    # the attribute and every attribute under it ("knowledge.decision" -> "knowledge.decision.db")
+    family: bool = False
+
+    def attribute_matches(self, attribute: str) -> bool:
+        return attribute == self.attribute or (self.family and attribute.startswith(self.attribute + "."))
 
 
 class _Command(_Wire):
@@ -413,6 +481,33 @@ class RejectCommand(_Command):
     record_id: str
 
 
+class RetractCommand(_Command):
+    """The user invalidates a record without a new value ("that conclusion no longer holds"):
+    by id, or the live records a match finds (`latest`: only the most recently observed one)."""
+
+    op: Literal["retract"]
+    record_id: str | None = None
+    match: Match | None = None
+    latest: bool = False
+
+
+class MoveCommand(_Command):
+    """A slot and its history to another scope ("keep this for the whole project")."""
+
+    op: Literal["move"]
+    attribute: str
+    subject: str = "user"
+    from_scope: str
+    to_scope: str
+
+
+class RestoreCommand(_Command):
+    """The user lifts a suppression explicitly: automatic input may bring the value back."""
+
+    op: Literal["restore"]
+    match: Match
+
+
 class EraseUserCommand(_Command):
     op: Literal["erase_user"]
 
@@ -440,6 +535,9 @@ AnyCommand = (
     | EraseUserCommand
     | ExpireCommand
     | ReviewDueCommand
+    | RetractCommand
+    | MoveCommand
+    | RestoreCommand
 )
 Command = Annotated[AnyCommand, Field(discriminator="op")]
 
@@ -451,7 +549,18 @@ def owner(op: Record | AnyCommand) -> tuple[str, str]:
     return op.tenant, op.user
 
 
-COMMAND_OPS = ("forget", "correct", "confirm", "reject", "erase_user", "expire", "review_due")
+COMMAND_OPS = (
+    "forget",
+    "correct",
+    "confirm",
+    "reject",
+    "erase_user",
+    "expire",
+    "review_due",
+    "retract",
+    "move",
+    "restore",
+)
 
 
 # --- read side ----------------------------------------------------------------------------
@@ -468,6 +577,9 @@ class ContextRequest(_Wire):
     # A current-request instruction ("this time in English") for this request only.
     overrides: dict[str, str] = Field(default_factory=dict)
     allow_personal: bool = True
+    # the caller's roles and principal ids: a record with an audience is used only for a caller
+    # holding one of them (the sidecar sets these from the API key, never from the body)
+    roles: list[str] = Field(default_factory=list, max_length=64)
     explain: bool = False
     at: datetime | None = None
 
@@ -514,6 +626,7 @@ class Exclusion(BaseModel):
     id: str
     attribute: str
     reason: str
+    detail: str | None = None  # e.g. why a dependent needs review
 
 
 class ContextResponse(BaseModel):

@@ -16,6 +16,7 @@ from .models import (
     AUTHORITY_RANK,
     INFERRED_AUTHORITIES,
     LIVE_STATUSES,
+    SLOT_DEPENDENCY,
     AnyCommand,
     Authority,
     Cardinality,
@@ -27,15 +28,22 @@ from .models import (
     ExpireCommand,
     ForgetCommand,
     Kind,
+    Match,
+    MoveCommand,
     Outcome,
     Record,
     RecordIn,
     RejectCommand,
+    RestoreCommand,
+    RetractCommand,
     ReviewDueCommand,
     Status,
     Suppression,
+    dependency_key,
     owner,
+    slot_key,
 )
+from .registry import TEMPORARY_LIFETIME, resolve
 from .validation import build_record, derive_id, normalize_value, value_hash
 
 
@@ -49,6 +57,8 @@ class UserView:
     suppressions: dict[str, Suppression] = field(default_factory=dict)
     erased_at: datetime | None = None
     aliases: dict[str, str] = field(default_factory=dict)  # id of a refreshed op -> record it refreshed
+    # dependency index: "id:<record id>" / "attr:<subject>|<attribute>" -> ids of records derived from it
+    dependents: dict[str, list[str]] = field(default_factory=dict)
 
     def get(self, record_id: str) -> Record | None:
         """A record by id, following the alias a deduplicated op left behind."""
@@ -66,6 +76,7 @@ class UserView:
             dict(self.suppressions),
             self.erased_at,
             dict(self.aliases),
+            {k: list(v) for k, v in self.dependents.items()},
         )
 
     def apply(self, t: Transition) -> None:
@@ -77,9 +88,19 @@ class UserView:
             self.history.clear()
             self.suppressions.clear()
             self.aliases.clear()
+            self.dependents.clear()
             self.erased_at = t.at
         for rid in t.created:
             self.history.setdefault(t.puts[rid].slot, []).append(rid)
+        for rid, old_slot in t.moved.items():
+            if rid in self.slots.get(old_slot, ()):
+                self.slots[old_slot].remove(rid)
+            if rid in self.history.get(old_slot, ()):
+                self.history[old_slot].remove(rid)
+            self.history.setdefault(t.puts[rid].slot, []).append(rid)
+        for key, ids in t.deps.items():
+            known = self.dependents.setdefault(key, [])
+            known.extend(i for i in ids if i not in known)
         for rec in t.puts.values():
             self.records[rec.id] = rec
             live = self.slots.setdefault(rec.slot, [])
@@ -104,9 +125,8 @@ class Needs:
 
     slots: set[str] = field(default_factory=set)
     ids: set[str] = field(default_factory=set)
-    attrs: list[tuple[str, str, str | None]] = field(
-        default_factory=list
-    )  # (subject, attribute, scope) matched by a forget
+    # (subject, attribute, scope, family) whose slots and histories are loaded: a forget's match, ...
+    attrs: list[tuple[str, str, str | None, bool]] = field(default_factory=list)
     with_history: bool = False
 
 
@@ -125,6 +145,8 @@ class Transition:
     changes: list[dict[str, Any]] = field(default_factory=list)
     erase: bool = False
     aliases: dict[str, str] = field(default_factory=dict)  # an op's record id -> the record it refreshed
+    moved: dict[str, str] = field(default_factory=dict)  # record id -> the slot it was moved out of
+    deps: dict[str, list[str]] = field(default_factory=dict)  # dependency index entries to add
 
     def put(self, rec: Record, change: Change, **extra: Any) -> Record:
         self.puts[rec.id] = rec
@@ -201,10 +223,15 @@ def _supersede(t: Transition, old: Record, new: Record, at: datetime) -> None:
 _CURRENT_ORDER = {
     Status.ACTIVE: 0,
     Status.REVIEW_DUE: 1,
-    Status.CANDIDATE: 2,
-    Status.PENDING_REVIEW: 3,
-    Status.CONFLICTED: 4,
+    Status.NEEDS_REVIEW: 2,
+    Status.CANDIDATE: 3,
+    Status.PENDING_REVIEW: 4,
+    Status.CONFLICTED: 5,
 }
+# statuses that hold a slot's value until something replaces it
+_HOLDING = (Status.ACTIVE, Status.CANDIDATE, Status.REVIEW_DUE, Status.NEEDS_REVIEW)
+# held only until replaced: a value waiting to be re-checked, by its date or its dependency
+_WAITING = (Status.REVIEW_DUE, Status.NEEDS_REVIEW)
 
 
 def current_of(live: list[Record]) -> Record | None:
@@ -231,11 +258,7 @@ def _settle_slot(t: Transition, live: list[Record], winner: Record, at: datetime
         if cur.normalized_value == winner.normalized_value:
             if cur.status in (Status.PENDING_REVIEW, Status.CONFLICTED, Status.CANDIDATE):
                 _supersede(t, cur, winner, at)
-        elif (
-            winner.cardinality == Cardinality.SINGLE
-            and cur.status in (Status.ACTIVE, Status.CANDIDATE, Status.REVIEW_DUE)
-            and _overlaps(winner, cur)
-        ):
+        elif winner.cardinality == Cardinality.SINGLE and cur.status in _HOLDING and _overlaps(winner, cur):
             _supersede(t, cur, winner, at)
 
 
@@ -268,14 +291,14 @@ def _place(t: Transition, view: UserView, rec: Record, at: datetime) -> Record:
     for cur in view.live(rec.slot):
         if cur.id == rec.id or cur.normalized_value == rec.normalized_value:
             continue
-        if cur.status not in (Status.ACTIVE, Status.CANDIDATE, Status.REVIEW_DUE):
+        if cur.status not in _HOLDING:
             continue
         # a value due for review still holds the slot until something replaces it
-        if cur.status != Status.REVIEW_DUE and not _overlaps(rec, cur):
+        if cur.status not in _WAITING and not _overlaps(rec, cur):
             continue
         if rec.kind == Kind.FACT:
             to_supersede.append(cur)  # a newer version from an authorized source replaces the old
-        elif cur.status == Status.REVIEW_DUE:
+        elif cur.status in _WAITING:
             if rec.authority == Authority.USER_EXPLICIT:
                 to_supersede.append(cur)
         elif rec.authority == Authority.USER_EXPLICIT and cur.authority != Authority.USER_EXPLICIT:
@@ -343,8 +366,40 @@ def _blocking_suppressions(view: UserView, rec: Record) -> list[Suppression]:
     return [
         s
         for s in view.suppressions.values()
-        if s.attribute == rec.attribute and s.scope in (None, rec.scope) and s.value_hash in (None, vh)
+        if s.attribute == rec.attribute and s.covers(rec.scope) and s.value_hash in (None, vh)
     ]
+
+
+def _suppression(
+    t: Transition, rec: Record, scope: str | None, at: datetime, reason: str, ids: list[str]
+) -> Suppression:
+    return Suppression(
+        attribute=rec.attribute,
+        scope=scope,
+        at=at,
+        record_ids=ids,
+        value_hash=value_hash(t.tenant, t.user, rec.attribute, rec.normalized_value),
+        reason=reason,
+    )
+
+
+def _replaced_chain(view: UserView, rec: Record) -> list[Record]:
+    """The records `rec` replaced in its slot, transitively: what a correction chain led to it."""
+    chain = {rec.id}
+    out: list[Record] = []
+    slot_ids = view.history.get(rec.slot, [])
+    grew = True
+    while grew:
+        grew = False
+        for rid in slot_ids:
+            other = view.records.get(rid)
+            if other is None or other.id in chain:
+                continue
+            if other.superseded_by in chain or any(view.records.get(c, rec).supersedes == other.id for c in chain):
+                chain.add(other.id)
+                out.append(other)
+                grew = True
+    return out
 
 
 def _tombstone(rec: Record, at: datetime, reason: str) -> Record:
@@ -373,13 +428,22 @@ def needs_for(op: Record | AnyCommand) -> Needs:
             n.ids.add(op.id)  # a producer-given id may already be in use: it must not be overwritten
         if op.corrects:
             n.ids.add(op.corrects)
+        for dep in op.depends_on:
+            if dep.startswith(SLOT_DEPENDENCY):
+                n.attrs.append((op.subject, dep[len(SLOT_DEPENDENCY) :], None, False))
+            else:
+                n.ids.add(dep)
         return n
-    if isinstance(op, ForgetCommand):
+    if isinstance(op, (ForgetCommand, RetractCommand, RestoreCommand)):
         n.with_history = True
-        if op.record_id:
-            n.ids.add(op.record_id)
+        if getattr(op, "record_id", None):
+            n.ids.add(op.record_id)  # type: ignore[union-attr]
         if op.match is not None:
-            n.attrs.append((op.match.subject, op.match.attribute, op.match.scope))
+            n.attrs.append((op.match.subject, op.match.attribute, op.match.scope, op.match.family))
+        return n
+    if isinstance(op, MoveCommand):
+        n.with_history = True
+        n.attrs.append((op.subject, op.attribute, None, False))
         return n
     if isinstance(op, (CorrectCommand, ConfirmCommand, RejectCommand, ExpireCommand, ReviewDueCommand)):
         n.ids.add(op.record_id)
@@ -392,11 +456,15 @@ def reconcile(view: UserView, op: Record | AnyCommand, at: datetime, op_id: str)
     tenant, user = owner(op)
     t = Transition(op_id=op_id, at=at, tenant=tenant, user=user, outcome=Outcome.APPLIED)
     if isinstance(op, Record):
-        return _reconcile_record(view, op, at, t)
-    handler = _COMMANDS.get(type(op))
-    if handler is None:
-        raise Rejected(Reason.UNKNOWN_COMMAND, type(op).__name__)
-    return handler(view, op, at, t)
+        _reconcile_record(view, op, at, t)
+    else:
+        handler = _COMMANDS.get(type(op))
+        if handler is None:
+            raise Rejected(Reason.UNKNOWN_COMMAND, type(op).__name__)
+        handler(view, op, at, t)
+    if not t.erase:
+        _propagate(view, t, at)
+    return t
 
 
 def _erase(view: UserView, cmd: EraseUserCommand, at: datetime, t: Transition) -> Transition:
@@ -479,15 +547,86 @@ def _target(view: UserView, record_id: str) -> Record:
 def _reconcile_record(view: UserView, rec: Record, at: datetime, t: Transition) -> Transition:
     """A new record, through the rules in order; the first step that decides ends it."""
     live = view.live(rec.slot)
-    if not (
-        _stopped(view, rec, t)
-        or _resent(view, rec, at, t)
-        or _explicit_correction(view, rec, live, at, t)
-        or _repeat(live, rec, at, t)
-    ):
+    if _stopped(view, rec, t) or _resent(view, rec, at, t):
+        return t
+    rec, ended = _with_dependencies(view, rec)
+    if not (_explicit_correction(view, rec, live, at, t) or _repeat(live, rec, at, t)):
         t.created.append(rec.id)
         _place(t, view, rec, at)
+    placed = t.puts.get(rec.id)
+    if placed is not None and rec.id in t.created and placed.depends_on:
+        for key in placed.dependency_keys:
+            t.deps.setdefault(key, []).append(placed.id)
+        if ended is not None and placed.status in _HOLDING:
+            t.put(_needs_review(placed, at, ended), Change.NEEDS_REVIEW, because=ended)
     return t
+
+
+def _with_dependencies(view: UserView, rec: Record) -> tuple[Record, str | None]:
+    """`rec` with its `depends_on` ids resolved (through aliases) and the earliest end among its
+    dependencies; and why it already needs review when one of them is no longer current."""
+    if not rec.depends_on:
+        return rec, None
+    resolved: list[str] = []
+    ends: list[datetime] = []
+    ended: str | None = None
+    for dep in rec.depends_on:
+        if dep.startswith(SLOT_DEPENDENCY):
+            resolved.append(dep)
+            attribute = dep[len(SLOT_DEPENDENCY) :]
+            for sk, _ids in view.slots.items():
+                subject, attr, _ = sk.split("|", 2)
+                if subject == rec.subject and attr == attribute:
+                    ends += [r.valid_until for r in view.live(sk) if r.valid_until is not None]
+            continue
+        target = view.get(dep)
+        if target is None:
+            raise Rejected(Reason.INVALID_DEPENDENCY, f"depends on {dep}, which is not a record of this user")
+        resolved.append(target.id)
+        if target.valid_until is not None:
+            ends.append(target.valid_until)
+        if target.status not in _HOLDING or target.superseded_by:
+            ended = ended or f"{target.id} ({target.attribute}) is {target.status.value}"
+    update: dict[str, Any] = {"depends_on": resolved, "dependency_until": min(ends) if ends else None}
+    return rec.model_copy(update=update), ended
+
+
+def _needs_review(rec: Record, at: datetime, why: str) -> Record:
+    return rec.model_copy(
+        update={"status": Status.NEEDS_REVIEW, "status_reason": f"depends on {why}", "updated_at": at}
+    )
+
+
+# what makes a record's dependents need review: it no longer holds as it was
+_ENDED = frozenset({Status.SUPERSEDED, Status.RETRACTED, Status.DELETED, Status.EXPIRED, Status.NEEDS_REVIEW})
+
+
+def _propagate(view: UserView, t: Transition, at: datetime) -> None:
+    """Rule 9 (dependent facts): every record derived from one this op corrected, retracted,
+    forgot, expired or sent to review needs review itself, transitively, in the same transition."""
+    queue: list[Record] = []
+    for rec in list(t.puts.values()):
+        before = view.records.get(rec.id)
+        newly_ended = rec.status in _ENDED and (before is None or before.status != rec.status)
+        newly_replaced = rec.superseded_by is not None and (before is None or before.superseded_by is None)
+        if newly_ended or newly_replaced:
+            queue.append(rec)
+    seen = {r.id for r in queue}
+    while queue:
+        cause = queue.pop(0)
+        what = "corrected" if cause.superseded_by and cause.status != Status.DELETED else cause.status.value
+        if cause.status == Status.DELETED:
+            what = "forgotten"
+        for key in (dependency_key(cause.subject, cause.id), f"attr:{cause.subject}|{cause.attribute}"):
+            for rid in view.dependents.get(key, []) + t.deps.get(key, []):
+                if rid in seen:
+                    continue
+                dependent = t.puts.get(rid) or view.records.get(rid)
+                if dependent is None or dependent.status not in _HOLDING:
+                    continue
+                seen.add(rid)
+                why = f"{cause.id} ({cause.attribute}), {what}"
+                queue.append(t.put(_needs_review(dependent, at, why), Change.NEEDS_REVIEW, because=cause.id))
 
 
 def _stopped(view: UserView, rec: Record, t: Transition) -> bool:
@@ -504,9 +643,10 @@ def _stopped(view: UserView, rec: Record, t: Transition) -> bool:
         t.outcome, t.reason = Outcome.DROPPED, Reason.SUPPRESSED.value
         t.changes.append({"type": Change.DROPPED, "reason": t.reason, "attribute": rec.attribute, "scope": rec.scope})
         return True
-    for s in blocking:  # the user says it again, later: their word lifts the suppression
-        t.unsuppress.append(s.key)
-        t.changes.append({"type": Change.UNSUPPRESSED, "attribute": s.attribute, "key": s.key})
+    for s in blocking:  # the user says it again, later: their word lifts it where they say it
+        if s.lifted_by(rec.scope):
+            t.unsuppress.append(s.key)
+            t.changes.append({"type": Change.UNSUPPRESSED, "attribute": s.attribute, "key": s.key})
     return False
 
 
@@ -565,6 +705,11 @@ def _explicit_correction(view: UserView, rec: Record, live: list[Record], at: da
     )
     _supersede(t, target, new, at)
     _settle_slot(t, [c for c in live if c.id != target.id], new, at)
+    # the value corrected away stays away: no inference, and no copy of a statement made before
+    # the correction, adds it to this slot again; only the user's own later statement does
+    corrected = _suppression(t, target, target.scope, at, "corrected", [target.id])
+    t.suppress.append(corrected)
+    t.changes.append({"type": Change.SUPPRESSED, "attribute": target.attribute, "key": corrected.key})
     return True
 
 
@@ -594,33 +739,37 @@ def _forget(view: UserView, cmd: ForgetCommand, at: datetime, t: Transition) -> 
             t.outcome, t.reason = Outcome.NOOP, "already deleted"
             return t
         targets[rec.id] = rec
-        # the same value elsewhere in this slot's chain goes too, or it would come back
+        # the same value elsewhere in this slot's history goes too, or it would come back; so do
+        # the values this record replaced (its correction chain): the user deleted those as well
         for rid in view.history.get(rec.slot, ()):
             other = view.records.get(rid)
             if other and other.status != Status.DELETED and other.normalized_value == rec.normalized_value:
                 targets[other.id] = other
-        suppressions.append(
-            Suppression(
-                attribute=rec.attribute,
-                scope=None,
-                at=at,
-                record_ids=sorted(targets),
-                value_hash=value_hash(t.tenant, t.user, rec.attribute, rec.normalized_value),
-            )
-        )
+        for other in _replaced_chain(view, rec):
+            if other.status != Status.DELETED:
+                targets[other.id] = other
+        # each value is kept from coming back in the scope it was forgotten in
+        by_value: dict[str, list[str]] = {}
+        for other in targets.values():
+            by_value.setdefault(other.normalized_value, []).append(other.id)
+        for ids in by_value.values():
+            suppressions.append(_suppression(t, targets[ids[0]], rec.scope, at, "forget", sorted(ids)))
     if cmd.match is not None:
         m = cmd.match
         wanted = normalize_value(m.value) if m.value is not None else None
-        for sk, ids in view.history.items():
-            subject, attribute, scope = sk.split("|", 2)
-            if subject != m.subject or attribute != m.attribute or (m.scope and scope != m.scope):
+        for other in _matched(view, m):
+            if other.status == Status.DELETED:
                 continue
-            for rid in ids:
-                other = view.records.get(rid)
-                if other is None or other.status == Status.DELETED:
-                    continue
-                if wanted is None or other.normalized_value == wanted:
-                    targets[other.id] = other
+            if wanted is None or other.normalized_value == wanted:
+                targets[other.id] = other
+                for replaced in _replaced_chain(view, other):
+                    if replaced.status != Status.DELETED:
+                        targets[replaced.id] = replaced
+                        vh = value_hash(t.tenant, t.user, replaced.attribute, replaced.normalized_value)
+                        if all(s.value_hash != vh for s in suppressions):
+                            suppressions.append(
+                                _suppression(t, replaced, m.scope or replaced.scope, at, "forget", [replaced.id])
+                            )
         suppressions.append(
             Suppression(
                 attribute=m.attribute,
@@ -647,9 +796,105 @@ def _forget(view: UserView, cmd: ForgetCommand, at: datetime, t: Transition) -> 
     return t
 
 
+def _matched(view: UserView, m: Match) -> list[Record]:
+    """Every record (any status) in the slots a match names, oldest first per slot."""
+    out: list[Record] = []
+    for sk, ids in view.history.items():
+        subject, attribute, scope = sk.split("|", 2)
+        if subject != m.subject or not m.attribute_matches(attribute) or (m.scope and scope != m.scope):
+            continue
+        out += [view.records[rid] for rid in ids if rid in view.records]
+    return out
+
+
+def _retract(view: UserView, cmd: RetractCommand, at: datetime, t: Transition) -> Transition:
+    """The user invalidates a record without a new value: it leaves the slot (which then has no
+    current value), its value is kept from coming back there automatically, lineage keeps why."""
+    if cmd.record_id:
+        targets = [_target(view, cmd.record_id)]
+    else:
+        assert cmd.match is not None
+        wanted = normalize_value(cmd.match.value) if cmd.match.value is not None else None
+        targets = [
+            r
+            for r in _matched(view, cmd.match)
+            if r.status in LIVE_STATUSES and (wanted is None or r.normalized_value == wanted)
+        ]
+        if cmd.latest and targets:
+            targets = [max(targets, key=lambda r: (r.observed_at, r.updated_at, r.id))]
+    targets = [r for r in targets if r.status in LIVE_STATUSES]
+    if not targets:
+        t.outcome, t.reason = Outcome.NOOP, Reason.TARGET_NOT_FOUND.value
+        return t
+    if any(r.kind == Kind.FACT for r in targets):
+        raise Rejected(Reason.SOURCE_NOT_AUTHORIZED, "facts change only through an authorized source")
+    for rec in targets:
+        update = {"status": Status.RETRACTED, "status_reason": "retracted by the user", "updated_at": at}
+        t.put(rec.model_copy(update=update), Change.RETRACTED)
+        kept_out = _suppression(t, rec, rec.scope, at, "retracted", [rec.id])
+        t.suppress.append(kept_out)
+        t.changes.append({"type": Change.SUPPRESSED, "attribute": rec.attribute, "key": kept_out.key})
+    return t
+
+
+def _move(view: UserView, cmd: MoveCommand, at: datetime, t: Transition) -> Transition:
+    """A slot and its history to another scope: "keep this for the whole project". A value that
+    lived "this time" only becomes lasting in a wider scope; its suppressions move with it."""
+    source = slot_key(cmd.subject, cmd.attribute, cmd.from_scope)
+    dest = slot_key(cmd.subject, cmd.attribute, cmd.to_scope)
+    ids = [rid for rid in view.history.get(source, []) if rid in view.records]
+    if not ids:
+        t.outcome, t.reason = Outcome.NOOP, Reason.TARGET_NOT_FOUND.value
+        return t
+    if view.live(dest):
+        raise Rejected(Reason.SCOPE_OCCUPIED, f"{cmd.attribute} already has a value in {cmd.to_scope}")
+    widening = cmd.from_scope.startswith("session:") and not cmd.to_scope.startswith("session:")
+    for rid in ids:
+        rec = view.records[rid]
+        update: dict[str, Any] = {"scope": cmd.to_scope, "updated_at": at}
+        start = rec.valid_from or rec.observed_at
+        if widening and rec.valid_until is not None and rec.valid_until - start == TEMPORARY_LIFETIME:
+            lifetime = resolve(rec.attribute, rec.kind).lifetime
+            update["valid_until"] = start + lifetime if lifetime else None
+        t.moved[rid] = source
+        t.put(rec.model_copy(update=update), Change.MOVED, **{"from": cmd.from_scope})
+    for s in list(view.suppressions.values()):
+        if s.attribute == cmd.attribute and s.scope == cmd.from_scope:
+            t.unsuppress.append(s.key)
+            t.suppress.append(s.model_copy(update={"scope": cmd.to_scope}))
+    return t
+
+
+def _restore(view: UserView, cmd: RestoreCommand, at: datetime, t: Transition) -> Transition:
+    """The user lifts suppressions explicitly: automatic input may bring the value back (nothing
+    forgotten is rebuilt by this: a tombstone keeps no value)."""
+    m = cmd.match
+    wanted = value_hash(t.tenant, t.user, m.attribute, normalize_value(m.value)) if m.value is not None else None
+    keys = [
+        s.key
+        for s in view.suppressions.values()
+        if m.attribute_matches(s.attribute)
+        and (m.scope is None or s.scope == m.scope)
+        and (wanted is None or s.value_hash == wanted)
+    ]
+    if not keys:
+        t.outcome, t.reason = Outcome.NOOP, "nothing suppressed"
+        return t
+    for key in keys:
+        t.unsuppress.append(key)
+        t.changes.append({"type": Change.UNSUPPRESSED, "attribute": view.suppressions[key].attribute, "key": key})
+    return t
+
+
 def _confirm(view: UserView, cmd: ConfirmCommand, at: datetime, t: Transition) -> Transition:
     target = _target(view, cmd.record_id)
-    if target.status not in (Status.PENDING_REVIEW, Status.CONFLICTED, Status.CANDIDATE, Status.REVIEW_DUE):
+    if target.status not in (
+        Status.PENDING_REVIEW,
+        Status.CONFLICTED,
+        Status.CANDIDATE,
+        Status.REVIEW_DUE,
+        Status.NEEDS_REVIEW,
+    ):
         raise Rejected(Reason.TARGET_NOT_PENDING, f"{target.id} is {target.status.value}")
     if target.kind == Kind.FACT and target.authority != Authority.AUTHORITATIVE_SOURCE:
         # a user's confirmation does not turn an unverified business fact into a true one
@@ -668,11 +913,7 @@ def _confirm(view: UserView, cmd: ConfirmCommand, at: datetime, t: Transition) -
     )
     if target.cardinality == Cardinality.SINGLE:
         for cur in view.live(target.slot):
-            if (
-                cur.id != target.id
-                and cur.status in (Status.ACTIVE, Status.CANDIDATE, Status.REVIEW_DUE)
-                and cur.normalized_value != target.normalized_value
-            ):
+            if cur.id != target.id and cur.status in _HOLDING and cur.normalized_value != target.normalized_value:
                 _supersede(t, cur, confirmed, at)
     return t
 
@@ -685,4 +926,7 @@ _COMMANDS: dict[type, Callable[[UserView, Any, datetime, Transition], Transition
     RejectCommand: _reject,
     ExpireCommand: _sweep,
     ReviewDueCommand: _sweep,
+    RetractCommand: _retract,
+    MoveCommand: _move,
+    RestoreCommand: _restore,
 }

@@ -27,6 +27,8 @@ class AttributeSpec:
     actionability: float = 0.5
     sensitivity: Sensitivity = Sensitivity.NORMAL
     label: str = ""
+    # special categories: the request topics (memory/topics.py) a record of it is used for
+    topics: tuple[str, ...] = ()
 
 
 # fmt: off
@@ -59,8 +61,25 @@ _SPECS = [
                   importance=0.6, actionability=0.7),
     AttributeSpec("profile.languages", Kind.PREFERENCE, Cardinality.MULTI, label="languages spoken",
                   importance=0.4),
+    # special categories: only the user's own statement is stored, used only on its topics
     AttributeSpec("profile.allergies", Kind.PREFERENCE, Cardinality.MULTI, label="allergies",
-                  consequence=Consequence.HIGH, importance=0.9, sensitivity=Sensitivity.PERSONAL),
+                  consequence=Consequence.HIGH, importance=0.9, sensitivity=Sensitivity.SPECIAL,
+                  topics=("food", "health")),
+    AttributeSpec("health.", Kind.PREFERENCE, Cardinality.MULTI, label="health",
+                  consequence=Consequence.HIGH, importance=0.8, sensitivity=Sensitivity.SPECIAL,
+                  topics=("health",)),
+    AttributeSpec("profile.religion", Kind.PREFERENCE, label="religion", importance=0.5,
+                  sensitivity=Sensitivity.SPECIAL, topics=("religion", "food")),
+    AttributeSpec("profile.political_opinion", Kind.PREFERENCE, label="political opinion", importance=0.3,
+                  sensitivity=Sensitivity.SPECIAL, topics=("politics",)),
+    AttributeSpec("profile.sexual_orientation", Kind.PREFERENCE, label="sexual orientation", importance=0.3,
+                  sensitivity=Sensitivity.SPECIAL, topics=("relationships",)),
+    AttributeSpec("profile.ethnicity", Kind.PREFERENCE, label="ethnicity", importance=0.3,
+                  sensitivity=Sensitivity.SPECIAL, topics=("ethnicity",)),
+    AttributeSpec("profile.union_membership", Kind.PREFERENCE, label="union membership", importance=0.3,
+                  sensitivity=Sensitivity.SPECIAL, topics=("labour",)),
+    AttributeSpec("profile.biometrics", Kind.PREFERENCE, label="biometrics", importance=0.3,
+                  sensitivity=Sensitivity.SPECIAL, topics=("health",)),
     AttributeSpec("profile.travel_status", Kind.PREFERENCE, label="travel status", lifetime=14 * DAY,
                   sensitivity=Sensitivity.PERSONAL),
     AttributeSpec("profile.name", Kind.PREFERENCE, label="name", importance=0.4),

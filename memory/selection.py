@@ -17,6 +17,7 @@ from typing import Any
 from .models import (
     CONSEQUENCE_WEIGHT,
     INFERRED_AUTHORITIES,
+    SLOT_ONLY_REASONS,
     Consequence,
     ContextItem,
     ContextRequest,
@@ -32,6 +33,7 @@ from .models import (
     to_ms,
 )
 from .registry import resolve
+from .topics import topics_of
 from .validation import normalize_value, value_hash
 
 ASSUMPTION_MIN_CONFIDENCE = 0.7
@@ -118,6 +120,11 @@ class Candidate:
     # a set, and what eligibility needs apart from the request (see `usable_window`)
     token_set: frozenset[str] | None = field(default=None, init=False, compare=False)
     window: tuple[bool, bool, int, float] | None = field(default=None, init=False, compare=False)
+    # who may see it (roles or principals; empty: every caller), the earliest end of what it was
+    # derived from, and why it waits for review (a dependent of a changed record)
+    audience: tuple[str, ...] = field(default=(), init=False, compare=False)
+    dependency_until_ms: int | None = field(default=None, init=False, compare=False)
+    note: str | None = field(default=None, init=False, compare=False)
 
 
 def compact(rec: Record) -> list[Any]:
@@ -146,6 +153,9 @@ def compact(rec: Record) -> list[Any]:
         rec.source,
         " " + " ".join(sorted(toks)) + " ",
         round(_static(rec.importance, rec.consequence, rec.actionability, rec.kind), 6),
+        rec.audience,
+        to_ms(rec.dependency_until),
+        rec.status_reason if rec.status == Status.NEEDS_REVIEW else None,
     ]
 
 
@@ -153,6 +163,10 @@ def from_compact(row: list[Any]) -> Candidate:
     c = Candidate(*row[:20])
     if len(row) > 20:
         c.base = row[20]
+    if len(row) > 21:  # rows written before audiences and dependencies existed end at 21
+        c.audience = tuple(row[21] or ())
+        c.dependency_until_ms = row[22]
+        c.note = row[23]
     return c
 
 
@@ -172,7 +186,7 @@ def is_working_assumption(c: Candidate) -> bool:
 # plain-string constants: the read path compares thousands of rows, and a string comparison is
 # cheaper than an Enum member lookup per row
 _ACTIVE, _CANDIDATE, _SECRET, _PERSONAL, _FACT = "active", "candidate", "secret", "personal", "fact"
-_AUTHORITATIVE, _MULTI = "authoritative_source", "multi"
+_AUTHORITATIVE, _MULTI, _SPECIAL = "authoritative_source", "multi", "special"
 
 
 def exclusion_reason(c: Candidate, at_ms: int, req: ContextRequest, scopes: Iterable[str]) -> str | None:
@@ -194,6 +208,8 @@ def exclusion_reason(c: Candidate, at_ms: int, req: ContextRequest, scopes: Iter
         return "secret"
     if c.sensitivity == _PERSONAL and not req.allow_personal:
         return "sensitivity"
+    if c.dependency_until_ms is not None and at_ms >= c.dependency_until_ms:
+        return "dependency_expired"
     if c.kind == _FACT and c.authority != _AUTHORITATIVE:
         return "unverified_fact"
     if status == _CANDIDATE and not is_working_assumption(c):
@@ -218,6 +234,7 @@ def usable_window(c: Candidate) -> tuple[bool, bool, int, float]:
         end = min(
             math.inf if c.valid_until_ms is None else c.valid_until_ms,
             math.inf if c.review_ms is None else c.review_ms,
+            math.inf if c.dependency_until_ms is None else c.dependency_until_ms,
         )
         c.window = (passes, c.sensitivity == _PERSONAL, start, end)
     return c.window
@@ -234,7 +251,21 @@ def prepare(candidates: Iterable[Candidate]) -> None:
 
 def can_use(record: Record | Candidate, at: datetime, request: ContextRequest) -> bool:
     c = from_record(record) if isinstance(record, Record) else record
-    return exclusion_reason(c, to_ms(at) or 0, request, request.scopes()) is None
+    return (
+        exclusion_reason(c, to_ms(at) or 0, request, request.scopes()) is None
+        and _withheld(c, request, topics_of(request.text)) is None
+    )
+
+
+def _withheld(c: Candidate, req: ContextRequest, request_topics: frozenset[str]) -> str | None:
+    """Why this caller or this request may not see an otherwise usable record: its audience
+    (rule: a record without one is visible to every request for its user), or a special category
+    off the request's topic."""
+    if c.audience and not set(c.audience).intersection(req.roles):
+        return "audience"
+    if c.sensitivity == _SPECIAL and not request_topics.intersection(resolve(c.attribute, None).topics):
+        return "special_off_topic"
+    return None
 
 
 def section_of(c: Candidate) -> str:
@@ -313,7 +344,9 @@ def render_line(c: Candidate) -> str:
 def suppressed(c: Candidate, suppressions: list[Suppression], tenant: str, user: str) -> bool:
     """A record learned before a matching suppression is not used, wherever it is stored."""
     for s in suppressions:
-        if s.attribute != c.attribute or s.scope not in (None, c.scope) or c.observed_ms > (to_ms(s.at) or 0):
+        if s.attribute != c.attribute or s.reason in SLOT_ONLY_REASONS:
+            continue  # a value corrected or retracted away left by its record's status, not here
+        if not s.covers(c.scope) or c.observed_ms > (to_ms(s.at) or 0):
             continue
         if s.value_hash is None or s.value_hash == value_hash(tenant, user, c.attribute, normalize_value(c.value)):
             return True
@@ -357,6 +390,7 @@ def _eligible(
     sup_attrs = {s.attribute for s in suppressions}
     scope_set = frozenset(req.scopes())
     allow_personal = req.allow_personal
+    request_topics: frozenset[str] | None = None
     for c in candidates:
         window = c.window
         if window is None:
@@ -367,9 +401,13 @@ def _eligible(
             reason = None if fits else (exclusion_reason(c, at_ms, req, scope_set) if req.explain else "excluded")
         if reason is not None:
             if req.explain:
-                excluded.append(Exclusion(id=c.id, attribute=c.attribute, reason=reason))
+                excluded.append(Exclusion(id=c.id, attribute=c.attribute, reason=reason, detail=c.note))
             continue
-        if c.attribute in sup_attrs and suppressed(c, suppressions, req.tenant, req.user):
+        if c.audience or c.sensitivity == _SPECIAL:
+            if request_topics is None:
+                request_topics = topics_of(req.text)
+            reason = _withheld(c, req, request_topics)
+        if reason is None and c.attribute in sup_attrs and suppressed(c, suppressions, req.tenant, req.user):
             reason = "suppressed"
         if reason is None and req.overrides and c.attribute in req.overrides:
             reason = "overridden_by_request"

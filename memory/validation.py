@@ -7,6 +7,7 @@ and the scenario runner, so bad input is refused before anything is read or writ
 from __future__ import annotations
 
 import hashlib
+import re
 import unicodedata
 from datetime import datetime
 from typing import Any
@@ -24,6 +25,8 @@ from .limits import (
 )
 from .models import (
     COMMAND_OPS,
+    ID_RE,
+    SLOT_DEPENDENCY,
     AnyCommand,
     Authority,
     Command,
@@ -50,6 +53,8 @@ from .secrets import (
 )
 
 _COMMAND = TypeAdapter(Command)
+# a role ("vp", "finance") or a principal ("user:alice", "key:3f2a"): no whitespace or braces
+AUDIENCE_RE = re.compile(r"^[A-Za-z0-9_.@+:\-]{1,128}$")
 _FIELD_REASONS = {
     "kind": Reason.UNKNOWN_KIND,
     "authority": Reason.INVALID_FIELD,
@@ -142,15 +147,22 @@ def parse_command(data: dict[str, Any]) -> AnyCommand:
     record_id = getattr(cmd, "record_id", None)
     if record_id is not None:
         check_id(record_id, Reason.INVALID_ID)
-    if cmd.op == "forget":
-        if not cmd.record_id and cmd.match is None:
-            raise Rejected(Reason.MISSING_FIELD, "forget needs record_id or match")
-        if cmd.match is not None:
-            check_slot_parts(cmd.match.subject, cmd.match.attribute)
-            if cmd.match.value is not None:
-                check_no_secret(check_value(cmd.match.value, cmd.match.attribute))
-            if cmd.match.scope is not None:
-                cmd.match.scope = parse_scope(cmd.match.scope)
+    if cmd.op in ("forget", "retract") and not cmd.record_id and cmd.match is None:
+        raise Rejected(Reason.MISSING_FIELD, f"{cmd.op} needs record_id or match")
+    match = getattr(cmd, "match", None)
+    if match is not None:
+        check_slot_parts(match.subject, match.attribute)
+        if match.value is not None:
+            check_no_secret(check_value(match.value, match.attribute))
+        if match.scope is not None:
+            match.scope = parse_scope(match.scope)
+    if cmd.op == "move":
+        check_slot_parts(cmd.subject, cmd.attribute)
+        cmd.from_scope, cmd.to_scope = parse_scope(cmd.from_scope), parse_scope(cmd.to_scope)
+        if cmd.from_scope == cmd.to_scope:
+            raise Rejected(Reason.INVALID_SCOPE, "a move needs two different scopes")
+        if resolve(cmd.attribute, None).kind == Kind.SESSION_CONTEXT and not cmd.to_scope.startswith("session:"):
+            raise Rejected(Reason.SESSION_CONTEXT_NOT_IN_SESSION, "session_context lives with a session scope")
     if cmd.op == "correct":
         check_text(cmd.statement, "statement")
         _check_evidence(cmd.evidence)
@@ -193,8 +205,10 @@ def build_record(rin: RecordIn, *, op_id: str, at: datetime) -> Record:
     actionability = _unit("actionability", rin.actionability, spec.actionability)
     if rin.valid_from and rin.valid_until and rin.valid_until <= rin.valid_from:
         raise Rejected(Reason.VALIDITY_INVERTED, "valid_until must be after valid_from")
-    sensitivity = rin.sensitivity or spec.sensitivity
+    sensitivity = _sensitivity(rin, spec)
     value_text = _check_content(rin, scope, sensitivity)
+    depends_on = _check_dependencies(rin)
+    audience = _check_audience(rin.audience)
     _check_kind_rules(rin, kind, scope)
     observed = rin.observed_at or at
     valid_until, review_at = _lifetime(rin, kind, spec, scope, observed)
@@ -231,7 +245,58 @@ def build_record(rin: RecordIn, *, op_id: str, at: datetime) -> Record:
         corrects_current=rin.corrects_current and rin.corrects is None,
         updated_at=at,
         op_id=op_id,
+        depends_on=depends_on,
+        audience=audience,
     )
+
+
+MAX_DEPENDENCIES = 32
+MAX_AUDIENCE = 32
+
+
+def _sensitivity(rin: RecordIn, spec: AttributeSpec) -> Sensitivity:
+    """A special category stays special whatever the producer says, and only the user's own
+    statement (or an authoritative document) of it is stored: an inference is refused."""
+    given = rin.sensitivity or spec.sensitivity
+    special = Sensitivity.SPECIAL in (given, spec.sensitivity)
+    if not special or given == Sensitivity.SECRET:
+        return given
+    if rin.authority not in (Authority.USER_EXPLICIT, Authority.AUTHORITATIVE_SOURCE):
+        raise Rejected(
+            Reason.SPECIAL_CATEGORY_INFERRED,
+            f"{rin.attribute}: a special category is stored only when the user states it",
+        )
+    return Sensitivity.SPECIAL
+
+
+def _check_dependencies(rin: RecordIn) -> list[str]:
+    if len(rin.depends_on) > MAX_DEPENDENCIES:
+        raise Rejected(Reason.TOO_LARGE, f"depends_on: {len(rin.depends_on)} entries, at most {MAX_DEPENDENCIES}")
+    out: list[str] = []
+    for dep in rin.depends_on:
+        if not isinstance(dep, str):
+            raise Rejected(Reason.INVALID_DEPENDENCY, "depends_on entries are record ids or slot:<attribute>")
+        if dep.startswith(SLOT_DEPENDENCY):
+            try:
+                check_slot_parts(rin.subject, dep[len(SLOT_DEPENDENCY) :])
+            except Rejected:
+                raise Rejected(Reason.INVALID_DEPENDENCY, "slot:<attribute> needs a valid attribute") from None
+        elif not ID_RE.fullmatch(dep):
+            raise Rejected(Reason.INVALID_DEPENDENCY, "depends_on entries are record ids or slot:<attribute>")
+        if dep == rin.id or dep == f"{SLOT_DEPENDENCY}{rin.attribute}":
+            raise Rejected(Reason.INVALID_DEPENDENCY, "a record cannot depend on itself")
+        if dep not in out:
+            out.append(dep)
+    return out
+
+
+def _check_audience(audience: list[str]) -> list[str]:
+    if len(audience) > MAX_AUDIENCE:
+        raise Rejected(Reason.TOO_LARGE, f"audience: {len(audience)} entries, at most {MAX_AUDIENCE}")
+    for entry in audience:
+        if not isinstance(entry, str) or not AUDIENCE_RE.fullmatch(entry):
+            raise Rejected(Reason.INVALID_FIELD, f"audience: entries must match {AUDIENCE_RE.pattern}")
+    return sorted(set(audience))
 
 
 def _kind_and_spec(rin: RecordIn) -> tuple[Kind, AttributeSpec]:

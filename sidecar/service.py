@@ -68,6 +68,8 @@ class Sidecar:
             max_items=q.max_items,
             max_chars=q.max_chars,
             explain=q.explain,
+            # what the caller may see comes from its key: a body cannot claim a role
+            roles=[*sorted(caller.roles), f"key:{caller.key_id}"],
         )
         at = q.at or self.clock()
         if self.engine_for is not None and self._pool is not None:

@@ -1,8 +1,9 @@
 -- Apply one user's transitions atomically and idempotently.
 -- KEYS[1] = <prefix>:meta ; ARGV[1] = <prefix> ; ARGV[2] = expected version (-1: don't check)
 -- ARGV[3] = JSON list of transitions, each:
---   {op, at, puts=[{id, json, slot, scope, live, act}], created=[[slot, id]],
---    sup={key=json}, unsup=[key], log=[json], erase=bool, ledger=json}
+--   {op, at, puts=[{id, json, slot, scope, live, act, from_slot, from_scope}], created=[[slot, id]],
+--    sup={key=json}, unsup=[key], deps={key=[id]}, log=[json], erase=bool, ledger=json}
+-- A put with from_slot moves the record: it leaves that slot's live list, history and read model.
 -- Returns {applied, 0, version}; {-1, 0, version} when the version check fails; {-2, 0, version}
 -- when one of the ops was applied before (the caller's view was stale).
 local P = ARGV[1]
@@ -13,7 +14,7 @@ local LOG_CAP = 10000
 
 local function erase_user()
   -- the ops ledger stays: op ids are offsets, not user data, and keep redeliveries idempotent
-  local keys = {P .. ':rec', P .. ':slot', P .. ':sup', P .. ':log', P .. ':scopes', P .. ':alias'}
+  local keys = {P .. ':rec', P .. ':slot', P .. ':sup', P .. ':log', P .. ':scopes', P .. ':alias', P .. ':dep'}
   for _, scope in ipairs(redis.call('SMEMBERS', P .. ':scopes')) do keys[#keys + 1] = P .. ':act:' .. scope end
   for _, sk in ipairs(redis.call('HKEYS', P .. ':slot')) do keys[#keys + 1] = P .. ':hist:' .. redis.sha1hex(sk) end
   for i = 1, #keys, 500 do
@@ -35,6 +36,18 @@ for _, t in ipairs(batch) do
     end
     for _, p in ipairs(t.puts or {}) do
       redis.call('HSET', P .. ':rec', p.id, p.json)
+      if p.from_slot then
+        local raw_from = redis.call('HGET', P .. ':slot', p.from_slot)
+        local left = {}
+        for _, id in ipairs(raw_from and cjson.decode(raw_from) or {}) do
+          if id ~= p.id then left[#left + 1] = id end
+        end
+        if #left == 0 then redis.call('HSET', P .. ':slot', p.from_slot, '[]')
+        else redis.call('HSET', P .. ':slot', p.from_slot, cjson.encode(left)) end
+        redis.call('LREM', P .. ':hist:' .. redis.sha1hex(p.from_slot), 0, p.id)
+        redis.call('RPUSH', P .. ':hist:' .. redis.sha1hex(p.slot), p.id)
+        redis.call('HDEL', P .. ':act:' .. p.from_scope, p.id)
+      end
       local raw = redis.call('HGET', P .. ':slot', p.slot)
       local ids = raw and cjson.decode(raw) or {}
       local kept, present = {}, false
@@ -57,6 +70,16 @@ for _, t in ipairs(batch) do
     end
     for key, val in pairs(t.sup or {}) do redis.call('HSET', P .. ':sup', key, val) end
     for alias, target in pairs(t.alias or {}) do redis.call('HSET', P .. ':alias', alias, target) end
+    for key, ids in pairs(t.deps or {}) do
+      local raw_dep = redis.call('HGET', P .. ':dep', key)
+      local known = raw_dep and cjson.decode(raw_dep) or {}
+      local have = {}
+      for _, id in ipairs(known) do have[id] = true end
+      for _, id in ipairs(ids) do
+        if not have[id] then known[#known + 1] = id; have[id] = true end
+      end
+      redis.call('HSET', P .. ':dep', key, cjson.encode(known))
+    end
     for _, key in ipairs(t.unsup or {}) do redis.call('HDEL', P .. ':sup', key) end
     if t.log and #t.log > 0 then
       redis.call('RPUSH', P .. ':log', unpack(t.log))

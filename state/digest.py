@@ -2,8 +2,8 @@
 same memory.
 
 Per user: every record (all fields), the live records of each slot, each slot's lineage, the
-suppressions, the aliases left by deduplication and the erasure mark. Not included: processing
-bookkeeping that depends on how the input was delivered (the op ledger, the change log, version
+suppressions, the aliases left by deduplication, the dependency index and the erasure mark. Not
+included: processing bookkeeping that depends on how the input was delivered (the op ledger, the change log, version
 counters, positions, the expiry index), so a run with redeliveries, crashes or other batch sizes
 digests the same as a clean one.
 """
@@ -49,7 +49,8 @@ def user_state(client: redis.Redis, keys: Keys, tenant: str, user: str) -> dict[
     pipe.hgetall(keys.suppressions(tenant, user))
     pipe.hgetall(keys.aliases(tenant, user))
     pipe.hget(keys.meta(tenant, user), "erased_at")
-    records, slots, sups, aliases, erased = pipe.execute()
+    pipe.hgetall(keys.dependents(tenant, user))
+    records, slots, sups, aliases, erased, dependents = pipe.execute()
     hist_pipe = client.pipeline(transaction=False)
     slot_names = sorted(k.decode() for k in slots)
     for slot in slot_names:
@@ -62,6 +63,7 @@ def user_state(client: redis.Redis, keys: Keys, tenant: str, user: str) -> dict[
         "suppressions": {k.decode(): orjson.loads(v) for k, v in sorted(sups.items())},
         "aliases": {k.decode(): v.decode() for k, v in sorted(aliases.items())},
         "erased_at": erased.decode() if erased else None,
+        "dependents": {k.decode(): sorted(orjson.loads(v)) for k, v in sorted(dependents.items())},
     }
 
 

@@ -20,6 +20,7 @@ import redis
 from slotstream.memory.errors import Reason, Rejected
 from slotstream.memory.models import (
     LIVE_STATUSES,
+    READ_MODEL_STATUSES,
     SELECTABLE_STATUSES,
     AnyCommand,
     Change,
@@ -205,7 +206,7 @@ class Engine:
                     "ops": [p.op_id for p in by_user[(tenant, user)]],
                     "slots": sorted(n.slots),
                     "ids": sorted(n.ids),
-                    "attrs": [[a[0], a[1]] for a in n.attrs],
+                    "attrs": [[a[0], a[1], a[3]] for a in n.attrs],
                     "history": n.with_history,
                 }
                 self._load(
@@ -375,6 +376,7 @@ class ViewCache:
             merged.records.update(view.records)
             merged.slots.update(view.slots)
             merged.history.update(view.history)
+            merged.dependents = view.dependents  # loaded whole every time
             view, slots, history = merged, slots | old.slots, history | old.history
         self._entries[user] = _CachedView(version, view, slots, history, set(state.get("applied") or {}))
         self._entries.move_to_end(user)
@@ -401,6 +403,8 @@ def _view(state: dict[str, Any]) -> UserView:
     for key, raw in (state.get("sup") or {}).items():
         view.suppressions[key] = Suppression.model_validate_json(raw)
     view.aliases.update(state.get("aliases") or {})
+    for key, raw in (state.get("deps") or {}).items():
+        view.dependents[key] = list(orjson.loads(raw)) if raw else []
     if state.get("erased_at"):
         view.erased_at = parse_time(state["erased_at"])
     return view
@@ -421,16 +425,18 @@ def _encode(t: Transition) -> dict[str, Any]:
     at = iso(t.at)
     puts = []
     for rec in t.puts.values():
-        puts.append(
-            {
-                "id": rec.id,
-                "json": rec.model_dump_json(),
-                "slot": rec.slot,
-                "scope": rec.scope,
-                "live": rec.status in LIVE_STATUSES,
-                "act": orjson.dumps(compact(rec)).decode() if rec.status in SELECTABLE_STATUSES else False,
-            }
-        )
+        put: dict[str, Any] = {
+            "id": rec.id,
+            "json": rec.model_dump_json(),
+            "slot": rec.slot,
+            "scope": rec.scope,
+            "live": rec.status in LIVE_STATUSES,
+            "act": orjson.dumps(compact(rec)).decode() if rec.status in READ_MODEL_STATUSES else False,
+        }
+        if rec.id in t.moved:
+            put["from_slot"] = t.moved[rec.id]
+            put["from_scope"] = t.moved[rec.id].split("|", 2)[2]
+        puts.append(put)
     log = [orjson.dumps({"op": t.op_id, "at": at, **c}).decode() for c in t.changes]
     return {
         "op": t.op_id,
@@ -440,6 +446,7 @@ def _encode(t: Transition) -> dict[str, Any]:
         "created": [[t.puts[rid].slot, rid] for rid in t.created],
         "sup": {s.key: s.model_dump_json() for s in t.suppress},
         "unsup": t.unsuppress,
+        "deps": t.deps,
         "log": log,
         "erase": t.erase,
         "alias": t.aliases,

@@ -48,6 +48,11 @@ class Keys:
     def aliases(self, tenant: str, user: str) -> str:
         return self.prefix(tenant, user) + ":alias"
 
+    def dependents(self, tenant: str, user: str) -> str:
+        """Hash: dependency key ("id:<record>" / "attr:<subject>|<attribute>") -> JSON list of the
+        ids of records that depend on it."""
+        return self.prefix(tenant, user) + ":dep"
+
     def ledger(self, tenant: str, user: str) -> str:
         return self.prefix(tenant, user) + ":ops"
 

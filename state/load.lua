@@ -1,10 +1,12 @@
 -- Load what reconciliation needs for one user's ops, in one round trip.
 -- KEYS[1] = <prefix>:meta (routes the call: every key of the user shares the hash tag)
 -- ARGV[1] = <prefix>, ARGV[2] = JSON {ops=[op ids], slots=[slot keys], ids=[record ids],
---           attrs=[[subject, attribute]], history=bool}
+--           attrs=[[subject, attribute, family]], history=bool}
+-- The dependency index (<prefix>:dep) is always returned whole, with the records listed in it:
+-- reconciliation moves dependents to needs_review in the same apply, transitively.
 local P = ARGV[1]
 local req = cjson.decode(ARGV[2])
-local out = {applied = {}, records = {}, slots = {}, history = {}, sup = {}, aliases = {}}
+local out = {applied = {}, records = {}, slots = {}, history = {}, sup = {}, aliases = {}, deps = {}}
 for _, op in ipairs(req.ops or {}) do
   if redis.call('HEXISTS', P .. ':ops', op) == 1 then out.applied[op] = 1 end
 end
@@ -44,9 +46,18 @@ for _, id in ipairs(req.ids or {}) do
 end
 for _, sa in ipairs(req.attrs or {}) do
   local head = sa[1] .. '|' .. sa[2] .. '|'
+  -- a family match also takes the attributes under it: "<attribute>.<anything>|"
+  local family = sa[3] and (sa[1] .. '|' .. sa[2] .. '.') or nil
   for _, sk in ipairs(redis.call('HKEYS', P .. ':slot')) do
-    if string.sub(sk, 1, #head) == head then load_slot(sk); want_history(sk) end
+    if string.sub(sk, 1, #head) == head or (family and string.sub(sk, 1, #family) == family) then
+      load_slot(sk); want_history(sk)
+    end
   end
+end
+local deps = redis.call('HGETALL', P .. ':dep')
+for i = 1, #deps, 2 do
+  out.deps[deps[i]] = deps[i + 1]
+  for _, id in ipairs(cjson.decode(deps[i + 1])) do want_id(id) end
 end
 for _, sk in ipairs(hist_slots) do
   local ids = redis.call('LRANGE', P .. ':hist:' .. redis.sha1hex(sk), 0, -1)

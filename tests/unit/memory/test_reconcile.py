@@ -526,14 +526,14 @@ def test_forget_by_id_tombstones_and_suppresses():
     assert tomb.normalized_value == value_hash("t1", "u1", "profile.home_city", "springfield")
     assert len(t.suppress) == 1
     sup = t.suppress[0]
-    assert sup.attribute == "profile.home_city" and sup.scope is None and sup.record_ids == [rec.id]
+    assert sup.attribute == "profile.home_city" and sup.scope == "global" and sup.record_ids == [rec.id]
     assert sup.value_hash == value_hash("t1", "u1", "profile.home_city", normalize_value("Springfield"))
     assert "springfield" not in sup.model_dump_json().casefold()
     assert s.usable(T0 + 2 * H, "profile.home_city") == []  # stops use at once
     assert "Springfield" not in s.context(T0 + 2 * H).context
 
 
-def test_forget_by_id_takes_the_same_value_in_the_slots_history_too():
+def test_forget_by_id_takes_the_same_value_and_the_correction_chain():
     s = Sim()
     _, a = s.record(T0, value="concise")
     _, b = s.record(T0 + H, value="detailed", corrects=a.id)
@@ -541,7 +541,7 @@ def test_forget_by_id_takes_the_same_value_in_the_slots_history_too():
     s.command(T0 + 3 * H, op="forget", record_id=c.id)
     assert_forgotten(s.get(a.id), "concise")
     assert_forgotten(s.get(c.id), "concise")
-    assert s.get(b.id).status == Status.SUPERSEDED and s.get(b.id).value == "detailed"
+    assert_forgotten(s.get(b.id), "detailed")  # c replaced it: what the user deleted includes it
 
 
 def test_forgotten_value_is_not_used_from_another_scope():
@@ -566,12 +566,12 @@ def test_forget_by_match_on_value():
 
 def test_forget_by_match_on_attribute_forgets_every_value():
     s = Sim()
-    _, a = s.record(T0, attribute="profile.allergies", value="peanuts")
-    _, b = s.record(T0, attribute="profile.allergies", value="shellfish")
-    t = s.command(T0 + H, op="forget", match={"attribute": "profile.allergies"})
+    _, a = s.record(T0, attribute="profile.languages", value="German")
+    _, b = s.record(T0, attribute="profile.languages", value="French")
+    t = s.command(T0 + H, op="forget", match={"attribute": "profile.languages"})
     assert s.get(a.id).status == Status.DELETED and s.get(b.id).status == Status.DELETED
     assert t.suppress[0].value_hash is None
-    t, _ = s.record(T0 + 2 * H, attribute="profile.allergies", value="gluten", authority="system_inferred")
+    t, _ = s.record(T0 + 2 * H, attribute="profile.languages", value="Dutch", authority="system_inferred")
     assert t.outcome == "dropped" and t.reason == "suppressed"
 
 
@@ -654,19 +654,19 @@ def test_a_record_id_reused_for_another_value_is_rejected():
 
 def test_attribute_wide_forget_keeps_each_forgotten_value_suppressed():
     s = Sim()
-    s.record(T0, attribute="profile.allergies", value="peanuts")
-    s.record(T0, attribute="profile.allergies", value="shellfish")
-    s.command(T0 + H, op="forget", match={"attribute": "profile.allergies"})
+    s.record(T0, attribute="profile.languages", value="German")
+    s.record(T0, attribute="profile.languages", value="French")
+    s.command(T0 + H, op="forget", match={"attribute": "profile.languages"})
     # the user states a NEW value later: accepted, it lifts the attribute-wide suppression ...
-    t, gluten = s.record(T0 + D, attribute="profile.allergies", value="gluten")
-    assert t.outcome == "applied" and s.get(gluten.id).status == Status.ACTIVE
+    t, dutch = s.record(T0 + D, attribute="profile.languages", value="Dutch")
+    assert t.outcome == "applied" and s.get(dutch.id).status == Status.ACTIVE
     # ... but the forgotten values stay forgotten for automatic extraction
-    for value in ("peanuts", "shellfish"):
+    for value in ("German", "French"):
         t, _ = s.record(
-            T0 + 2 * D, attribute="profile.allergies", value=value, authority="system_inferred", confidence=0.9
+            T0 + 2 * D, attribute="profile.languages", value=value, authority="system_inferred", confidence=0.9
         )
         assert t.outcome == "dropped" and t.reason == Reason.SUPPRESSED.value
-    assert [r.value for r in s.usable(T0 + 3 * D, "profile.allergies")] == ["gluten"]
+    assert [r.value for r in s.usable(T0 + 3 * D, "profile.languages")] == ["Dutch"]
 
 
 def test_a_different_value_is_not_suppressed_by_a_value_forget():
@@ -680,7 +680,7 @@ def test_a_different_value_is_not_suppressed_by_a_value_forget():
 def test_erase_user():
     s = Sim()
     s.record(T0, value="concise")
-    s.record(T0, attribute="profile.allergies", value="peanuts")
+    s.record(T0, attribute="profile.languages", value="German")
     _, r = s.record(T0, attribute="profile.home_city", value="Berlin")
     s.command(T0 + H, op="forget", record_id=r.id)
     t = s.command(T0 + 2 * H, op="erase_user")
@@ -698,7 +698,7 @@ def test_erase_user():
 def test_needs_for_forget_loads_history():
     cmd = parse_command({"op": "forget", "tenant": "t", "user": "u", "record_id": "r1", "match": {"attribute": DETAIL}})
     n = needs_for(cmd)
-    assert n.with_history and n.ids == {"r1"} and n.attrs == [("user", DETAIL, None)]
+    assert n.with_history and n.ids == {"r1"} and n.attrs == [("user", DETAIL, None, False)]
 
 
 # === rule 8: business facts =================================================================

@@ -58,7 +58,8 @@ def test_lifetimes_and_reviews():
 
 def test_consequence_and_sensitivity():
     assert lookup("profile.allergies").consequence == Consequence.HIGH
-    assert lookup("profile.allergies").sensitivity == Sensitivity.PERSONAL
+    assert lookup("profile.allergies").sensitivity == Sensitivity.SPECIAL
+    assert lookup("profile.home_city").sensitivity == Sensitivity.PERSONAL
     assert lookup("rule.confirm_before").consequence == Consequence.HIGH
     assert lookup("preference.response.detail").consequence == Consequence.LOW
     assert lookup("fact.price").kind == Kind.FACT

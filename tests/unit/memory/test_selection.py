@@ -125,8 +125,8 @@ def test_users_word_beats_an_inference_in_the_same_scope_then_newest():
 
 
 def test_multi_valued_attribute_keeps_every_value():
-    a = rec(attribute="profile.allergies", value="peanuts")
-    b = rec(attribute="profile.allergies", value="shellfish", scope="session:s1")
+    a = rec(attribute="profile.languages", value="German")
+    b = rec(attribute="profile.languages", value="French", scope="session:s1")
     assert set(run([a, b], session="s1").used_ids) == {a.id, b.id}
 
 
