@@ -233,7 +233,8 @@ def create_app(settings: Settings) -> ASGIApp:
 
         return route
 
-    for action in ("confirm", "reject"):  # a working assumption (a candidate) accepted or refused
+    # a working assumption (a candidate) accepted or refused; a record the user invalidates
+    for action in ("confirm", "reject", "retract"):
         app.add_api_route(
             f"/v1/users/{{user}}/memories/{{record_id}}/{action}",
             decide(action),

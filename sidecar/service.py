@@ -68,8 +68,7 @@ class Sidecar:
             max_items=q.max_items,
             max_chars=q.max_chars,
             explain=q.explain,
-            # what the caller may see comes from its key: a body cannot claim a role
-            roles=[*sorted(caller.roles), f"key:{caller.key_id}"],
+            roles=caller_roles(caller),
         )
         at = q.at or self.clock()
         if self.engine_for is not None and self._pool is not None:
@@ -202,19 +201,20 @@ class Sidecar:
     ) -> tuple[list[Record], int | None]:
         page, next_cursor = await self.reader.records_page(caller.tenant, user, cursor, limit)
         wanted = {k: v for k, v in filters.items() if v}
-        items = [r for r in page if all(str(getattr(r, k)) == v for k, v in wanted.items())]
+        items = [r for r in page if may_see(caller, r) and all(str(getattr(r, k)) == v for k, v in wanted.items())]
         items.sort(key=lambda r: (r.observed_at, r.id))
         return items, next_cursor or None
 
     async def memory(self, caller: Principal, user: str, record_id: str) -> Record:
         rec = await self.reader.record(caller.tenant, user, record_id)
-        if rec is None:
+        if rec is None or not may_see(caller, rec):
             raise NotFound("not_found", f"no memory {record_id} for this user")
         return rec
 
     async def history(self, caller: Principal, user: str, record_id: str) -> tuple[Record, list[Record]]:
         rec = await self.memory(caller, user, record_id)
-        return rec, await self.reader.history(caller.tenant, user, rec.slot)
+        lineage = await self.reader.history(caller.tenant, user, rec.slot)
+        return rec, [r for r in lineage if may_see(caller, r)]
 
     def export(self, caller: Principal, user: str) -> AsyncIterator[dict[str, Any]]:
         return self.reader.export(caller.tenant, user)
@@ -228,6 +228,18 @@ class Sidecar:
 
         redis_ok, kafka_ok = await asyncio.gather(redis_up(), self.producer.ready())
         return {"redis": redis_ok, "kafka": kafka_ok}
+
+
+def caller_roles(caller: Principal) -> list[str]:
+    """What a caller may see comes from its key (its roles, and the key itself as a principal):
+    a request body cannot claim a role."""
+    return [*sorted(caller.roles), f"key:{caller.key_id}"]
+
+
+def may_see(caller: Principal, rec: Record) -> bool:
+    """A record with an audience is visible to its roles and principals (and an admin key, which
+    exports and erases the user's whole memory anyway); one without an audience to every caller."""
+    return not rec.audience or caller.may("admin") or bool(set(rec.audience).intersection(caller_roles(caller)))
 
 
 async def _poll(check: Callable[[], Any], deadline: float) -> Any:

@@ -354,6 +354,19 @@ def test_invalid_records_and_commands_are_dropped_with_reasons(llm: FakeLLM) -> 
     ]
 
 
+def test_an_inferred_special_category_item_is_refused_a_stated_one_kept_special(llm: FakeLLM) -> None:
+    llm.reply(
+        records=[
+            {"kind": "preference", "attribute": "health.condition", "value": "diabetes"},
+            {"kind": "preference", "attribute": "profile.religion", "value": "muslim", "sensitivity": "normal"},
+            {"kind": "preference", "attribute": "profile.allergies", "value": "peanuts", "explicit": True},
+        ]
+    )
+    ex = make(llm).extract(turn("I'm allergic to peanuts; I skipped the cake at the Eid party."))
+    assert [r["attribute"] for r in ex.records] == ["profile.allergies"]
+    assert ex.refused == ["llm:special_category_inferred"]
+
+
 def test_session_or_project_scope_without_one_on_the_turn_is_refused_not_widened(llm: FakeLLM) -> None:
     llm.reply(
         records=[

@@ -123,6 +123,7 @@ def test_operations_endpoints_need_no_key(service: Service) -> None:
             f"{memory}/correct",
             f"{memory}/confirm",
             f"{memory}/reject",
+            f"{memory}/retract",
             "/v1/users/{user}/export",
             "/v1/users/{user}",
             "/healthz",
@@ -233,6 +234,49 @@ def test_ops_and_every_memory_control(service: Service, tenant: str) -> None:
         assert erased["accepted"][0]["outcome"] == "applied"
         assert h.get("/v1/users/bob/memories").json()["items"] == []
         assert h.post("/v1/context", json={"user": "bob", "query": "x"}).json()["context"] == ""
+
+
+def test_audience_comes_from_the_key_never_from_the_body(service: Service, tenant: str) -> None:
+    writer = service.key(tenant)
+    vp = service.key(tenant, "read", roles="vp")
+    staff = service.key(tenant, "read", roles="engineer")
+    with service.http(writer) as h:
+        res = h.post(
+            "/v1/ops?wait=20",
+            json={
+                "ops": [
+                    record("carol", "knowledge.reorg", "teams A and B merge in May", audience=["vp"]),
+                    record("carol", "knowledge.office", "the office moves in June"),
+                ]
+            },
+        )
+        assert [a["outcome"] for a in res.json()["accepted"]] == ["applied", "applied"]
+    query = {"user": "carol", "query": "what changes this year", "explain": True}
+    with service.http(vp) as h:
+        assert "teams A and B merge" in h.post("/v1/context", json=query).json()["context"]
+    with service.http(staff) as h:
+        ctx = h.post("/v1/context", json=query).json()
+        assert "teams A and B merge" not in ctx["context"] and "office moves" in ctx["context"]
+        assert "audience" in {e["reason"] for e in ctx["excluded"]}
+        # the body cannot claim a role: the field does not exist
+        claimed = h.post("/v1/context", json={**query, "roles": ["vp"]})
+        assert claimed.status_code == 422
+        # nor do the memory endpoints show it to a caller outside the audience
+        listed = h.get("/v1/users/carol/memories").json()
+        assert [m["attribute"] for m in listed["items"]] == ["knowledge.office"]
+
+
+def test_retract_endpoint_leaves_the_slot_empty(service: Service, tenant: str) -> None:
+    with service.http(service.key(tenant)) as h:
+        record_id = "est-1"
+        res = h.post(
+            "/v1/ops?wait=20", json={"ops": [record("dan", "knowledge.estimate", "three weeks", id=record_id)]}
+        )
+        assert res.json()["accepted"][0]["outcome"] == "applied"
+        done = h.post(f"/v1/users/dan/memories/{record_id}/retract?wait=20")
+        assert done.status_code == 202 and done.json()["accepted"][0]["outcome"] == "applied"
+        assert h.get(f"/v1/users/dan/memories/{record_id}").json()["status"] == "retracted"
+        assert "three weeks" not in h.post("/v1/context", json={"user": "dan", "query": "estimate"}).json()["context"]
 
 
 def test_memories_are_paginated(service: Service, tenant: str) -> None:
