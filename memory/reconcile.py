@@ -1,7 +1,8 @@
 """Reconciliation: (what is stored, an incoming record or command, event time) -> a transition.
 
 Pure: no I/O, no clock. The state layer loads a `UserView`, calls `reconcile`, and applies the
-returned `Transition` atomically. Rules 1, 2, 3, 4, 6 and 8 of docs/engine.md live here.
+returned `Transition` atomically. Rules 1-4, 6 and 8-13 of docs/engine.md live here (the read
+side of 4, 5 and 12 is in selection.py).
 """
 
 from __future__ import annotations
