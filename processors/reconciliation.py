@@ -20,7 +20,9 @@ from slotstream.streams.schemas import ChangeMessage
 from .messages import BadMessage, BatchOutput, RawMessage, read, refuse
 
 SWEEP_OPS = ("expire", "review_due")
-CONTROL_OPS = ("forget", "erase_user")
+# what a replay of a later range applies first: deletions, and the user's explicit lifting of one
+# (else a replay would keep out what the user let back in)
+CONTROL_OPS = ("forget", "restore", "erase_user")
 
 
 def _owner(op: OpIn) -> tuple[Any, Any]:
@@ -99,7 +101,7 @@ class ReconciliationService:
         return out
 
     def _control(self, out: BatchOutput, op: OpIn, msg: RawMessage, outcome: str) -> None:
-        """A forget or an erasure that took effect, kept on the control topic (with where it sits in
+        """A forget, a restore or an erasure that took effect, kept on the control topic (with where it sits in
         the ops topic) for replays of later ranges; an erasure also shreds the user's keys."""
         assert self.user_keys is not None
         cmd = op.command or {}

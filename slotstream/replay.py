@@ -126,7 +126,7 @@ def make_plan(
 
 
 def apply_control_first(settings: Settings, client: redis.Redis, namespace: str, plan: Plan) -> int:
-    """The forgets and erasures of the control topic that sit before the range (in the ops topic),
+    """The forgets, restores and erasures of the control topic that sit before the range (in the ops topic),
     applied first: a range that starts later still keeps what the user deleted deleted. Those in
     the range are applied where they sit. Returns how many were applied first."""
     assert settings.kafka_bootstrap

@@ -54,6 +54,11 @@ def erased(kafka_bootstrap: str, redis_url: str, tmp_path_factory: pytest.TempPa
         {"op": "forget", "tenant": tenant, "user": "editor", "match": {"attribute": "knowledge.editor"}},
         op_id="ed-1",
     )
+    # forgotten, then let back in by the user (restore): a later inference is accepted again
+    send.send_record(at(0), record(tenant, "lifter", "knowledge.shell", "zsh"), op_id="lf-0")
+    for n, op in ((1, "forget"), (2, "restore")):
+        body = {"op": op, "tenant": tenant, "user": "lifter", "match": {"attribute": "knowledge.shell", "value": "zsh"}}
+        send.send_command(at(n), body, op_id=f"lf-{n}")
     # erased: everything this user said must be unreadable in the topics and absent from any replay
     send.send_turn(at(0), turn(tenant, "leaver", ERASED_TEXT + ".", 0))
     send.send_record(at(1), record(tenant, "leaver", "knowledge.pet", "a cat called Mr Reykjavik"), op_id="lv-1")
@@ -67,6 +72,11 @@ def erased(kafka_bootstrap: str, redis_url: str, tmp_path_factory: pytest.TempPa
         at(5),
         record(tenant, "editor", "knowledge.editor", "vim", authority="system_inferred", statement="uses vim"),
         op_id="ed-2",
+    )
+    send.send_record(
+        at(5),
+        record(tenant, "lifter", "knowledge.shell", "zsh", authority="system_inferred", statement="uses zsh"),
+        op_id="lf-3",
     )
     send.flush()
     stack.barrier()
@@ -173,6 +183,23 @@ def test_a_replay_of_a_later_range_applies_the_earlier_forget_first(
     editor = user_state(redis_client, Keys(target), tenant, "editor")
     assert editor["suppressions"]  # brought in from the control topic
     assert not [r for r in editor["records"].values() if r["value"] == "vim"]
+
+
+def test_a_replay_of_a_later_range_applies_the_earlier_restore_too(
+    erased: LocalStack, target: str, redis_client: redis.Redis
+) -> None:
+    """The user forgot a value and then let it back in, both before the range: the replay applies
+    the forget and the restore first, so the later inference is accepted, as it was live."""
+    tenant = erased.settings.namespace
+    live = user_state(erased.client, Keys(tenant), tenant, "lifter")
+    assert [r["value"] for r in live["records"].values() if r["status"] == "candidate"] == ["zsh"]
+    ops = [r for r in raw_records(erased, OPS) if r.key == user_key(tenant, "lifter")]
+    start = ops[-1]  # the inference
+    bound = Bound.parse([f"ops:{start.partition}={start.offset}"])
+    assert replay(erased.settings, target, "ops", start=bound, show=quiet) == 0
+    lifter = user_state(redis_client, Keys(target), tenant, "lifter")
+    assert not lifter["suppressions"]  # the forget's, lifted by the restore
+    assert [r["value"] for r in lifter["records"].values() if r["status"] == "candidate"] == ["zsh"]
 
 
 def test_the_shredded_key_leaves_the_keys_topic_after_compaction(erased: LocalStack) -> None:
