@@ -437,8 +437,9 @@ def needs_for(op: Record | AnyCommand) -> Needs:
         return n
     if isinstance(op, (ForgetCommand, RetractCommand, RestoreCommand)):
         n.with_history = True
-        if getattr(op, "record_id", None):
-            n.ids.add(op.record_id)  # type: ignore[union-attr]
+        record_id = getattr(op, "record_id", None)  # a restore names a match only
+        if record_id:
+            n.ids.add(record_id)
         if op.match is not None:
             n.attrs.append((op.match.subject, op.match.attribute, op.match.scope, op.match.family))
         return n

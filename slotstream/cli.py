@@ -53,7 +53,13 @@ def cmd_scenario_run(args: argparse.Namespace) -> int:
 def cmd_eval_statebench(args: argparse.Namespace) -> int:
     from .statebench import main as statebench_main
 
-    return statebench_main(args.files, Settings.from_env(), tracks=args.track, verbose=args.verbose)
+    return statebench_main(args.files, Settings.from_env(), tracks=args.track, verbose=args.verbose, turns=args.turns)
+
+
+def cmd_eval_phrasings(args: argparse.Namespace) -> int:
+    from .phrasings import main as phrasings_main
+
+    return phrasings_main(args.corpus, args.split, verbose=args.verbose)
 
 
 def cmd_bench_engine(args: argparse.Namespace) -> int:
@@ -391,7 +397,17 @@ def build_parser() -> argparse.ArgumentParser:
     sb.add_argument("files", nargs="+", type=Path)
     sb.add_argument("--track", action="append", help="only these tracks (repeatable)")
     sb.add_argument("--verbose", "-v", action="store_true", help="print each failing query")
+    sb.add_argument(
+        "--turns",
+        action="store_true",
+        help="also run the user's conversation turns through the rule extractor, beside the structured writes",
+    )
     sb.set_defaults(func=cmd_eval_statebench)
+    ph = ev_sub.add_parser("phrasings", help="rule-extractor recall and false positives on the phrasing corpus")
+    ph.add_argument("--corpus", type=Path, default=None, help="corpus directory (default tests/corpus/phrasings)")
+    ph.add_argument("--split", choices=["all", "dev", "holdout"], default="all", help="which lines (default all)")
+    ph.add_argument("--verbose", "-v", action="store_true", help="print each missed dev line and dev false positive")
+    ph.set_defaults(func=cmd_eval_phrasings)
 
     bench = sub.add_parser("bench", help="benchmarks that print figures")
     bench_sub = bench.add_subparsers(dest="bench_command", required=True)

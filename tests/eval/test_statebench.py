@@ -1,23 +1,29 @@
-"""StateBench adapter: conversion of hand-made timelines (pure) and the dev split through real Redis."""
+"""StateBench adapter: conversion of hand-made timelines (pure), the new mappings and the leak classes through
+real Redis, and the dev split with and without --turns."""
 
 from __future__ import annotations
 
 import io
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from slotstream.memory.models import ID_RE, OpIn
+from slotstream.memory.models import ID_RE, ContextRequest, OpIn, parse_time
 from slotstream.scenario import DirectBackend, run_lines
 from slotstream.settings import Settings
 from slotstream.state.engine import validate_op
 from slotstream.statebench import (
     ENV_ATTRIBUTE,
+    NOBODY,
     QUERY_SESSION,
     TARGET_TRACKS,
+    audience_for,
+    caller_roles,
     convert,
     evaluate,
     main,
+    restriction_of,
     run_converted,
 )
 
@@ -70,12 +76,13 @@ def _timeline(
     working_set: list[dict] | None = None,
     tid: str = "T-1",
     track: str = "supersession",
+    role: str = "Manager",
 ) -> dict:
     return {
         "id": tid,
         "track": track,
         "initial_state": {
-            "identity_role": {"user_name": "Ann", "authority": "Manager"},
+            "identity_role": {"user_name": "Ann", "authority": role},
             "persistent_facts": facts or [],
             "working_set": working_set or [],
             "environment": {"now": T0, **(env or {})},
@@ -136,6 +143,7 @@ def test_supersedes_by_key_corrects_the_record_of_that_key_in_its_slot():
         "text": "What is our budget?",
         "max_items": 50,
         "max_chars": 20000,
+        "roles": ["level:manager"],  # from identity_role.authority "Manager"
     }
     assert line["expect"] == {"include": ["$120,000"], "exclude": ["$200,000"]}
 
@@ -368,3 +376,349 @@ def test_main_prints_a_table_and_exits_zero(redis_url):
     assert "* supersession" in text and "total" in text
     assert "leaking queries on the target tracks (27 queries): 0 (target met)" in text
     assert main([DATA / "nope.jsonl"], Settings(redis_url=redis_url), out=io.StringIO()) == 2
+
+
+# --- the mappings to dependencies, audiences and retraction (pure) ------------------------------
+
+
+def _turn(ts: str, text: str, speaker: str = "user") -> dict:
+    return {"ts": ts, "type": "conversation_turn", "speaker": speaker, "text": text, "implicit_supersession": None}
+
+
+def _commands(conv) -> list[dict]:
+    return [line["command"] for line in conv.lines if "command" in line]
+
+
+INVALIDATED = (
+    "[INVALIDATED - was based on wrong data: $200,000 available in Q4 budget] "
+    "Original conclusion: Approved $150,000 software purchase, $50,000 remaining"
+)
+
+
+def _repair() -> dict:
+    """StateBench repair_propagation (S9-000819), shortened."""
+    return _timeline(
+        facts=[_fact("F-PF-0011", "available_budget", "$200,000 available in Q4 budget")],
+        events=[
+            _turn("2025-11-27T16:07:00", "So: Approved $150,000 software purchase, $50,000 remaining"),
+            {
+                "ts": "2025-11-27T16:07:00",
+                "type": "state_write",
+                "writes": [_write("derived_decision", "Approved $150,000 software purchase, $50,000 remaining")],
+            },
+            {
+                "ts": "2025-11-27T16:37:00",
+                "type": "supersession",
+                "writes": [
+                    _write("available_budget_corrected", "$120,000 total budget", supersedes="available_budget")
+                ],
+            },
+            {
+                "ts": "2025-11-27T16:39:00",
+                "type": "supersession",
+                "writes": [_write("derived_decision_corrected", INVALIDATED, supersedes="derived_decision")],
+            },
+            _query(
+                "2025-11-27T16:49:00",
+                "What's our remaining budget after the software purchase?",
+                ["$120,000", "over budget"],
+                ["$50,000 remaining", "$200,000"],
+            ),
+        ],
+        track="repair_propagation",
+    )
+
+
+def test_an_invalidated_conclusion_is_retracted_not_restated():
+    conv = convert(_repair())
+    budget, derived, corrected = _records(conv)
+    assert corrected["corrects"] == budget["id"]
+    # the [INVALIDATED ...] write becomes a retraction of the conclusion it supersedes; its text
+    # (which restates the stale conclusion and the stale basis) is stored nowhere
+    assert _commands(conv) == [{"op": "retract", "tenant": "sb", "user": "T-1", "record_id": derived["id"]}]
+    assert not any("INVALIDATED" in str(line) for line in conv.lines if "record" in line)
+    assert conv.notes["invalidated_retracted"] == 1
+    assert conv.queries[0].counted == ["$120,000"]  # the retracted conclusion is not expected anywhere
+    for i, line in enumerate(conv.lines):
+        if "query" not in line:
+            kind = "record" if "record" in line else "command"
+            validate_op(OpIn(at=line["at"], op_id=f"x:{i}", **{kind: line[kind]}))
+
+
+def test_a_later_write_to_an_invalidated_conclusion_starts_its_slot_again():
+    tl = _repair()
+    tl["events"].insert(
+        -1,
+        {
+            "ts": "2025-11-27T16:45:00",
+            "type": "state_write",
+            "writes": [_write("derived_decision_v2", "$30,000 over budget", supersedes="derived_decision_corrected")],
+        },
+    )
+    conv = convert(tl)
+    derived, recalculated = _records(conv)[1], _records(conv)[3]
+    assert recalculated["attribute"] == derived["attribute"] and recalculated["corrects"] is None
+    assert conv.queries[0].counted == ["$120,000", "over budget"]
+
+
+def test_role_hierarchy_and_restrictions():
+    assert audience_for("VP+") == ["level:vp", "level:c-suite"]
+    assert audience_for("Director+") == ["level:director", "level:vp", "level:c-suite"]
+    assert audience_for("C-suite") == ["level:c-suite"]
+    assert audience_for("HR") == ["team:hr"]
+    assert audience_for("Finance") == ["team:finance"]
+    assert audience_for("Security team") == ["team:security"]
+    assert audience_for("CS leadership") == ["team:customer-success:leadership"]
+    assert audience_for("the moon") is None
+    assert restriction_of("[RESTRICTED: M&A info restricted to VP+] Globex is an acquisition target") == (
+        "VP+",
+        ["level:vp", "level:c-suite"],
+    )
+    assert restriction_of("[RESTRICTED: odd] x") == ("odd", [NOBODY])  # unknown: nobody sees it
+    assert restriction_of("Globex deal is in negotiation stage") is None
+    assert caller_roles({"authority": "Sales Rep"}) == ["level:staff", "team:sales"]
+    assert caller_roles({"authority": "VP Sales"}) == ["level:vp", "team:sales", "team:sales:leadership"]
+    assert caller_roles({"authority": "Engineering Manager", "department": "Hr"}) == [
+        "level:manager",
+        "team:engineering",
+    ]  # the department is the timeline's domain, not the caller's team
+    assert caller_roles({"authority": "CHRO"}) == ["level:c-suite", "team:hr", "team:hr:leadership"]
+    assert caller_roles({}) == []
+
+
+def _restricted(role: str, tid: str) -> dict:
+    """StateBench scope_permission (S4-000372), shortened."""
+    return _timeline(
+        facts=[
+            _fact("F-PF-SHARED-1", "shared_fact_1", "Standard enterprise pricing is $50k/year"),
+            _fact(
+                "F-PF-RESTR-0",
+                "restricted_fact_0",
+                "[RESTRICTED: Strategic pricing and M&A info restricted to VP+] "
+                "Board approved strategic pricing floor of $30k for Globex",
+            ),
+        ],
+        events=[
+            _turn("2025-11-27T16:02:00", f"I'm Mike, {role} at Acme Corp."),
+            _query("2025-11-27T16:07:00", "What's the lowest price we can offer Globex?", ["$50k", "$30k"], ["$30k"]),
+        ],
+        tid=tid,
+        track="scope_permission",
+        role=role,
+    )
+
+
+def test_restricted_values_carry_an_audience_and_queries_the_callers_roles():
+    conv = convert(_restricted("Sales Rep", "T-rep"))
+    shared, restricted = _records(conv)
+    assert "audience" not in shared and restricted["audience"] == ["level:vp", "level:c-suite"]
+    assert restricted["value"].startswith("[RESTRICTED:")  # the value is kept as written
+    assert conv.lines[conv.queries[0].line]["query"]["roles"] == ["level:staff", "team:sales"]
+    assert conv.queries[0].counted == ["$50k"]  # a value the caller may not see is not expected
+    assert conv.notes["restricted_audience"] == 1
+    vp = convert(_restricted("VP Sales", "T-vp"))
+    assert vp.queries[0].counted == ["$50k", "$30k"]
+
+
+def test_depends_on_and_derived_facts_become_depends_on():
+    plan = {
+        "ts": "2025-11-27T16:07:00",
+        "type": "state_write",
+        "writes": [{**_write("frontend_plan", "Frontend starts January 16", wid="W-PLAN"), "depends_on": ["F-API"]}],
+    }
+    fix = {
+        "ts": "2025-11-27T16:37:00",
+        "type": "supersession",
+        "writes": [_write("api_completion_corrected", "API delayed to February 1", supersedes="api_completion")],
+    }
+    q = _query("2025-11-27T16:49:00", "When does frontend start?", ["February 1", "January 16"], ["January 16"])
+    conv = convert(_timeline(facts=[_fact("F-API", "api_completion", "API ready January 15")], events=[plan, fix, q]))
+    api, frontend, _ = _records(conv)
+    assert frontend["depends_on"] == [api["id"]] and conv.notes["depends_on_mapped"] == 1
+    assert conv.queries[0].counted == ["February 1"]  # the dependent waits for review: not expected
+    # the same link given the other way round: the base fact lists what is derived from it
+    base = _fact("F-API", "api_completion", "API ready January 15", derived_facts=["W-PLAN"])
+    plan["writes"][0]["depends_on"] = []
+    conv = convert(_timeline(facts=[base], events=[plan, fix, q]))
+    api, frontend, _ = _records(conv)
+    assert frontend["depends_on"] == [api["id"]] and conv.notes["derived_facts_mapped"] == 1
+    # an unresolvable reference is left out (the engine refuses an unknown record id)
+    plan["writes"][0]["depends_on"] = ["F-NOWHERE"]
+    conv = convert(_timeline(events=[plan]))
+    assert "depends_on" not in _records(conv)[0] and conv.notes["depends_on_unresolved_not_mapped"] == 1
+
+
+def test_turns_become_turn_lines_only_with_turns():
+    tl = _timeline(
+        events=[
+            _turn("2025-11-27T16:02:00", "From now on, answer in detail."),
+            _turn("2025-11-27T16:03:00", "Noted.", speaker="assistant"),
+        ]
+    )
+    assert [line for line in convert(tl).lines if "turn" in line] == []
+    assert convert(tl).notes["conversation_turns_not_parsed"] == 2
+    conv = convert(tl, turns=True)
+    turns = [line["turn"] for line in conv.lines if "turn" in line]
+    assert [(t["role"], t["session"]) for t in turns] == [("user", QUERY_SESSION), ("assistant", QUERY_SESSION)]
+    assert [t.text for t in conv.turns] == ["From now on, answer in detail.", "Noted."]  # kept for leak classes
+
+
+# --- the mappings and the leak classes through the engine (real Redis) --------------------------
+
+
+@pytest.mark.integration
+def test_invalidated_conclusion_is_retracted_and_absent_from_the_context(engine):
+    notes: Counter = Counter()
+    (out,) = run_converted(engine, convert(_repair()), notes)
+    assert notes["retracted"] == 1
+    assert out.leaked == [] and out.missing == []
+    assert "$120,000 total budget" in out.context and "$150,000" not in out.context
+
+
+@pytest.mark.integration
+def test_restricted_value_is_absent_without_the_role_and_present_with_it(engine):
+    (rep,) = run_converted(engine, convert(_restricted("Sales Rep", "T-rep")))
+    assert "$50k" in rep.context and "$30k" not in rep.context and rep.leaked == []
+    (vp,) = run_converted(engine, convert(_restricted("VP Sales", "T-vp")))
+    assert "$30k for Globex" in vp.context and vp.missing == []
+    # the engine says why the Sales Rep did not get it
+    request = ContextRequest(tenant="sb", user="T-rep", session=QUERY_SESSION, roles=["level:staff"], explain=True)
+    resp = engine.context(request, parse_time("2025-11-27T16:08:00Z"))
+    assert [e.reason for e in resp.excluded if e.attribute == "knowledge.restricted_fact_0"] == ["audience"]
+
+
+@pytest.mark.integration
+def test_dependent_leaves_the_context_when_its_base_is_corrected(engine):
+    tl = _timeline(
+        facts=[_fact("F-API", "api_completion", "API ready January 15")],
+        events=[
+            {
+                "ts": "2025-11-27T16:07:00",
+                "type": "state_write",
+                "writes": [
+                    {**_write("frontend_plan", "Frontend starts January 16", wid="W-PLAN"), "depends_on": ["F-API"]}
+                ],
+            },
+            _query("2025-11-27T16:10:00", "When does frontend start?", ["January 16"], []),
+            {
+                "ts": "2025-11-27T16:37:00",
+                "type": "supersession",
+                "writes": [
+                    _write("api_completion_corrected", "API delayed to February 1", supersedes="api_completion")
+                ],
+            },
+            _query("2025-11-27T16:49:00", "When does frontend start?", ["February 1"], ["January 16"]),
+        ],
+    )
+    notes: Counter = Counter()
+    before, after = run_converted(engine, convert(tl), notes)
+    assert "Frontend starts January 16" in before.context and before.missing == []
+    assert after.leaked == [] and after.missing == [] and "February 1" in after.context
+    assert notes["needs_review"] == 1
+    request = ContextRequest(tenant="sb", user="T-1", session=QUERY_SESSION, explain=True)
+    resp = engine.context(request, parse_time("2025-11-27T16:50:00Z"))
+    (waiting,) = [e for e in resp.excluded if e.attribute == "knowledge.frontend_plan"]
+    assert waiting.reason == "status_needs_review" and waiting.detail
+
+
+@pytest.mark.integration
+def test_turns_go_through_the_rule_extractor_beside_the_structured_writes(engine):
+    tl = _timeline(
+        facts=[_fact("F-1", "project", "Data Migration")],
+        events=[
+            _turn("2025-11-27T16:02:00", "From now on, answer in detail."),
+            _turn("2025-11-27T16:03:00", "From now on, keep answers short.", speaker="assistant"),
+            _query("2025-11-27T16:10:00", "How should you answer?", ["Data Migration"], ["concise"]),
+        ],
+    )
+    extraction: Counter = Counter()
+    (out,) = run_converted(engine, convert(tl, turns=True), extraction_notes=extraction)
+    assert "detailed" in out.context and "Data Migration" in out.context
+    assert out.leaked == []  # the assistant's turn gives nothing
+    assert extraction["turns"] == 2 and extraction["record:preference.response.detail:corrects_current"] == 1
+
+
+def _detection() -> dict:
+    """StateBench supersession_detection (DET-001073): the correction is only in the conversation."""
+    return _timeline(
+        events=[
+            _turn("2025-12-02T15:02:00", "Schedule the meeting for next week."),
+            _turn("2025-12-02T15:04:00", "Meeting scheduled for next week.", speaker="assistant"),
+            _turn("2025-12-02T15:06:00", "No wait, change that to this week."),
+            {
+                "ts": "2025-12-02T15:01:00",
+                "type": "state_write",
+                "writes": [_write("meeting_date", "next week", wid="F-MEETING-DATE")],
+            },
+            _query("2025-12-02T15:11:00", "When is the meeting?", ["this week"], ["next week"]),
+        ],
+        track="supersession_detection",
+    )
+
+
+@pytest.mark.integration
+def test_leak_classes_b_and_c(engine):
+    (det,) = run_converted(engine, convert(_detection()))
+    assert det.leaked == ["next week"] and det.leak_class == "b"
+    assert "2025-12-02T15:06:00Z" in det.verdicts[0].detail
+    tl = _timeline(
+        facts=[
+            _fact("F-AUTH-A", "instruction_a", "[DIRECTOR] Diana (Engineering Director): Use PostgreSQL"),
+            _fact("F-AUTH-B", "instruction_b", "[CONTRACTOR] Carl (Consulting Architect): MongoDB would be better"),
+        ],
+        events=[
+            _turn("2025-11-27T16:02:00", "Diana mandated PostgreSQL. Contractor Carl recommends MongoDB."),
+            _query("2025-11-27T16:17:00", "Which database?", ["PostgreSQL", "mandate"], ["MongoDB"]),
+        ],
+        tid="T-auth",
+        track="authority_hierarchy",
+    )
+    (auth,) = run_converted(engine, convert(tl))
+    assert auth.leaked == ["MongoDB"] and auth.leak_class == "c"  # a current, valid value
+
+
+class _IgnoresRetractions:
+    """An engine that loses every retraction (it sends them to an id that does not exist)."""
+
+    def __init__(self, engine) -> None:
+        self.engine = engine
+
+    def apply_many(self, ops):
+        lost = [
+            OpIn(at=op.at, op_id=op.op_id, command={**op.command, "record_id": "T-1.nothing"})
+            if op.command and op.command.get("op") == "retract"
+            else op
+            for op in ops
+        ]
+        return self.engine.apply_many(lost)
+
+    def context(self, request, at):
+        return self.engine.context(request, at)
+
+
+@pytest.mark.integration
+def test_leak_class_a_is_the_engine_showing_what_its_input_ruled_out(engine):
+    notes: Counter = Counter()
+    (out,) = run_converted(_IgnoresRetractions(engine), convert(_repair()), notes)
+    assert notes["rejected:target_not_found"] == 1
+    assert out.leaked == ["$50,000 remaining"] and out.leak_class == "a"
+    assert "retract" in out.verdicts[0].detail
+
+
+@needs_data
+@pytest.mark.integration
+@pytest.mark.parametrize("turns", [False, True], ids=["structured", "with-turns"])
+def test_dev_split_has_no_class_a_leak_and_the_target_tracks_hold(engine, turns):
+    table = evaluate([DATA / "dev.jsonl"], lambda: engine, turns=turns)
+    assert len(table.tracks) == 13
+    assert {name: s.leaks_a for name, s in table.tracks.items()} == dict.fromkeys(table.tracks, 0)
+    for name, s in table.tracks.items():  # every leaking query has exactly one class
+        assert s.leaks_a + s.leaks_b + s.leaks_c == s.leaking_queries, name
+    for name in TARGET_TRACKS:
+        s = table.tracks[name]
+        assert s.leaking_queries == 0 and s.mm_included == s.mm_counted > 0, name
+    # the restricted values and the invalidated conclusions no longer leak
+    assert table.tracks["scope_permission"].leaking_queries == 0
+    assert table.mapping_notes["restricted_audience"] == 36 and table.mapping_notes["invalidated_retracted"] == 15
+    # what is left: supersessions that live only in the conversation are (b)
+    assert table.tracks["supersession_detection"].leaks_b == 15
