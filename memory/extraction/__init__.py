@@ -17,7 +17,34 @@ What it emits per understood sentence:
   processor marks it `corrects_current`, and reconciliation resolves which record that is. Only single-valued
   slots are linked: a multi-valued one (goals, confirm-before rules) has no one current record and
   simply adds;
-- or a command proposal (`forget` with a `match` on attribute and, when given, value).
+- or a command proposal: `forget` with a `match` on attribute and, when given, value (a personal topic
+  the registry has no name for, "forget what I told you about my salary", matches `profile.<topic>`
+  with `family: true`; "everything you know about me" gives one family match per personal root), or
+  `retract` (below).
+
+Retractions (rule "retract"): the user says an earlier conclusion / decision / estimate / analysis /
+finding no longer holds, is invalid, needs redoing or was scrapped, without giving a replacement
+("that conclusion is invalid", "scrap that estimate, it needs recalculating", "那个结论作废了",
+"之前的判断不成立了"). The proposal is the command
+`{"op": "retract", "tenant", "user", "match": {"attribute": A, "family": true}, "latest": true}`:
+A is `knowledge.decision.<topic-slug>` when the sentence names a decision topic the way the decision
+family slugs it ("the database decision no longer holds" -> `knowledge.decision.database`,
+"数据库的决定作废了" -> `knowledge.decision.数据库`), else `knowledge` (every `knowledge.*` attribute);
+`latest` makes reconciliation retract only the most recently observed live record among them. A
+sentence that also gives the replacement ("…was wrong, we're going with C instead", "…，应该是B") is a
+correction, not a retraction; "forget …" stays a forget; another person's analysis, a question or a
+hypothetical retracts nothing.
+
+How a sentence is read (before the families): discourse lead-ins and hedges are dropped from its front
+("Thanks! By the way, …", "Just so you know, …", "I think …", "我觉得…", "对了，…", "顺便说下，…");
+a hypothetical about the user or someone else ("if I moved to Berlin…", "假如我在东京…") gives
+nothing; clauses whose subject is someone else ("my friend lives in Shanghai", "Tom's goal is…",
+"我哥想当飞行员") are dropped, unless the user takes them on ("我们领导喜欢结论先行，你以后也这样写")
+or they report a decision at work ("my boss approved the new pricing"). Each family has its specific
+patterns, then (for the open-ended ones) a cue fallback that reads the family's wording wherever it
+sits in a request or a first-person statement (a level word and the skill it is about; a time window
+and what comes first; an approval by the user and a "before / unless" link; which of two kinds comes
+first; a language named next to how to answer; a zone named in a sentence about the user's own time).
 
 Rules it keeps (docs/engine.md):
 - temporary vs lasting: "this time / just this once / 这次 / 本次" (or wording about the current item, "this

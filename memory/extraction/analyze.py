@@ -15,7 +15,7 @@ from .home import HOME_CITY
 from .language import LANGUAGE
 from .length import LENGTH
 from .priority import priority_hits
-from .style import EXPLANATION_STYLE, ORDER
+from .style import order_hits, style_hits
 from .timezone import TIMEZONE
 
 # a goal is considered only when nothing more specific matched
@@ -24,8 +24,8 @@ FAMILIES: list[Callable[[str, datetime], list[Hit]]] = [
     DETAIL.hits,
     LENGTH.hits,
     LANGUAGE.hits,
-    EXPLANATION_STYLE.hits,
-    ORDER.hits,
+    style_hits,
+    order_hits,
     HOME_CITY.hits,
     TIMEZONE.hits,
     EXPERTISE.hits,

@@ -12,12 +12,27 @@ from ..secrets import redact, refusal_spans
 from .analyze import analyze
 from .family import Hit
 from .forget import forget_command
-from .markers import CORRECTION, CURRENT_ITEM, HOLD, LASTING, LEAD_CORRECTION, LEAD_NO, PROJECT, QUESTION_OK, TEMPORARY
+from .markers import (
+    CORRECTION,
+    CURRENT_ITEM,
+    HOLD,
+    HYPOTHETICAL,
+    LASTING,
+    LEAD_CORRECTION,
+    LEAD_FILLER,
+    LEAD_NO,
+    OTHERS,
+    PROJECT,
+    QUESTION_OK,
+    TEMPORARY,
+)
 from .model import REFUSED_NO_PROJECT, REFUSED_NO_SESSION, REFUSED_SECRET, Extraction, Proposal, Turn
+from .retract import retract_target
 from .text import TRAIL, split_sentences
 
 RULES = (
     "forget",
+    "retract",
     "confirm_before",
     "detail",
     "length",
@@ -31,6 +46,50 @@ RULES = (
     "priority",
     "goal",
 )
+
+
+def _lead_stripped(text: str) -> str:
+    """Without discourse lead-ins, hedges and a leading correction, repeatedly ("Thanks. Also, actually, …")."""
+    for _ in range(4):
+        before = text
+        text = LEAD_CORRECTION.sub("", LEAD_FILLER.sub("", text)).strip()
+        if text == before:
+            break
+    return text
+
+
+_CLAUSES = re.compile(r"([,，;；:：]\s*|\s+(?:but|and\ so|so)\s+)")
+# "我们领导喜欢结论先行，你以后也这样写" / "my boss likes it short, do the same for me": the user adopts it
+_ADOPTS = re.compile(
+    r"(?i)^(?:so\s+|and\s+)?(?:please\s+)?(?:do|write|answer|treat\s+me)\s+(?:the\s+same|that|it\s+that\s+way|likewise)"
+    r"(?:\s+(?:for|with)\s+me)?|\bme\s+too\b|\bsame\s+for\s+me\b|\bso\s+do\s+I\b|"
+    r"(?:你)?(?:以后|今后|对我)?(?:也|同样)(?:这样|这么|照这个|按这个|一样)|我也(?:是|一样|喜欢|要)"
+)
+
+
+# a decision made at work ("my boss approved the new pricing", "老板批了，…") is project knowledge
+_WORK_DECISION = re.compile(
+    r"(?i)^(?:my|our)\s+(?:boss|manager|lead|director|cto|ceo)\s+(?:has\s+)?(?:signed\s+off\s+on|approved|chose|picked|"
+    r"decided\s+on|went\s+with|greenlit)\b|^(?:我们?的?)?(?:老板|领导|上司|经理|总监)(?:已经)?(?:批了|同意了|拍板了"
+    r"|定了|决定了|点头了)"
+)
+
+
+def _about_user(text: str) -> str:
+    """The sentence without the clauses whose subject is someone else ("my friend lives in …"),
+    unless the user takes it on ("…，你以后也这样写")."""
+    parts = _CLAUSES.split(text)
+    clauses = [parts[i].strip() for i in range(0, len(parts), 2)]
+    kept: list[str] = []
+    for i in range(0, len(parts), 2):
+        clause = parts[i].strip()
+        k = i // 2
+        adopted = (k + 1 < len(clauses) and bool(_ADOPTS.search(clauses[k + 1]))) or bool(_WORK_DECISION.search(clause))
+        if clause and (adopted or not OTHERS.match(clause)):
+            if kept:
+                kept.append(parts[i - 1] if i else "")
+            kept.append(parts[i])
+    return "".join(kept).strip(" ,，;；:：")
 
 
 class RuleExtractor:
@@ -57,25 +116,43 @@ class RuleExtractor:
             quote = redact(s.text)
             body = LEAD_CORRECTION.sub("", s.text).strip()
             corrected = bool(LEAD_NO.match(s.text) or CORRECTION.search(s.text))
-            if s.question and not QUESTION_OK.search(body):
+            stripped = _lead_stripped(body)
+            if s.question and not QUESTION_OK.search(stripped):
                 carry = carry or corrected
                 continue
-            core = body.rstrip(TRAIL + " ").strip()
-            if not core:
+            core = stripped.rstrip(TRAIL + " ").strip()
+            if not core or HYPOTHETICAL.match(core):
                 carry = carry or corrected
                 continue
             forget = forget_command(
                 re.sub(r"^(?:(?:please|then|and|also|ok|okay)\b\s*,?\s*)+", "", core, flags=re.I), turn.at
             )
             if forget is not None:
-                attribute, value = forget
-                match: dict[str, Any] = {"attribute": attribute}
-                if value is not None:
-                    match["value"] = value
+                for match in forget:
+                    items.append(
+                        Proposal(
+                            rule="forget",
+                            command={"op": "forget", "tenant": turn.tenant, "user": turn.user, "match": match},
+                        )
+                    )
+                carry = False
+                continue
+            core = _about_user(core)
+            if not core:
+                continue
+            target = retract_target(core)
+            if target is not None:
+                # "that conclusion no longer holds": the latest live record it names leaves its slot
                 items.append(
                     Proposal(
-                        rule="forget",
-                        command={"op": "forget", "tenant": turn.tenant, "user": turn.user, "match": match},
+                        rule="retract",
+                        command={
+                            "op": "retract",
+                            "tenant": turn.tenant,
+                            "user": turn.user,
+                            "match": {"attribute": target, "family": True},
+                            "latest": True,
+                        },
                     )
                 )
                 carry = False

@@ -1,5 +1,11 @@
 """Forget commands: "forget that I live in Beijing" (the attribute and value said), "forget my
-timezone" (a noun names the attribute: every value)."""
+timezone" (a noun names the attribute: every value), "forget what I told you about my salary" (a
+personal topic the registry has no name for: `profile.<topic>` and everything under it), "wipe
+everything you know about me" (every personal family).
+
+A target is only taken for a memory when it is the user's own ("my …", "about me", "我的…") or
+the wording is about memory ("forget", "stop remembering", "the note about", "别记了"): "delete
+this file" and "clear my calendar" are requests to act, not to forget."""
 
 from __future__ import annotations
 
@@ -8,72 +14,206 @@ from datetime import datetime
 from typing import Any
 
 from .analyze import analyze
-from .text import clean, rx, zh
+from .confirm import CONFIRM_BEFORE
+from .text import clean, rx, slugify, zh
 
-_FORGET_EN = rx(
-    r"""
-    ^(?:please\s+|can\ you\s+|could\ you\s+|would\ you\s+|you\ can\s+|you\ may\s+)?(?:forget|delete|
-    remove|erase|clear|drop|stop\ remembering|don'?t\ remember|
-    no\ need\ to\ remember)\s+(?:about\s+)?(?:the\ fact\s+)?(?:that\s+|
-    what\ I\ (?:said|told\ you)\ about\s+)?(.+)
-    """
-)
+# a match on a family: the attribute and everything under it
+FAMILY = "family"
+# "everything you know about me": the personal families
+EVERYTHING = ("profile", "preference", "health", "goal", "priority", "rule")
+
+_LEAD_EN = r"""
+    (?:please\s+|kindly\s+|just\s+|also\s+|and\s+|so\s+|then\s+)*(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|
+    you\s+(?:can|may|should)\s+|(?:I'?d|I\s+would)\s+like\s+you\s+to\s+|I\s+(?:want|need)\s+you\s+to\s+|
+    go\s+ahead\s+and\s+|I'?d\s+(?:rather|prefer)\s+you\s+|I\s+(?:don'?t|do\s+not)\s+want\s+you\s+to\s+|
+    I'?d\s+prefer\s+(?:it\s+)?if\s+you\s+)?(?:please\s+)?
+"""
+_VERB_EN = r"""
+    (?:forget|delete|remove|erase|clear|drop|wipe|purge|unlearn|scrub|discard|get\s+rid\s+of|take\s+out|
+    stop\s+(?:remembering|storing|keeping|tracking|saving)|(?:don'?t|do\s+not|didn'?t)\s+(?:remember|keep|store|save|
+    track|
+    hold\s+on\s+to)|no\s+need\s+to\s+(?:remember|keep|store))
+"""
+_FORGET_EN = rx(r"^" + _LEAD_EN + r"(?P<verb>" + _VERB_EN + r")\s+(?P<t>.+)")
 _FORGET_ZH = zh(
     r"""
-    ^(?:请|麻烦)?(?:你)?(?:帮我)?(?:把)?(?:忘掉|忘记|忘了|删除|删掉|清除|抹掉|不要再记(?:住)?|
-    别再记(?:住)?|不用记(?:住)?)(?:关于)?(.+)
+    ^(?:请|麻烦|拜托)?(?:你)?(?:帮我)?(?:把|将)?(?P<verb>忘掉|忘记|忘了|删除|删掉|删了|清除|清掉|清空|抹掉|去掉|移除|
+    不要再记(?:着|住)?|别再记(?:着|住)?|不用(?:再)?记(?:着|住)?|别记(?:着|住)?|不要记(?:着|住)?|别再存|不要再存|
+    别存|不用存|别保存|不要保存|不要再保存)(?:关于)?(?P<t>.+)
+    """
+)
+# object first: "把我住哪个城市忘掉吧", "我感情方面的事别再记着了", "我不想让你记着我的目标"
+_OBJECT_FIRST_ZH = zh(
+    r"""
+    ^(?!我(?:已经|刚|刚刚|昨天|今天)?(?:把|将|已经))(?:请|麻烦|拜托|以后|今后)?(?:你)?(?:帮我)?(?:把|将)?(?P<t>.+?)(?:你)?(?:都|就|也|全部|全都|统统|一并)?
+    (?P<verb>忘掉|忘记|忘了|删除|删掉|删了|清除|清掉|清空|抹掉|去掉|移除|不要再记(?:着|住)?|别再记(?:着|住)?|
+    不用(?:再)?记(?:着|住)?|别记(?:着|住)?|不要记(?:着|住)?|别再存|不要再存|别存|不用存)(?:了|吧|啊|哈|掉|好了|吧。)*
+    (?:[，,].*)?$
+    """
+)
+_NOT_KEEP_ZH = zh(
+    r"""
+    ^(?:以后)?(?:我)?(?:不想|不希望|不要|别)(?:让)?你(?:再)?(?:记|记着|记住|存|保存|留着)(?P<t>.+?)(?:了|吧)?(?:[，,].*)?$|
+    ^(?:以后)?(?:你)?(?:别|不要|不用)(?:再)?(?:记|记着|记住|存|保存|留着)(?P<t2>.+?)(?:了|吧)?(?:[，,].*)?$|
+    ^(?:就)?当我没(?:说过|讲过|提过|说)(?P<t3>.+?)(?:[，,].*)?$
+    """
+)
+_NOT_KEEP_EN = rx(
+    r"""
+    ^(?:I\s+(?:don'?t|do\s+not)\s+want\s+you\s+to\s+(?:remember|know|keep|store|save)|
+    I'?d\s+rather\s+you\s+(?:didn'?t|did\s+not)\s+(?:remember|know|keep|store)|
+    (?:please\s+)?(?:don'?t|do\s+not)\s+(?:keep|store|save|remember|hold\s+on\s+to))\s+(?P<t>.+)
     """
 )
 _FORGET_TAIL = zh(
     r"""
-    (?i)\s*(?:from|in)\s+(?:your\s+)?(?:memory|memories|records?)\b.*$|
-    (?:的)?(?:这条|这件事|这个)?(?:记忆|记录|信息|偏好)$
+    (?i)\s*(?:from|in|out\s+of)\s+(?:your\s+)?(?:memory|memories|records?|notes?|database|profile)\b.*$|
+    \s*[,;]\s*(?:please\s+)?(?:wipe|delete|forget|remove|erase|clear|drop)\s+(?:it|them|that)\b.*$|
+    \s*[,;]\s*(?:all\s+of\s+it|everything|please|I\s+don'?t\s+want\s+(?:it|them)\s+(?:stored|kept|saved|
+    remembered))\b.*$|
+    \s+(?:any\s?more|for\s+good|permanently|completely|entirely|too|as\s+well|please)\b.*$|
+    (?:的)?(?:这条|这件事|这个|这些|那些)?(?:记忆|记录|信息|偏好|资料|内容|事情?)?(?:都|全部|也)?$
     """
 )
-_FORGET_NOUNS: list[tuple[re.Pattern[str], str]] = [
+_TARGET_LEAD = zh(
+    r"""
+    (?i)^(?:about\s+|the\s+fact\s+that\s+|that\s+|
+    what(?:ever)?\s+(?:I\s+(?:said|told\s+you|mentioned|shared|wrote)|you\s+(?:know|have|remember|stored|
+    saved))\s+(?:about|regarding|on|of)\s+|
+    (?:everything|anything|all)\s+(?:I\s+(?:said|told\s+you|mentioned)|you\s+(?:know|have|remember))\s+(?:about|
+    regarding|on)\s+|
+    (?:the|any|all|my)\s+(?:stored\s+|saved\s+)?(?:notes?|info|information|records?|entries|entry|memor(?:y|ies)|
+    details|
+    stuff|data|facts?)\s+(?:about|on|regarding|of|for)\s+|(?:your\s+)?memor(?:y|ies)\s+(?:about|of|on)\s+)+|
+    ^(?:关于|有关)?(?:你知道的|知道的|记得的|你记得的|你记下的|你记下来的|记下来的|记下的|存下来的|保存的|记住的|我跟你说过的|我和你说过的|
+    我告诉过你的|我说过的|跟你说过的)?(?:关于|有关)?
+    """
+)
+# the user's own, or about memory: otherwise "delete this file" / "clear my calendar" is a request to act
+_OWN = zh(r"(?i)(?:my|our)\b|我(?!们的?(?:公司|团队))|自己")
+_MEMORY_WORDING = zh(
+    r"""
+    (?i)\b(?:forget|unlearn|remember(?:ing)?|stor(?:e|ed|ing)|sav(?:e|ed)|keep|keeping|memory|memories|
+    note|notes|info|information|records?|know|told\ you|said)\b|忘|记|存|信息|记录|记忆|资料|跟你说过|告诉过你
+    """
+)
+_EVERYTHING = zh(
+    r"""
+    (?i)^(?:(?:everything|anything|all)(?:\s+(?:about\s+me|you\s+know(?:\s+about\s+me)?|of\s+it|
+    I(?:'ve)?\s+told\s+you))*|
+    (?:your\s+)?memor(?:y|ies)(?:\s+(?:about|of)\s+me)?(?:\s*,?\s*all\s+of\s+it)?|me|all\s+my\s+data|all\s+of\s+it)$|
+    ^(?:关于我的)?(?:所有|全部|一切)(?:的)?(?:东西|记忆|记录|信息|内容|事)?$|^(?:我的)?(?:所有|全部)?(?:记忆|记录|信息)$|
+    ^(?:关于)?我的?(?:事|事情|一切|所有事|全部|所有)?(?:情)?$
+    """
+)
+_FORGET_NOUNS: list[tuple[re.Pattern[str], str, bool]] = [
     (
-        rx(r"\b(?:home\s*city|city|location|address|where\ I\ live)\b|住址|住在哪|住哪|城市|居住地|所在地"),
+        rx(
+            r"\b(?:home\s*city|city|location|address|where\ I\ live|where\ I'm\ based)\b|住址|住在哪|住哪|城市|居住"
+            r"地|所在地|地址"
+        ),
         "profile.home_city",
+        False,
     ),
-    (rx(r"\btime\s?zone\b|时区"), "profile.timezone"),
-    (rx(r"\blanguage(?:\s+preference)?\b|语言"), "preference.language"),
+    (rx(r"\btime\s?zone\b|时区"), "profile.timezone", False),
+    (rx(r"\blanguage(?:\s+(?:preference|setting))?\b|语言"), "preference.language", False),
     (
         rx(
             r"""
             \b(?:answer|response|reply)\s+(?:length|detail|style)\b|
             \b(?:verbosity|detail\s+preference|length\s+preference)\b|回答(?:长度|详细程度|长短)|
-            详细程度
+            详细程度|回复长度|字数
             """
         ),
         "preference.response.detail",
+        False,
     ),
-    (rx(r"\bexplanation\s+style\b|讲解(?:方式|风格)|解释(?:方式|风格)"), "preference.explanation_style"),
-    (rx(r"\b(?:expertise|skill\ level|experience\ level)\b|水平|专业程度|技能水平"), "profile.expertise"),
-    (rx(r"\bgoals?\b|目标"), "goal.main"),
-    (rx(r"\b(?:priority|priorities|focus)\b|优先级|重点|优先事项"), "priority.focus"),
-    (rx(r"\b(?:confirmation|approval)\s+rules?\b|确认规则"), "rule.confirm_before"),
+    (rx(r"\bexplanation\s+style\b|讲解(?:方式|风格)|解释(?:方式|风格)"), "preference.explanation_style", False),
+    (
+        rx(r"\b(?:expertise|skill\ level|experience\ level|skills?)\b|水平|专业程度|技能水平|技能"),
+        "profile.expertise",
+        True,
+    ),
+    (rx(r"\bgoals?\b|目标"), "goal.main", False),
+    (rx(r"\b(?:priority|priorities|focus)\b|优先级|重点|优先事项"), "priority.focus", False),
+    (rx(r"\b(?:confirmation|approval)\s+rules?\b|确认规则"), "rule.confirm_before", False),
+    (rx(r"\b(?:project\s+)?decisions?\b|(?:项目)?决策|(?:项目)?决定"), "knowledge.decision", True),
+    (rx(r"\b(?:preferences|settings)\b|偏好设置|(?:所有|全部)?偏好"), "preference", True),
+    (rx(r"\b(?:health|medical|illness|diagnosis|condition)\b|健康|病情|身体状况|病史|疾病"), "health", True),
+    (rx(r"\b(?:job\s+title|title|job|position|role|occupation)\b|职位|职务|岗位|职业"), "profile.job_title", True),
+    (rx(r"\b(?:salary|income|pay|wages?)\b|工资|薪水|薪资|收入"), "profile.salary", True),
+    (rx(r"\bphone(?:\s+number)?\b|手机号|电话|号码"), "profile.phone", True),
+    (rx(r"\b(?:birthday|date\s+of\s+birth|birth\s?date|age)\b|生日|年龄|出生"), "profile.birthday", True),
+    (
+        rx(r"\b(?:ex|exes|relationship|love\s+life|dating|girlfriend|boyfriend)\b|前任|感情|恋爱|对象"),
+        "profile.relationship",
+        True,
+    ),
+    (rx(r"\b(?:company|employer|workplace|where\ I\ work)\b|公司|单位|上一份工作|工作单位"), "profile.employer", True),
+    (rx(r"\b(?:family|kids?|children|wife|husband|partner|parents)\b|家人|家庭|孩子|父母"), "profile.family", True),
+    (rx(r"\bname\b|名字|姓名"), "profile.name", False),
 ]
-_FORGET_PREFIX = zh(r"(?i)^(?:my|the|that|about|我的|我|关于)\s*")
+_FORGET_PREFIX = zh(r"(?i)^(?:my|the|that|about|your|我的|我|关于|有关)\s*")
+_DETERMINERS = rx(r"^(?:my|the|our|about|of|all|any|saved|stored|current|old)\s+")
 
 
-def forget_command(text: str, at: datetime) -> tuple[str, Any] | None:
-    m = _FORGET_EN.match(text) or _FORGET_ZH.match(text)
-    if not m:
+def _attribute_of(raw: str, at: datetime, memory_wording: bool) -> tuple[str, Any, bool] | None:
+    """(attribute, value or None, family) a forget target names."""
+    target = clean(_FORGET_TAIL.sub("", raw).strip())
+    for _ in range(2):
+        target = clean(_TARGET_LEAD.sub("", target))
+        target = clean(_FORGET_TAIL.sub("", target).strip())
+    if not target or re.fullmatch(r"(?i)it|this|that|them|those|these|它|这个|那个|这些|那些", target):
         return None
-    target = _FORGET_TAIL.sub("", m.group(1)).strip()
-    target = clean(target)
-    if not target:
-        return None
+    if _EVERYTHING.match(target):
+        return "*", None, True
     # "forget that I live in Beijing": the target says what (and which value) to forget
     hits = analyze(target, at)
     if hits:
-        return hits[0].attribute, hits[0].value
-    # "forget my home city": a noun names the attribute (every value)
-    noun = _FORGET_PREFIX.sub("", target)
+        return hits[0].attribute, hits[0].value, False
     goal = re.match(r"(?i)^(?:my\s+)?goal\s+(?:to|of)\s+(.+)$", target)
     if goal:
-        return "goal.main", clean(goal.group(1))
-    for noun_rx, attribute in _FORGET_NOUNS:
+        return "goal.main", clean(goal.group(1)), False
+    # "forget my home city": a noun names the attribute (every value)
+    noun = _FORGET_PREFIX.sub("", target)
+    for noun_rx, attribute, family in _FORGET_NOUNS:
         if noun_rx.search(noun) and len(noun) <= 40:
-            return attribute, None
-    return None
+            return attribute, None, family
+    # a personal topic the registry has no name for: profile.<topic> ("my salary", "我的生日")
+    if not (_OWN.match(target) and memory_wording) or len(target) > 40:
+        return None
+    topic = re.sub(r"^(?:我的?|关于|有关)+", "", _FORGET_PREFIX.sub("", target))
+    topic = re.sub(r"(?:的(?:事|事情|情况)?|方面的事|这块)$", "", topic)
+    while _DETERMINERS.match(topic):
+        topic = _DETERMINERS.sub("", topic)
+    slug = slugify(topic)
+    return (f"profile.{slug}", None, True) if slug else None
+
+
+def forget_command(text: str, at: datetime) -> list[dict[str, Any]] | None:
+    """The forget matches `text` asks for (one per attribute family), or None when it is not a forget."""
+    if CONFIRM_BEFORE.hits(text, at) and not re.match(r"(?i)(?:please\s+)?forget\b|忘", text):
+        return None  # "删除数据前先跟我确认", "delete files only after checking with me": a rule, not a forget
+    m = _FORGET_EN.match(text) or _FORGET_ZH.match(text) or _NOT_KEEP_EN.match(text)
+    found = _attribute_of(m.group("t"), at, bool(_MEMORY_WORDING.search(text))) if m else None
+    if found is None:
+        z = _NOT_KEEP_ZH.match(text) or _OBJECT_FIRST_ZH.match(text)
+        if z:
+            raw = (
+                z.group("t")
+                if "t" in z.re.groupindex and z.group("t")
+                else (z.groupdict().get("t2") or z.groupdict().get("t3"))
+            )
+            if raw:
+                found = _attribute_of(raw, at, bool(_MEMORY_WORDING.search(text)))
+    if found is None:
+        return None
+    attribute, value, family = found
+    if attribute == "*":
+        return [{"attribute": root, FAMILY: True} for root in EVERYTHING]
+    match: dict[str, Any] = {"attribute": attribute}
+    if value is not None:
+        match["value"] = value
+    if family:
+        match[FAMILY] = True
+    return [match]

@@ -10,9 +10,10 @@ from .text import Getter, Pattern, clean, rx, zh
 
 _CITY_EN = r"([A-Z][\w'\-]*(?:\s+(?:[A-Z][\w'\-]*|de|del|da|am|upon|on|la|le)){0,3})"
 _CITY_ZH = r"([\u4e00-\u9fffA-Za-z·]{2,12}?)"
-_ZH_CITY_END = r"(?=了|啦|呢|啊|吧|住|生活|工作|定居|上班|这边|那边|[，,。！!？?；;、\s]|$)"
+_ZH_CITY_END = r"(?=了|啦|呢|啊|吧|哈|哦|呀|嘛|住|生活|工作|定居|上班|这边|那边|[，,。！!？?；;、\s～~]|$)"
 _NOT_A_PLACE = zh(
-    r"公司|新家|家里|房子|宿舍|办公室|楼|这|那|附近|隔壁|对面|一个|一家|学校|酒店|宾馆|朋友|父母|我|你|他|她|医院"
+    r"公司|新家|家里|房子|宿舍|办公室|楼|这|那|附近|隔壁|对面|一个|一家|学校|酒店|宾馆|朋友|父母|我|你|他|她|医院|哪|"
+    r"什么|怎么|忘|删|信息|记录|地址|城市|国外|外地|老家|乡下|农村|郊区|一起|一块|里面|外面"
 )
 _NOT_A_CITY_EN = {"the", "a", "an", "my", "our", "this", "that", "it", "here", "there", "i"}
 
@@ -39,10 +40,16 @@ def _city_zh(m: re.Match[str]) -> str | None:
     return city
 
 
+_SUBJ_EN = r"""
+    (?:I|we|my\s+(?:family|wife|husband|partner)\s+and\s+I|our\s+family|my\s+family\s+and\s+I|
+    the\s+family\s+and\s+I)
+"""
+_TIME_EN = r"(?:\s+(?:just|recently|finally|now|actually|already|also|eventually|officially|all|both)){0,2}"
 _HOME = [
+    # "I moved to X", "we relocated to X", "I've just moved from A to B"
     Pattern(
         zh(
-            r"(?i:\bI(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+|now\s+)?(?:moved|relocated)\s+)"
+            r"(?i:\b" + _SUBJ_EN + r"(?:'ve|\s+have|'d|\s+had)?" + _TIME_EN + r"\s+(?:moved|relocated)\s+)"
             r"(?:(?i:from)\s+" + _CITY_EN + r"\s+)?(?i:(?:back\s+)?to\s+)" + _CITY_EN
         ),
         _city_en(2),
@@ -50,23 +57,77 @@ _HOME = [
     Pattern(
         zh(
             r"""
-                (?i:\bI(?:'m|\s+am)?\s+(?:now\s+|currently\s+|still\s+|actually\s+|really\s+|
-                also\s+)*(?:live|living|based|residing|reside|located|settled)\s+
+                (?i:\b(?:I|we|our\s+family|my\s+family\s+and\s+I|(?<=\ )and(?=\s+(?:now|currently|still)\s)|
+                (?<=\ )but(?=\s+(?:now|currently|still)\s))(?:'m|\s+am|'re|\s+are|'ve\s+been|\s+have\s+been|
+                \s+lives?|'ve|\s+have)?\s+(?:now\s+|currently\s+|still\s+|actually\s+|really\s+|
+                also\s+|all\s+|happily\s+)*(?:live|lives|lived|living|based|residing|reside|resides|located|
+                settled|staying\ put)\s+
             """
-            r"(?:now\s+)?in\s+)" + _CITY_EN
+            r"(?:now\s+|out\s+of\s+|full[- ]time\s+)?in\s+)" + _CITY_EN
         ),
         _city_en(1),
     ),
-    Pattern(zh(r"(?i:\bmy\s+(?:home\s*city|city|home)\s+is\s+(?:now\s+)?(?:in\s+)?)" + _CITY_EN), _city_en(1)),
+    Pattern(zh(r"(?i:\b(?:I|we)(?:'re|'m|\s+are|\s+am)\s+based\s+out\s+of\s+)" + _CITY_EN), _city_en(1)),
     Pattern(
         zh(
-            r"我(?:现在|目前|已经|刚|刚刚|最近|如今|今年|去年)?(?:已经|刚)?(?:搬到|搬去|搬家到|搬回|搬回到|迁到|定居(?:在|到|于)?|"
-            r"住在|居住在|生活在|常住(?:在)?)(?:了)?\s*" + _CITY_ZH + _ZH_CITY_END
+            r"(?i:\b(?:my|our)\s+(?:home\s*city|city|home|hometown\ now|current\ city|base)\s+is\s+(?:now\s+)?(?:i"
+            r"n\s+)?)" + _CITY_EN
+        ),
+        _city_en(1),
+    ),
+    Pattern(zh(r"(?i:\bhome\s+(?:for\s+(?:me|us)\s+)?is\s+(?:now\s+)?(?:in\s+)?)" + _CITY_EN), _city_en(1)),
+    Pattern(zh(r"(?i:\b(?:I|we)\s+(?:now\s+)?call\s+)" + _CITY_EN + r"(?i:\s+home)\b"), _city_en(1)),
+    Pattern(zh(r"^" + _CITY_EN + r"(?i:\s+is\s+(?:now\s+)?(?:my|our)\s+home(?:\s+(?:now|base))?)\b"), _city_en(1)),
+    # "I'm a Chicago resident"
+    Pattern(
+        zh(
+            r"(?i:\b(?:I'm|I\s+am|we're|we\s+are)\s+(?:an?\s+)?)" + _CITY_EN + r"(?i:\s+(?:residents?|locals?|based))\b"
+        ),
+        _city_en(1),
+    ),
+    # "I grew up in Boston and still live there"
+    Pattern(
+        zh(
+            r"(?i:\b(?:I|we)\b.{0,30}?\bin\s+)"
+            + _CITY_EN
+            + r"(?i:.{0,40}?\b(?:still\s+|now\s+|currently\s+)?(?:live|living|based|reside)\s+(?:there|here)\b)"
+        ),
+        _city_en(1),
+    ),
+    Pattern(
+        zh(
+            r"(?:我们?|[，,]|^)(?:家|一家)?(?:现在|目前|已经|刚|刚刚|最近|如今|今年|去年|上个?月|前几天|前段时间|"
+            r"上周|上礼拜|年初|年底|这几年|一直|也|还|都|长期|常年|前年|大前年|[一两三四五六七八九十\d]+(?:年|个月"
+            r")前|几年前|年前)*(?:已经|刚)?(?:从\s*[\u4e00-\u9f"
+            r"ff]{2,8}?)?"
+            r"(?:搬到|搬去|搬来|搬过来|搬家到|搬回|搬回到|迁到|迁居|定居(?:在|到|于)?|住在|居住在|生活在|常住(?:在"
+            r")?|长住(?:在)?|"
+            r"现居|现住|居于|常驻|住(?!址|哪|户|宿|院|手|口|嘴|店|酒店|宾馆)(?=[\u4e00-\u9fff]{2})|(?i:base)\s*在|"
+            r"落户(?:在)?|安家(?:在)?)(?:了)?\s*" + _CITY_ZH + _ZH_CITY_END
         ),
         _city_zh,
     ),
-    Pattern(zh(r"我(?:现在|目前)?(?:在|于)" + _CITY_ZH + r"(?:住|生活|定居|安家)"), _city_zh),
-    Pattern(zh(r"我(?:的)?家在" + _CITY_ZH + _ZH_CITY_END), _city_zh),
+    Pattern(
+        zh(
+            r"我们?(?:人)?(?:现在|目前)?(?:在|于)" + _CITY_ZH + r"(?:工作|上班)?(?:和|、|跟)?(?:住|生活|定居|安家|常住)"
+        ),
+        _city_zh,
+    ),
+    Pattern(zh(r"我们?(?:的)?家(?:现在|目前|一直|也)?(?:住)?在" + _CITY_ZH + _ZH_CITY_END), _city_zh),
+    Pattern(
+        zh(r"我们?(?:现在|目前)?(?:住|生活|定居)的(?:城市|地方)(?:现在|目前)?(?:是|在)" + _CITY_ZH + _ZH_CITY_END),
+        _city_zh,
+    ),
+    # "我人在厦门，长期住这边": the place, then "live here"
+    Pattern(
+        zh(
+            r"我们?(?:现在|目前)?(?:人)?(?:现在|目前)?(?:在|于)"
+            + _CITY_ZH
+            + r"[，,、]?[^。！？]{0,10}?(?:住|生活|定居|待)(?:在)?"
+            r"(?:这边|这里|这儿|那边|那里)"
+        ),
+        _city_zh,
+    ),
 ]
 _MOVE = rx(r"\b(?:moved|relocated)\b|搬到|搬去|搬家|搬回|迁到")
 

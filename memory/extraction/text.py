@@ -31,7 +31,14 @@ _NEG_EN = rx(
     wasn'?t|can'?t|cannot|needn'?t|stop|neither|nor)\b
     """
 )
-_NEG_ZH = zh(r"不(?!管|论|对|错|过|仅|但|久|少|同|断)|别(?!人|的)|没有|没|无需|甭|并非")
+_NEG_ZH = zh(
+    r"不(?!管|论|对|错|过|仅|但|久|少|同|断|怕)|别(?!人|的|怕)|没有(?!多久|关系|问题)|没(?!多久|关系|问题|事)|无需"
+    r"|甭|并非"
+)
+
+
+# "能不能 / 可不可以 / 要不要": a question form, not a negation
+_A_NOT_A = re.compile(r"([\u4e00-\u9fff])不\1")
 
 
 def _clause(text: str, start: int, end: int) -> str:
@@ -44,7 +51,7 @@ def _clause(text: str, start: int, end: int) -> str:
 
 
 def _negated(text: str, m: re.Match[str]) -> bool:
-    clause = _clause(text, m.start(), m.end())
+    clause = _A_NOT_A.sub("", _clause(text, m.start(), m.end()))
     return bool(_NEG_EN.search(clause) or _NEG_ZH.search(clause))
 
 
@@ -187,6 +194,13 @@ class Sentence:
     question: bool
 
 
+def _asks(tail: str) -> bool:
+    """A Chinese sentence without "？" that still asks: "…吗", "…么"; not "再说为什么" (explain why)."""
+    if not re.search(r"[吗么]\s*$", tail):
+        return False
+    return not re.search(r"(?:说|讲|解释|告诉我|分析|写|搞清楚|弄清楚)\s*为什么\s*$", tail)
+
+
 def split_sentences(text: str) -> list[Sentence]:
     """EN . ! ? ; and ZH 。！？； (and newlines). A '.' ends a sentence only before whitespace/end."""
     out: list[Sentence] = []
@@ -199,12 +213,14 @@ def split_sentences(text: str) -> list[Sentence]:
             return
         lead = len(seg) - len(seg.lstrip())
         tail = stripped.rstrip(TRAIL + " ")
-        question = "?" in stripped[len(tail) :] or "？" in stripped[len(tail) :] or bool(re.search(r"[吗么]\s*$", tail))
+        question = "?" in stripped[len(tail) :] or "？" in stripped[len(tail) :] or _asks(tail)
         out.append(Sentence(a + lead, a + lead + len(stripped), stripped, question))
 
     while i < n:
         ch = text[i]
-        if ch in _HARD_STOPS or (ch == "." and (i + 1 == n or text[i + 1].isspace())):
+        if (ch in _HARD_STOPS and not (ch == ";" and i + 1 < n and not text[i + 1].isspace())) or (
+            ch == "." and (i + 1 == n or text[i + 1].isspace())
+        ):
             j = i + 1
             while j < n and text[j] in TRAIL:
                 j += 1

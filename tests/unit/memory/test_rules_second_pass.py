@@ -66,7 +66,7 @@ def test_a_project_statement_lifts_nothing_in_another_project():
     s = Sim()
     _, p1 = s.record(T0, value="concise", scope="project:one")
     s.command(T0 + H, op="forget", record_id=p1.id)
-    t, p2 = s.record(T0 + 2 * H, value="concise", scope="project:two")
+    t, _ = s.record(T0 + 2 * H, value="concise", scope="project:two")
     assert t.outcome == "applied" and t.unsuppress == []
     # project one stays suppressed: an inference there is dropped ...
     t, _ = s.record(T0 + 3 * H, value="concise", scope="project:one", **INFERRED)
@@ -111,7 +111,7 @@ def test_a_global_statement_leaves_a_projects_deletion_standing():
 def test_multi_valued_correction_keeps_the_replaced_value_out():
     s = Sim()
     _, german = s.record(T0, attribute=LANGS, value="German", **INFERRED)
-    _, japanese = s.record(T0 + H, attribute=LANGS, value="Japanese", corrects=german.id)
+    s.record(T0 + H, attribute=LANGS, value="Japanese", corrects=german.id)
     assert s.get(german.id).status == Status.SUPERSEDED
     # a later inference of the replaced value is not added again
     t, _ = s.record(T0 + 2 * H, attribute=LANGS, value="German", **INFERRED)

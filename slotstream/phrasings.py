@@ -1,0 +1,296 @@
+"""`slotstream eval phrasings`: how much of a blind-written phrasing corpus the rule extractor keeps.
+
+The corpus (tests/corpus/phrasings, docs/phrasings.md) has two files:
+- `rule_families.jsonl`: `{"family", "lang", "text", "value"?}`, statements a rule family should keep;
+- `ordinary_chat.jsonl`: `{"lang", "text"}`, sentences that state nothing to remember.
+
+Each line runs through `RuleExtractor` as a user turn. A family line is *kept* when the extraction
+holds a proposal of that family (a record with the family's attribute, or for forget/retract a
+command with that op) and, for the families whose lines carry a `value` we check, the same value.
+An ordinary-chat line is a *false positive* when the extraction proposes anything at all.
+
+Held-out discipline: lines whose 0-based index in their file is 2 mod 3 are the holdout, the rest
+are dev. The holdout is only ever reported as aggregate numbers: no text of a holdout line is
+printed, whatever the flags.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from slotstream.memory.extraction import Extraction, RuleExtractor, Turn
+
+DEFAULT_CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus" / "phrasings"
+FAMILY_FILE = "rule_families.jsonl"
+CHAT_FILE = "ordinary_chat.jsonl"
+SPLITS = ("all", "dev", "holdout")
+LANGS = ("en", "zh")
+AT = datetime(2026, 9, 23, 10, 0, tzinfo=UTC)  # a Wednesday; every line is a turn at this time
+
+RECALL_TARGET = 0.90
+FP_TARGET = 0.02
+
+# family -> (attribute, prefix): with prefix, `attribute.<anything>` counts as well
+RECORD_FAMILIES: dict[str, tuple[str, bool]] = {
+    "detail": ("preference.response.detail", False),
+    "length": ("preference.response.length", False),
+    "language": ("preference.language", False),
+    "explanation_style": ("preference.explanation_style", False),
+    "order": ("preference.response.order", False),
+    "home_city": ("profile.home_city", False),
+    "timezone": ("profile.timezone", False),
+    "expertise": ("profile.expertise", True),
+    "decision": ("knowledge.decision", True),
+    "priority": ("priority.focus", False),
+    "goal": ("goal.main", True),
+    "confirm_before": ("rule.confirm_before", False),
+}
+COMMAND_FAMILIES = ("forget", "retract")  # the family is the command's op
+FAMILIES: tuple[str, ...] = (*RECORD_FAMILIES, *COMMAND_FAMILIES)
+VALUE_CHECKED = frozenset({"detail", "language", "explanation_style", "expertise"})
+
+_EXTRACTOR = RuleExtractor()
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusLine:
+    index: int  # 0-based line index within its file
+    lang: str
+    text: str
+    family: str | None = None  # None: an ordinary-chat line
+    value: str | None = None
+
+    @property
+    def split(self) -> str:
+        return split_of(self.index)
+
+
+def split_of(index: int) -> str:
+    """The deterministic split: every third line (index % 3 == 2) is held out."""
+    return "holdout" if index % 3 == 2 else "dev"
+
+
+def in_split(line: CorpusLine, split: str) -> bool:
+    return split == "all" or line.split == split
+
+
+def _read(path: Path) -> list[dict[str, Any]]:
+    with path.open(encoding="utf-8") as f:
+        return [json.loads(raw) for raw in f if raw.strip()]
+
+
+def load_corpus(corpus: Path = DEFAULT_CORPUS) -> tuple[list[CorpusLine], list[CorpusLine]]:
+    """(family lines, ordinary-chat lines), every split, in file order."""
+    fam = [
+        CorpusLine(i, d["lang"], d["text"], d["family"], d.get("value"))
+        for i, d in enumerate(_read(corpus / FAMILY_FILE))
+    ]
+    chat = [CorpusLine(i, d["lang"], d["text"]) for i, d in enumerate(_read(corpus / CHAT_FILE))]
+    return fam, chat
+
+
+def extract(text: str) -> Extraction:
+    """One corpus line as a user turn (fixed tenant, user, session, project and time)."""
+    turn = Turn(tenant="t", user="u", session="s1", project="p1", role="user", text=text, at=AT)
+    return _EXTRACTOR.extract(turn)
+
+
+def _attribute_family(attribute: str) -> str | None:
+    for family, (attr, prefix) in RECORD_FAMILIES.items():
+        if attribute == attr or (prefix and attribute.startswith(attr + ".")):
+            return family
+    return None
+
+
+def families_fired(extraction: Extraction) -> set[str]:
+    """The families the extraction holds a proposal of (records by attribute, commands by op)."""
+    out: set[str] = set()
+    for p in extraction.items:
+        if p.record is not None:
+            family = _attribute_family(str(p.record.get("attribute", "")))
+            out.add(family or p.rule or "?")
+        elif p.command is not None:
+            out.add(str(p.command.get("op", "?")))
+    return out
+
+
+def kept(family: str, value: str | None, extraction: Extraction) -> bool:
+    """Whether the extraction keeps a statement of `family` (with `value`, where it is checked)."""
+    if family in COMMAND_FAMILIES:
+        return any(p.command is not None and p.command.get("op") == family for p in extraction.items)
+    attr, prefix = RECORD_FAMILIES[family]
+    for p in extraction.items:
+        if p.record is None:
+            continue
+        a = str(p.record.get("attribute", ""))
+        if not (a == attr or (prefix and a.startswith(attr + "."))):
+            continue
+        checked = family in VALUE_CHECKED and value is not None
+        if checked and str(p.record.get("value", "")).casefold() != str(value).casefold():
+            continue
+        return True
+    return False
+
+
+def miss_kind(family: str, extraction: Extraction) -> str:
+    """Why a family line was missed, in aggregate terms: nothing proposed, another family, or the
+    family with another value (a language name or level the line does not give)."""
+    fired = families_fired(extraction)
+    if not fired:
+        return "nothing"
+    if family in fired:
+        return "other value"
+    return "other family"
+
+
+def describe(extraction: Extraction) -> str:
+    """A short account of what the extractor proposed, for -v."""
+    parts = []
+    for p in extraction.items:
+        if p.record is not None:
+            parts.append(f"{p.record['attribute']}={p.record['value']!r}")
+        elif p.command is not None:
+            parts.append(f"{p.command.get('op')}({p.command.get('match')})")
+    return "; ".join(parts) or "nothing"
+
+
+@dataclass
+class Cell:
+    n: int = 0
+    hits: int = 0
+
+    def add(self, hit: bool) -> None:
+        self.n += 1
+        self.hits += int(hit)
+
+    @property
+    def rate(self) -> float:
+        return self.hits / self.n if self.n else 0.0
+
+
+@dataclass
+class Result:
+    split: str
+    recall: dict[tuple[str, str], Cell] = field(default_factory=dict)  # (family, lang)
+    fp: dict[str, Cell] = field(default_factory=dict)  # lang and "all"
+    fired: dict[str, Cell] = field(default_factory=dict)  # family -> chat lines it fired on
+    misses: list[tuple[CorpusLine, Extraction]] = field(default_factory=list)
+    false_positives: list[tuple[CorpusLine, Extraction]] = field(default_factory=list)
+
+    def recall_ok(self) -> bool:
+        return all(c.rate >= RECALL_TARGET for c in self.recall.values() if c.n)
+
+    def fp_ok(self) -> bool:
+        return all(c.rate <= FP_TARGET for c in self.fp.values() if c.n)
+
+    def targets_met(self) -> bool:
+        return self.recall_ok() and self.fp_ok()
+
+
+def evaluate(family_lines: Iterable[CorpusLine], chat_lines: Iterable[CorpusLine], split: str = "all") -> Result:
+    """Recall per (family, lang) and the false-positive rates over the lines of `split`."""
+    res = Result(split)
+    for fam in FAMILIES:
+        for lang in LANGS:
+            res.recall[(fam, lang)] = Cell()
+    for line in family_lines:
+        if not in_split(line, split):
+            continue
+        assert line.family is not None
+        ex = extract(line.text)
+        hit = kept(line.family, line.value, ex)
+        res.recall.setdefault((line.family, line.lang), Cell()).add(hit)
+        if not hit:
+            res.misses.append((line, ex))
+    for key in ("all", *LANGS):
+        res.fp[key] = Cell()
+    for fam in FAMILIES:
+        res.fired[fam] = Cell()
+    for line in chat_lines:
+        if not in_split(line, split):
+            continue
+        ex = extract(line.text)
+        fired = families_fired(ex)
+        res.fp["all"].add(bool(ex.items))
+        res.fp.setdefault(line.lang, Cell()).add(bool(ex.items))
+        for fam in res.fired:
+            res.fired[fam].add(fam in fired)
+        if ex.items:
+            res.false_positives.append((line, ex))
+    return res
+
+
+def _pct(c: Cell) -> str:
+    return f"{100 * c.rate:5.1f}%" if c.n else "    -"
+
+
+def report_lines(res: Result, *, verbose: bool = False) -> list[str]:
+    """The printed report. Texts of holdout lines never appear, whatever `verbose` says."""
+    out = [f"phrasing corpus, split={res.split} (holdout: line index % 3 == 2)", ""]
+    out.append(f"{'family':<18} {'en n':>5} {'en recall':>10} {'zh n':>5} {'zh recall':>10} {'chat FP':>8}")
+    for fam in FAMILIES:
+        en, zh_ = res.recall[(fam, "en")], res.recall[(fam, "zh")]
+        out.append(f"{fam:<18} {en.n:>5} {_pct(en):>10} {zh_.n:>5} {_pct(zh_):>10} {_pct(res.fired[fam]):>8}")
+    tot = {lang: Cell() for lang in LANGS}
+    for (_, lang), c in res.recall.items():
+        tot.setdefault(lang, Cell())
+        tot[lang].n += c.n
+        tot[lang].hits += c.hits
+    out.append(f"{'(all families)':<18} {tot['en'].n:>5} {_pct(tot['en']):>10} {tot['zh'].n:>5} {_pct(tot['zh']):>10}")
+    out.append("")
+    fp = res.fp
+    out.append(
+        "ordinary chat, false positives (any proposal): "
+        + ", ".join(f"{k} {fp[k].hits}/{fp[k].n} = {_pct(fp[k]).strip()}" for k in ("all", *LANGS))
+    )
+    if res.misses:
+        kinds: dict[str, int] = {}
+        for line, ex in res.misses:
+            k = miss_kind(line.family or "", ex)
+            kinds[k] = kinds.get(k, 0) + 1
+        out.append(
+            f"misses by kind ({len(res.misses)}): "
+            + ", ".join(f"{k} {kinds[k]}" for k in ("nothing", "other family", "other value") if k in kinds)
+        )
+    if verbose:
+        shown_misses = [(line, ex) for line, ex in res.misses if line.split == "dev"]
+        shown_fps = [(line, ex) for line, ex in res.false_positives if line.split == "dev"]
+        out.append("")
+        out.append(f"missed (dev lines only; {len(res.misses) - len(shown_misses)} holdout misses not shown):")
+        for line, ex in shown_misses:
+            want = f" value={line.value!r}" if line.value is not None else ""
+            out.append(f"  [{line.family}/{line.lang} #{line.index}]{want} {line.text}  -> {describe(ex)}")
+        out.append(
+            f"false positives (dev lines only; {len(res.false_positives) - len(shown_fps)} holdout ones not shown):"
+        )
+        for line, ex in shown_fps:
+            out.append(f"  [chat/{line.lang} #{line.index}] {line.text}  -> {describe(ex)}")
+    out.append("")
+    failing = [f"{f}/{lang}" for (f, lang), c in sorted(res.recall.items()) if c.n and c.rate < RECALL_TARGET]
+    fp_bad = [k for k, c in fp.items() if c.n and c.rate > FP_TARGET]
+    verdict = "MET" if res.targets_met() else "NOT MET"
+    detail = []
+    if failing:
+        detail.append("recall below 90%: " + ", ".join(failing))
+    if fp_bad:
+        detail.append("FP above 2%: " + ", ".join(fp_bad))
+    out.append(
+        f"targets (recall >= 90% per family per language, FP <= 2% overall and per language): {verdict}"
+        + (f" ({'; '.join(detail)})" if detail else "")
+    )
+    return out
+
+
+def main(corpus: Path | None = None, split: str = "all", verbose: bool = False) -> int:
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {SPLITS}")
+    fam, chat = load_corpus(corpus or DEFAULT_CORPUS)
+    res = evaluate(fam, chat, split)
+    for line in report_lines(res, verbose=verbose):
+        print(line)
+    return 0
