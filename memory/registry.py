@@ -27,8 +27,10 @@ class AttributeSpec:
     actionability: float = 0.5
     sensitivity: Sensitivity = Sensitivity.NORMAL
     label: str = ""
-    # special categories: the request topics (memory/topics.py) a record of it is used for
+    # the request topics (memory/topics.py) it matters to: ranking counts a match as relevance (a
+    # `related` one as half); a special category is used for its `topics` only
     topics: tuple[str, ...] = ()
+    related: tuple[str, ...] = ()
 
 
 # fmt: off
@@ -60,9 +62,56 @@ _SPECS = [
     AttributeSpec("profile.expertise.", Kind.PREFERENCE, label="expertise level", review=365 * DAY,
                   importance=0.6, actionability=0.7),
     AttributeSpec("profile.languages", Kind.PREFERENCE, Cardinality.MULTI, label="languages spoken",
-                  importance=0.4),
+                  importance=0.5, review=365 * DAY, topics=("language", "media"), related=("travel",)),
+    # everyday personal memory (docs/everyday.md): what a user tells an assistant about their life;
+    # `topics` say which requests it matters to (memory/topics.py)
+    AttributeSpec("profile.diet", Kind.PREFERENCE, Cardinality.MULTI, label="diet", review=365 * DAY,
+                  consequence=Consequence.HIGH, importance=0.8, actionability=0.8,
+                  sensitivity=Sensitivity.PERSONAL, topics=("food",)),
+    AttributeSpec("profile.diet.religious", Kind.PREFERENCE, Cardinality.MULTI, label="religious diet",
+                  consequence=Consequence.HIGH, importance=0.8, actionability=0.8,
+                  sensitivity=Sensitivity.SPECIAL, topics=("food", "religion")),
+    AttributeSpec("profile.likes", Kind.PREFERENCE, Cardinality.MULTI, label="likes", review=365 * DAY,
+                  consequence=Consequence.LOW, importance=0.5, actionability=0.6,
+                  topics=("leisure", "shopping"), related=("food", "home", "media")),
+    AttributeSpec("profile.dislikes", Kind.PREFERENCE, Cardinality.MULTI, label="dislikes and avoids",
+                  review=365 * DAY, importance=0.6, actionability=0.7, topics=("leisure", "shopping"),
+                  related=("food", "home", "media")),
+    AttributeSpec("profile.family", Kind.PREFERENCE, Cardinality.MULTI, label="family",
+                  importance=0.6, actionability=0.5, sensitivity=Sensitivity.PERSONAL,
+                  topics=("family",), related=("leisure", "travel", "shopping", "dates")),
+    AttributeSpec("profile.pets", Kind.PREFERENCE, Cardinality.MULTI, label="pets", importance=0.5,
+                  actionability=0.5, topics=("pets", "home"), related=("travel", "leisure")),
+    AttributeSpec("profile.work.", Kind.PREFERENCE, label="work", review=365 * DAY, importance=0.6,
+                  actionability=0.6, sensitivity=Sensitivity.PERSONAL, topics=("work",), related=("schedule",)),
+    AttributeSpec("profile.routine", Kind.PREFERENCE, Cardinality.MULTI, label="routine", review=180 * DAY,
+                  importance=0.5, actionability=0.6, topics=("schedule",), related=("health", "work")),
+    AttributeSpec("profile.devices", Kind.PREFERENCE, Cardinality.MULTI, label="devices and tools",
+                  review=365 * DAY, importance=0.5, actionability=0.8, topics=("tech",)),
+    AttributeSpec("preference.travel.", Kind.PREFERENCE, label="travel preference", review=365 * DAY,
+                  importance=0.6, actionability=0.8, topics=("travel",)),
+    AttributeSpec("profile.travel_fears", Kind.PREFERENCE, Cardinality.MULTI, label="travel fears",
+                  consequence=Consequence.MEDIUM, importance=0.7, actionability=0.7,
+                  sensitivity=Sensitivity.PERSONAL, topics=("travel",)),
+    AttributeSpec("profile.hobbies", Kind.PREFERENCE, Cardinality.MULTI, label="hobbies", review=365 * DAY,
+                  consequence=Consequence.LOW, importance=0.5, topics=("leisure", "media"), related=("shopping",)),
+    AttributeSpec("profile.sports_teams", Kind.PREFERENCE, Cardinality.MULTI, label="sports teams",
+                  consequence=Consequence.LOW, importance=0.4, topics=("leisure",)),
+    AttributeSpec("profile.music", Kind.PREFERENCE, Cardinality.MULTI, label="music",
+                  consequence=Consequence.LOW, importance=0.4, topics=("media",), related=("leisure",)),
+    AttributeSpec("profile.dates", Kind.PREFERENCE, Cardinality.MULTI, label="important dates",
+                  importance=0.7, actionability=0.6, sensitivity=Sensitivity.PERSONAL,
+                  topics=("dates",), related=("family", "schedule", "shopping")),
+    AttributeSpec("preference.budget.", Kind.PREFERENCE, label="budget", importance=0.7, actionability=0.8,
+                  topics=("shopping", "travel"), related=("food", "leisure")),
+    AttributeSpec("profile.accessibility", Kind.PREFERENCE, Cardinality.MULTI, label="accessibility needs",
+                  consequence=Consequence.HIGH, importance=0.9, actionability=0.9,
+                  sensitivity=Sensitivity.PERSONAL, topics=("visual",), related=("travel", "tech")),
     # special categories: only the user's own statement is stored, used only on its topics
     AttributeSpec("profile.allergies", Kind.PREFERENCE, Cardinality.MULTI, label="allergies",
+                  consequence=Consequence.HIGH, importance=0.9, sensitivity=Sensitivity.SPECIAL,
+                  topics=("food", "health")),
+    AttributeSpec("profile.intolerances", Kind.PREFERENCE, Cardinality.MULTI, label="intolerances",
                   consequence=Consequence.HIGH, importance=0.9, sensitivity=Sensitivity.SPECIAL,
                   topics=("food", "health")),
     AttributeSpec("health.", Kind.PREFERENCE, Cardinality.MULTI, label="health",

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 from .models import (
@@ -263,7 +264,7 @@ def _withheld(c: Candidate, req: ContextRequest, request_topics: frozenset[str])
     off the request's topic."""
     if c.audience and not set(c.audience).intersection(req.roles):
         return "audience"
-    if c.sensitivity == _SPECIAL and not request_topics.intersection(resolve(c.attribute, None).topics):
+    if c.sensitivity == _SPECIAL and not request_topics.intersection(topics_for(c.attribute)[0]):
         return "special_off_topic"
     return None
 
@@ -316,11 +317,36 @@ def static_value(c: Candidate) -> float:
     return c.base if c.base >= 0 else _static(c.importance, c.consequence, c.actionability, c.kind)
 
 
-def score(c: Candidate, query: frozenset[str] | list[str]) -> float:
-    """Value for this request: 0.45 x lexical relevance + the static part. Confidence is
-    deliberately not a weight."""
+# relevance of a record whose family matters to the request's topic, whatever the words: "Suggest
+# a dinner recipe" shares no word with "vegetarian", and still needs it
+TOPIC_RELEVANCE = 0.5
+
+
+@lru_cache(maxsize=4096)
+def topics_for(attribute: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The request topics a record of this attribute matters to, and those it relates to (registry)."""
+    spec = resolve(attribute, None)
+    return frozenset(spec.topics), frozenset(spec.related)
+
+
+def topic_relevance(attribute: str, request_topics: frozenset[str]) -> float:
+    """`TOPIC_RELEVANCE` when the record's family matters to one of the request's topics, half of
+    it when it only relates to one, else 0."""
+    if not request_topics:
+        return 0.0
+    main, related = topics_for(attribute)
+    if main & request_topics:
+        return TOPIC_RELEVANCE
+    return TOPIC_RELEVANCE / 2 if related & request_topics else 0.0
+
+
+def score(c: Candidate, query: frozenset[str] | list[str], request_topics: frozenset[str] = frozenset()) -> float:
+    """Value for this request: 0.45 x relevance + the static part. Relevance is the share of the
+    query's words the record has, at least `TOPIC_RELEVANCE` when its family matters to one of the
+    request's topics. Confidence is deliberately not a weight."""
     padded = query if isinstance(query, list) else _padded(query)
     rel = sum([q in c.tokens for q in padded]) / len(padded) if padded else 0.0
+    rel = max(rel, topic_relevance(c.attribute, request_topics))
     return 0.45 * rel + static_value(c)
 
 
@@ -450,13 +476,17 @@ def _ranked(req: ContextRequest, keep: list[Candidate]) -> list[tuple[float, Can
     query = tokens(req.text)
     padded = _padded(query)
     n_query = len(query) or 1
+    request_topics = topics_of(req.text) if req.text else frozenset()
     # (-value, id, position, candidate): tuples order by value, then id, without a key function;
     # the position keeps the candidate itself from ever being compared
     order = []
     for position, c in enumerate(keep):
         token_set = c.token_set
         hits = len(query & token_set) if token_set is not None else sum([q in c.tokens for q in padded])
-        order.append((-(0.45 * hits / n_query + (c.base if c.base >= 0 else static_value(c))), c.id, position, c))
+        rel = hits / n_query
+        if request_topics and rel < TOPIC_RELEVANCE:
+            rel = max(rel, topic_relevance(c.attribute, request_topics))
+        order.append((-(0.45 * rel + (c.base if c.base >= 0 else static_value(c))), c.id, position, c))
     spares = 4 * req.max_items
     if req.explain or len(order) <= spares:
         order.sort()
