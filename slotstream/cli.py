@@ -59,7 +59,7 @@ def cmd_eval_statebench(args: argparse.Namespace) -> int:
 def cmd_eval_phrasings(args: argparse.Namespace) -> int:
     from .phrasings import main as phrasings_main
 
-    return phrasings_main(args.corpus, args.split, verbose=args.verbose)
+    return phrasings_main(args.corpus, args.split, verbose=args.verbose, show_holdout=args.show_holdout)
 
 
 def cmd_bench_engine(args: argparse.Namespace) -> int:
@@ -407,6 +407,11 @@ def build_parser() -> argparse.ArgumentParser:
     ph.add_argument("--corpus", type=Path, default=None, help="corpus directory (default tests/corpus/phrasings)")
     ph.add_argument("--split", choices=["all", "dev", "holdout"], default="all", help="which lines (default all)")
     ph.add_argument("--verbose", "-v", action="store_true", help="print each missed dev line and dev false positive")
+    ph.add_argument(
+        "--show-holdout",
+        action="store_true",
+        help="also print the held-out misses and false positives (asked explicitly)",
+    )
     ph.set_defaults(func=cmd_eval_phrasings)
 
     bench = sub.add_parser("bench", help="benchmarks that print figures")

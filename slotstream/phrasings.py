@@ -9,9 +9,10 @@ holds a proposal of that family (a record with the family's attribute, or for fo
 command with that op) and, for the families whose lines carry a `value` we check, the same value.
 An ordinary-chat line is a *false positive* when the extraction proposes anything at all.
 
-Held-out discipline: lines whose 0-based index in their file is 2 mod 3 are the holdout, the rest
-are dev. The holdout is only ever reported as aggregate numbers: no text of a holdout line is
-printed, whatever the flags.
+Held-out discipline: lines whose 0-based index in their file is 2 mod 3 were the holdout, the rest
+dev. That third has since been used for development too (docs/phrasings.md): a separate, fresh corpus
+is the holdout now. By default the report still prints no text of a holdout line, whatever `-v`
+says; `show_holdout` (`--show-holdout`) lists the held-out misses and false positives as well.
 """
 
 from __future__ import annotations
@@ -229,8 +230,9 @@ def _pct(c: Cell) -> str:
     return f"{100 * c.rate:5.1f}%" if c.n else "    -"
 
 
-def report_lines(res: Result, *, verbose: bool = False) -> list[str]:
-    """The printed report. Texts of holdout lines never appear, whatever `verbose` says."""
+def report_lines(res: Result, *, verbose: bool = False, show_holdout: bool = False) -> list[str]:
+    """The printed report. Texts of holdout lines appear only with `show_holdout` (asked explicitly),
+    whatever `verbose` says."""
     out = [f"phrasing corpus, split={res.split} (holdout: line index % 3 == 2)", ""]
     out.append(f"{'family':<18} {'en n':>5} {'en recall':>10} {'zh n':>5} {'zh recall':>10} {'chat FP':>8}")
     for fam in FAMILIES:
@@ -257,19 +259,19 @@ def report_lines(res: Result, *, verbose: bool = False) -> list[str]:
             f"misses by kind ({len(res.misses)}): "
             + ", ".join(f"{k} {kinds[k]}" for k in ("nothing", "other family", "other value") if k in kinds)
         )
-    if verbose:
-        shown_misses = [(line, ex) for line, ex in res.misses if line.split == "dev"]
-        shown_fps = [(line, ex) for line, ex in res.false_positives if line.split == "dev"]
+    if verbose or show_holdout:
+        splits = ("dev", "holdout") if show_holdout else ("dev",)
+        shown_misses = [(line, ex) for line, ex in res.misses if line.split in splits]
+        shown_fps = [(line, ex) for line, ex in res.false_positives if line.split in splits]
+        which = "all lines" if show_holdout else "dev lines only"
         out.append("")
-        out.append(f"missed (dev lines only; {len(res.misses) - len(shown_misses)} holdout misses not shown):")
+        out.append(f"missed ({which}; {len(res.misses) - len(shown_misses)} holdout misses not shown):")
         for line, ex in shown_misses:
             want = f" value={line.value!r}" if line.value is not None else ""
-            out.append(f"  [{line.family}/{line.lang} #{line.index}]{want} {line.text}  -> {describe(ex)}")
-        out.append(
-            f"false positives (dev lines only; {len(res.false_positives) - len(shown_fps)} holdout ones not shown):"
-        )
+            out.append(f"  [{line.family}/{line.lang} #{line.index} {line.split}]{want} {line.text}  -> {describe(ex)}")
+        out.append(f"false positives ({which}; {len(res.false_positives) - len(shown_fps)} holdout ones not shown):")
         for line, ex in shown_fps:
-            out.append(f"  [chat/{line.lang} #{line.index}] {line.text}  -> {describe(ex)}")
+            out.append(f"  [chat/{line.lang} #{line.index} {line.split}] {line.text}  -> {describe(ex)}")
     out.append("")
     failing = [f"{f}/{lang}" for (f, lang), c in sorted(res.recall.items()) if c.n and c.rate < RECALL_TARGET]
     fp_bad = [k for k, c in fp.items() if c.n and c.rate > FP_TARGET]
@@ -286,11 +288,11 @@ def report_lines(res: Result, *, verbose: bool = False) -> list[str]:
     return out
 
 
-def main(corpus: Path | None = None, split: str = "all", verbose: bool = False) -> int:
+def main(corpus: Path | None = None, split: str = "all", verbose: bool = False, show_holdout: bool = False) -> int:
     if split not in SPLITS:
         raise ValueError(f"split must be one of {SPLITS}")
     fam, chat = load_corpus(corpus or DEFAULT_CORPUS)
     res = evaluate(fam, chat, split)
-    for line in report_lines(res, verbose=verbose):
+    for line in report_lines(res, verbose=verbose, show_holdout=show_holdout):
         print(line)
     return 0

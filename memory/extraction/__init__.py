@@ -23,25 +23,39 @@ What it emits per understood sentence:
   `retract` (below).
 
 Retractions (rule "retract"): the user says an earlier conclusion / decision / estimate / analysis /
-finding no longer holds, is invalid, needs redoing or was scrapped, without giving a replacement
-("that conclusion is invalid", "scrap that estimate, it needs recalculating", "那个结论作废了",
-"之前的判断不成立了"). The proposal is the command
-`{"op": "retract", "tenant", "user", "match": {"attribute": A, "family": true}, "latest": true}`:
-A is `knowledge.decision.<topic-slug>` when the sentence names a decision topic the way the decision
-family slugs it ("the database decision no longer holds" -> `knowledge.decision.database`,
-"数据库的决定作废了" -> `knowledge.decision.数据库`), else `knowledge` (every `knowledge.*` attribute);
-`latest` makes reconciliation retract only the most recently observed live record among them. A
-sentence that also gives the replacement ("…was wrong, we're going with C instead", "…，应该是B") is a
-correction, not a retraction; "forget …" stays a forget; another person's analysis, a question or a
-hypothetical retracts nothing.
+finding no longer holds, is invalid, was based on bad data, needs redoing or was scrapped, without
+giving a replacement ("that conclusion is invalid", "scrap that estimate, it needs recalculating",
+"we can no longer stand behind the forecast", "那个结论作废了", "我收回之前的估算"). The proposal is the
+command `{"op": "retract", "tenant", "user", "match": {...}}`:
+- when the sentence quotes or states the conclusion itself ("our previous conclusion 'X' was based on
+  incorrect information", "the conclusion that X turned out to be false", `之前"X"的结论是基于错误数据
+  得出的`, "说X的那个结论是错的"), the match is `{"attribute": "knowledge", "family": true, "value": X}`
+  (X as written) and there is no `latest`: reconciliation retracts the record holding that value, not
+  whatever knowledge was observed last (which can be the corrected basis of the conclusion);
+- otherwise `{"attribute": A, "family": true}` with `"latest": true`: A is
+  `knowledge.decision.<topic-slug>` when the sentence names a decision topic the way the decision family
+  slugs it ("the database decision no longer holds" -> `knowledge.decision.database`, "数据库的决定作废了"
+  -> `knowledge.decision.数据库`), else `knowledge` (every `knowledge.*` attribute), and only the most
+  recently observed live record among them is retracted.
+A sentence that also gives the replacement ("…was wrong, we're going with C instead", "…，应该是B") is a
+correction, not a retraction; "forget …" stays a forget; another person's analysis ("the client's
+estimate was wrong", "我导师的结论错了"), a question or a hypothetical retracts nothing.
 
-How a sentence is read (before the families): discourse lead-ins and hedges are dropped from its front
+How a sentence is read (before the families): traditional characters are read as their simplified
+forms, one for one (values are given back as written: "我住在臺北" keeps "臺北"); thanks for an answer
+("thanks for the detailed answer", "谢谢你详细的回答") states nothing; discourse lead-ins and hedges are
+dropped from its front
 ("Thanks! By the way, …", "Just so you know, …", "I think …", "我觉得…", "对了，…", "顺便说下，…");
 a hypothetical about the user or someone else ("if I moved to Berlin…", "假如我在东京…") gives
 nothing; clauses whose subject is someone else ("my friend lives in Shanghai", "Tom's goal is…",
 "我哥想当飞行员") are dropped, unless the user takes them on ("我们领导喜欢结论先行，你以后也这样写")
 or they report a decision at work ("my boss approved the new pricing"). Each family has its specific
-patterns, then (for the open-ended ones) a cue fallback that reads the family's wording wherever it
+patterns, then general shapes (a decision: a subject the user speaks for and a verb of choosing,
+switching, dropping or agreeing in any tense, or a clause saying a choice was made — "final call: …",
+"…，这个已经定下来了"; a focus: a priority noun and what it is, where the user's time or energy goes,
+what comes first, nothing else matters; a goal: wanting / planning / saving / training toward something
+one works toward; a level: said outright wins over one read from a duration or a description), then
+(for the open-ended ones) a cue fallback that reads the family's wording wherever it
 sits in a request or a first-person statement (a level word and the skill it is about; a time window
 and what comes first; an approval by the user and a "before / unless" link; which of two kinds comes
 first; a language named next to how to answer; a zone named in a sentence about the user's own time).

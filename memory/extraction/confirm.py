@@ -228,6 +228,12 @@ def _action_en(raw: str) -> str | None:
     words = a.split()
     if words and words[0].casefold() in _GERUNDS:
         words[0] = _GERUNDS[words[0].casefold()]
+    elif words and words[0].casefold().endswith("ing") and len(words[0]) > 5:
+        w = words[0].casefold()[:-3]  # "modifying" -> "modify", "shipping" -> "ship", "changing" -> "change"
+        for base in (w, w + "e", w[:-1] if len(w) > 2 and w[-1] == w[-2] else w):
+            if base in _ACTIONS_EN:
+                words[0] = base
+                break
     a = " ".join(words)
     a = _OBJECT_PRONOUN.sub(lambda m: m.group(1) + " ", a).strip()
     head = a.split()[0].casefold() if a else ""
@@ -296,7 +302,7 @@ _RULES = [
             \b(?:ask|check\ with|check\ in\ with|confirm\ with|run\ it\ by|run\ it\ past|run\ (?:them|that|
             this)\ (?:by|past)|
             get\s+(?:my\s+)?(?:approval|confirmation|ok|okay|
-            sign-off)(?:\s+from\s+me)?)\s+(?:me\s+)?(?:first\s+)?(?:for\s+(?:my\s+)?(?:approval|
+            sign-off)(?:\s+from\s+me)?)\s+(?:me\s+)?(?:first\s+)?(?:(?:for\s+)?(?:my\s+)?(?:approval|
             confirmation|permission|ok|okay)\s+)?before\s+(?:you\s+)?(.{2,80})
             """
         ),
@@ -397,7 +403,7 @@ _APPROVER_ZH = zh(
     r"""
     问(?:一下|问)?我|问我|让我(?:先)?(?:看|确认|过目|审|批|同意|知道|检查|核对)|给我(?:先)?(?:看|过目|确认|审)|经过我|经我|
     我(?:的|不)?(?:同意|点头|确认|批准|允许|首肯|签字|拍板|过目)|我(?:要|得|必须|需要)(?:先)?(?:看|审|过目|确认|检查|批)|(?:跟|和|找)我(?:确认|商量|说|报备)|请示我|征得我|
-    告诉我|通知我|知会我
+    告诉我|通知我|知会我|(?:跟|和|给|向)我打(?:个|声)?招呼|(?:跟|和|给|向)我(?:吱|说|讲)(?:一)?声|向我报备
     """
 )
 _LINK_ZH = zh(

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 from ..models import Kind
-from .family import Family
+from .family import Family, Hit
 from .markers import ASKING
 from .text import Pattern, _negated, rx, zh
 
@@ -110,7 +111,8 @@ _DETAIL = [
             r"""
             (?:别|不要|不用|不必|无需)(?:怕|担心|在意|管|顾虑)(?:写得|说得|讲得)?(?:太)?(?:啰嗦|啰唆|长|多|篇幅|字数|
             长度)|(?:别|不要|不用)(?:只|光)(?:说|讲|给|写)?(?:个)?(?:大概|概括|结论|要点|大意|梗概)|
-            (?:越详细越好|越细越好|越全越好|多多益善)
+            (?:越详细越好|越细越好|越全越好|多多益善)|
+            (?:细节|步骤)(?:也|都)?(?:别|不要|不能)(?:省略|省|跳过|略过|漏)|(?:别|不要)(?:省略|跳过|略过)(?:细节|步骤)
             """
         ),
         "detailed",
@@ -168,7 +170,7 @@ _DETAIL = [
             well)\b|
             \b(?:brief|short|shorter|concise|less|succinct)\s+is\s+(?:better|best|fine|good|preferred|
             the\ way\ to\ go)\b|\bget\ (?:straight\ )?to\ the\ point\b|\bkeep\ it\ snappy\b|
-            \b(?:less|fewer)\s+(?:detail|details|words|text)\b
+            \b(?:less|fewer)\s+(?:detail|details|words|text)\b|\bbrevity\b|\bkeep\s+it\s+short\b
             """
         ),
         "concise",
@@ -224,7 +226,8 @@ _DETAIL = [
             (?:简短|简洁|简明|简要|精简|简练)(?!一?[点些]?的(?!回答|回复|答案|说明|解释|讲解|表达|版本|
             风格)[\u4e00-\u9fff])|
             短一[点些]|能短就短|废话少说|少说废话|直接上干货|只要干货|说干货|上干货|越短越好|越简单越好|越简洁越好|
-            短点|言简意赅|长话短说|少说废话|少废话|短小精悍|一针见血|开门见山|
+            短点|言简意赅|长话短说|少说废话|少废话|短小精悍|一针见血|开门见山|干脆利落|干脆点|利落点|直截了当|痛快点|
+            (?:几|一两|两三)(?:行|句)(?:话)?就(?:够|行|好|可以)|(?:只|就)(?:说|讲|给)?要点|要点就(?:行|好|够)|
             简单(?:一)?[点些]|简单说说|简单讲讲|简单(?:地)?(?:说|讲)(?:一下|下)?就(?:行|好|可以)|
             (?:大概|大致|粗略)(?:说|讲)(?:一下|下|说|讲)?就(?:行|好|可以)|只(?:看|要|需要)重点|挑重点(?:说|讲)|
             说重点(?!结论)|讲重点(?!结论)|直接(?:说|给)(?:重点|答案)
@@ -308,7 +311,45 @@ def _detail_cue(m: re.Match[str]) -> str | None:
     return None
 
 
+_DETAIL.insert(
+    0,
+    Pattern(
+        zh(r"(?:少|别|不要|不用)(?:点|些)?(?:铺垫|绕弯子?|兜圈子|客套|寒暄|废话|小作文|写小作文)"), "concise", True
+    ),
+)
 _DETAIL.append(Pattern(zh(r"^.+$"), _detail_cue, True))
 
 
-DETAIL = Family("detail", Kind.PREFERENCE, "preference.response.detail", _DETAIL, temporal=True)
+# the words without which no pattern (or the cue fallback) can read a detail preference
+_TRIGGER = zh(
+    _CONCISE_CUE.pattern
+    + "|"
+    + _DETAILED_CUE.pattern
+    + r"""|(?i:verbose|wordy|ramble|rambling|essay|novel|wall|fluff|filler|intro|preamble|small\s+talk|caveat|
+    disclaimer|skip|spare|gist|highlights|cliff|one-?liner|snappy|brevity|less|fewer|step|reasoning|derivation|working|logic|simplif|
+    dumb|hold\s+back|skimp|cut\s+corners|leave|worry|care|length|how\s+long|facts|result|point|essentials|basics|
+    deep-?dive|extra\s+mile|over-?explain|pad|drag|go\s+on|backstory|history|story|spell\s+out|lay\s+out|write\s+out|
+    walk|thorough|depth|nuance|detail|elaborat|tight)|啰|唆|冗长|长篇|废话|干货|重点|要点|简|短|详|细|展开|透|深入|具体|
+    明白|清楚|全面|完整|一步|逐步|分步|推导|过程|步骤|大概|大致|粗略|概括|结论|梗概|大意|篇幅|字数|长度|怕|担心|多|少|
+    铺垫|绕|兜圈|客套|寒暄|小作文|几行|几句|句话|掰开|面面俱到|干脆|利落|直截了当|痛快|开门见山|一针见血|言简意赅|长"""
+)
+_FAMILY = Family("detail", Kind.PREFERENCE, "preference.response.detail", _DETAIL, temporal=True, trigger=_TRIGGER)
+# "I prefer long, in-depth answers over quick summaries": what is preferred, not what it is preferred to
+_PREFERS = rx(r"\b(?:prefer|like|love|want|favou?r|rather)\b")
+_OVER = rx(r"\s+(?:over|rather\s+than|instead\s+of|as\s+opposed\s+to|more\s+than|not)\s+[^,;.]*")
+
+
+class _Detail:
+    rule = "detail"
+
+    @staticmethod
+    def hits(text: str, at: datetime) -> list[Hit]:
+        pref = _PREFERS.search(text)
+        if pref:
+            over = _OVER.search(text, pref.end())
+            if over:
+                text = text[: over.start()] + text[over.end() :]
+        return _FAMILY.hits(text, at)
+
+
+DETAIL = _Detail()

@@ -10,10 +10,11 @@ intermediate, more advanced)."""
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 from ..models import Kind
-from .family import Family, Hit
-from .text import Getter, Pattern, clean, rx, slugify, to_int, zh
+from .family import Hit
+from .text import Getter, Pattern, clean, rx, scan, slugify, to_int, zh
 
 _LEVELS = {
     "beginner": "beginner",
@@ -60,6 +61,9 @@ _LEVELS = {
     "大牛": "expert",
     "行家": "expert",
     "大神": "expert",
+    "权威": "expert",
+    "泰斗": "expert",
+    "大拿": "expert",
     "精通": "expert",
     "不熟": "beginner",
     "不太熟": "beginner",
@@ -176,7 +180,9 @@ _GENERIC_ROLES = {
 _DOMAIN_EN = r"([A-Za-z0-9+#.][\w+#.'\-]*(?:\s+[\w+#.'\-]+){0,3}?)"
 _DOMAIN_END = (
     r"(?=$|[,.;!?:]|\s+(?:and|but|so|though|although|because|since|either|yet|before|at\ all|anymore|at\ this\ point|"
-    r"now|these\ days|by\ now|already)\b)"
+    r"now|these\ days|by\ now|already|for\ a\ living|for\ work|at\ work|professionally|every\ day|daily|as\ a\ hobby|"
+    r"in\ my\ spare\ time|on\ the\ side|for\ (?:years|a\ while|a\ decade|ages)|last\ (?:week|month|year)|this\ year|"
+    r"here)\b)"
 )
 _LEVEL_NOUN = r"(beginner|novice|newbie|noob|newcomer|expert|pro|specialist|master|guru|veteran)"
 _LEVEL_ADJ = r"""
@@ -205,6 +211,8 @@ def _clean_domain(raw: str | None) -> str | None:
     if not raw:
         return None
     domain = clean(raw)
+    if re.fullmatch(r"[\d:.\s]+(?:am|pm)?", domain, re.I):
+        return None  # "at 3:30": a time, not a skill
     domain = re.sub(r"^(?:the|a|an|any|some|my|all)\s+", "", domain, flags=re.I)
     domain = re.sub(
         r"\s+(?:stuff|things|work|before|in\ general|at\ all|either|too|as\ well|world)$", "", domain, flags=re.I
@@ -245,7 +253,11 @@ def _needs_domain(level: str) -> Getter:
 
     def get(m: re.Match[str]) -> tuple[str, str | None] | None:
         raw = m.group(1) or ""
-        if re.match(r"(?i)(?:it|this|that|them|these|those|here|there|me|you|him|her|us)\b", raw.strip()):
+        if re.match(
+            r"(?i)(?:it|this|that|them|these|those|here|there|me|you|him|her|us|a\s+lot|lots|a\s+ton|tons|so\s+much|much|"
+            r"more|something|things|a\s+bit|a\s+little|from)\b",
+            raw.strip(),
+        ):
             return None
         domain = _clean_domain(raw)
         return (level, domain) if domain else None
@@ -273,6 +285,15 @@ _NOT_A_SKILL = re.compile(
 )
 
 
+_ORDER = ["beginner", "intermediate", "advanced", "expert"]
+
+
+def _between(low: str, high: str) -> str:
+    """ "between beginner and advanced" is intermediate; between two neighbours, the upper one."""
+    a, b = _ORDER.index(_LEVELS[low.casefold()]), _ORDER.index(_LEVELS[high.casefold()])
+    return _ORDER[(a + b) // 2] if b - a >= 2 else _ORDER[b]
+
+
 def _with_domain(level: str | None, raw: str | None) -> tuple[str, str | None] | None:
     """A level read from a description needs the thing it is about ("decent at Excel", not "okay with that")."""
     if not level or not raw or _NOT_A_SKILL.match(raw.strip()) or re.search(r"[但不而却]|可是", raw):
@@ -297,7 +318,12 @@ def _by_duration(n_raw: str, unit: str) -> str | None:
     raw = " ".join(n_raw.casefold().split())
     if raw == "半":
         return "beginner"  # half a year
-    n = 1 if raw in ("a", "an", "one", "一") else to_int(raw)
+    rng = re.fullmatch(r"([一二两三四五六七八九])([一二两三四五六七八九])", raw)
+    if rng:
+        raw = rng.group(1)  # "三四年": the lower bound
+    if raw.endswith(("几", "多")):
+        raw = raw[:-1] or "几"
+    n = 3 if raw == "几" else 1 if raw in ("a", "an", "one", "一") else to_int(raw)
     if not n:
         return None
     u = unit.casefold()
@@ -310,10 +336,24 @@ def _by_duration(n_raw: str, unit: str) -> str | None:
 
 def _duration_en(m: re.Match[str]) -> tuple[str, str | None] | None:
     level = _by_duration(m.group("n"), m.group("u"))
-    return (level, _clean_domain(m.group("d"))) if level else None
+    if not level:
+        return None
+    raw = re.sub(
+        r"(?i)^(?:professional|full[- ]time|part[- ]time|senior|junior|freelance|working|practicing)\s+",
+        "",
+        m.group("d"),
+    )
+    return level, _clean_domain(_ROLE_DOMAIN.get(raw.casefold().rstrip("s"), raw))
+
+
+def _role_duration_zh(m: re.Match[str]) -> tuple[str, str | None] | None:
+    level = _by_duration(m.group("n"), m.group("u"))
+    return (level, _clean_domain(_ROLE_DOMAIN_ZH.get(m.group("d"), m.group("d")))) if level else None
 
 
 def _duration_zh(m: re.Match[str]) -> tuple[str, str | None] | None:
+    if re.search(r"老公|老婆|丈夫|妻子|结婚|认识|在一起|恋爱|离婚|住|搬|来|到|工作了|上班|当妈|当爸", m.group("d")):
+        return None  # "我和我老公结婚十年了": a time, not a skill
     level = _by_duration(m.group("n"), m.group("u"))
     return (level, _clean_domain(m.group("d"))) if level else None
 
@@ -322,7 +362,7 @@ _NUM_EN = (
     r"(?P<n>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|a\ couple\ of|a\ fe"
     r"w)"
 )
-_NUM_ZH = r"(?P<n>\d+|[一二两三四五六七八九十]+|半)"
+_NUM_ZH = r"(?P<n>\d+|[一二两三四五六七八九十]+几?|几|半)"
 _ZH_DEGREE_ALT = "|".join(sorted(_ZH_DEGREE, key=len, reverse=True))
 
 _EXPERTISE = [
@@ -414,7 +454,7 @@ _EXPERTISE = [
             r"ed|expert)\b"
         ),
         lambda m: (
-            _LEVELS[m.group(2).casefold()],
+            _between(m.group(1), m.group(2)),
             _clean_domain(d.group(1))
             if (d := re.search(r"(?i)\b([\w+#.]+)-wise\b|\b(?:in|with|at|on)\s+([A-Za-z][\w+#.]*)", m.string))
             and d.group(1)
@@ -472,6 +512,27 @@ _EXPERTISE = [
         zh(r"我(?:是|一直是)(?:做|搞|干|学)\s*([\u4e00-\u9fffA-Za-z]{2,8}?)(?:出身)?的(?=$|[，,。])"),
         lambda m: _with_domain("advanced", m.group(1)),
     ),
+    # "我学Swift才一个礼拜", "我用Figma刚两个月"
+    Pattern(
+        zh(
+            r"我(?:已经)?(?:学|用|写|做|搞|玩|练|弹|跑|画)(?:了)?\s*"
+            r"(?P<d>[A-Za-z][\w+#.\- ]{0,20}?|[\u4e00-\u9fff]{1,6}?)\s*"
+            r"(?:才|刚|只|就|也就)(?:学了|用了|练了)?(?:快|差不多|大概|将近|不到)?"
+            + _NUM_ZH
+            + r"\s*(?:个)?(?P<u>礼拜|星期|周|天|个月|月|年)"
+        ),
+        _duration_zh,
+    ),
+    # "我跑步两年了", "我画画快十年了"
+    Pattern(
+        zh(
+            r"我\s*(?!来|去|在|住|到|搬|结婚|毕业|认识|离开|回|等|没|上班|工作|失业|退休|生病|出国|留学|当|是|有|和|跟|已经)"
+            r"(?P<d>[\u4e00-\u9fffA-Za-z+#.]{2,6}?)(?:了|已经|有)?\s*(?:快|差不多|大概|将近|超过)?"
+            + _NUM_ZH
+            + r"\s*(?P<u>年|个月)(?:多)?了"
+        ),
+        _duration_zh,
+    ),
     # "我吉他弹了十年了"
     Pattern(
         zh(
@@ -496,11 +557,13 @@ _EXPERTISE = [
     Pattern(
         rx(
             r"^my\s+(?P<d>(?-i:[A-Z][\w+#.\-]*)(?:\s+[\w+#.\-]+)?|[a-z]+ing|[\w+#.\-]+(?=\s+(?:skills?|knowledge|l"
-            r"evel)\b))\s+"
-            r"(?:skills?\s+|knowledge\s+|level\s+)?(?:is|are)\s+(?:pretty\s+|very\s+|quite\s+|"
-            r"fairly\s+|still\s+|really\s+|super\s+|a\s+bit\s+|kind\s+of\s+)?(?P<l>basic|rusty|limited|weak|elementary|"
+            r"evel|experience|background|abilit(?:y|ies))\b))\s+"
+            r"(?:(?:skills?|knowledge|level|experience|background|abilit(?:y|ies))\s+)?(?:is|are)\s+"
+            r"(?:(?:pretty|very|quite|fairly|still|really|super|a\s+bit|kind\s+of|basically|practically|pretty\s+much|"
+            r"almost|close\s+to|next\s+to|more\s+or\s+less|honestly|probably|only|just|at\s+best)\s+)*"
+            r"(?P<l>basic|rusty|limited|weak|elementary|zero|nil|none|minimal|poor|bad|terrible|"
             r"non-?existent|decent|okay|ok|solid|good|strong|excellent|fluent|advanced|intermediate|beginner-level"
-            r"|native)\b"
+            r"|native|so-so|average|mediocre|passable|great|top-notch|expert-level|professional-level)\b"
         ),
         lambda m: _with_domain(
             {
@@ -512,6 +575,21 @@ _EXPERTISE = [
                 "nonexistent": "beginner",
                 "non-existent": "beginner",
                 "beginner-level": "beginner",
+                "zero": "beginner",
+                "nil": "beginner",
+                "none": "beginner",
+                "minimal": "beginner",
+                "poor": "beginner",
+                "bad": "beginner",
+                "terrible": "beginner",
+                "so-so": "intermediate",
+                "average": "intermediate",
+                "mediocre": "intermediate",
+                "passable": "intermediate",
+                "great": "advanced",
+                "top-notch": "advanced",
+                "expert-level": "expert",
+                "professional-level": "advanced",
                 "decent": "intermediate",
                 "okay": "intermediate",
                 "ok": "intermediate",
@@ -604,7 +682,15 @@ _EXPERTISE = [
             + _DOMAIN_EN
             + _DOMAIN_END
         ),
-        lambda m: _with_domain(_phrase_level(m.group(1) or m.group(2)), m.group(3)),
+        lambda m: _with_domain(
+            "advanced"
+            if re.search(
+                r"(?i)\b(?:very|really|fully|extremely|super|totally)\s+(?:comfortable|competent|proficient)",
+                m.group(0),
+            )
+            else _phrase_level(m.group(1) or m.group(2)),
+            m.group(3),
+        ),
     ),
     # "I probably have an intermediate level of Spanish", "I have an advanced knowledge of SQL"
     Pattern(
@@ -697,9 +783,10 @@ _EXPERTISE = [
     # "I've been a data engineer for eight years"
     Pattern(
         rx(
-            r"\bI(?:'ve|\s+have)\s+been\s+(?:an?\s+)?(?P<d>[\w+#.\-]+(?:\s+[\w+#.\-]+)?\s+"
+            r"\bI(?:'ve|\s+have)\s+been\s+(?:an?\s+)?(?P<d>(?:[\w+#.\-]+\s+)?(?:[\w+#.\-]+\s+)?"
+            + r"(?:"
             + _ROLE
-            + r")"
+            + r"|[a-z]+(?:ist|ian|er|or)s?|nurse|chef|cook|pilot))"
             + r"\s+for\s+(?:about\s+|around\s+|over\s+|almost\s+|nearly\s+|more\s+than\s+|the\s+(?:past|last)\s+)?"
             + _NUM_EN
             + r"\s+(?P<u>years?|months?)\b"
@@ -776,7 +863,7 @@ _EXPERTISE = [
             r"""
             我(?:是|算是|算)(?:一个|一名|个|名|纯|完全的|彻底的|
             纯纯的)*\s*([\w+#.\- ]{1,20}?)?\s*(?:的|方面的|领域的)?(新手|初学者|小白|菜鸟|新人|
-            入门者|专家|高手|老手|大牛|行家|大神|外行|门外汉)
+            入门者|专家|高手|老手|大牛|行家|大神|外行|门外汉|权威|泰斗|大拿)
             """
         ),
         _expertise(2, 1),
@@ -823,14 +910,14 @@ _EXPERTISE = [
         zh(
             r"我(?:在|对)\s*([\w+#.\-\u4e00-\u9fff ]{1,16}?)\s*(?:方面|上|这块|领域)(?:还|算|算是|完全|纯粹)?(?:是"
             r")?(?:一个|个|一名)?"
-            r"(新手|初学者|小白|菜鸟|新人|专家|高手|老手|大牛|行家|外行|门外汉)"
+            r"(新手|初学者|小白|菜鸟|新人|专家|高手|老手|大牛|行家|外行|门外汉|权威|泰斗|大拿)"
         ),
         _expertise(2, 1),
     ),
     # "我是有经验的UI设计师"
     Pattern(
         zh(
-            r"我们?(?:都)?(?:是|算是)(?:一个|一名|个)?\s*(有经验|经验丰富|有多年经验|有丰富经验|没什么经验|没经验|"
+            r"我们?(?:团队|组|公司|这边)?(?:都|全)?(?:是|算是)(?:一个|一名|个)?\s*(有经验|经验丰富|有多年经验|有丰富经验|没什么经验|没经验|"
             r"缺乏经验)的\s*"
             r"([\w+#.\-\u4e00-\u9fff ]{1,12}?)(?:了|吧|啦)?(?=$|[，,。！!；;])"
         ),
@@ -906,7 +993,12 @@ _EXPERTISE = [
 # The level is read from what the user says about their experience; the domain from where it is said
 # ("in Swift", "new to Kubernetes", "机器学习我…", "我对网络…"). Checked in this order: a denied expert
 # ("no pro", "不算精通") is intermediate before "精通" reads as expert.
-_SELF_EN = rx(r"\b(?:I|I'm|I've|I'd|my|me|myself|we|we're|we've|our\s+team|my\s+team)\b")
+_SELF_EN = rx(
+    r"\b(?:I|I'm|I've|I'd|my|me|myself|we|we're|we've|our\s+team|my\s+team)\b|"
+    r"\b(?:newbie|noob|beginner|novice|expert|veteran|pro|amateur|newcomer|rookie|greenhorn|learner)(?:\s+here\b|"
+    r"\b.{0,40}\bhere\s*$)|"
+    r"^(?:\w+\s+){0,2}(?:years?|decades?|months?)\s+of\s+(?:\w+\s+)?(?:experience|practice|work)\b"
+)
 _CUES_EN: list[tuple[str, re.Pattern[str]]] = [
     (
         "intermediate",
@@ -916,7 +1008,17 @@ _CUES_EN: list[tuple[str, re.Pattern[str]]] = [
             specialist)\b|
             \bget\s+(?:around|by)\b|\bcomfortable\s+with\s+the\s+basics\b|\bknow\s+(?:the\s+|my\s+)?basics\b|
             \bnothing\s+fancy\b|\bsome\s+(?:experience|background|familiarity)\b|\bfamiliar\s+with\b|\bmoderately\b|
-            \bhalf-decent\b|\bmid-level\b|\bintermediate\b|\bdecent\b|\bhandle\s+the\s+basics\b
+            \bhalf-decent\b|\bmid-level\b|\bintermediate\b|\bdecent\b|\bhandle\s+the\s+basics\b|
+            \bsomewhere\s+in\s+(?:the\s+)?(?:middle|between)\b|\bin\s+the\s+middle\b|\bmiddle\s+of\s+the\s+road\b|
+            \bin\s+between\b|\bnot\s+(?:a|really\s+a)\s+(?:beginner|novice|newbie)\b|\bokay\b|\bnothing\s+special\b|
+            \bcompetent\b|\bserviceable\b|\bno\s+longer\s+a\s+(?:beginner|novice)\b|
+            \bworking\s+knowledge\b|\bso-so\b|\bokay-?ish\b|\baverage\b|\bmiddling\b|\bmediocre\b|\bpassable\b|
+            \bfar\s+from\s+(?:fluent|perfect|an?\s+expert|a\s+pro|advanced)\b|\bnot\s+(?:yet\s+)?fluent\b|
+            \bbasic\s+conversations?\b|\bconversational\b|\benough\s+to\s+(?:get\s+by|be\s+dangerous|manage)\b|
+            \bcan\s+(?:write|hold|build|do|read|manage|handle|make|put\s+together|follow|understand|get\s+through)\s+
+            (?:\w+\s+){0,2}?(?:basic|simple|small|easy|everyday)\b|\bnothing\s+(?:complex|too\s+complex|huge|advanced|
+            too\s+advanced|crazy|serious|heavy)\b|\bnot\s+(?:great|amazing|bad)\b|\breasonably\b|\bfairly\s+(?:good|comfortable|
+            confident|competent)\b
             """
         ),
     ),
@@ -927,7 +1029,13 @@ _CUES_EN: list[tuple[str, re.Pattern[str]]] = [
             \b(?:PhD|doctorate|thesis|dissertation|postdoc)\b|\b(?:taught|teach|teaching|lecture|lecturing)\b|
             \b(?:maintainer|co-?maintain|core\s+(?:dev|developer|contributor|team|committer)|committer|
             contributor\s+to)\b|
-            \bwrote\s+(?:the|a)\s+book\b|\bauthor\s+of\b|\bworld[- ]class\b|\b(?:an?\s+)?authority\s+on\b
+            \bwrote\s+(?:the|a)\s+book\b|\bauthor\s+of\b|\bworld[- ]class\b|\b(?:an?\s+)?authority\s+on\b|
+            \b(?:recogni[sz]ed|renowned|leading|well-known|published|certified|top|true|genuine|real|bona\s+fide)\s+
+            (?:expert|specialist|authority)\b|(?<!no\s)(?<!not\s)(?<!not\san\s)(?<!far\sfrom\san\s)\bexpert\b|
+            \b(?:contribut(?:e|ed|ing|or)\s+(?:to|on)|review(?:ing)?\s+(?:changes|patches|PRs)\s+(?:to|for|in))\b|
+            \b(?:standards?|steering|technical)\s+committee\b|\bprofessor\b|\bspeak\s+at\s+conferences\b|
+            \b(?:one\s+of\s+the\s+(?:people|authors|engineers|developers|designers)\s+who|I)\s+(?:co-?)?(?:wrote|created|
+            designed|invented|authored|architected)\s+(?:the|parts?\s+of\s+the)\s+(?-i:[A-Z])
             """
         ),
     ),
@@ -940,6 +1048,12 @@ _CUES_EN: list[tuple[str, re.Pattern[str]]] = [
             \bprofessionally\b|\bfor\s+a\s+living\b|\b(?:a|over\s+a|more\s+than\s+a)\s+decade\b|\bdecades?\b|
             \bextensive(?:ly)?\b|\bdeep\s+(?:experience|knowledge|expertise)\b|\bseasoned\b|\bveteran\b|
             \b(?:lots|plenty|tons|years)\s+of\s+experience\b|\bknow\s+(?:it|this|that)\s+inside\s+out\b|
+            \b(?:every\s+day|daily|all\s+day|day\s+in\s+day\s+out)\s+(?:at|for)\s+work\b|\bat\s+work\s+every\s+day\b|
+            \bday\s+job\b|\b(?:worked|working)\s+as\s+an?\b|\b(?:really|very|pretty|super)\s+good\b|
+            \bgreat\s+at\b|\bstrong\s+(?:in|at|with)\b|\bfluent\b|\bproficient\b|\bskilled\b|\bexperienced\b|
+            \bmany\s+years\b|\byears\s+(?:of|in|doing|working)\b|
+            \b(?:every\s+(?:single\s+)?day|daily|day\s+in,?\s+day\s+out)\b|
+            \b(?:very|really|extremely|super|totally|completely)\s+comfortable\b|
             \baround\s+the\s+block\b|\bsince\s+(?:college|university|uni|high\s+school|school|I\s+was\s+(?:a\s+kid|
             \d+|young|a\s+teen)|
             childhood|the\s+(?:90s|80s|2000s|nineties|eighties)|(?:19|20)\d\d)\b|\bold\s+hand\b|
@@ -951,7 +1065,9 @@ _CUES_EN: list[tuple[str, re.Pattern[str]]] = [
         "beginner",
         rx(
             r"""
-            \bnew\s+to\b|\bbeginners?\b|\bhobbyist\b|\b(?:pretty\s+|very\s+|still\s+|a\s+bit\s+|really\s+)green\b|
+            \bnew\s+to\b|\bbeginners?\b|\bhobbyist\b|\brookie\b|\bgreenhorn\b|\bfirst-timer\b|\btyro\b|
+            \bstarted\s+(?:learning|studying|playing|practicing|practising|using|coding|taking|doing)\b|
+            \b(?:days|weeks|a\s+month|(?:a\s+)?(?:few|couple\s+of|two|three|\d)\s+months)\s+ago\b|\b(?:pretty\s+|very\s+|still\s+|a\s+bit\s+|really\s+)green\b|
             \bamateur\b|\bweekend\s+warrior\b|\bnovice\b|\bnewbie\b|\bnoob\b|
             \bdabbled\b|\bdabbling\b|
             \bnever\s+(?:really\s+|actually\s+)?(?:used(?!\s+to\b)|built|done|tried|touched|worked|learned|studied|
@@ -960,7 +1076,13 @@ _CUES_EN: list[tuple[str, re.Pattern[str]]] = [
             n't)\s+(?:really\s+)?my\s+(?:strong\s+suit|forte|thing|area)\b|
             \b(?:zero|no|little|limited|minimal)\s+(?:real\s+)?(?:experience|background|knowledge)\b|\bclueless\b|
             \b(?:pretty|very|super|really)\s+basic\b|\brusty\b|\bweak\s+(?:at|in|with)\b|\bstill\s+learning\b|
-            \bbarely\s+know\b|\bdon'?t\s+know\s+(?:much|anything)\s+about\b|\blost\s+when\s+it\s+comes\s+to\b
+            \bbarely\s+know\b|\bdon'?t\s+know\s+(?:much|anything)\s+about\b|\blost\s+when\s+it\s+comes\s+to\b|
+            \bfirst[- ]year\b|\bfirst[- ]time\b|\bfreshman\b|\binexperienced\b|\bdon'?t\s+know\s+the\s+first\s+thing\b|
+            \b(?:a|one|two|three|a\s+few|a\s+couple\s+of|few|\d+)\s+(?:days?|weeks?|months?)\s+into\b|
+            \b(?:only|just)\s+(?:picked\s+up|started|began|got\s+into)\b|\bonly\s+been\s+\w+ing\b|
+            \bnon-?existent\b|\bfrom\s+scratch\b|\bnewcomer\b|\bstarter\b|\blearning\s+the\s+ropes\b|\bbrand\s+new\b|
+            \bgo\s+easy\s+on\s+me\b|\bdumb\s+it\s+down\b|\bexplain\s+like\s+I'?m\s+(?:five|5)\b|\bkn[eo]w\s+nothing\b|
+            \bhaven'?t\s+(?:really\s+)?(?:used|done|tried|touched|learned|studied)\b|\bno\s+idea\s+(?:how|about)\b
             """
         ),
     ),
@@ -982,9 +1104,108 @@ _DOMAIN_SPOT_EN = [
         + r"(?=\s+(?:professionally|for|since|daily|at\s+work)\b|$|[,.;!?])"
     ),
     rx(r"^" + _DOMAIN_EN + r"\s+(?:isn'?t|is\s+not|is|are|aren'?t)\s+(?:really\s+|exactly\s+)?(?:not\s+)?my\b"),
+    rx(
+        r"\bmy\s+(?P<d>[A-Za-z][\w+#.\-]*(?:\s+[A-Za-z][\w+#.\-]*)?)\s+(?:skills?|knowledge|background|level|experience|"
+        r"chops)?\s*(?:is|are)\b"
+    ),
+    rx(
+        r"\b(?:the\s+first\s+thing\s+about|first-year|know\s+nothing\s+about|knowledge\s+of|picked\s+up|started\s+(?:with|on)?|"
+        r"been\s+(?:learning|doing|playing|using|studying|practicing|coding\s+in|writing)|no\s+idea\s+about|"
+        r"haven'?t\s+(?:really\s+)?(?:used|done|tried|touched|learned|studied)|speak|contributor\s+to|contributed\s+to|"
+        r"changes\s+to|committee\s+(?:for|on)|professor\s+of|do|does|building|designing|developing|running|managing|"
+        r"teaching|studying|practicing|practising|playing|learning|work\s+with|work\s+in|working\s+with)\s+"
+        + _DOMAIN_EN
+        + _DOMAIN_END
+    ),
     rx(r"\b(?:in|with|at|on)\s+" + _DOMAIN_EN + _DOMAIN_END),
 ]
 _CAPITALIZED = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][\w+#.]*(?:\s+[A-Z][\w+#.]*)?)")
+# "a hobbyist guitarist", "an experienced nurse", "a self-taught web developer": the role names the skill
+_ROLE_SPOT_EN = rx(
+    r"\b(?:a|an|of|all)\s+(?:[\w\-]+\s+){0,2}?(?P<role>(?:[a-z]+(?:ist|ian|or|er|ant|ect|man|woman))|nurse|chef|cook|pilot|"
+    r"dev|coder|analyst|scientist|teacher|doctor|lawyer|accountant|architect|designer|student)s?\b"
+)
+_ROLE_DOMAIN = {
+    "guitarist": "guitar",
+    "pianist": "piano",
+    "violinist": "violin",
+    "drummer": "drums",
+    "bassist": "bass",
+    "cellist": "cello",
+    "photographer": "photography",
+    "translator": "translation",
+    "programmer": "programming",
+    "coder": "programming",
+    "dev": "programming",
+    "developer": "programming",
+    "engineer": "engineering",
+    "designer": "design",
+    "writer": "writing",
+    "runner": "running",
+    "swimmer": "swimming",
+    "climber": "climbing",
+    "cyclist": "cycling",
+    "baker": "baking",
+    "cook": "cooking",
+    "chef": "cooking",
+    "painter": "painting",
+    "singer": "singing",
+    "dancer": "dancing",
+    "investor": "investing",
+    "trader": "trading",
+    "gardener": "gardening",
+}
+_NOT_ROLES = {
+    "user",
+    "member",
+    "person",
+    "owner",
+    "customer",
+    "manager",
+    "other",
+    "number",
+    "order",
+    "matter",
+    "color",
+    "error",
+    "year",
+    "letter",
+    "paper",
+    "computer",
+    "server",
+    "corner",
+    "summer",
+    "winter",
+    "answer",
+    "power",
+    "water",
+    "dinner",
+    "partner",
+    "mother",
+    "father",
+    "brother",
+    "sister",
+    "daughter",
+    "border",
+    "cluster",
+    "container",
+    "player",
+    "chapter",
+    "editor",
+    "monitor",
+    "motor",
+    "doctor",
+    "sector",
+    "factor",
+    "visitor",
+    "actor",
+    "mentor",
+    "tutor",
+    "operator",
+    "elevator",
+    "calculator",
+    "professor",
+}
 _NOT_DOMAIN_WORDS = {"i", "i'm", "i've", "i'd", "phd", "me", "we", "ok", "okay", "us", "anything", "everything"}
 
 
@@ -998,6 +1219,19 @@ def _domain_en(text: str) -> str | None:
     for m in _CAPITALIZED.finditer(text):
         if m.group(1).casefold() not in _NOT_DOMAIN_WORDS:
             return _clean_domain(m.group(1))
+    for m in _ROLE_SPOT_EN.finditer(text):
+        role = m.group("role").casefold()
+        mod = re.search(
+            r"(?i)\b(data|web|mobile|backend|frontend|front-end|back-end|software|ml|machine\s+learning|"
+            r"security|network|game|ux|ui|product|graphic|devops|cloud|database|systems)\s+" + role,
+            text,
+        )
+        if mod:
+            return _clean_domain(mod.group(0))
+        if role in _ROLE_DOMAIN:
+            return _ROLE_DOMAIN[role]
+        if role not in _NOT_ROLES and len(role) > 3:
+            return role
     return None
 
 
@@ -1005,7 +1239,8 @@ def _domain_en(text: str) -> str | None:
 _ASPIRATION = zh(
     r"""
     (?i:\b(?:want|wants|wanted|hope|hoping|plan|planning|goal|ambition|dream|aim|aiming|would\s+like|'d\s+like|wish|
-    going\s+to|will|intend|someday|one\s+day)\b)|想|希望|打算|计划|规划|目标|梦想|愿望|心愿|准备|将来|以后|争取
+    going\s+to|will|intend|someday|one\s+day|toward|towards|becoming|to\s+become|trying|aiming|hoping)\b)|想|希望|打算|计划|规划(?!器)|
+    目标|梦想|愿望|心愿|准备|将来|以后|争取|努力
     """
 )
 
@@ -1024,27 +1259,57 @@ def _expertise_cue_en(m: re.Match[str]) -> tuple[str, str | None] | None:
 
 
 _SELF_ZH = zh(r"我|咱")
+_ROLE_DOMAIN_ZH = {
+    "摄影师": "摄影",
+    "翻译": "翻译",
+    "护士": "护理",
+    "会计": "会计",
+    "程序员": "编程",
+    "设计师": "设计",
+    "厨师": "烹饪",
+    "律师": "法律",
+    "医生": "医学",
+    "老师": "教学",
+    "教师": "教学",
+    "司机": "驾驶",
+    "画家": "绘画",
+    "歌手": "唱歌",
+    "作家": "写作",
+    "记者": "新闻",
+    "吉他手": "吉他",
+    "鼓手": "鼓",
+}
 _CUES_ZH: list[tuple[str, re.Pattern[str]]] = [
     (
         "intermediate",
         zh(
             r"中级|中等|能独立(?:开发|完成|做)|不算精通|算不上精通|谈不上精通|不敢说精通|没到精通|还算会用|会用|还"
             r"行|一般般|马马虎虎|还可以|够用|能应付|半吊子|中等水平|(?:简单|基础|基本"
-            r"|日常)的?[^，,。]{0,6}没问题"
+            r"|日常)的?[^，,。]{0,6}(?:没问题|能做|可以|会|能应付|能搞定)|离(?:精通|专家|高手)还?(?:差|远)|不算(?:新手|小白|菜鸟|高手|专家)|"
+            r"不是(?:新手|小白)了|算不上(?:高手|专家|大神)|谈不上(?:高手|专家)|凑合|能看懂|能读懂|会一点(?!点)|懂一些|入门了|水平一般|"
+            r"一般水平|不上不下|中不溜|还算可以|还凑合|勉强|还算熟悉?|算是?熟悉?(?!练)|介于[^，,。]{1,8}之间|[^，,。]{1,6}就不行了|"
+            r"(?:高级|复杂|难)的?[^，,。]{0,6}(?:不太|不)(?:会|行|懂|熟)"
         ),
     ),
     (
         "expert",
         zh(
             r"精通|专家|大牛|大神|权威|内核开发者|核心开发者|核心贡献者|贡献者|维护者|committer|博士|出过书|讲师|教"
-            r"授|教这个"
+            r"授|教这个|(?:写|出)过(?:一本|几本|两本)?[^，,。]{0,12}书|在(?:大学|学校|高校|培训机构)[^，,。]{0,4}教|教[^，,。]{2,10}(?:课|原理)|"
+            r"标准委员会|委员会成员|行业专家|公认|核心团队|核心成员|核心开发|创始成员|大师|宗师|国手|书(?:就)?是我写的|是我写的书|"
+            r"(?:就)?是我(?:参与|亲手|一手|主导)?(?:写|开发|设计|做|搭|发明)的|"
+            r"我写的(?:那本)?书"
         ),
     ),
     (
         "advanced",
         zh(
             r"出身|老用户|老玩家|老司机|熟手|老手|资深|很熟|挺熟|熟练|十几年|二十年|多年|好多年|好些年|常年|科班|专"
-            r"业的|[五六七八九十]+年|吃这碗饭|驾轻就熟|轻车熟路"
+            r"业的|[五六七八九十]+年|吃这碗饭|驾轻就熟|轻车熟路|很强|挺强|特别强|非常强|很厉害|挺厉害|很牛|很流利|非常流利|流利|"
+            r"经验丰富|有[^，,。]{0,4}年(?:的)?(?:工作)?经验|多年经验|每天(?:工作)?都(?:在)?用|天天(?:都)?用|靠这个吃饭|专业(?!知识|术语|的问题)|职业|"
+            r"从(?:19|20)\d\d年(?:开始|起|就)|"
+            r"很在行|挺在行|拿手|擅长|很溜|挺溜|得心应手|玩得转|高级|(?:每天|天天|整天|成天)(?:都)?(?:跟|和|在)[^，,。]{1,16}打交道|"
+            r"打交道"
         ),
     ),
     (
@@ -1052,12 +1317,29 @@ _CUES_ZH: list[tuple[str, re.Pattern[str]]] = [
         zh(
             r"不太了解|不了解|了解不多|什么都不懂|啥都不懂|皮毛|略知一二|一知半解|门外汉|外行|小白|新手|菜鸟|入门|"
             r"刚接触|刚学|刚开始学|刚上手|没学过|没用过|没碰过|没接触过|不太会|不怎么会|一"
-            r"点点|零基础|一窍不通|不太懂|不懂|不会"
+            r"点点|零基础|一窍不通|不太懂|不懂|不会|基础(?:很|非常|特别|比较|太)?(?:差|薄弱|弱|为零)|没(?:什么)?基础|第一次(?:接触|学|用|做|玩|碰)|"
+            r"从零开始|刚(?:开始|入门|起步)|生疏|很生|一无所知|不熟|没经验|没什么经验|缺乏经验|初学|初级|才(?:开始|学|接触|入门)|"
+            r"纯属新手|(?:个|几)(?:礼拜|星期|周|月)前(?:才|刚)?(?:开始)?学"
         ),
     ),
 ]
 _DOMAIN_SPOT_ZH = [
-    zh(r"([A-Za-z][\w+#.\-]*(?:\s+[A-Za-z][\w+#.\-]*)?)"),
+    zh(r"([A-Za-z][A-Za-z0-9+#.\-]*(?:\s+[A-Za-z][A-Za-z0-9+#.\-]*)?)"),
+    zh(r"是([\u4e00-\u9fff]{2,6}?)(?:的)?(?:大师|专家|高手|老手|新手|选手|爱好者|玩家)"),
+    zh(
+        r"(?:不懂|不会|不了解|不熟悉|不太懂|不太会|精通|擅长|熟悉|很熟|第一次接触|刚接触|接触|教|自学的?)\s*([\u4e00-\u9fff]{2,8}?)"
+        r"(?:了|的|$|[，,。；;！!])"
+    ),
+    zh(r"(?:写|出)过(?:一本|几本|两本)?([\u4e00-\u9fff]{2,10}?)(?:方面)?的?书"),
+    zh(r"我(?:的)?([\u4e00-\u9fff]{2,6}?)(?:的)?(?:基础|底子|功底)"),
+    zh(r"我([\u4e00-\u9fff]{2,6}?)(?:说|写|用|弹|玩|做|打|画|唱|讲|下|开)得"),
+    zh(
+        r"(?:有[^，,。]{0,4}年(?:的)?(?:工作)?经验的|专业|职业|资深|高级)(?:的)?([\u4e00-\u9fff]{2,6}?)"
+        r"(?:了|吧|$|[，,。；;！!])"
+    ),
+    zh(r"在([\u4e00-\u9fff]{2,8}?)(?:行业|领域|圈|方面)(?:干|做|待|混)"),
+    zh(r"(?:跟|和)([\u4e00-\u9fffA-Za-z]{2,10}?)打交道"),
+    zh(r"是(?:经验丰富|有经验|资深|专业)的([\u4e00-\u9fff]{2,8}?)(?:了|吧|$|[，,。；;！!])"),
     zh(r"我的([\u4e00-\u9fff]{2,8}?)(?:水平|能力)?(?:算|是|还|大概|也|基本|应该)"),
     zh(r"^([\u4e00-\u9fff]{2,8}?)(?:这块|这方面|方面)?\s*(?:我们?|咱)"),
     zh(r"(?:对|在)([\u4e00-\u9fff]{2,8}?)(?:这块|这方面|方面|上|领域)"),
@@ -1080,14 +1362,138 @@ def _expertise_cue_zh(m: re.Match[str]) -> tuple[str, str | None] | None:
         for spot in _DOMAIN_SPOT_ZH:
             d = spot.search(text)
             if d:
-                domain = _clean_domain(d.group(1))
-                if domain and not re.search(r"我|你|他|她|这|那|什么|怎么|东西|问题|时候", domain):
+                domain = _clean_domain(_ROLE_DOMAIN_ZH.get(d.group(1), d.group(1)))
+                if domain and not re.search(
+                    r"我|你|他|她|这|那|什么|怎么|东西|问题|时候|经验|基础|水平|一点|很多|大学", domain
+                ):
                     return level, domain
         return None  # a level without the thing it is about: "我不会", "还行"
     return None
 
 
+_LEVEL_ZH_WORDS = {
+    "流利": "advanced",
+    "好": "advanced",
+    "很好": "advanced",
+    "溜": "advanced",
+    "熟练": "advanced",
+    "地道": "advanced",
+    "强": "advanced",
+    "厉害": "advanced",
+    "牛": "advanced",
+    "在行": "advanced",
+    "拿手": "advanced",
+    "熟": "advanced",
+    "扎实": "advanced",
+    "不错": "intermediate",
+    "一般": "intermediate",
+    "马马虎虎": "intermediate",
+    "还行": "intermediate",
+    "凑合": "intermediate",
+    "不好": "beginner",
+    "很差": "beginner",
+    "差": "beginner",
+    "薄弱": "beginner",
+    "弱": "beginner",
+    "为零": "beginner",
+}
 _EXPERTISE += [
+    # "我会一点吉他", "我只会一点点日语"
+    Pattern(
+        zh(
+            r"我(?:也|还|就|只|大概|多少)?(?P<l>会一点点|懂一点点|只会一点|会一点|会一些|懂一点|懂一些|会点|懂点|略懂|会)(?:儿)?\s*"
+            r"(?P<d>[A-Za-z][\w+#.\- ]{0,20}?|[\u4e00-\u9fff]{2,6}?)(?=$|[，,。；;！!]|了|的)"
+        ),
+        lambda m: (
+            _with_domain(
+                "intermediate" if m.group("l") == "会" else _ZH_DEGREE.get(m.group("l"), "intermediate"), m.group("d")
+            )
+            if m.group("l") != "会" or re.search(r"不算新手|还行|一般|没问题|凑合", m.string)
+            else None
+        ),
+    ),
+    # "我没有化学背景", "我没什么编程基础"
+    Pattern(
+        zh(
+            r"我(?:完全|根本|几乎|基本)?(?:没有|没)(?:任何|什么|一点)?\s*"
+            r"(?P<d>[A-Za-z][\w+#.\- ]{0,20}?|[\u4e00-\u9fff]{2,6}?)\s*(?:的)?"
+            r"(?:背景|基础|经验|底子|功底)"
+        ),
+        lambda m: _with_domain("beginner", m.group("d")),
+        True,
+    ),
+    # "我完全不懂机器学习", "我根本不会游泳"
+    Pattern(
+        zh(
+            r"我(?:完全|根本|一点都|一点也|基本|压根|真的)?(?:不懂|不会|不了解|不熟悉|不太懂|不太会|没学过|没接触过)\s*"
+            r"(?P<d>[A-Za-z][\w+#.\- ]{0,20}|[\u4e00-\u9fff]{2,8}?)(?=$|[，,。；;！!]|的|这)"
+        ),
+        lambda m: _with_domain("beginner", m.group("d")),
+        True,
+    ),
+    # "我的统计学基础很差", "我数学底子不错"
+    Pattern(
+        zh(
+            r"我(?:的)?\s*(?P<d>[A-Za-z][\w+#.\- ]{0,20}?|[\u4e00-\u9fff]{2,6}?)\s*(?:的)?(?:基础|底子|功底)(?:还|也)?"
+            r"(?:很|非常|比较|特别|太|挺|相当)?(?P<l>差|薄弱|弱|为零|不错|扎实|好|一般)"
+        ),
+        lambda m: _with_domain(_LEVEL_ZH_WORDS.get(m.group("l")), m.group("d")),
+    ),
+    # "我德语说得很流利", "我吉他弹得马马虎虎"
+    Pattern(
+        zh(
+            r"我(?:的)?\s*(?P<d>[A-Za-z][\w+#.\- ]{0,20}?|[\u4e00-\u9fff]{1,6}?)\s*"
+            r"(?:说|写|用|弹|玩|做|打|画|唱|讲|下|开|学)得"
+            r"(?:还|也)?(?:很|非常|特别|挺|比较|相当|算|超)?(?P<l>流利|很好|好|溜|熟练|地道|不错|一般|马马虎虎|还行|凑合|不好|很差|差)"
+        ),
+        lambda m: _with_domain(_LEVEL_ZH_WORDS.get(m.group("l")), m.group("d")),
+    ),
+    # "我SQL很强"
+    Pattern(
+        zh(
+            r"我(?:的)?\s*(?P<d>[A-Za-z][\w+#.\- ]{0,20}?|[\u4e00-\u9fff]{2,6}?)\s*(?:水平|能力)?"
+            r"(?:很|非常|特别|挺|相当|超)"
+            r"(?P<l>强|厉害|牛|在行|拿手|熟|流利|地道|熟练)(?=$|[，,。；;！!]|的|了)"
+        ),
+        lambda m: _with_domain(_LEVEL_ZH_WORDS.get(m.group("l")), m.group("d")),
+    ),
+    # "我是专业翻译", "我是职业摄影师"
+    Pattern(
+        zh(
+            r"我(?:是|算是)(?:一名|一个|个|名)?(?:专业|职业)(?:的)?\s*(?P<d>[\u4e00-\u9fff]{2,6}?)(?=$|[，,。；;！!]|了)"
+        ),
+        lambda m: _with_domain("advanced", _ROLE_DOMAIN_ZH.get(m.group("d"), m.group("d"))),
+    ),
+    # "我是个有十年经验的护士"
+    Pattern(
+        zh(
+            r"我(?:是|算是)(?:一名|一个|个|名)?有\s*(?:快|差不多|大概|将近|超过)?"
+            + _NUM_ZH
+            + r"\s*(?P<u>年|个月)多?(?:的)?(?:工作)?经验的\s*(?P<d>[\u4e00-\u9fffA-Za-z]{2,8}?)(?=$|[，,。；;！!]|了)"
+        ),
+        lambda m: _role_duration_zh(m),
+    ),
+    # "我在大学教编译原理", "我写过一本分布式系统的书"
+    Pattern(
+        zh(
+            r"我(?:在[\u4e00-\u9fff]{2,6})?(?:教|讲授|主讲)\s*(?P<d>[\u4e00-\u9fffA-Za-z+#]{2,10}?)(?:课)?"
+            r"(?=$|[，,。；;！!]|的|了|好多年|多年|[一二两三四五六七八九十几\d]+年)"
+        ),
+        lambda m: _with_domain("expert", m.group("d")),
+    ),
+    Pattern(
+        zh(r"我(?:写|出)过(?:一本|几本|两本|好几本)?\s*(?P<d>[\u4e00-\u9fffA-Za-z+#]{2,10}?)(?:方面|相关)?的?书"),
+        lambda m: _with_domain("expert", m.group("d")),
+    ),
+    # "我是第一次接触量化交易"
+    Pattern(
+        zh(
+            r"我(?:是)?(?:第一次|头一回|刚刚?)(?:接触|学|用|玩|碰|做)\s*"
+            r"(?P<d>[A-Za-z][\w+#.\- ]{0,20}|[\u4e00-\u9fff]{2,8}?)"
+            r"(?=$|[，,。；;！!]|的)"
+        ),
+        lambda m: _with_domain("beginner", m.group("d")),
+    ),
     Pattern(rx(r"^.+$"), _expertise_cue_en, True),
     Pattern(zh(r"^.*[\u4e00-\u9fff].*$"), _expertise_cue_zh, True),
 ]
@@ -1099,4 +1505,118 @@ def _expertise_hit(value: tuple[str, str | None], match: re.Match[str]) -> Hit:
     return Hit("expertise", Kind.PREFERENCE, attribute, level, confidence=0.85)
 
 
-EXPERTISE = Family("expertise", Kind.PREFERENCE, "profile.expertise", _EXPERTISE, build=_expertise_hit)
+# a level word that is not about the user: "a beginner's guide", "for beginners", "专家意见", "新手指南"
+_NOT_ABOUT_ME = zh(
+    r"""
+    (?i:\b(?:beginner|novice|expert|newbie|noob|amateur|pro)(?:'s|s')|\bfor\s+(?:a\s+|the\s+|complete\s+|total\s+|
+    absolute\s+)?(?:beginners?|novices?|experts?|dummies|newbies|noobs|amateurs)\b|\bexperts?\s+(?:say|think|agree|
+    recommend|opinions?|advice)\b)|新手(?:指南|教程|入门|村|礼包|任务|期)|入门(?:指南|教程|书|课)|专家(?:意见|建议|说|认为|们)|给新手|适合新手|
+    适合初学者|初学者(?:指南|教程)
+    """
+)
+# narration of the past or a question about levels: "I used to be a beginner", "when I was new to it"
+_EXPERTISE_GUARD = zh(
+    r"""
+    (?i:\b(?:used\s+to\s+be|back\s+when|when\s+I\s+was|back\s+then|years\s+ago\s+I\s+was|as\s+a\s+kid\s+I\s+was|
+    yesterday|last\s+night|I\s+was\s+focused|goals?|dreams?|ambitions?|aspirations?|I'?d\s+(?:love|like)\s+to|
+    (?:started|starting|start)\s+(?:a|my|the)\s+(?:new\s+)?(?:job|position|role|internship)|
+    I\s+(?:want|hope|wish|plan|aim)\s+to|dream\s+of|by\s+the\s+time)\b|目标|梦想|理想|愿望|心愿|希望|想要|立志|争取|
+    想(?=[^，,。]{0,8}(?:成为|当上|变成|说一口|学会|学好|考))|
+    ^(?:how|what|which|why|is|are|do|does|can|should)\b)|以前(?:我)?(?:是|算)|当年我|小时候我|那时候我
+    """
+)
+
+
+# A level said outright elsewhere in the sentence wins over one read from a duration or a description:
+# "ten years of Kubernetes … I help maintain a few operators" is expert, "三四年了，pandas 用得还行"
+# intermediate, "I'm a hobbyist …, somewhere in the middle" intermediate. Denials come first ("not a
+# beginner, not an expert either", "离精通还差得远", "不算新手也不算高手" are intermediate).
+_OUTRIGHT: list[tuple[str, re.Pattern[str]]] = [
+    (
+        "intermediate",
+        zh(
+            r"""
+            (?i:\b(?:no|not\s+(?:really\s+)?an?|far\s+from\s+an?|hardly\s+an?)\s+(?:expert|pro|guru|master|specialist)\b|
+            \bnot\s+(?:a|really\s+a)\s+(?:beginner|novice|newbie)\b|\bno\s+longer\s+a\s+(?:beginner|novice)\b|
+            \bsomewhere\s+in\s+(?:the\s+)?(?:middle|between)\b|\bin\s+the\s+middle\b|\bmiddle\s+of\s+the\s+road\b|
+            \bneither\s+a\s+beginner\b|\bintermediate\b|\bmid-level\b)|
+            不算新手也不算高手|既不是新手也不是高手|不算(?:新手|小白|菜鸟|高手|专家|精通)|不是(?:新手|小白)了?|算不上(?:高手|专家|精通|大神)|
+            谈不上(?:精通|专家|高手)|离(?:精通|专家|高手)还?(?:差|远)|中等|中级|一般般|马马虎虎|(?<![不])还行|还可以|凑合|半吊子|
+            还算熟(?!练)|算是?熟(?!练)|[^，,。]{1,6}就不行了
+            """
+        ),
+    ),
+    (
+        "expert",
+        zh(
+            r"""
+            (?i:(?<!no\s)(?<!not\s)(?<!an\s)\bexpert\b|\ban\s+expert\b|\bmaintain(?:s|er|ers|ing)?\b|\bcore\s+contributor\b|
+            \bcommitter\b|\bcontribut(?:e|ed|es|ing|or)\s+to\b|\b(?:standards?|steering)\s+committee\b|\bprofessor\b)|
+            (?<!不算)(?<!算不上)(?<!谈不上)(?<!离)(?:专家|精通|权威|维护者|核心贡献者|教授)
+            """
+        ),
+    ),
+    ("beginner", zh(r"(?i:\b(?:beginner|novice|newbie|noob)\b)|(?<!不算)(?<!不是)新手|小白|菜鸟|零基础|一窍不通")),
+]
+_CONTRAST = zh(r"(?i:\b(?:but|though|although|while|whereas)\b)|但是|但|不过|可是|却")
+
+
+def _outright(text: str, match: re.Match[str], level: str) -> str:
+    """The level, unless the sentence says another one outright where the pattern did not look."""
+    for outright, cue in _OUTRIGHT:
+        c = cue.search(text)
+        if not c:
+            continue
+        if outright == level:
+            return level
+        inside = c.start() < match.end() and c.end() > match.start()
+        if inside:
+            # the pattern read a word inside a denial ("离精通还差得远"): the denial wins
+            return outright if outright == "intermediate" else level
+        if any(o.search(text, match.start(), match.end()) for _, o in _OUTRIGHT):
+            return level  # the pattern read a level said outright itself
+        between = text[min(c.end(), match.end()) : max(c.start(), match.start())]
+        if _CONTRAST.search(between) and re.search(r"(?i)\b(?:in|at|with)\s+[A-Z]", text[c.start() :]):
+            return level  # "… but I'm an expert in Go": another domain
+        return outright
+    return level
+
+
+# every pattern (and the cue fallback) is about the user: without a word for them there is nothing to read
+_ABOUT_ME = zh(
+    r"""
+    (?i:\b(?:I|I'm|I've|I'd|my|me|myself|we|we're|we've|our|us|treat|assume|talk)\b|\bhere\b|
+    (?:years?|decades?|months?)\s+of\b)|我|咱
+    """
+)
+
+
+def _expertise_hits(text: str, at: datetime) -> list[Hit]:
+    if not _ABOUT_ME.search(text) or _EXPERTISE_GUARD.search(text):
+        return []
+    text = _NOT_ABOUT_ME.sub(" ", text)
+    found = scan(_EXPERTISE, text)
+    if not found:
+        return []
+    first = re.split(r"[,，;；]|\s[—–-]\s", text, maxsplit=1)[0]
+    if found[1].start() >= len(first) and first != text:
+        # "Kotlin我能应付，协程不太熟": the first statement is the level, the rest qualifies it
+        head = scan(_EXPERTISE, first)
+        if head and head[0][1]:
+            found = head
+    (level, domain), match = found
+    return [_expertise_hit((_outright(text, match, level), domain), match)]
+
+
+class _Expertise:
+    """The expertise family: the patterns (and the cue fallback) on the sentence without level words
+    that are not about the user; a level said about the past gives nothing."""
+
+    rule = "expertise"
+
+    @staticmethod
+    def hits(text: str, at: datetime) -> list[Hit]:
+        return _expertise_hits(text, at)
+
+
+EXPERTISE = _Expertise()

@@ -27,8 +27,8 @@ from .markers import (
     TEMPORARY,
 )
 from .model import REFUSED_NO_PROJECT, REFUSED_NO_SESSION, REFUSED_SECRET, Extraction, Proposal, Turn
-from .retract import retract_target
-from .text import TRAIL, split_sentences
+from .retract import retract_match
+from .text import TRAIL, split_sentences, to_simplified
 
 RULES = (
     "forget",
@@ -92,6 +92,30 @@ def _about_user(text: str) -> str:
     return "".join(kept).strip(" ,，;；:：")
 
 
+# thanks for something done ("thanks for the detailed answer", "谢谢你详细的回答"): nothing to keep
+_GRATITUDE = re.compile(
+    r"(?i)^(?:thanks|thank\s+you|thx|ty|cheers|much\s+appreciated)(?:\s+(?:so\s+much|a\s+lot|a\s+ton))?\s+for\b"
+    r"(?!.*\b(?:from\s+now\s+on|going\s+forward|always|in\s+future|next\s+time)\b)|"
+    r"^(?:谢谢|多谢|感谢)(?:你|您)(?:的|这么)?(?!.*(?:以后|今后|下次|每次|一直))[^，,。！!]*[！!。~～]*$"
+)
+
+
+class _AsWritten:
+    """A value read from the simplified form of a sentence, given back in the characters the user wrote
+    ("臺北" stays "臺北"): the two forms line up character for character."""
+
+    __slots__ = ("norm", "orig")
+
+    def __init__(self, norm: str, orig: str) -> None:
+        self.norm, self.orig = norm, orig
+
+    def __call__(self, value: str) -> str:
+        if self.norm == self.orig:
+            return value
+        i = self.norm.find(value)
+        return self.orig[i : i + len(value)] if i >= 0 else value
+
+
 class RuleExtractor:
     """Deterministic English/Chinese rules. Pure: the same turn always gives the same extraction."""
 
@@ -107,15 +131,20 @@ class RuleExtractor:
                 refused.append(code)
 
         spans = refusal_spans(turn.text)
-        hold = bool(HOLD.search(turn.text))
+        hold = bool(HOLD.search(to_simplified(turn.text)))
         carry = False  # a standalone "that was wrong." applies to the next understood sentence
         for s in split_sentences(turn.text):
             if any(a < s.end and b > s.start for _, a, b in spans):
                 refuse(REFUSED_SECRET)
                 continue
             quote = redact(s.text)
-            body = LEAD_CORRECTION.sub("", s.text).strip()
-            corrected = bool(LEAD_NO.match(s.text) or CORRECTION.search(s.text))
+            # traditional characters read as simplified ones; values are given back as written
+            text = to_simplified(s.text)
+            written = _AsWritten(text, s.text)
+            body = LEAD_CORRECTION.sub("", text).strip()
+            corrected = bool(LEAD_NO.match(text) or CORRECTION.search(text))
+            if _GRATITUDE.match(body):
+                continue  # "Thanks for the detailed answer!": about an answer given, not a preference
             stripped = _lead_stripped(body)
             if s.question and not QUESTION_OK.search(stripped):
                 carry = carry or corrected
@@ -129,6 +158,8 @@ class RuleExtractor:
             )
             if forget is not None:
                 for match in forget:
+                    if isinstance(match.get("value"), str):
+                        match["value"] = written(match["value"])
                     items.append(
                         Proposal(
                             rule="forget",
@@ -140,21 +171,21 @@ class RuleExtractor:
             core = _about_user(core)
             if not core:
                 continue
-            target = retract_target(core)
+            target = retract_match(core)
             if target is not None:
-                # "that conclusion no longer holds": the latest live record it names leaves its slot
-                items.append(
-                    Proposal(
-                        rule="retract",
-                        command={
-                            "op": "retract",
-                            "tenant": turn.tenant,
-                            "user": turn.user,
-                            "match": {"attribute": target, "family": True},
-                            "latest": True,
-                        },
-                    )
-                )
+                # "that conclusion no longer holds": the record it names (by its value when the
+                # sentence gives it, else the latest live one under the attribute) leaves its slot
+                command: dict[str, Any] = {
+                    "op": "retract",
+                    "tenant": turn.tenant,
+                    "user": turn.user,
+                    "match": target.match(),
+                }
+                if isinstance(command["match"].get("value"), str):
+                    command["match"]["value"] = written(command["match"]["value"])
+                if target.latest:
+                    command["latest"] = True
+                items.append(Proposal(rule="retract", command=command))
                 carry = False
                 continue
             hits = analyze(core, turn.at)
@@ -164,6 +195,8 @@ class RuleExtractor:
             link = corrected or carry or bool(LASTING.search(core))
             carry = False
             for h in hits:
+                if isinstance(h.value, str):
+                    h.value = written(h.value)
                 rec = self._record(turn, core, quote, h, refuse)
                 if rec is None:
                     continue

@@ -40,9 +40,21 @@ class Family:
     confidence: float = 0.9
     changes: re.Pattern[str] | None = None  # wording in the match that states a change ("moved to")
     build: Callable[[Any, re.Match[str]], Hit] | None = None
+    # a cheap test first: without any of these words no pattern of the family can match
+    trigger: re.Pattern[str] | None = None
+    # wording that rules the family out whatever matches (a request to the assistant, someone else)
+    guard: re.Pattern[str] | None = None
+    # tried when no pattern matched: the family's general shapes, text -> (value, match) or None
+    fallback: Callable[[str], tuple[Any, re.Match[str]] | None] | None = None
 
     def hits(self, text: str, at: datetime) -> list[Hit]:
+        if self.trigger is not None and not self.trigger.search(text):
+            return []
+        if self.guard is not None and self.guard.search(text):
+            return []
         found = scan(self.patterns, text)
+        if not found and self.fallback is not None:
+            found = self.fallback(text)
         if not found:
             return []
         value, match = found

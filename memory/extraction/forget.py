@@ -39,15 +39,16 @@ _FORGET_ZH = zh(
     r"""
     ^(?:请|麻烦|拜托)?(?:你)?(?:帮我)?(?:把|将)?(?P<verb>忘掉|忘记|忘了|删除|删掉|删了|清除|清掉|清空|抹掉|去掉|移除|
     不要再记(?:着|住)?|别再记(?:着|住)?|不用(?:再)?记(?:着|住)?|别记(?:着|住)?|不要记(?:着|住)?|别再存|不要再存|
-    别存|不用存|别保存|不要保存|不要再保存)(?:关于)?(?P<t>.+)
+    别存|不用存|不要存|别保存|不要保存|不要再保存|不用再存|别再存了)(?:关于)?(?P<t>.+)
     """
 )
 # object first: "把我住哪个城市忘掉吧", "我感情方面的事别再记着了", "我不想让你记着我的目标"
 _OBJECT_FIRST_ZH = zh(
     r"""
-    ^(?!我(?:已经|刚|刚刚|昨天|今天)?(?:把|将|已经))(?:请|麻烦|拜托|以后|今后)?(?:你)?(?:帮我)?(?:把|将)?(?P<t>.+?)(?:你)?(?:都|就|也|全部|全都|统统|一并)?
+    ^(?!我(?:已经|刚|刚刚|昨天|今天)?(?:把|将|已经))(?:请|麻烦|拜托|以后|今后)?(?:你)?(?:能|能不能|可以|可不可以|能否)?(?:帮我)?(?:把|将)?(?P<t>.+?)(?:你)?(?:都|就|也|全部|全都|统统|一并)?
     (?P<verb>忘掉|忘记|忘了|删除|删掉|删了|清除|清掉|清空|抹掉|去掉|移除|不要再记(?:着|住)?|别再记(?:着|住)?|
-    不用(?:再)?记(?:着|住)?|别记(?:着|住)?|不要记(?:着|住)?|别再存|不要再存|别存|不用存)(?:了|吧|啊|哈|掉|好了|吧。)*
+    不用(?:再)?记(?:着|住)?|别记(?:着|住)?|不要记(?:着|住)?|别再存|不要再存|别存|不用存|不要存|别保存|不要保存|不用保存|
+    不用再存|不要再保存)(?:了|吧|啊|哈|掉|好了|吧。|吗|嘛|呢)*
     (?:[，,].*)?$
     """
 )
@@ -140,7 +141,13 @@ _FORGET_NOUNS: list[tuple[re.Pattern[str], str, bool]] = [
     (rx(r"\b(?:project\s+)?decisions?\b|(?:项目)?决策|(?:项目)?决定"), "knowledge.decision", True),
     (rx(r"\b(?:preferences|settings)\b|偏好设置|(?:所有|全部)?偏好"), "preference", True),
     (rx(r"\b(?:health|medical|illness|diagnosis|condition)\b|健康|病情|身体状况|病史|疾病"), "health", True),
-    (rx(r"\b(?:job\s+title|title|job|position|role|occupation)\b|职位|职务|岗位|职业"), "profile.job_title", True),
+    (
+        rx(
+            r"\b(?:job\s+title|title|job|position|role|occupation)\b|职位|职务|岗位|职业|工作(?!日|时间|单位|邮箱|电话)"
+        ),
+        "profile.job_title",
+        True,
+    ),
     (rx(r"\b(?:salary|income|pay|wages?)\b|工资|薪水|薪资|收入"), "profile.salary", True),
     (rx(r"\bphone(?:\s+number)?\b|手机号|电话|号码"), "profile.phone", True),
     (rx(r"\b(?:birthday|date\s+of\s+birth|birth\s?date|age)\b|生日|年龄|出生"), "profile.birthday", True),
@@ -190,8 +197,19 @@ def _attribute_of(raw: str, at: datetime, memory_wording: bool) -> tuple[str, An
     return (f"profile.{slug}", None, True) if slug else None
 
 
+# every forget shape above has one of these words (checked first, so most sentences stop here)
+_ANY_FORGET = zh(
+    r"""
+    (?i:forget|delete|remove|erase|clear|drop|wipe|purge|unlearn|scrub|discard|rid\s+of|take\s+out|stop|don'?t|
+    do\s+not|didn'?t|no\s+need|rather)|忘|删|清|抹|去掉|移除|记|存|当我没
+    """
+)
+
+
 def forget_command(text: str, at: datetime) -> list[dict[str, Any]] | None:
     """The forget matches `text` asks for (one per attribute family), or None when it is not a forget."""
+    if not _ANY_FORGET.search(text):
+        return None  # no wording that could ask to forget: the cheap way out for most sentences
     if CONFIRM_BEFORE.hits(text, at) and not re.match(r"(?i)(?:please\s+)?forget\b|忘", text):
         return None  # "删除数据前先跟我确认", "delete files only after checking with me": a rule, not a forget
     m = _FORGET_EN.match(text) or _FORGET_ZH.match(text) or _NOT_KEEP_EN.match(text)
@@ -204,7 +222,8 @@ def forget_command(text: str, at: datetime) -> list[dict[str, Any]] | None:
                 if "t" in z.re.groupindex and z.group("t")
                 else (z.groupdict().get("t2") or z.groupdict().get("t3"))
             )
-            if raw:
+            # "最要紧的是把工单清掉": 把 inside the target makes it an action on a thing, not a forget
+            if raw and not (z.re is _OBJECT_FIRST_ZH and "把" in raw):
                 found = _attribute_of(raw, at, bool(_MEMORY_WORDING.search(text)))
     if found is None:
         return None

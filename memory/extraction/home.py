@@ -57,13 +57,16 @@ _HOME = [
     Pattern(
         zh(
             r"""
-                (?i:\b(?:I|we|our\s+family|my\s+family\s+and\s+I|(?<=\ )and(?=\s+(?:now|currently|still)\s)|
-                (?<=\ )but(?=\s+(?:now|currently|still)\s))(?:'m|\s+am|'re|\s+are|'ve\s+been|\s+have\s+been|
+                (?i:\b(?:I|we|our\s+family|my\s+family\s+and\s+I|
+                (?<=\ )(?:and|but)(?=\s+(?:(?:now|currently|still|actually)\s+)?(?:live|living|based|reside)\b))
+                (?:'m|\s+am|'re|\s+are|'ve\s+been|\s+have\s+been|
                 \s+lives?|'ve|\s+have)?\s+(?:now\s+|currently\s+|still\s+|actually\s+|really\s+|
                 also\s+|all\s+|happily\s+)*(?:live|lives|lived|living|based|residing|reside|resides|located|
                 settled|staying\ put)\s+
             """
-            r"(?:now\s+|out\s+of\s+|full[- ]time\s+)?in\s+)" + _CITY_EN
+            r"(?:now\s+|out\s+of\s+|full[- ]time\s+)?(?:just\s+|right\s+)?(?:in|outside(?:\s+of)?|near|close\s+to|"
+            r"in\s+the\s+suburbs\s+of|on\s+the\s+outskirts\s+of|in\s+(?:downtown|central|greater|north(?:ern)?|south(?:ern)?|"
+            r"east(?:ern)?|west(?:ern)?))\s+)" + _CITY_EN
         ),
         _city_en(1),
     ),
@@ -85,10 +88,25 @@ _HOME = [
         ),
         _city_en(1),
     ),
-    # "I grew up in Boston and still live there"
+    # "Just moved to Madrid last month", "Boston is home for me": the subject left out, or the city first
+    Pattern(
+        zh(r"^(?i:(?:(?:just|recently|finally|newly)\s+)?(?:moved|relocated)\s+(?:back\s+)?to\s+)" + _CITY_EN),
+        _city_en(1),
+    ),
     Pattern(
         zh(
-            r"(?i:\b(?:I|we)\b.{0,30}?\bin\s+)"
+            r"^"
+            + _CITY_EN
+            + r"(?i:\s+is\s+(?:now\s+|still\s+)?home(?:\s+(?:for\s+(?:me|us)|now|these\s+days|base))?)\b"
+        ),
+        _city_en(1),
+    ),
+    # "Live in Portland, Oregon, if that matters": the subject left out
+    Pattern(zh(r"^(?i:(?:currently\s+|now\s+)?(?:live|living|based)\s+(?:in|out\s+of)\s+)" + _CITY_EN), _city_en(1)),
+    # "I grew up in Boston and still live there", "I'm from Melbourne and still live there"
+    Pattern(
+        zh(
+            r"(?i:\b(?:I|we)\b.{0,30}?\b(?:in|from)\s+)"
             + _CITY_EN
             + r"(?i:.{0,40}?\b(?:still\s+|now\s+|currently\s+)?(?:live|living|based|reside)\s+(?:there|here)\b)"
         ),
@@ -96,7 +114,7 @@ _HOME = [
     ),
     Pattern(
         zh(
-            r"(?:我们?|[，,]|^)(?:家|一家)?(?:现在|目前|已经|刚|刚刚|最近|如今|今年|去年|上个?月|前几天|前段时间|"
+            r"(?:我们?|[，,]|^)(?:家|一家|全家|一家人|一家子|两口子|俩)?(?:现在|目前|已经|刚|刚刚|最近|如今|今年|去年|上个?月|前几天|前段时间|"
             r"上周|上礼拜|年初|年底|这几年|一直|也|还|都|长期|常年|前年|大前年|[一两三四五六七八九十\d]+(?:年|个月"
             r")前|几年前|年前)*(?:已经|刚)?(?:从\s*[\u4e00-\u9f"
             r"ff]{2,8}?)?"

@@ -271,13 +271,20 @@ _LANG_NEG = zh(r"(?i:\b(?:not|don'?t|no|never|stop|instead\s+of|rather\s+than)\b
 
 def _language_cue(m: re.Match[str]) -> str | None:
     text = m.string
-    if not _ANSWER_CUE.search(text) or _NOT_ANSWER.search(text):
+    if not _ANSWER_CUE.search(text) or _NOT_ANSWER.search(text) or _WISH.search(text):
         return None
     names = [(n.start(), n.group(0)) for n in _NAME_ANY.finditer(text)]
     if not names:
         return None
     chosen = None
+    framed = [
+        name
+        for start, name in names
+        if _ANSWER_FRAME_BEFORE.search(text[:start]) or _ANSWER_FRAME_AFTER.match(text[start + len(name) :])
+    ]
     for start, name in names:
+        if framed and name not in framed:
+            continue  # "你用中文回我就行，英文我看着累": the language to answer in, not the one complained about
         clause = re.split(r"[,，;；。]|\bbut\b|而是|但是", text[:start])[-1]
         if _LANG_NEG.search(clause):
             continue  # "not English", "别用英文"
@@ -290,6 +297,15 @@ def _language_cue(m: re.Match[str]) -> str | None:
     return value
 
 
+# "I'd love to speak fluent French one day": a goal, not the language to answer in
+_WISH = zh(
+    r"(?i:\b(?:I'?d\s+(?:love|like)\s+to|I\s+(?:want|hope|wish|plan|aim)\s+to|dream\s+of|goal|fluent|by\s+the\s+time)\b"
+    r"(?!.*\b(?:to\s+me|with\s+me|answer|reply|respond)\b))|(?:想|希望|梦想|目标)[^，,。]{0,8}(?:说一口|流利|学会|学好)"
+)
+_ANSWER_FRAME_BEFORE = zh(r"(?i:\b(?:in|using|use)\s+$)|(?:用|说|讲|改用|换成|切换到|切到)\s*$")
+_ANSWER_FRAME_AFTER = zh(
+    r"(?i:^\s+(?:please|only|from\s+now\s+on|going\s+forward)\b)|^\s*(?:回|回答|回复|答|说|讲|交流|沟通|写)"
+)
 _AS_ADJECTIVE = zh(
     r"""
     ^(?i:\s+(?:food|people|culture|class(?:es)?|course|friends?|speakers?|version|text|essay|article|paper|letter|email|
@@ -303,4 +319,5 @@ _AS_ADJECTIVE = zh(
 _LANGUAGE += [Pattern(zh(r"^.+$"), _language_cue, True)]
 
 
-LANGUAGE = Family("language", Kind.PREFERENCE, "preference.language", _LANGUAGE, temporal=True)
+# every pattern names a language: a sentence without one stops here
+LANGUAGE = Family("language", Kind.PREFERENCE, "preference.language", _LANGUAGE, temporal=True, trigger=_NAME_ANY)

@@ -29,6 +29,7 @@ _UNITS_ZH = {
     "字": "characters",
     "个字": "characters",
     "行": "lines",
+    "行字": "lines",
     "段": "paragraphs",
     "段话": "paragraphs",
     "个要点": "points",
@@ -37,7 +38,7 @@ _UNITS_ZH = {
     "点": "points",
 }
 _NUM_EN = r"""
-              (\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|
+              (\d+|a\ single|single|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|
               thirty|fifty|a\ hundred|hundred|a\ few|a\ couple\ of|a\ couple)
           """
 _NUM_ZH = r"(\d+|[一二两三四五六七八九十百千]+)"
@@ -109,6 +110,7 @@ def _len_zh_about(m: re.Match[str]) -> str | None:
 # at most / no more than / under / cap ... at / limit ... to / keep ... to
 _LIMIT_EN = r"""
     (?P<lead>in|use|using|within|under|at\ most|at\ the\ most|no\ more\ than|not\ more\ than|no\ longer\ than|
+    no\s+(?:answers?|repl(?:y|ies)|responses?)\s+(?:longer|more)\s+than|
     not\ longer\ than|shorter\ than|less\ than|fewer\ than|max(?:imum)?(?:\ of)?|up\ to|
     (?:never|don'?t|do\ not|not|never\ ever)\s+(?:go|be|run|write|get)\s+(?:over|beyond|past|above|longer\ than|
     more\ than)|(?:don'?t|do\ not|never|not)\s+(?:to\s+)?exceed|
@@ -119,6 +121,31 @@ _LIMIT_EN = r"""
 """
 _NUM_EN_N = _NUM_EN.replace("(", "(?P<n>", 1).replace("a\\ couple)", "a\\ couple|a|an|one)")
 _LENGTH = [
+    # "Just a single line, please", "one paragraph is enough", "一行字就够了"
+    Pattern(
+        rx(
+            r"^(?:(?:just|only|please|keep\s+it\s+to)\s+)*(?P<n>a\s+single|one|two|three|four|five|\d+)\s+(?:short\s+)?"
+            r"(?P<u>lines?|sentences?|paragraphs?|bullet\s+points?|bullets?)\b(?:\s*,?\s*(?:please|is\s+(?:enough|fine|plenty)|"
+            r"will\s+do|max|tops|each\s+time|every\s+time|from\s+now\s+on))*$"
+        ),
+        lambda m: _value(to_int(m.group("n")), _unit_en(m.group("u")), "exact"),
+    ),
+    Pattern(
+        zh(
+            r"(?:最多|至多|顶多|不超过|别超过|不要超过)(?:给我|给|写|说|列|用|回)?\s*"
+            + _NUM_ZH
+            + r"\s*(个要点|要点|条|句话?|段话?|行|个字|字)"
+        ),
+        lambda m: _value(to_int(m.group(1)), _UNITS_ZH.get(m.group(2)), "max"),
+    ),
+    Pattern(
+        zh(
+            r"^(?:只要|就)?"
+            + _NUM_ZH
+            + r"\s*(行字?|句话?|段话?|个要点|条)(?:就)?(?:够了|够|行了|行|好了|可以了|足够了|足矣)"
+        ),
+        lambda m: _value(to_int(m.group(1)), _UNITS_ZH.get(m.group(2)), "max"),
+    ),
     Pattern(
         rx(
             r"\b"

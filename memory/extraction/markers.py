@@ -70,7 +70,7 @@ HOLD = rx(
     """
 )
 QUESTION_OK = rx(
-    r"^(?:can|could|would|will)\ you\b|^please\b|"
+    r"^(?:can|could|would|will)\ you\b|^(?:can|could|shall)\ we\ (?:switch|change|move|go|stick|use|keep)\b|^please\b|"
     r"^(?:以后|今后|之后|回答|回复|你的回答|你)?(?:的)?(?:能不能|能否|可不可以|可以|能|麻烦|请)(?!.*(?:什么|怎么|为"
     r"什么|哪|吗.*吗))"
 )
@@ -145,6 +145,7 @@ ASKING = zh(
     get\s+(?:it|things)|find\s+it|'d\s+rather)\b|\b(?:could|can|would|will)\s+you\b|\b(?:when|whenever|if)\s+you\b|
     \byou\s+(?:should|could|can|need\s+to)\b|\b(?:always|from\s+now\s+on|going\s+forward|in\s+general|by\s+default|
     every\s+time|please)\b)|
-    请|麻烦|以后|今后|每次|一律|默认|最好|你|我(?:更|比较|一般|通常|还是)?(?:喜欢|习惯|希望|偏好|倾向|需要|想要|想)|^(?:先|首先|开头|一上来)
+    请|麻烦|以后|今后|每次|一律|默认|最好|你|我(?:更|比较|一般|通常|还是)?(?:喜欢|习惯|希望|偏好|倾向|需要|想要|想)|
+    (?:^|[，,；;])\s*(?:先|首先|开头|一上来)
     """
 )

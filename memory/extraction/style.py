@@ -25,7 +25,9 @@ _EX_ADJ = r"""
     live|hands-on|relatable|everyday|code)\s+)*
 """
 _EX_EN = r"""
-    (?:examples?|samples?|sample\ code|code\ samples?|code\ snippets?|snippets?|demos?|(?:real|concrete|
+    (?:examples?|samples?|sample\ code|code\ samples?|code\ snippets?|snippets?|demos?|
+    code(?=\s+first\b|\s*,\s*then\b|$)|
+    (?:real|concrete|
     practical|specific|real-world|worked|actual)\ (?:cases?|instances?|scenarios?)|use\ cases?|
     illustrations?|show(?=,)|the\ how|(?:some|a\ bit\ of|a\ little)\s+code)
 """
@@ -52,18 +54,23 @@ _EXPL_EN = r"""
     explain(?:ing)?|elaborat(?:e|ing)|justify(?:ing)?|walk(?:ing)?\ (?:me\ )?through)
 """
 _EX_ZH = (
-    r"(?:具体的|简单的|实际的|真实的|可运行的|小|一点|点)*(?:例子|示例|样例|实例|案例|举例|例题|代码示例|示例代码|(?i:"
+    r"(?:具体的?|简单的?|实际的?|真实的?|可运行的?|小|一点|点|一个|个|几个|一些|一段|段)*(?:例子|示例|样例|实例|案例|举例|例题|代码示例|"
+    r"示例代码|代码|(?i:"
     r"demo))"
 )
 _TH_ZH = r"""
     (?:背后的原理|原理|理论推导|理论|概念框架|概念|定义|道理|一般规律|规律|为什么|抽象的(?:东西|概念|部分)|
     本质|推导|底层逻辑|机制)
 """
-_ANS_ZH = r"(?:重点|核心|最终|关键)?(?:结论|结果|答案|观点|建议|该怎么做|怎么做|做法|判断|是还是不是|是或不是)"
+_ANS_ZH = (
+    r"(?:重点|核心|最终|关键)?(?:结论|结果|答案|观点|建议|该怎么做|怎么做|做法|判断|是还是不是|是或不是|总结|概要|摘要|"
+    r"行不行|能不能|可不可以|要不要|可不可行|好不好|对不对|是不是|选哪个|底线)"
+)
 _EXPL_ZH = r"(?:为什么|原因|理由|过程|分析|推理|论证|论据|细节|解释|推导|依据|背景)"
 
 _FIRST = r"""
-    (?:first|up\ front|upfront|up\ top|at\ the\ (?:beginning|start|top)|on\ top|to\ start(?:\ with)?|right\ away|
+    (?:first|up\ front|upfront|up\ top|at\ the\ (?:very\ )?(?:beginning|start|top)|on\ top|to\ start(?:\ with)?|
+    right\ away|
     straight\ away|immediately|at\ once|in\ the\ first\ (?:line|sentence|paragraph)|
     (?:should|must|needs?\ to|has\ to)\s+(?:come|go|be)\s+(?:first|at\ the\ top|up\ front))
 """
@@ -129,7 +136,8 @@ def _ordered(
                 comp(
                     r"\b(?:show|give|put|present|tell|state|share|hand)(?:\s+(?:me|us))?\s+"
                     + a_any
-                    + r"\s+(?:\w+\s+){0,2}?(?:first|up\ front|upfront|at\ the\ (?:beginning|start|top)|on\ top)\b"
+                    + r"\s+(?:\w+\s+){0,2}?(?:first|up\ front|upfront|at\ the\ (?:very\ )?(?:beginning|start|top)|"
+                    r"on\ top)\b"
                 ),
                 by_a,
             )
@@ -146,8 +154,8 @@ def _ordered(
                     r"(?<!我|们|咱)(?:先|首先)\s*(?:直接|马上|就|简单)?\s*(?:给我|给|来|举|看|上|写|放|讲|说|解释|"
                     r"介绍|理解|学|搞懂|弄懂|了解|拿|摆|亮|抛出|"
                     r"告诉我|列|出|下|看到|了解到|弄清|搞清|回答){0,2}(?:清楚|明白|透|完)?(?:出)?(?:我)?(?:讲讲|说"
-                    r"说|看看|一下|一个|个|几个|一些|些)?\s*(?:"
-                    r"把)?\s*" + a_any + r"(?![:：]|\s*比如)"
+                    r"说|看看|一下|一个|个|几个|一些|些|段|一段|句|一句|句话|一句话)?\s*(?:"
+                    r"把)?\s*(?:[\u4e00-\u9fff]{1,5}的)?" + a_any + r"(?![:：]|\s*比如)"
                 ),
                 by_a,
             )
@@ -368,7 +376,22 @@ def _order_cue(text: str) -> str | None:
     return value if value == "conclusion first" else None
 
 
+# words without which neither family can read an order: a kind of content (style), a word of order (order)
+_STYLE_TRIGGER = zh(
+    "|".join(p.pattern for p in _STYLE_KINDS.values()) + r"|(?i:\bshow\b|\bcode\b|\bsnippets?\b)|代码|案例"
+)
+_ORDER_TRIGGER = zh(
+    r"""
+    (?i:\b(?:BLUF|bottom|first|up\s*front|upfront|top|lead|leads|leading|start|starts|starting|begin|begins|beginning|
+    open|opens|opening|then|before|after|afterwards?|later|second|below|underneath|end|next|kick|wait|last|bury|hide|
+    scroll|dig|hunt|front-?load\w*)\b)|先|前|后|开头|一上来|上来|开门见山|打头|首先|再|从|其次|最后|靠后|末尾|结尾|藏
+    """
+)
+
+
 def style_hits(text: str, at: datetime) -> list[Hit]:
+    if not _STYLE_TRIGGER.search(text):
+        return []
     value = _scan(text, _STYLE_EN) or _scan(text, _STYLE_ZH) or _extra(text, {"example first"}) or _style_cue(text)
     if not value:
         return []
@@ -376,6 +399,8 @@ def style_hits(text: str, at: datetime) -> list[Hit]:
 
 
 def order_hits(text: str, at: datetime) -> list[Hit]:
+    if not _ORDER_TRIGGER.search(text):
+        return []
     value = _scan(text, _ORDER_EN) or (None if _SEE_LATER.search(text) else _scan(text, _ORDER_ZH))
     value = value or _extra(text, {"conclusion first"})
     if not value and any(p.search(text) for p in _NEGATED_ORDER):

@@ -10,6 +10,37 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+# Traditional characters -> simplified, one for one (so spans line up): the grammar is written in
+# simplified characters, and a traditional sentence ("我決定用React", "以後都用繁體中文") reads the same.
+_TRADITIONAL = (
+    "並乾亞來係倆個們倫側偽備傢傾僅僞價儘優儲兒內兩冇冊別刪則剋剛創劃劇勁動務匯區協卻厲參員問喫單嗎嘗噹嚐嚮囉囌國園圖團執堅報"
+    "場塊墊壓壞夠夢夥奧奮妳媽學寜實寧審寫將專對導層屬島崗師帶幫幹幾庫廁廈廚廢廣廳張強彆彈彎彙後從復徵徹悶愛慣慮慶憑憶應懞戀戲"
+    "戶拋捨捲換摺撲擁擇擔據擱擴擺攝攢數斷於時晉暫曆書會東條棄棧業極榖構樂樓標樣機檔檢檯權歐歡歲歷氣決沒況淩減測湊準溝溫漢潔濛"
+    "濟濱瀋為烏無煉煙煩燒營爭爲爺爾狀獨獲獻現環產産畢畫當發盡監盤瞭矇碩確碼磯礎禮穀穫竅競節簡簽籌籤粵糰糾約納紐純級紮細紹終組"
+    "結絕絡給統絲經綫維網緊線編練緻總繞繪繫繼續纍纔羅義習聞聯聲職聽腳臘臟臨臺舉舊莊華萬薦薩藍藝蘇蘋蘭處虛號蠻術衝衹裏補裡製複"
+    "襬襯見規視親覺觀觸訂計討訓記設許訴診評詞試話該詳誌認語誤說誰課調談請論謀講謝證識譜譯議護讀變讓讚豐負財貢貨責貴買費貼賅資"
+    "賓賣質賺購贊趕車軟較輕輩輪輯輸轉辦辯農迴這連週進遊運過達遠適遲遷選還邊邏郵鄉鄭鄰醫釋針銀銷鋪鋼錄錢錯錶鍋鍵鍾鐘鐵鑒鑽長門"
+    "開閑閒間閤闆關陣陽隊階際隻雙雜離難電鞦韆韓頂項順須預頓領頭頻題願顧風颱飛飪飯養館馬駐駕駛驗驟髒體髮鬆鬍鬚鬥魚魯鳥麥麯麵麼"
+    "麽點鼕齊齡齣"
+)
+_SIMPLIFIED = (
+    "并干亚来系俩个们伦侧伪备家倾仅伪价尽优储儿内两没册别删则克刚创划剧劲动务汇区协却厉参员问吃单吗尝当尝向啰苏国园图团执坚报"
+    "场块垫压坏够梦伙奥奋你妈学宁实宁审写将专对导层属岛岗师带帮干几库厕厦厨废广厅张强别弹弯汇后从复征彻闷爱惯虑庆凭忆应蒙恋戏"
+    "户抛舍卷换折扑拥择担据搁扩摆摄攒数断于时晋暂历书会东条弃栈业极谷构乐楼标样机档检台权欧欢岁历气决没况凌减测凑准沟温汉洁蒙"
+    "济滨沈为乌无炼烟烦烧营争为爷尔状独获献现环产产毕画当发尽监盘了蒙硕确码矶础礼谷获窍竞节简签筹签粤团纠约纳纽纯级扎细绍终组"
+    "结绝络给统丝经线维网紧线编练致总绕绘系继续累才罗义习闻联声职听脚腊脏临台举旧庄华万荐萨蓝艺苏苹兰处虚号蛮术冲只里补里制复"
+    "摆衬见规视亲觉观触订计讨训记设许诉诊评词试话该详志认语误说谁课调谈请论谋讲谢证识谱译议护读变让赞丰负财贡货责贵买费贴赅资"
+    "宾卖质赚购赞赶车软较轻辈轮辑输转办辩农回这连周进游运过达远适迟迁选还边逻邮乡郑邻医释针银销铺钢录钱错表锅键钟钟铁鉴钻长门"
+    "开闲闲间合板关阵阳队阶际只双杂离难电秋千韩顶项顺须预顿领头频题愿顾风台飞饪饭养馆马驻驾驶验骤脏体发松胡须斗鱼鲁鸟麦曲面么"
+    "么点冬齐龄出"
+)
+_T2S = str.maketrans(_TRADITIONAL, _SIMPLIFIED)
+
+
+def to_simplified(text: str) -> str:
+    """The text with traditional characters in their simplified form, character for character."""
+    return text.translate(_T2S)
+
 
 def rx(pattern: str) -> re.Pattern[str]:
     """A case-insensitive pattern, written in verbose mode: layout and comments are free, a literal
@@ -64,10 +95,20 @@ class Pattern:
     rx: re.Pattern[str]
     value: Value | Getter
     neg_ok: bool = False  # the negation is part of the pattern's meaning ("don't be so verbose")
+    # a cheap test first, for patterns that would otherwise be tried at every position (a Chinese topic
+    # before its verb): the words the pattern cannot match without
+    gate: re.Pattern[str] | None = None
+
+
+def gated(pattern: Pattern, gate: str) -> Pattern:
+    """The pattern, tried only on text that holds one of `gate`'s words."""
+    return Pattern(pattern.rx, pattern.value, pattern.neg_ok, re.compile(gate))
 
 
 def scan(patterns: list[Pattern], text: str) -> tuple[Value, re.Match[str]] | None:
     for p in patterns:
+        if p.gate is not None and not p.gate.search(text):
+            continue
         for m in p.rx.finditer(text):
             if not p.neg_ok and _negated(text, m):
                 continue
@@ -136,6 +177,8 @@ _EN_NUMBERS = {
     "a few": 3,
     "a couple of": 2,
     "a couple": 2,
+    "single": 1,
+    "a single": 1,
 }
 _ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _ZH_UNITS = {"十": 10, "百": 100, "千": 1000}

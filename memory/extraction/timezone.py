@@ -152,7 +152,7 @@ _ZH_CITY_KEYS = [k for k in _CITIES if not k.isascii()]
 _OFFSET = r"(?:UTC|GMT)\s*[+\-−]\s*\d{1,2}(?::?\d{2})?"
 # a zone as written in English: "UTC+8", "Asia/Shanghai", "PST", "Eastern (Standard) Time", "London time"
 _TZ = (
-    r"(" + _OFFSET + r"|[A-Z][a-z]+/[A-Z][A-Za-z_]+(?:/[A-Z][A-Za-z_]+)?|" + _TZ_ABBR + r"(?![a-z])|"
+    r"(" + _OFFSET + r"|[A-Z][a-z]+/[A-Z][A-Za-z_]+(?:/[A-Z][A-Za-z_]+)?|(?<![A-Za-z])" + _TZ_ABBR + r"(?![a-z])|"
     r"(?i:(?:" + _alt(_EN_KEYS) + r")(?:\s+(?:standard|daylight))?\s+time)|"
     r"(?i:(?:" + _alt(_EN_CITY_KEYS) + r")\s+time)|"
     r"(?i:(?:the\s+)?(?:" + _alt(_EN_KEYS) + r")(?=\s+(?:time\s?zone|zone)\b)))\b"
@@ -291,7 +291,10 @@ _TIMEZONE = [
 
 # --- cue fallback: a zone named in a sentence about the user's own time ----------------------------
 _ANY_TZ = zh(_TZ + r"|" + _ZH_TZ)
-_OWN_TIME = zh(r"(?i:\b(?:I|I'm|I've|my|me|we|we're|our|us)\b)|我|咱")
+_OWN_TIME = zh(
+    r"(?i:\b(?:I|I'm|I've|my|me|we|we're|our|us)\b|\b(?:use|go\s+by|stick\s+(?:to|with)|assume|schedule|scheduling)\b)|"
+    r"我|咱|按|以[^，,。]{0,8}为准|安排"
+)
 # "at 3pm Eastern", "下午三点北京时间", "convert 5pm PST": a moment, not where the user is
 _CLOCK_BEFORE = zh(
     r"(?i:\d(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.|o'?clock|h)?\s*$|\b(?:noon|midnight|morning|evening|tonight)\s*$|\b"
@@ -322,4 +325,7 @@ def _timezone_cue(m: re.Match[str]) -> str | None:
 _TIMEZONE += [Pattern(zh(r"^.+$"), _timezone_cue)]
 
 
-TIMEZONE = Family("timezone", Kind.PREFERENCE, "profile.timezone", _TIMEZONE)
+# every pattern names a zone (an offset, an abbreviation, "<city> time", 东八区, 北京时间)
+TIMEZONE = Family(
+    "timezone", Kind.PREFERENCE, "profile.timezone", _TIMEZONE, trigger=zh(_ANY_TZ.pattern + r"|(?i:zone)|时区")
+)

@@ -17,6 +17,7 @@ from slotstream.phrasings import (
     FP_TARGET,
     LANGS,
     RECALL_TARGET,
+    Cell,
     CorpusLine,
     Result,
     evaluate,
@@ -24,23 +25,9 @@ from slotstream.phrasings import (
     kept,
     load_corpus,
     main,
+    report_lines,
     split_of,
 )
-
-# Cells still below the 90% target over the whole corpus, because of held-out lines (the dev lines
-# are all kept): docs/phrasings.md lists what fails there. strict: a fix turns the xfail into a failure,
-# so the list has to shrink with it.
-BELOW_TARGET = {
-    ("decision", "en"),
-    ("expertise", "en"),
-    ("expertise", "zh"),
-    ("goal", "zh"),
-    ("priority", "en"),
-    ("priority", "zh"),
-    ("retract", "en"),
-}
-# No cell may fall under this, target or not: a regression guard for the cells above.
-FLOOR = 0.85
 
 
 @cache
@@ -70,30 +57,12 @@ def test_the_split_is_every_third_line_per_file() -> None:
         assert len(holdout) == len(lines) // 3
 
 
-@pytest.mark.parametrize(
-    "family,lang",
-    [
-        pytest.param(
-            f,
-            lang,
-            marks=[pytest.mark.xfail(strict=True, reason="below target on held-out lines")]
-            if (f, lang) in BELOW_TARGET
-            else [],
-        )
-        for f in FAMILIES
-        for lang in LANGS
-    ],
-)
+@pytest.mark.parametrize("family,lang", [(f, lang) for f in FAMILIES for lang in LANGS])
 def test_recall_per_family_and_language_meets_the_target(family: str, lang: str) -> None:
+    """Over the whole corpus (dev and the burned holdout alike): the fresh corpus is the holdout now."""
     cell = result("all").recall[(family, lang)]
     assert cell.n > 0
     assert cell.rate >= RECALL_TARGET, f"{family}/{lang}: {cell.hits}/{cell.n}"
-
-
-@pytest.mark.parametrize("family,lang", [(f, lang) for f in FAMILIES for lang in LANGS])
-def test_recall_never_falls_under_the_floor(family: str, lang: str) -> None:
-    cell = result("all").recall[(family, lang)]
-    assert cell.rate >= FLOOR, f"{family}/{lang}: {cell.hits}/{cell.n}"
 
 
 @pytest.mark.parametrize("key", ["all", *LANGS])
@@ -139,3 +108,19 @@ def test_the_cli_prints_the_table_and_the_verdict() -> None:
     assert "split=dev" in printed
     assert "retract" in printed and "ordinary chat, false positives" in printed
     assert printed.rstrip().splitlines()[-1].startswith("targets (recall >= 90% per family per language")
+
+
+def test_holdout_texts_are_printed_only_when_asked() -> None:
+    secret = CorpusLine(2, "en", "a held-out sentence nobody should read by default", family="detail", value="concise")
+    res = Result("all", misses=[(secret, extract(secret.text))])
+    for fam in FAMILIES:
+        for lang in LANGS:
+            res.recall[(fam, lang)] = Cell()
+    res.recall[("detail", "en")] = Cell(1, 0)
+    for key in ("all", *LANGS):
+        res.fp[key] = Cell()
+    for fam in FAMILIES:
+        res.fired[fam] = Cell()
+    assert secret.split == "holdout"
+    assert not any(secret.text in line for line in report_lines(res, verbose=True))
+    assert any(secret.text in line for line in report_lines(res, show_holdout=True))

@@ -1,13 +1,17 @@
-"""The retract family: "that conclusion no longer holds" retracts the latest knowledge record."""
+"""The retract family: "that conclusion no longer holds" retracts the latest knowledge record, or the
+record holding the conclusion when the sentence quotes or names it."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from slotstream.memory.extraction import RULES, Extraction, RuleExtractor, Turn
+from slotstream.memory.models import Status
 from slotstream.memory.validation import parse_command
+
+from simulation import Sim
 
 AT = datetime(2026, 9, 23, 10, 0, tzinfo=UTC)
 EXTRACTOR = RuleExtractor()
@@ -127,3 +131,103 @@ def test_assistant_turns_never_retract() -> None:
 
 def test_retract_is_a_rule() -> None:
     assert "retract" in RULES
+
+
+# --- naming the conclusion: the record holding it, not the latest one ------------------------------
+
+
+@pytest.mark.parametrize(
+    "text,value",
+    [
+        (
+            "Our previous conclusion 'the cache causes the latency' was based on incorrect information.",
+            "the cache causes the latency",
+        ),
+        (
+            "This means our previous conclusion 'Approved $150,000 software purchase, $50,000 remaining' was based on "
+            "incorrect information and needs to be RECALCULATED.",
+            "Approved $150,000 software purchase, $50,000 remaining",
+        ),
+        ('The conclusion "users prefer dark mode" was based on a broken survey.', "users prefer dark mode"),
+        ("Our conclusion that the API was the bottleneck turned out to be false.", "the API was the bottleneck"),
+        ("The hypothesis that caching causes the bug has been ruled out.", "caching causes the bug"),
+        ("I take back my earlier claim that the API is the bottleneck.", "the API is the bottleneck"),
+        ('之前"缓存导致延迟"的结论是基于错误数据得出的。', "缓存导致延迟"),
+        ("“用户更喜欢深色模式”这个结论是基于一份有问题的调查得出的。", "用户更喜欢深色模式"),
+        ("之前说缓存导致延迟的那个结论是错的。", "缓存导致延迟"),
+        ("之前的結論「快取導致延遲」作廢了。", "快取導致延遲"),  # traditional characters: the value as written
+    ],
+)
+def test_a_named_conclusion_is_matched_by_its_value(text: str, value: str) -> None:
+    out = extract(text)
+    assert out.commands == [
+        {
+            "op": "retract",
+            "tenant": "t1",
+            "user": "u1",
+            "match": {"attribute": "knowledge", "family": True, "value": value},
+        }
+    ]  # no `latest`: the record with that value, whenever it was observed
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The conclusion that we reached last week was premature.",  # a relative clause names nothing
+        "The estimate that was shared yesterday is wrong.",
+        "之前的判断不成立了。",
+    ],
+)
+def test_without_the_conclusions_content_only_the_latest_record_is_retracted(text: str) -> None:
+    (cmd,) = extract(text).commands
+    assert cmd["match"] == {"attribute": "knowledge", "family": True} and cmd["latest"] is True
+
+
+def test_the_named_conclusion_leaves_and_the_corrected_basis_stays() -> None:
+    """The StateBench shape: a basis, a conclusion drawn from it, the basis corrected, then "our previous
+    conclusion '<X>' was based on incorrect information": X goes, the corrected basis (the latest) stays."""
+    t0 = datetime(2025, 11, 27, 16, 0, tzinfo=UTC)
+    conclusion = "Approved $150,000 software purchase, $50,000 remaining"
+    s = Sim(tenant="t1", user="u1")
+    _, derived = s.record(t0, attribute="knowledge.derived_decision", kind="knowledge", value=conclusion)
+    _, basis = s.record(
+        t0 + timedelta(minutes=30), attribute="knowledge.available_budget", kind="knowledge", value="$120,000 total"
+    )
+    (cmd,) = extract(f"Our previous conclusion '{conclusion}' was based on incorrect information.").commands
+    s.command(t0 + timedelta(minutes=32), **{k: v for k, v in cmd.items() if k not in ("tenant", "user")})
+    assert s.get(derived.id).status == Status.RETRACTED
+    assert s.get(basis.id).status == Status.ACTIVE
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我导师的结论错了。",
+        "苹果决定取消耳机孔。",
+        "The weather forecast was wrong again.",
+        "The doctor's diagnosis was wrong, thankfully.",
+        "I like detailed explanations, so don't hold back.",
+    ],
+)
+def test_someone_elses_conclusion_and_a_verb_retract_nothing(text: str) -> None:
+    assert retractions(extract(text)) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I take back what I concluded earlier about the memory leak.",
+        "We've withdrawn the proposal we settled on last week.",
+        "We can no longer stand behind the earlier estimate.",
+        "The earlier result can't be reproduced, so treat it as invalid.",
+        "The finding about slow queries was a false alarm.",
+        "我觉得之前那个猜想已经站不住了。",
+        "之前对那个bug的定性不对了。",
+        "我收回之前的估算。",
+        "请忽略我今天早上说的结论。",
+        "我们发出去的时间线已经不现实了。",
+    ],
+)
+def test_retractions_in_other_words(text: str) -> None:
+    (cmd,) = retractions(extract(text))
+    assert cmd["match"]["family"] is True and cmd["match"]["attribute"].startswith("knowledge")
