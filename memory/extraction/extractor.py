@@ -116,6 +116,11 @@ class _AsWritten:
         return self.orig[i : i + len(value)] if i >= 0 else value
 
 
+# a turn that opens with another speaker's label: a bracketed name, or a name with a role in
+# parentheses, then a colon ("Update:" or "Note:" alone is the user's own heading)
+QUOTED_SPEAKER = re.compile(r"^\s*(?:\[[^\]\n]{1,60}\]|[A-Z][\w .'-]{0,40}?\s*\([^)\n]{1,40}\))\s*[:：]")
+
+
 class RuleExtractor:
     """Deterministic English/Chinese rules. Pure: the same turn always gives the same extraction."""
 
@@ -123,6 +128,10 @@ class RuleExtractor:
         redacted_text = redact(turn.text)
         if turn.role != "user":
             return Extraction(redacted_text=redacted_text)  # an assistant's answer is never evidence
+        if QUOTED_SPEAKER.match(turn.text):
+            # "[Sarah (VP Operations)]: let's go with B", "David (Product Director): …": someone
+            # else's words pasted into the chat, not the user's own statement
+            return Extraction(redacted_text=redacted_text)
         items: list[Proposal] = []
         refused: list[str] = []
 

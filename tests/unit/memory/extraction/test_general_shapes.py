@@ -190,3 +190,19 @@ def test_traditional_characters_read_as_simplified_and_values_stay_as_written() 
 )
 def test_thanks_for_an_answer_is_not_a_preference(text: str) -> None:
     assert extract(text).items == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[PM (Project Manager)]: That's new scope. We can do basic auth by Friday OR OAuth by next Wednesday.",
+        "David (Product Director): Prioritize the mobile app launch",
+        "[Sarah (VP Operations)]: Fine, let's go with VendorB then at $150K.",
+    ],
+)
+def test_another_speakers_pasted_words_are_not_the_users_statement(text: str) -> None:
+    assert extract(text).items == []
+
+
+def test_a_plain_heading_is_still_the_users_own() -> None:
+    assert attributes(extract("Update: I moved to Berlin.")) == ["profile.home_city"]
