@@ -183,8 +183,8 @@ def test_retract_of_nothing_live_is_a_noop_and_of_a_fact_is_refused():
 # === dependent facts ========================================================================
 
 
-def _budget_and_decision(s: Sim):
-    _, budget = s.record(T0, attribute="knowledge.budget", kind="knowledge", value="5000 EUR")
+def _budget_and_decision(s: Sim, **budget_extra):
+    _, budget = s.record(T0, attribute="knowledge.budget", kind="knowledge", value="5000 EUR", **budget_extra)
     _, decision = s.record(
         T0 + H,
         attribute="knowledge.decision.laptop",
@@ -218,16 +218,7 @@ def test_a_corrected_dependency_sends_its_dependent_to_review_in_the_same_transi
 )
 def test_retracted_forgotten_or_expired_dependencies_send_dependents_to_review(change):
     s = Sim()
-    _, budget = s.record(
-        T0, attribute="knowledge.budget", kind="knowledge", value="5000 EUR", valid_until=(T0 + D).isoformat()
-    )
-    _, decision = s.record(
-        T0 + H,
-        attribute="knowledge.decision.laptop",
-        kind="knowledge",
-        value="the 4000 EUR model",
-        depends_on=[budget.id],
-    )
+    budget, decision = _budget_and_decision(s, valid_until=(T0 + D).isoformat())
     t = s.command(T0 + 2 * D, record_id=budget.id, **change)
     assert t.puts[decision.id].status == Status.NEEDS_REVIEW
 
@@ -251,16 +242,7 @@ def test_review_propagates_transitively_and_through_slot_dependencies():
 
 def test_dependency_expiry_is_checked_at_read_time_without_a_sweep():
     s = Sim()
-    _, budget = s.record(
-        T0, attribute="knowledge.budget", kind="knowledge", value="5000 EUR", valid_until=(T0 + D).isoformat()
-    )
-    _, decision = s.record(
-        T0 + H,
-        attribute="knowledge.decision.laptop",
-        kind="knowledge",
-        value="the 4000 EUR model",
-        depends_on=[budget.id],
-    )
+    budget, decision = _budget_and_decision(s, valid_until=(T0 + D).isoformat())
     assert s.get(decision.id).dependency_until == T0 + D
     assert "4000 EUR" in s.context(T0 + 2 * H).context
     assert reasons(s, T0 + 2 * D)[decision.id] == "dependency_expired"
