@@ -62,6 +62,12 @@ def cmd_eval_phrasings(args: argparse.Namespace) -> int:
     return phrasings_main(args.corpus, args.split, verbose=args.verbose, show_holdout=args.show_holdout)
 
 
+def cmd_eval_ranking(args: argparse.Namespace) -> int:
+    from .ranking import main as ranking_main
+
+    return ranking_main(args.requests, args.split, verbose=args.verbose)
+
+
 def cmd_bench_engine(args: argparse.Namespace) -> int:
     from .bench import run_engine_bench
     from .runtime import tune_gc
@@ -413,6 +419,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="also print the held-out misses and false positives (asked explicitly)",
     )
     ph.set_defaults(func=cmd_eval_phrasings)
+    rk = ev_sub.add_parser("ranking", help="do everyday memories reach the requests they matter to (small budgets)")
+    rk.add_argument("--requests", type=Path, default=None, help="request set (default tests/corpus/everyday)")
+    rk.add_argument("--split", choices=["all", "dev", "holdout"], default="all", help="which lines (default all)")
+    rk.add_argument("--verbose", "-v", action="store_true", help="print each dev miss with what was used instead")
+    rk.set_defaults(func=cmd_eval_ranking)
 
     bench = sub.add_parser("bench", help="benchmarks that print figures")
     bench_sub = bench.add_subparsers(dest="bench_command", required=True)
