@@ -56,6 +56,12 @@ def cmd_eval_statebench(args: argparse.Namespace) -> int:
     return statebench_main(args.files, Settings.from_env(), tracks=args.track, verbose=args.verbose, turns=args.turns)
 
 
+def cmd_eval_everyday(args: argparse.Namespace) -> int:
+    from .phrasings import main_everyday
+
+    return main_everyday(args.corpus, args.split, verbose=args.verbose)
+
+
 def cmd_eval_phrasings(args: argparse.Namespace) -> int:
     from .phrasings import main as phrasings_main
 
@@ -419,6 +425,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="also print the held-out misses and false positives (asked explicitly)",
     )
     ph.set_defaults(func=cmd_eval_phrasings)
+    ed = ev_sub.add_parser("everyday", help="rule-extractor recall and false positives on the everyday corpus")
+    ed.add_argument("--corpus", type=Path, default=None, help="corpus directory (default tests/corpus/everyday)")
+    ed.add_argument("--split", choices=["all", "dev", "holdout"], default="all", help="which lines (default all)")
+    ed.add_argument("--verbose", "-v", action="store_true", help="print each missed dev line and dev false positive")
+    ed.set_defaults(func=cmd_eval_everyday)
     rk = ev_sub.add_parser("ranking", help="do everyday memories reach the requests they matter to (small budgets)")
     rk.add_argument("--requests", type=Path, default=None, help="request set (default tests/corpus/everyday)")
     rk.add_argument("--split", choices=["all", "dev", "holdout"], default="all", help="which lines (default all)")

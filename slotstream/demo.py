@@ -111,6 +111,7 @@ CONVERSATION = [
     ("2026-09-21T09:00:00Z", "s1", "Please keep your answers short."),
     ("2026-09-21T09:05:00Z", "s1", "This week focus on the launch of project A."),
     ("2026-09-21T09:10:00Z", "s1", "Let me confirm before you send anything to the client."),
+    ("2026-09-21T09:12:00Z", "s1", "By the way, I'm vegetarian. I'm also allergic to peanuts."),
     ("2026-09-23T14:00:00Z", "s2", "Actually, that was wrong: from now on answer in detail and show the reasoning."),
     ("2026-09-23T14:02:00Z", "s2", "这次请用英文回答。"),
 ]
@@ -160,6 +161,15 @@ def run_pipeline_demo(settings: Settings, serve: bool = True) -> int:
                 print(f"\n>>> {at} [{session}] user: {text}")
                 print("--- context before:\n" + (before.context or "(empty)"))
                 print("--- context after:\n" + (after.context or "(empty)"), flush=True)
+            # everyday memory reaches a request that names none of it; the allergy (a special
+            # category) only where food is the topic
+            for at, query in (
+                ("2026-09-25T18:00:00Z", "Suggest a dinner recipe for tonight."),
+                ("2026-09-25T18:05:00Z", "Draft a status email to the client."),
+            ):
+                answer = client.context(USER, query, session="s3", at=at)
+                print(f"\n>>> {at} [s3] request: {query}")
+                print("--- context:\n" + (answer.context or "(empty)"), flush=True)
             print("\nhistory of preference.response.detail:")
             current = client.memories(USER, attribute="preference.response.detail", status="active").items
             if current:

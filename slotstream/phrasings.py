@@ -58,6 +58,44 @@ VALUE_CHECKED = frozenset({"detail", "language", "explanation_style", "expertise
 _EXTRACTOR = RuleExtractor()
 
 
+@dataclass(frozen=True)
+class CorpusSpec:
+    """What makes a corpus measurable by this module: its files and its family table.
+
+    `records` maps a family to the attributes that count for it (`(attribute, prefix)`: with prefix,
+    `attribute.<anything>` counts as well); `commands` are families whose proposal is a command with
+    that op; `value_checked` families must also give the line's `value`; `negative` maps a family to
+    the attributes that count instead for its lines with `polarity: negative`."""
+
+    name: str
+    default_corpus: Path
+    family_file: str
+    chat_file: str
+    records: dict[str, tuple[tuple[str, bool], ...]]
+    commands: tuple[str, ...] = ()
+    value_checked: frozenset[str] = frozenset()
+    negative: dict[str, tuple[tuple[str, bool], ...]] = field(default_factory=dict)
+
+    @property
+    def families(self) -> tuple[str, ...]:
+        return (*self.records, *self.commands)
+
+
+def _matches(attribute: str, attrs: tuple[tuple[str, bool], ...]) -> bool:
+    return any(attribute == a or (prefix and attribute.startswith(a + ".")) for a, prefix in attrs)
+
+
+PHRASINGS = CorpusSpec(
+    "phrasing corpus",
+    DEFAULT_CORPUS,
+    FAMILY_FILE,
+    CHAT_FILE,
+    {family: (spec,) for family, spec in RECORD_FAMILIES.items()},
+    COMMAND_FAMILIES,
+    VALUE_CHECKED,
+)
+
+
 @dataclass(frozen=True, slots=True)
 class CorpusLine:
     index: int  # 0-based line index within its file
@@ -65,6 +103,7 @@ class CorpusLine:
     text: str
     family: str | None = None  # None: an ordinary-chat line
     value: str | None = None
+    polarity: str | None = None  # "negative": a dislike (everyday likes lines)
 
     @property
     def split(self) -> str:
@@ -85,13 +124,14 @@ def _read(path: Path) -> list[dict[str, Any]]:
         return [json.loads(raw) for raw in f if raw.strip()]
 
 
-def load_corpus(corpus: Path = DEFAULT_CORPUS) -> tuple[list[CorpusLine], list[CorpusLine]]:
+def load_corpus(corpus: Path | None = None, spec: CorpusSpec = PHRASINGS) -> tuple[list[CorpusLine], list[CorpusLine]]:
     """(family lines, ordinary-chat lines), every split, in file order."""
+    corpus = corpus or spec.default_corpus
     fam = [
-        CorpusLine(i, d["lang"], d["text"], d["family"], d.get("value"))
-        for i, d in enumerate(_read(corpus / FAMILY_FILE))
+        CorpusLine(i, d["lang"], d["text"], d["family"], d.get("value"), d.get("polarity"))
+        for i, d in enumerate(_read(corpus / spec.family_file))
     ]
-    chat = [CorpusLine(i, d["lang"], d["text"]) for i, d in enumerate(_read(corpus / CHAT_FILE))]
+    chat = [CorpusLine(i, d["lang"], d["text"]) for i, d in enumerate(_read(corpus / spec.chat_file))]
     return fam, chat
 
 
@@ -101,47 +141,57 @@ def extract(text: str) -> Extraction:
     return _EXTRACTOR.extract(turn)
 
 
-def _attribute_family(attribute: str) -> str | None:
-    for family, (attr, prefix) in RECORD_FAMILIES.items():
-        if attribute == attr or (prefix and attribute.startswith(attr + ".")):
+def _attribute_family(attribute: str, spec: CorpusSpec = PHRASINGS) -> str | None:
+    for family, attrs in spec.records.items():
+        if _matches(attribute, attrs):
+            return family
+    for family, attrs in spec.negative.items():
+        if _matches(attribute, attrs):
             return family
     return None
 
 
-def families_fired(extraction: Extraction) -> set[str]:
+def families_fired(extraction: Extraction, spec: CorpusSpec = PHRASINGS) -> set[str]:
     """The families the extraction holds a proposal of (records by attribute, commands by op)."""
     out: set[str] = set()
     for p in extraction.items:
         if p.record is not None:
-            family = _attribute_family(str(p.record.get("attribute", "")))
+            family = _attribute_family(str(p.record.get("attribute", "")), spec)
             out.add(family or p.rule or "?")
         elif p.command is not None:
             out.add(str(p.command.get("op", "?")))
     return out
 
 
-def kept(family: str, value: str | None, extraction: Extraction) -> bool:
+def kept(
+    family: str,
+    value: str | None,
+    extraction: Extraction,
+    spec: CorpusSpec = PHRASINGS,
+    polarity: str | None = None,
+) -> bool:
     """Whether the extraction keeps a statement of `family` (with `value`, where it is checked)."""
-    if family in COMMAND_FAMILIES:
+    if family in spec.commands:
         return any(p.command is not None and p.command.get("op") == family for p in extraction.items)
-    attr, prefix = RECORD_FAMILIES[family]
+    attrs = spec.records[family]
+    if polarity == "negative" and family in spec.negative:
+        attrs = spec.negative[family]
     for p in extraction.items:
         if p.record is None:
             continue
-        a = str(p.record.get("attribute", ""))
-        if not (a == attr or (prefix and a.startswith(attr + "."))):
+        if not _matches(str(p.record.get("attribute", "")), attrs):
             continue
-        checked = family in VALUE_CHECKED and value is not None
+        checked = family in spec.value_checked and value is not None
         if checked and str(p.record.get("value", "")).casefold() != str(value).casefold():
             continue
         return True
     return False
 
 
-def miss_kind(family: str, extraction: Extraction) -> str:
+def miss_kind(family: str, extraction: Extraction, spec: CorpusSpec = PHRASINGS) -> str:
     """Why a family line was missed, in aggregate terms: nothing proposed, another family, or the
     family with another value (a language name or level the line does not give)."""
-    fired = families_fired(extraction)
+    fired = families_fired(extraction, spec)
     if not fired:
         return "nothing"
     if family in fired:
@@ -177,6 +227,7 @@ class Cell:
 @dataclass
 class Result:
     split: str
+    spec: CorpusSpec = PHRASINGS
     recall: dict[tuple[str, str], Cell] = field(default_factory=dict)  # (family, lang)
     fp: dict[str, Cell] = field(default_factory=dict)  # lang and "all"
     fired: dict[str, Cell] = field(default_factory=dict)  # family -> chat lines it fired on
@@ -193,10 +244,15 @@ class Result:
         return self.recall_ok() and self.fp_ok()
 
 
-def evaluate(family_lines: Iterable[CorpusLine], chat_lines: Iterable[CorpusLine], split: str = "all") -> Result:
+def evaluate(
+    family_lines: Iterable[CorpusLine],
+    chat_lines: Iterable[CorpusLine],
+    split: str = "all",
+    spec: CorpusSpec = PHRASINGS,
+) -> Result:
     """Recall per (family, lang) and the false-positive rates over the lines of `split`."""
-    res = Result(split)
-    for fam in FAMILIES:
+    res = Result(split, spec)
+    for fam in spec.families:
         for lang in LANGS:
             res.recall[(fam, lang)] = Cell()
     for line in family_lines:
@@ -204,19 +260,19 @@ def evaluate(family_lines: Iterable[CorpusLine], chat_lines: Iterable[CorpusLine
             continue
         assert line.family is not None
         ex = extract(line.text)
-        hit = kept(line.family, line.value, ex)
+        hit = kept(line.family, line.value, ex, spec, line.polarity)
         res.recall.setdefault((line.family, line.lang), Cell()).add(hit)
         if not hit:
             res.misses.append((line, ex))
     for key in ("all", *LANGS):
         res.fp[key] = Cell()
-    for fam in FAMILIES:
+    for fam in spec.families:
         res.fired[fam] = Cell()
     for line in chat_lines:
         if not in_split(line, split):
             continue
         ex = extract(line.text)
-        fired = families_fired(ex)
+        fired = families_fired(ex, spec)
         res.fp["all"].add(bool(ex.items))
         res.fp.setdefault(line.lang, Cell()).add(bool(ex.items))
         for fam in res.fired:
@@ -233,9 +289,9 @@ def _pct(c: Cell) -> str:
 def report_lines(res: Result, *, verbose: bool = False, show_holdout: bool = False) -> list[str]:
     """The printed report. Texts of holdout lines appear only with `show_holdout` (asked explicitly),
     whatever `verbose` says."""
-    out = [f"phrasing corpus, split={res.split} (holdout: line index % 3 == 2)", ""]
+    out = [f"{res.spec.name}, split={res.split} (holdout: line index % 3 == 2)", ""]
     out.append(f"{'family':<18} {'en n':>5} {'en recall':>10} {'zh n':>5} {'zh recall':>10} {'chat FP':>8}")
-    for fam in FAMILIES:
+    for fam in res.spec.families:
         en, zh_ = res.recall[(fam, "en")], res.recall[(fam, "zh")]
         out.append(f"{fam:<18} {en.n:>5} {_pct(en):>10} {zh_.n:>5} {_pct(zh_):>10} {_pct(res.fired[fam]):>8}")
     tot = {lang: Cell() for lang in LANGS}
@@ -253,7 +309,7 @@ def report_lines(res: Result, *, verbose: bool = False, show_holdout: bool = Fal
     if res.misses:
         kinds: dict[str, int] = {}
         for line, ex in res.misses:
-            k = miss_kind(line.family or "", ex)
+            k = miss_kind(line.family or "", ex, res.spec)
             kinds[k] = kinds.get(k, 0) + 1
         out.append(
             f"misses by kind ({len(res.misses)}): "
@@ -295,4 +351,65 @@ def main(corpus: Path | None = None, split: str = "all", verbose: bool = False, 
     res = evaluate(fam, chat, split)
     for line in report_lines(res, verbose=verbose, show_holdout=show_holdout):
         print(line)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------------
+# The everyday corpus (tests/corpus/everyday, docs/everyday.md): what a user tells an assistant about
+# their life. Same counting, its own family table: a line is kept when a record's attribute belongs to
+# the family's attribute set (a `likes` line with polarity negative counts `profile.dislikes`).
+
+EVERYDAY_CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus" / "everyday"
+EVERYDAY = CorpusSpec(
+    "everyday corpus",
+    EVERYDAY_CORPUS,
+    "statements.jsonl",
+    "ordinary_chat.jsonl",
+    {
+        "diet": (("profile.diet", True),),
+        "allergy": (("profile.allergies", False), ("profile.intolerances", False)),
+        "likes": (("profile.likes", False),),
+        "family": (("profile.family", False),),
+        "pets": (("profile.pets", False),),
+        "work": (("profile.work", True),),
+        "routine": (("profile.routine", False),),
+        "devices": (("profile.devices", False),),
+        "travel": (("preference.travel", True), ("profile.travel_fears", False)),
+        "hobbies": (("profile.hobbies", False), ("profile.sports_teams", False), ("profile.music", False)),
+        "dates": (("profile.dates", False),),
+        "budget": (("preference.budget", True),),
+        "accessibility": (("profile.accessibility", False),),
+        "languages": (("profile.languages", False),),
+    },
+    negative={"likes": (("profile.dislikes", False),)},
+)
+
+
+def everyday_fp_on(chat_lines: Iterable[CorpusLine], split: str = "all") -> tuple[Cell, dict[str, Cell]]:
+    """How often the everyday families fire on another corpus's ordinary chat: (any of them, per lang)."""
+    total = Cell()
+    per_lang: dict[str, Cell] = {lang: Cell() for lang in LANGS}
+    for line in chat_lines:
+        if not in_split(line, split):
+            continue
+        fired = families_fired(extract(line.text), EVERYDAY) & set(EVERYDAY.families)
+        total.add(bool(fired))
+        per_lang.setdefault(line.lang, Cell()).add(bool(fired))
+    return total, per_lang
+
+
+def main_everyday(corpus: Path | None = None, split: str = "all", verbose: bool = False) -> int:
+    """`slotstream eval everyday`: the everyday table, then the new families on the phrasing chat."""
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {SPLITS}")
+    fam, chat = load_corpus(corpus, EVERYDAY)
+    res = evaluate(fam, chat, split, EVERYDAY)
+    for line in report_lines(res, verbose=verbose):
+        print(line)
+    _, phrasing_chat = load_corpus(None, PHRASINGS)
+    total, per_lang = everyday_fp_on(phrasing_chat, split)
+    print(
+        "everyday families on the phrasing corpus's ordinary chat: "
+        + ", ".join(f"{k} {c.hits}/{c.n} = {_pct(c).strip()}" for k, c in (("all", total), *per_lang.items()))
+    )
     return 0

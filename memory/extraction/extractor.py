@@ -10,6 +10,7 @@ from ..models import Cardinality, Kind, iso
 from ..registry import TEMPORARY_LIFETIME, resolve
 from ..secrets import redact, refusal_spans
 from .analyze import analyze
+from .everyday import everyday_hits
 from .family import Hit
 from .forget import forget_command
 from .markers import (
@@ -177,10 +178,14 @@ class RuleExtractor:
                     )
                 carry = False
                 continue
+            full = core
             core = _about_user(core)
-            if not core:
+            # family, pets, dates and a manager are about other people through the user's own
+            # possessive ("my wife Ana"): those families read the whole sentence
+            everyday = everyday_hits(core, full, turn.at)
+            if not core and not everyday:
                 continue
-            target = retract_match(core)
+            target = retract_match(core) if core else None
             if target is not None:
                 # "that conclusion no longer holds": the record it names (by its value when the
                 # sentence gives it, else the latest live one under the attribute) leaves its slot
@@ -197,9 +202,32 @@ class RuleExtractor:
                 items.append(Proposal(rule="retract", command=command))
                 carry = False
                 continue
-            hits = analyze(core, turn.at)
+            hits = analyze(core, turn.at) if core else []
+            if any(h.attribute == "profile.languages" for h in everyday):
+                # "I speak fluent Spanish" is a language the user speaks, not the one to answer in
+                hits = [h for h in hits if h.attribute != "preference.language"]
+            if any(
+                h.attribute.startswith("preference.") and not h.attribute.startswith("preference.budget") for h in hits
+            ):
+                # "I like detailed explanations", "我更喜欢先看例子": how to answer, not a like about one's life
+                everyday = [h for h in everyday if h.attribute not in ("profile.likes", "profile.dislikes")]
+            retracted = False
+            for h in everyday:
+                if not h.retract:
+                    hits.append(h)
+                    continue
+                # "I'm not vegetarian any more", "我现在吃肉了": the value the user negates leaves
+                value = written(h.value) if isinstance(h.value, str) else h.value
+                command = {
+                    "op": "retract",
+                    "tenant": turn.tenant,
+                    "user": turn.user,
+                    "match": {"attribute": h.attribute, "value": value},
+                }
+                items.append(Proposal(rule=h.rule, command=command))
+                retracted = True
             if not hits:
-                carry = carry or corrected
+                carry = False if retracted else carry or corrected
                 continue
             link = corrected or carry or bool(LASTING.search(core))
             carry = False

@@ -25,6 +25,7 @@ class Hit:
     valid_until: datetime | None = None
     project_default: bool = False  # project knowledge: project scope whenever the turn has one
     change: bool = False  # the wording itself states a change (moved, switch to, 改成)
+    retract: bool = False  # the sentence negates this value ("I'm not vegetarian any more"): take it out
 
 
 @dataclass(frozen=True)

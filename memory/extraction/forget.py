@@ -15,6 +15,7 @@ from typing import Any
 
 from .analyze import analyze
 from .confirm import CONFIRM_BEFORE
+from .everyday import everyday_hits
 from .text import clean, rx, slugify, zh
 
 # a match on a family: the attribute and everything under it
@@ -178,6 +179,12 @@ def _attribute_of(raw: str, at: datetime, memory_wording: bool) -> tuple[str, An
     hits = analyze(target, at)
     if hits:
         return hits[0].attribute, hits[0].value, False
+    # "forget that I'm vegetarian", "别记我养狗的事了": an everyday attribute; the value only where it
+    # is canonical (a diet), since a free value ("dog") rarely equals the stored one ("dog: Max")
+    everyday = [h for h in everyday_hits(target, target, at) if not h.retract]
+    if everyday:
+        h = everyday[0]
+        return h.attribute, (h.value if h.attribute.startswith("profile.diet") else None), False
     goal = re.match(r"(?i)^(?:my\s+)?goal\s+(?:to|of)\s+(.+)$", target)
     if goal:
         return "goal.main", clean(goal.group(1)), False

@@ -242,7 +242,7 @@ def test_review_propagates_transitively_and_through_slot_dependencies():
 
 def test_dependency_expiry_is_checked_at_read_time_without_a_sweep():
     s = Sim()
-    budget, decision = _budget_and_decision(s, valid_until=(T0 + D).isoformat())
+    _, decision = _budget_and_decision(s, valid_until=(T0 + D).isoformat())
     assert s.get(decision.id).dependency_until == T0 + D
     assert "4000 EUR" in s.context(T0 + 2 * H).context
     assert reasons(s, T0 + 2 * D)[decision.id] == "dependency_expired"

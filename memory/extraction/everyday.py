@@ -1,0 +1,2206 @@
+"""Everyday personal memory: what a user tells an assistant about their life (docs/everyday.md).
+
+One grammar for fourteen families, English and Chinese. A sentence is read as
+*who* (the user: "I", "my", "我"; a possessive for relatives and pets: "my wife Ana", "我老婆小美") +
+*a frame* (a copula, a verb of having / keeping / liking / avoiding / using, a frequency, a limit) +
+*what* (a value, from a closed vocabulary where there is one: diets, languages, seats), with
+negation, hedges and tense handled around it:
+
+- one-off past events ("I had pizza yesterday", "我昨天去了健身房") state nothing lasting;
+- a negation of a closed or stated value ("I'm not vegetarian any more", "我现在吃肉了", "I don't like
+  jazz anymore", "我不喜欢爵士乐了") becomes a retraction of that value (`Hit.retract`): the extractor
+  emits a `retract` command with `match: {"attribute", "value"}` for a multi-valued attribute;
+- other people's clauses are dropped by the extractor before most families look (`_about_user`),
+  but family, pets, dates and a manager are *about* relatives, pets and colleagues: those families
+  read the sentence before that step, and only through the user's possessive ("my wife", "我老婆").
+
+Canonical values (so that a later retraction names the stored value):
+- diets: English, lower case: vegetarian, vegan, pescatarian, lacto-ovo vegetarian, flexitarian, keto,
+  paleo, low-carb, low-sodium, low-FODMAP, gluten-free, dairy-free, intermittent fasting,
+  Mediterranean diet, light diet, calorie-controlled; "no <food>" for avoided foods with a known
+  English name ("I don't eat pork", "我不吃猪肉" -> "no pork"; 辣 -> "no spicy food"); 吃素/素食 ->
+  vegetarian, 纯素/全素 -> vegan, 蛋奶素 -> lacto-ovo vegetarian, 生酮 -> keto, 清真 -> halal
+  (`profile.diet.religious`, like kosher);
+- languages: the English name with the level when stated: "Spanish (fluent)", 日语 -> "Japanese".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import datetime
+
+from ..models import Kind
+from .family import Hit
+from .text import clean, rx, zh
+
+Found = tuple[str, str, bool]  # (attribute, value, retract)
+
+# ----------------------------------------------------------------------------------------------------
+# shared pieces
+
+_CJK = r"\u4e00-\u9fff"
+_ADV = (
+    r"(?:\s+(?:really|absolutely|totally|just|also|still|actually|honestly|mostly|usually|generally|always|"
+    r"pretty\s+much|kind\s+of|sort\s+of|basically|now|currently|definitely|seriously|genuinely|mainly|only|"
+    r"do|tend\s+to|truly|kinda|quite|so|even|typically|normally|often))*"
+)
+# a one-off past event ("I had pizza yesterday", "我昨天去了健身房"): nothing lasting
+_ONE_OFF = zh(
+    r"(?i:\b(?:yesterday|last\s+night|this\s+(?:morning|afternoon|evening)|today|tonight|just\s+now|"
+    r"earlier\s+today|for\s+the\s+first\s+time|the\s+other\s+day)\b)|昨天|前天|今天|今早|今晚|昨晚|刚才|刚刚(?!开始)"
+)
+# a request or a wish about a thing, not a fact about the user
+_REQUEST_EN = rx(
+    r"\b(?:recommend|suggest|find|looking\s+for|need\s+(?:a|an|some)|want\s+(?:a|an|to)|recipe|help\s+me|"
+    r"give\s+me|show\s+me|tell\s+me|write|plan|planning|thinking\s+(?:about|of)|should\s+I|how\s+(?:do|can)|"
+    r"would\s+like|'d\s+like|wondering)\b"
+)
+_REQUEST_ZH = zh(
+    r"推荐|找(?:一|个|家)|帮我|给我(?!开字幕)|有没有|哪里|哪家|怎么|想找|想吃|想买|想养|打算|准备|能不能|要不要|考虑"
+)
+_FIRST_EN = rx(r"\b(?:I|I'm|I'd|I've|I'll|me|my|mine|myself|we|we're|we've|our|us)\b")
+
+
+def _v(text: str) -> str:
+    """A value: the phrase cleaned, cut at a trailing clause."""
+    parts = re.split(
+        r"(?i)\s*(?:[,;:()（），；：。！!?？]|\s[-–—]\s|\b(?:but|because|since|so|which|and\s+(?:I|it|they|we))\b|"
+        r"因为|所以|但是|不过|可是)",
+        text,
+    )
+    v = clean(
+        next((p for p in parts if p and p.strip() and not re.fullmatch(r"[\s,;:()（），；：。！!?？\-–—]*", p)), "")
+    )
+    v = re.sub(r"(?i)\s+(?:a\s+lot|so\s+much|too|as\s+well|these\s+days|lately|for\s+years|now)$", "", v)
+    v = re.sub(r"^(?:the|a|an)\s+", "", v, flags=re.I)
+    return v.strip()
+
+
+# ----------------------------------------------------------------------------------------------------
+# diet
+
+_DIET_TERMS: dict[str, str] = {
+    "lacto-ovo vegetarian": "lacto-ovo vegetarian",
+    "lacto ovo vegetarian": "lacto-ovo vegetarian",
+    "lacto-vegetarian": "lacto-vegetarian",
+    "vegetarian": "vegetarian",
+    "veggie": "vegetarian",
+    "vegan": "vegan",
+    "plant-based": "vegan",
+    "pescatarian": "pescatarian",
+    "pescetarian": "pescatarian",
+    "flexitarian": "flexitarian",
+    "keto": "keto",
+    "ketogenic": "keto",
+    "paleo": "paleo",
+    "low-carb": "low-carb",
+    "low carb": "low-carb",
+    "low-sodium": "low-sodium",
+    "low sodium": "low-sodium",
+    "low-salt": "low-sodium",
+    "low-fodmap": "low-FODMAP",
+    "low fodmap": "low-FODMAP",
+    "gluten-free": "gluten-free",
+    "gluten free": "gluten-free",
+    "dairy-free": "dairy-free",
+    "sugar-free": "no added sugar",
+    "whole30": "Whole30",
+    "mediterranean diet": "Mediterranean diet",
+    "intermittent fasting": "intermittent fasting",
+    "halal": "halal",
+    "kosher": "kosher",
+}
+_RELIGIOUS = {"halal", "kosher"}
+_DIET_TERM_EN = "|".join(sorted((re.escape(t).replace(r"\ ", r"\s+") for t in _DIET_TERMS), key=len, reverse=True))
+_FOOD_EN = (
+    r"(?:red\s+meat|meat|pork|beef|lamb|chicken|poultry|fish|raw\s+fish|seafood|shellfish|dairy|milk|cheese|eggs?|"
+    r"gluten|wheat|sugar|added\s+sugar|refined\s+(?:carbs|sugar)|carbs|alcohol|booze|caffeine|coffee|spicy\s+food|"
+    r"spicy\s+stuff|spicy\s+things|anything\s+spicy|spice|onions?|garlic|mushrooms?|processed\s+food|junk\s+food|"
+    r"fried\s+food|soda|sweets|bread|rice|nuts|tofu|veal|duck|offal|anything\s+with\s+[\w\s]+?)"
+)
+_NEG_EN = r"(?:don't|do\s+not|never|can't|cannot|won't|no\s+longer|avoid|stay\s+away\s+from|steer\s+clear\s+of)"
+
+_DIET_EN: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Found | None]]] = []
+
+
+def _diet_attr(value: str) -> str:
+    return "profile.diet.religious" if value in _RELIGIOUS else "profile.diet"
+
+
+def _food_en(raw: str) -> str:
+    v = _v(raw)
+    v = re.sub(r"(?i)^anything\s+with\s+", "", v)
+    v = re.sub(r"(?i)\s+at\s+all$|\s+either$|\s+anymore$|\s+any\s+more$", "", v)
+    v = re.sub(r"(?i)^(?:spicy\s+(?:stuff|things)|anything\s+spicy|spice)$", "spicy food", v)
+    return v.casefold()
+
+
+def _diet_term(m: re.Match[str]) -> Found | None:
+    term = _DIET_TERMS.get(re.sub(r"\s+", " ", m.group("term").casefold()))
+    if term is None:
+        return None
+    before = m.string[: m.start("term")]
+    retract = bool(
+        re.search(
+            r"(?i)\b(?:not|no\s+longer|n't|used\s+to\s+be|stopped\s+being|quit\s+being|gave\s+up\s+being)\b", before
+        )
+        or re.search(r"(?i)\b(?:any\s*more|no\s+more)\b", m.string[m.end("term") :])
+    )
+    return _diet_attr(term), term, retract
+
+
+_DIET_EN += [
+    # "I'm vegetarian", "I went vegan", "I'm on a keto diet", "I follow a Mediterranean diet"
+    (
+        rx(
+            r"\b(?:I|we|my\s+diet|our\s+(?:household|family|home|house)|my\s+(?:household|family))(?:'m|\s+am|'ve|\s+have|'re|\s+are|'s|\s+is)?\b(?P<mid>[^.,;!?]{0,45}?)\b(?P<term>"
+            + _DIET_TERM_EN
+            + r")\b"
+            r"(?!\s+(?:recipes?|dish(?:es)?|options?|restaurants?|places?|meals?|dinner|lunch|food\s+(?:places|spots)|"
+            r"cookbooks?|versions?|alternatives?|friends?|guests?|cafe|café|menu))"
+        ),
+        _diet_term,
+    ),
+    # "I eat fish but no other meat"
+    (
+        rx(r"\bI\s+(?:only\s+)?eat\s+fish\b[^.]{0,20}\bno\s+(?:other\s+)?meat\b"),
+        lambda m: ("profile.diet", "pescatarian", False),
+    ),
+    # "I eat meat again", "I've started eating meat again", "I'm eating pork now"
+    (
+        rx(
+            r"\bI(?:'m|\s+am|'ve|\s+have)?\s+(?:(?:started|begun|gone\s+back\s+to)\s+)?(?:eat|eating|having)\s+"
+            r"(?P<food>" + _FOOD_EN + r")\s+(?:again|now|these\s+days)\b"
+        ),
+        lambda m: (
+            "profile.diet",
+            "vegetarian" if m.group("food").casefold() == "meat" else "no " + _food_en(m.group("food")),
+            True,
+        ),
+    ),
+    # "I don't eat red meat", "I can't handle spicy food", "I avoid added sugar", "I stopped eating meat"
+    (
+        rx(
+            r"\bI(?:'ve|\s+have)?"
+            + _ADV
+            + r"\s+(?:"
+            + _NEG_EN
+            + r"\s+(?:eat(?:ing)?|drink(?:ing)?|touch|handle|have|do|tolerate)?|"
+            r"stopped\s+(?:eating|drinking)|gave\s+up|given\s+up|quit|cut\s+out|cut\s+back\s+on)\s*(?P<food>"
+            + _FOOD_EN
+            + r")\b"
+        ),
+        lambda m: ("profile.diet", "no " + _food_en(m.group("food")), False),
+    ),
+    # "No beef for me", "Pork's a no-go for me"
+    (
+        rx(
+            r"^(?:no\s+)?(?P<food>"
+            + _FOOD_EN
+            + r")(?:'s|\s+is|\s+are)?\s*(?:(?:a\s+)?(?:no-go|no\s+go|off\s+the\s+table|off-limits|out)\s+)?for\s+me\b"
+        ),
+        lambda m: (
+            ("profile.diet", "no " + _food_en(m.group("food")), False)
+            if re.match(r"(?i)no\b", m.string) or re.search(r"(?i)no-?\s?go|off|out", m.group(0))
+            else None
+        ),
+    ),
+    # "Raw fish is something I never eat", "Me and spicy food don't get along"
+    (
+        rx(r"^(?P<food>" + _FOOD_EN + r")\s+is\s+something\s+I\s+(?:never|don't|do\s+not)\s+(?:eat|drink|touch)"),
+        lambda m: ("profile.diet", "no " + _food_en(m.group("food")), False),
+    ),
+    (
+        rx(r"\b(?:me\s+and|I\s+and)\s+(?P<food>" + _FOOD_EN + r")\s+don't\s+(?:get\s+along|mix)"),
+        lambda m: ("profile.diet", "no " + _food_en(m.group("food")), False),
+    ),
+]
+
+_ZH_FOOD = {
+    "辣": "spicy food",
+    "辣的": "spicy food",
+    "猪肉": "pork",
+    "牛肉": "beef",
+    "羊肉": "lamb",
+    "鸡肉": "chicken",
+    "鸭肉": "duck",
+    "鱼": "fish",
+    "鱼肉": "fish",
+    "海鲜": "seafood",
+    "鸡蛋": "eggs",
+    "蛋": "eggs",
+    "肉": "meat",
+    "荤": "meat",
+    "酒": "alcohol",
+    "生的": "raw food",
+    "生食": "raw food",
+    "葱蒜": "onion or garlic",
+    "香菜": "cilantro",
+    "糖": "sugar",
+    "牛奶": "milk",
+    "奶": "dairy",
+    "内脏": "offal",
+}
+_ZH_TERMS: list[tuple[str, str]] = [
+    (r"蛋奶素", "lacto-ovo vegetarian"),
+    (r"纯素|全素|严格素食", "vegan"),
+    (r"半个素食者|弹性素食", "flexitarian"),
+    (r"吃素|素食(?:者|主义者?)?|素的", "vegetarian"),
+    (r"生酮", "keto"),
+    (r"清真|穆斯林|回民|回族", "halal"),
+    (r"犹太洁食|洁食", "kosher"),
+    (r"低碳水?|少吃碳水|控制碳水|不吃主食", "low-carb"),
+    (r"低盐|少盐饮食", "low-sodium"),
+    (r"无麸质", "gluten-free"),
+    (r"轻断食|间歇性断食|断食|十六八断食|16[:：]8", "intermittent fasting"),
+    (r"清淡|少油少盐", "light diet"),
+    (r"减脂|控制热量|大卡|卡路里", "calorie-controlled"),
+    (r"地中海饮食", "Mediterranean diet"),
+]
+_ZH_TERM_RX = [(zh(p), v) for p, v in _ZH_TERMS]
+_ZH_NOT_DIET = zh(r"早饭|早餐|午饭|午餐|晚饭|晚餐|夜宵|^东西|药|饭了|亏|苦|醋|零食了")
+_ZH_FOOD_RX = r"([" + _CJK + r"]{1,5}?)"
+
+
+def _zh_food(raw: str) -> str:
+    raw = re.sub(r"^(?:任何|一点|什么)", "", raw)
+    return "no " + _ZH_FOOD[raw] if raw in _ZH_FOOD else "不吃" + raw
+
+
+def _diet_zh(t: str) -> list[Found]:
+    out: list[Found] = []
+    # "我现在吃肉了", "我开始吃肉了", "我不吃素了", "我不再是素食者"
+    m = re.search(
+        r"(?:现在|开始|又|重新|已经)(?:能|也|会)?(?:吃|碰)(肉|荤|猪肉|牛肉|辣|海鲜|鸡蛋|鱼)了", t
+    ) or re.search(r"(?:也|都)?(?:能|会|可以)吃(辣|猪肉|牛肉|肉)了", t)
+    if m:
+        food = m.group(1)
+        value = "vegetarian" if food in ("肉", "荤") else _zh_food(food)
+        return [("profile.diet", value, True)]
+    if re.search(
+        r"不(?:再)?(?:吃素|是素食者|当素食者)了|不再吃素|不再是素食者|(?:吃素|素食)(?:已经)?(?:停了|放弃了|不坚持了)", t
+    ):
+        return [("profile.diet", "vegetarian", True)]
+    if _REQUEST_ZH.search(t) and not re.search(r"我(?:是|一直|已经|现在|在)", t):
+        return []
+    for r, value in _ZH_TERM_RX:
+        if r.search(t) and (value != "calorie-controlled" or re.search(r"减脂|每天|控制", t)):
+            if value == "light diet" and not re.search(r"吃得|饮食|口味", t):
+                continue
+            if re.search(r"(?:餐厅|菜谱|食谱|馆|版本|做法|菜)(?![\u4e00-\u9fff]*吃)", t[r.search(t).end() :][:4]):  # type: ignore[union-attr]
+                continue
+            attr = _diet_attr(value)
+            out.append((attr, value, False))
+            return out
+    if re.search(r"除了鱼[，,]?(?:别的|其他的?)肉(?:我)?都不吃", t):
+        return [("profile.diet", "pescatarian", False)]
+    m3 = re.search(r"戒(糖|酒|烟|咖啡|肉|辣|奶茶|碳水)了?", t)
+    if m3:
+        return [("profile.diet", _zh_food(m3.group(1)), False)]
+    m3 = re.search(r"(?:一点)?(辣|肉|酒|海鲜|鸡蛋)都不能(?:吃|喝|碰)", t)
+    if m3:
+        return [("profile.diet", _zh_food(m3.group(1)), False)]
+    m3 = re.search(r"^不(吃|喝|碰|放)([" + _CJK + r"]{1,6}?)(?:[，,]\s*我|$)", t) or re.search(
+        r"(?:从来|从不|一直)?不(放|加)([" + _CJK + r"]{1,4}?)(?:[，,。]|$|的)", t
+    )
+    if m3 and ("我" in t or t.startswith("不")):
+        return [
+            (
+                "profile.diet",
+                ("no " + _ZH_FOOD[m3.group(2)]) if m3.group(2) in _ZH_FOOD else "不" + m3.group(1) + m3.group(2),
+                False,
+            )
+        ]
+    # "我不吃辣", "我们家不吃猪肉", "鸡蛋我是不吃的", "辣的我真吃不了", "我不吃生的，刺身什么的都不碰"
+    m = re.search(
+        r"(?:^|[，,])?(?:我|我们家|我家|咱家)[^，,。]{0,10}?(?:从来|从不|一直|基本|向来|是|都|也)?(?:不|不能|没法)(?:吃|喝|碰)(?!不)"
+        + _ZH_FOOD_RX
+        + r"(?:的|了|呀|哦|啊)?(?:[，,。！!~～]|$)",
+        t,
+    )
+    m2 = re.search(
+        r"^([" + _CJK + r"]{1,10}?)(?:的)?我(?:是|真|都|从来|一般|一向|基本|一概|也)*(?:不(?:吃|喝|碰)|吃不了|喝不了)",
+        t,
+    )
+    for mm in (m, m2):
+        if mm is None:
+            continue
+        food = mm.group(1)
+        if not _ZH_NOT_DIET.search(food) and food not in ("了", "的"):
+            return [
+                ("profile.diet", _zh_food(food.rstrip("的") if food.endswith("的") and food != "辣的" else food), False)
+            ]
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------
+# allergies and intolerances (special categories: the user's own explicit statement only)
+
+_ALLERGEN = r"([\w][\w\s'-]{0,30}?)"
+_ALLERGY_EN = [
+    rx(
+        r"\b(?:I'm|I\s+am|I've\s+been|I\s+have\s+been|I\s+got|I'm\s+also|I\s+became)\s+(?:\w+\s+){0,2}?allergic\s+to\s+"
+        + _ALLERGEN
+        + r"(?=$|[,.;!]|\s+(?:and|but|so|which|too|as\s+well|unfortunately|since|because))"
+    ),
+    rx(
+        r"\b(?:I\s+have|I've\s+got|I\s+got|I've\s+developed|I\s+developed|my)\s+(?:an?\s+)?(?:\w+\s+){0,2}?(?P<x>[\w-]+(?:\s+[\w-]+)?)\s+allerg(?:y|ies)\b"
+    ),
+    rx(r"\ballergy\s+to\s+" + _ALLERGEN + r"(?=$|[,.;!])"),
+    rx(r"^" + _ALLERGEN + r"\s+allerg(?:y|ies)\b"),
+    rx(
+        r"^"
+        + _ALLERGEN
+        + r"\s+(?:gives?|give)\s+me\s+(?:hives|a\s+rash|rashes|migraines?|headaches?|eczema|a\s+reaction|swelling)"
+    ),
+    rx(r"^" + _ALLERGEN + r"\s+(?:sets?|set)\s+off\s+my\s+allerg"),
+    rx(r"\bI\s+react\s+(?:badly|poorly|strongly)\s+to\s+" + _ALLERGEN + r"(?=$|[,.;!])"),
+    rx(r"^(?:anything\s+with\s+)?" + _ALLERGEN + r"\s+and\s+I\s+(?:start\s+)?(?:wheez|sneez|itch|break\s+out|swell)"),
+    rx(r"^" + _ALLERGEN + r"\s+(?:makes?|make)\s+(?:me|my\s+\w+)\s+(?:itch|sneeze|break\s+out|swell|wheeze|tingle)"),
+    rx(r"^" + _ALLERGEN + r"\s+is\s+a\s+problem\s+for\s+me\b.*\ballergic\b"),
+    rx(r"\bI\s+can't\s+(?:have|eat|take)\s+" + _ALLERGEN + r"\s*,\s*I'm\s+allergic"),
+    rx(r"\b(?:I\s+have|I've\s+got)\s+(?P<x>celiac|coeliac)\s+disease"),
+    rx(r"\b(?:my\s+)?(?:EpiPen|epipen)\b.*\bmy\s+" + _ALLERGEN + r"\s+allergy"),
+]
+_INTOL_EN = [
+    rx(r"\b(?:I'm|I\s+am)\s+(?:\w+\s+)?(?P<x>[\w-]+)\s+intolerant\b"),
+    rx(r"\b(?:I\s+have|I've\s+got|I\s+got|my)\s+(?:an?\s+)?(?:\w+\s+)?(?P<x>[\w-]+)\s+(?:intolerance|sensitivity)\b"),
+    rx(r"\bI'm\s+(?:\w+\s+)?sensitive\s+to\s+(?P<x>[\w\s-]{2,20}?)(?=$|[,.;!])"),
+    rx(r"^(?P<x>[\w\s-]{2,20}?)\s+(?:upsets?|wrecks?|messes\s+up)\s+my\s+stomach"),
+]
+_NOT_ALLERGEN = rx(
+    r"^(?:it|that|this|them|those|you|the|a|an|so|very|pretty|really|bad|severe|mild|food|seasonal|some|any|an?\s+)$"
+)
+
+
+def _allergy_en(t: str) -> list[Found]:
+    if not _FIRST_EN.search(t) and not re.match(r"(?i)^[\w\s-]{2,25}\s+allergy\b|^hay\s+fever\b", t):
+        return []
+    out: list[Found] = []
+    if re.search(r"(?i)\bhay\s+fever\b", t):
+        return [("profile.allergies", "pollen (hay fever)", False)]
+    for r in _INTOL_EN:
+        m = r.search(t)
+        if m and not _NOT_ALLERGEN.match(m.group("x")):
+            out.append(("profile.intolerances", _v(m.group("x")).casefold() + " intolerance", False))
+            break
+    for r in _ALLERGY_EN:
+        m = r.search(t)
+        if not m:
+            continue
+        x = m.groupdict().get("x") or m.group(1)
+        x = _v(x)
+        x = re.sub(r"(?i)^(?:pretty\s+bad|bad|severe|mild|serious|really\s+bad|an?)\s+", "", x)
+        if not x or _NOT_ALLERGEN.match(x):
+            continue
+        if x.casefold() in ("celiac", "coeliac"):
+            x = "gluten (celiac disease)"
+        out.append(("profile.allergies", x, False))
+        break
+    if not out and re.search(r"(?i)\b(?:I'm|I\s+am)\s+(?:\w+\s+)?allergic\b", t):
+        out.append(("profile.allergies", _v(t), False))
+    return out
+
+
+def _allergy_zh(t: str) -> list[Found]:
+    if "我" not in t:
+        return []
+    out: list[Found] = []
+    m = re.search(r"([" + _CJK + r"A-Za-z]{1,8}?)不耐受?", t)
+    if m:
+        x = re.sub(r"^(?:我|有|应该是|可能是|是)+", "", m.group(1))
+        out.append(("profile.intolerances", (x or m.group(1)) + "不耐受", False))
+    m = re.search(r"([" + _CJK + r"]{1,4})病[，,]", t)
+    if m and "蚕豆" in m.group(1):
+        out.append(("profile.allergies", "蚕豆", False))
+    if "过敏" in t or re.search(r"(?:起疹子|起荨麻疹|起红疹|喘不上气)", t):
+        m = (
+            re.search(r"对([" + _CJK + r"A-Za-z]{1,10}?)(?:特别|有点|很|都|也)?过敏", t)
+            or re.search(r"我(?:有|从小就|从小|一直)?(?:有)?([" + _CJK + r"A-Za-z]{1,8}?)过敏", t)
+            or re.search(r"^([" + _CJK + r"A-Za-z]{1,8}?)我(?:吃了|一吃|一碰|碰了|不能吃)", t)
+            or re.search(r"我(?:吃|喝|碰)(?:了)?([" + _CJK + r"]{1,6}?)(?:就|会)", t)
+            or re.search(r"([" + _CJK + r"]{2,8}?)一飞我", t)
+            or re.search(r"^([" + _CJK + r"]{1,8}?)我不能(?:吃|用|碰)", t)
+            or re.search(r"^([" + _CJK + r"A-Za-z]{1,8}?)过敏", t)
+        )
+        if m:
+            x = re.sub(r"^(?:是|有|被|对|好像|可能|应该|从小就|从小)+", "", m.group(1))
+            x = re.sub(r"(?:特别容易|容易|咬了|的药)$", "", x) or m.group(1)
+            out.append(("profile.allergies", x, False))
+        elif "过敏" in t and re.search(
+            r"我.{0,12}?(?:就|会|也|有点|特别|容易|都)过敏|我(?:就|会|也)?过敏|我是过敏体质", t
+        ):
+            out.append(("profile.allergies", _v(t), False))
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------
+# likes and dislikes (and what they route to: a hobby, music)
+
+_NOT_OBJECT = rx(
+    r"^(?:the\s+(?:\w+\s+)?(?:draft|version|answer|response|reply|summary|explanation|one|ending|article|result|output|list|"
+    r"plan|email|text|code|idea|suggestion|tone|format)s?\b|it|that|this|these|those|you|your|them|him|her|the\s+(?:idea|answer|response|reply|way|fact)|how|what|when|"
+    r"where|which|to\s+(?:know|ask|see|have|get|try|check|hear)|having|the\s+same|both|one|em|ya)\b"
+)
+_HOBBY_WORDS = (
+    r"(?:\w+ing|tennis|golf|chess|guitar|piano|drums|violin|cello|bass|football|soccer|basketball|baseball|volleyball|"
+    r"badminton|cricket|rugby|hockey|yoga|pilates|pottery|woodworking|photography|origami|calligraphy|karate|judo|"
+    r"taekwondo|kung\s+fu|tai\s+chi|crossfit|poker|board\s+games|video\s+games|games|D&D|Dungeons\s+&\s+Dragons|"
+    r"Lego|crosswords|sudoku|ceramics|embroidery|needlepoint|archery|parkour|darts|bowling|squash|padel|pickleball|"
+    r"ping\s+pong|table\s+tennis|lacrosse|softball|Formula\s+1|F1)"
+)
+_MUSIC_WORDS = rx(
+    r"\b(?:music|songs?|jazz|blues|rock|punk|metal|hip[- ]hop|rap|pop|k-pop|classical|opera|folk|country|techno|house|"
+    r"EDM|indie|synth-?pop|R&B|soul|funk|reggae|albums?|bands?|singers?|artists?|playlists?)\b"
+)
+
+
+def _route_like(obj: str) -> str:
+    if _MUSIC_WORDS.search(obj):
+        return "profile.music"
+    if re.fullmatch(r"(?i)(?:[\w-]+\s+){0,2}" + _HOBBY_WORDS + r"(?:\s+\w+){0,2}", obj) and not re.search(
+        r"(?i)\b(?:clothing|things|stuff|food|thing|wedding|building|setting|something|anything|everything)\b", obj
+    ):
+        return "profile.hobbies"
+    return "profile.likes"
+
+
+_LIKE_VERBS_EN = (
+    r"(?:love|like|adore|enjoy|dig|'d\s+always\s+pick|always\s+go\s+for|'m\s+(?:really\s+|pretty\s+|so\s+|totally\s+|big\s+|super\s+)?into|am\s+(?:really\s+)?into|"
+    r"'m\s+(?:a\s+)?(?:big\s+|huge\s+|massive\s+)?fan\s+of|am\s+a\s+(?:big\s+|huge\s+)?fan\s+of|"
+    r"'m\s+(?:pretty\s+much\s+|kind\s+of\s+|a\s+bit\s+)?obsessed\s+with|'m\s+a\s+sucker\s+for|have\s+a\s+soft\s+spot\s+for|"
+    r"'m\s+crazy\s+about|'m\s+mad\s+about|go\s+crazy\s+for)"
+)
+_DISLIKE_VERBS_EN = (
+    r"(?:hate|dislike|detest|loathe|can't\s+stand|cannot\s+stand|can't\s+bear|don't\s+(?:really\s+)?(?:like|enjoy|love|care\s+for)|"
+    r"do\s+not\s+like|'m\s+not\s+(?:a\s+(?:big\s+|huge\s+)?fan\s+of|into|keen\s+on|big\s+on)|am\s+not\s+(?:a\s+fan\s+of|into)|"
+    r"'d\s+rather\s+avoid|would\s+rather\s+avoid|avoid|try\s+to\s+avoid|'m\s+sick\s+of|'m\s+tired\s+of|"
+    r"really\s+don't\s+like)"
+)
+_LIKE_EN = rx(r"\bI" + _ADV + r"\s*" + _LIKE_VERBS_EN + r"\s+(?P<obj>[^,.;!?]+)")
+_DISLIKE_EN = rx(r"\bI" + _ADV + r"\s*" + _DISLIKE_VERBS_EN + r"\s+(?P<obj>[^,.;!?]+)")
+_DISLIKE_FRAMES_EN = [
+    rx(
+        r"^(?:honestly\s+)?(?P<obj>[^,.;!?]{2,40}?)\s+(?:is|are|'s|'re)\s+(?:so\s+|just\s+|really\s+)?(?:gross|disgusting|awful|the\s+worst)\s*(?:to\s+me|for\s+me)?\b"
+    ),
+    rx(r"^(?P<obj>[^,.;!?]{2,40}?)\s+(?:annoys?|annoy|irritates?|bothers?|drives?)\s+me\b"),
+    rx(
+        r"^(?P<obj>[^,.;!?]{2,40}?)(?:'s|\s+is|\s+are|'re)\s+(?:just\s+|really\s+)?not\s+(?:really\s+)?(?:for\s+me|my\s+thing|my\s+cup\s+of\s+tea)\b"
+    ),
+    rx(r"^(?P<obj>[^,.;!?]{2,40}?)\s+(?:isn't|aren't)\s+(?:really\s+)?(?:for\s+me|my\s+thing|my\s+cup\s+of\s+tea)\b"),
+    rx(r"^not\s+(?:really\s+)?(?:into|a\s+fan\s+of|big\s+on)\s+(?P<obj>[^,.;!?]+)"),
+    rx(
+        r"^(?:please\s+)?(?:don't|do\s+not|never)\s+(?:suggest|recommend)\s+(?P<obj>[^,.;!?]+?)(?:\s+to\s+me)?\s*,\s*I\b"
+    ),
+]
+_LIKE_FRAMES_EN = [
+    rx(
+        r"^(?:honestly\s+)?(?P<obj>[^,.;!?]{2,50}?)\s+(?:is|are)\s+(?:kind\s+of\s+|sort\s+of\s+|totally\s+|really\s+|definitely\s+)?my\s+(?:absolute\s+)?(?:jam|thing|go-to|weakness|guilty\s+pleasure|favou?rite(?:\s+(?:thing|things|food|snack|drink))?(?:\s+to\s+\w+)?)\b"
+    ),
+    rx(r"(?:\bmy\s+|^)favou?rite\s+(?P<what>[\w\s]{2,20}?)\s+(?:is|are)\s+(?P<obj>[^,.;!?]+)"),
+]
+
+
+def _like_value(obj: str) -> str:
+    v = _v(obj)
+    v = re.split(r"(?i)\s+(?:way\s+)?(?:more|better)\s+than\s+|\s+over\s+|\s+rather\s+than\s+", v)[0]
+    v = re.sub(r"(?i)^(?:anything|everything|all\s+things)\s+(?:with\s+)?", "", v)
+    v = re.sub(r"(?i)\s+(?:in\s+anything|at\s+all|a\s+lot|so\s+much|too)$", "", v)
+    v = re.sub(r"(?i)^(?:the\s+smell\s+of|the\s+taste\s+of)\s+", "", v)
+    return v.strip()
+
+
+def _likes_en(t: str) -> list[Found]:
+    out: list[Found] = []
+    retract_tail = re.search(r"(?i)\b(?:any\s*more|no\s+more|these\s+days\s+not)\b", t)
+    m = _DISLIKE_EN.search(t)
+    if m and not _NOT_OBJECT.match(m.group("obj").strip()):
+        v = _like_value(m.group("obj"))
+        if retract_tail and re.search(r"(?i)don't|do\s+not|not\s+into", m.group(0)):
+            return [("profile.likes", v, True)]
+        if v:
+            return [("profile.dislikes", v, False)]
+    for r in _DISLIKE_FRAMES_EN:
+        m = r.search(t)
+        if m and not _NOT_OBJECT.match(m.group("obj").strip()):
+            return [("profile.dislikes", _like_value(m.group("obj")), False)]
+    m = _LIKE_EN.search(t)
+    if (
+        m
+        and not _NOT_OBJECT.match(m.group("obj").strip())
+        and not re.search(r"(?i)\b(?:I'd|I\s+would|I'll)\s+", m.group(0))
+    ):
+        v = _like_value(m.group("obj"))
+        if v and not re.match(r"(?i)to\b", v):
+            return [(_route_like(v), v, False)]
+    for r in _LIKE_FRAMES_EN:
+        m = r.search(t)
+        if m and not _NOT_OBJECT.match(m.group("obj").strip()):
+            what = m.groupdict().get("what") or ""
+            v = _like_value(m.group("obj"))
+            if re.search(r"(?i)artist|band|singer|song|album|composer|music", what + " " + t):
+                out.append(("profile.music", v, False))
+            elif re.search(r"(?i)team|club", what):
+                out.append(("profile.sports_teams", v, False))
+            else:
+                out.append(("profile.likes", (what.strip() + ": " if what.strip() else "") + v, False))
+            return out
+    return out
+
+
+_ZH_HOBBY_NOUN = zh(
+    r"爬山|徒步|露营|滑雪|钓鱼|骑行|跑步|游泳|摄影|瑜伽|健身|书法|围棋|象棋|篮球|足球|羽毛球|乒乓球|网球|马拉松|太极|广场舞|"
+    r"唱K|K歌|画画|烘焙|园艺|手工|刺绣|十字绣|乐高|集邮|追剧|旅游|旅行|登山|潜水|冲浪|攀岩|滑板|桌游|剧本杀|游戏|写作|阅读|看书"
+)
+
+
+def _likes_zh(t: str) -> list[Found]:
+    # retract: "我不喜欢X了", "我不再喜欢X"
+    m = re.search(
+        r"我(?:现在)?(?:不再|已经不|不)(?:太)?(?:喜欢|爱)(?:吃|喝|看|听|玩)?([" + _CJK + r"A-Za-z]{1,12}?)了$", t
+    )
+    if m:
+        return [("profile.likes", m.group(1), True)]
+    # dislikes
+    for m in (
+        re.search(
+            r"(?:我|^)(?:最|挺|真|很|特别|超|比较|一直|向来|真的)?(?:讨厌|受不了|烦|反感|不喜欢|不太喜欢|不爱|不怎么喜欢|接受不了|不感冒)(?:吃|喝|看|听|玩|穿|用|去)?(["
+            + _CJK
+            + r"A-Za-z][^，,。！!？?；;]{0,14})",
+            t,
+        ),
+        re.search(
+            r"^([^，,。！!？?；;我]{1,14}?)(?:的东西)?我(?:是|真|真的|实在|一般|都|就|也|确实|根本)*(?:不喜欢|不爱看|不爱|不去|不碰|不感冒|不太喜欢|受不了|不行|没什么兴趣|没兴趣|不感兴趣)",
+            t,
+        ),
+        re.search(r"^([^，,。！!？?；;我]{1,12})我[^，,。]{0,8}[，,]\s*(?:也)?不(?:太)?喜欢", t),
+        re.search(r"别给我推荐([^，,。！!？?；;]{1,12}?)(?:了|哈|啊|吧)?(?:[，,。！!]|$).*我(?:不爱|不喜欢|不看)", t),
+        re.search(r"^(?:回复|回答)?里?([^，,。！!？?；;]{1,10}?)太多我不喜欢", t),
+    ):
+        if m is None:
+            continue
+        v = clean(re.sub(r"^(?:别人|太|很)", "", m.group(1)))
+        v = re.sub(r"(?:的东西|的)$", "", v) or v
+        if (
+            v
+            and not re.match(r"^(?:这|那|你|他|她|它|的)", v)
+            and v not in ("死", "死了", "透", "透了", "人", "得", "哈")
+        ):
+            return [("profile.dislikes", v, False)]
+    # likes: "我喜欢吃火锅", "咖啡我喜欢喝美式", "川菜是我的最爱", "我对宜家的东西还挺有好感的", "比起山我更喜欢海边"
+    m = re.search(r"我最喜欢的([" + _CJK + r"]{1,4})是([^，,。！!？?；;]{1,12})", t)
+    if m:
+        what = m.group(1)
+        attr = (
+            "profile.music"
+            if re.search(r"歌手|乐队|歌|音乐", what)
+            else "profile.sports_teams"
+            if "球队" in what
+            else "profile.likes"
+        )
+        return [(attr, what + ": " + clean(m.group(2)), False)]
+    m = re.search(
+        r"(?:^|我|[，,])(?:也|还|就|真的|平时|业余|一直|从小就|最|挺|很|特别|超|比较|更|蛮|非常|还挺|还蛮|还是|是|出去玩|出门|出去)*(?:喜欢|爱|迷上了|偏爱|钟爱|热爱)(?P<verb>听|看|吃|喝|穿|用|去|住|坐|玩|打|下|跑|拼|收集|集|画|唱|跳|写|练|滑|爬|钓|踢|骑|弹|拉|学|做|逛|拍)?(?P<obj>[^，,。！!？?；;]{1,16})",
+        t,
+    )
+    if m and "我" in t[: m.start() + 2] + t[m.end() :] and not re.match(r"(?:你|这|那|他|她|上了你)", m.group("obj")):
+        verb, obj = m.group("verb") or "", clean(m.group("obj"))
+        obj = re.sub(r"^(?:的|点|一点的?|上)", "", obj)
+        if verb == "听" and obj:
+            return [("profile.music", obj, False)]
+        hobby_verb = verb in (
+            "打",
+            "踢",
+            "弹",
+            "拉",
+            "跳",
+            "唱",
+            "滑",
+            "钓",
+            "骑",
+            "练",
+            "拼",
+            "收集",
+            "集",
+            "画",
+            "拍",
+            "玩",
+        ) or (
+            (verb == "下" and "棋" in obj)
+            or (verb == "爬" and "山" in obj)
+            or (verb == "跑" and re.search(r"步|马拉松", obj))
+            or (verb == "写" and re.search(r"作|字|诗|小说|东西|日记", obj))
+        )
+        if (hobby_verb or _ZH_HOBBY_NOUN.match(obj)) and not re.search(r"(?:语|话)$", obj):
+            keep_verb = verb in (
+                "打",
+                "下",
+                "跑",
+                "唱",
+                "跳",
+                "写",
+                "练",
+                "爬",
+                "钓",
+                "踢",
+                "骑",
+                "弹",
+                "拉",
+                "拼",
+                "画",
+            )
+            return [("profile.hobbies", (verb + obj) if keep_verb else obj, False)]
+        if verb == "看" and re.search(r"球|NBA|比赛|F1|CBA", obj):
+            return [("profile.hobbies", verb + obj, False)]
+        if obj:
+            return [("profile.likes", obj, False)]
+    m = re.search(
+        r"^([^，,。！!？?；;]{1,12}?)我(?:也|还|就|比较|更|最|挺|很)?喜欢(?:吃|喝|看|用|穿)?([^，,。！!？?；;]{0,10})",
+        t,
+    )
+    if m:
+        return [("profile.likes", clean(m.group(2) or m.group(1)) or m.group(1), False)]
+    m = re.search(r"^([^，,。！!？?；;]{1,12}?)是我的(?:最爱|心头好|本命)", t) or re.search(
+        r"我对([^，,。！!？?；;]{1,12}?)(?:还|都|一直)?(?:挺|很|蛮|特别)?有好感", t
+    )
+    if m:
+        v = clean(m.group(1))
+        v = re.sub(r"的东西$", "", v) or v
+        return [("profile.likes", v, False)]
+    return []
+
+
+# ----------------------------------------------------------------------------------------------------
+# family (read before other people's clauses are dropped: the relative is the subject)
+
+_REL_EN = (
+    r"(?:twin\s+(?:brother|sister)|(?:younger|older|little|big|baby|eldest|oldest|youngest|kid)\s+(?:brother|sister)|"
+    r"brother-in-law|sister-in-law|mother-in-law|father-in-law|son-in-law|daughter-in-law|in-laws|"
+    r"step(?:daughter|son|mom|mum|dad|mother|father|kids?|children|brother|sister)|"
+    r"wife|husband|hubby|partner|spouse|girlfriend|boyfriend|fianc[ée]e?|son|daughter|kids?|children|"
+    r"mom|mum|mother|dad|father|parents|brother|sister|siblings?|grandma|grandpa|grandmother|grandfather|"
+    r"grandparents|nana|granny|gran|grandson|granddaughter|grandkids|grandchildren|nephew|niece|cousin|"
+    r"uncle|aunt|auntie|twins|baby(?:\s+(?:boy|girl))?|toddler|teenager|eldest|youngest)"
+)
+_NAME = r"(?-i:[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?)"
+_NAMES = _NAME + r"(?:(?:\s*,\s*|\s+and\s+|\s*&\s*)" + _NAME + r")*"
+_NUM_EN = r"(?:an?|one|two|three|four|five|six|\d+)"
+_FAMILY_EN: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
+    (
+        rx(
+            r"\bmy\s+(?P<rel>" + _REL_EN + r")(?:'s\s+name\s+is|'s\s+name's|\s+is\s+(?:called|named)|'s\s+called|\s"
+            r"+goes\s+by|\s+are\s+(?:called|named))\s+(?P<name>" + _NAMES + r")"
+        ),
+        lambda m: f"{m.group('rel')}: {m.group('name')}",
+    ),
+    (
+        rx(
+            r"\b(?:I|we)(?:\s+have|'ve\s+got|\s+have\s+got|\s+got|'ve)\s+(?P<n>"
+            + _NUM_EN
+            + r")\s+(?P<rel>(?:[\w-]+\s+)?"
+            + _REL_EN
+            + r")(?:\s*,?\s*(?:(?:named|called)\s+)?(?P<name>"
+            + _NAMES
+            + r"))?"
+        ),
+        lambda m: f"{m.group('n')} {m.group('rel')}" + (f": {m.group('name')}" if m.group("name") else ""),
+    ),
+    (rx(r"\b(?:I'm|I\s+am|I\s+got)\s+married\s+to\s+(?P<name>" + _NAME + r")"), lambda m: f"spouse: {m.group('name')}"),
+    (rx(r"\bI'm\s+an?\s+only\s+child\b"), lambda m: "only child"),
+    (
+        rx(r"^(?P<name>" + _NAME + r")(?:'s|\s+is)\s+my\s+(?P<rel>" + _REL_EN + r")\b"),
+        lambda m: f"{m.group('rel')}: {m.group('name')}",
+    ),
+    (rx(r"\bmy\s+(?P<rel>" + _REL_EN + r")\s+(?:passed\s+away|died)\b"), lambda m: f"{m.group('rel')} (passed away)"),
+    (
+        rx(
+            r"\b(?:we're|we\s+are|I'm|I\s+am)\s+expecting\s+(?:our\s+|my\s+|a\s+)?(?:first\s+|second\s+|third\s+)?(?:baby|child|kid)"
+        ),
+        lambda m: "expecting a baby",
+    ),
+    (
+        rx(r"\bmy\s+(?P<rel>" + _REL_EN + r")\s+(?:are|is|'s|'re)\s+(?P<name>" + _NAMES + r")\s*(?:[.,!]|$)"),
+        lambda m: f"{m.group('rel')}: {m.group('name')}",
+    ),
+    (
+        rx(r"\bmy\s+(?P<rel>" + _REL_EN + r")(?:\s*,\s*|\s+)(?P<name>" + _NAME + r")\b(?!'s)"),
+        lambda m: f"{m.group('rel')}: {m.group('name')}",
+    ),
+    (
+        rx(r"\bmy\s+(?P<rel>" + _REL_EN + r")\s+(?:is|'s)\s+(?P<name>" + _NAME + r")\s*(?:[.,!]|$)"),
+        lambda m: f"{m.group('rel')}: {m.group('name')}",
+    ),
+    (
+        rx(
+            r"^(?P<rel>Grandpa|Grandma|Granny|Nana|Uncle|Aunt|Auntie)\s+(?P<name>"
+            + _NAME
+            + r")\s+(?:lives|is\s+living|stays)\s+with\s+(?:us|me)"
+        ),
+        lambda m: f"{m.group('rel').casefold()}: {m.group('name')}",
+    ),
+    (rx(r"\b(?:me\s+and|I\s+and)\s+my\s+(?P<rel>" + _REL_EN + r")\b"), lambda m: m.group("rel")),
+    (rx(r"\bI\s+live\s+with\s+my\s+(?P<rel>" + _REL_EN + r")\b"), lambda m: m.group("rel")),
+    (
+        rx(
+            r"\bmy\s+(?P<rel>" + _REL_EN + r")(?:\s+still)?\s+(?:lives?\s+(?:with\s+(?:us|me)|in\b)|is\s+living\s+w"
+            r"ith\s+(?:us|me)|moved\s+in\s+with\s+(?:us|me))"
+        ),
+        lambda m: m.group("rel"),
+    ),
+    (
+        rx(r"\bmy\s+(?P<rel>" + _REL_EN + r")(?:'s|\s+is)\s+(?:an?)\s+(?P<what>[\w\s-]{2,25}?)\s*(?:[.,!]|$)"),
+        lambda m: f"{m.group('rel')} ({m.group('what')})",
+    ),
+    (
+        rx(
+            r"\bwe\s+have\s+(?:an?|one|two|three)\s+(?P<rel>baby\s+(?:boy|girl)|son|daughter|kids|twins|toddler)(?:\s+(?:named|called)\s+(?P<name>"
+            + _NAMES
+            + r"))?"
+        ),
+        lambda m: m.group("rel") + (f": {m.group('name')}" if m.group("name") else ""),
+    ),
+]
+_REL_ZH = (
+    r"(?:老婆|老公|媳妇儿?|妻子|丈夫|爱人|太太|男朋友|女朋友|男友|女友|对象|未婚夫|未婚妻|妈妈|老妈|母亲|爸爸|老爸|父亲|爸妈|父母|"
+    r"大儿子|小儿子|儿子|大女儿|小女儿|女儿|闺女|孩子们?|宝宝|哥哥|姐姐|弟弟|妹妹|爷爷|奶奶|外公|外婆|姥姥|姥爷|岳父|岳母|"
+    r"丈母娘|老丈人|公公|婆婆|表弟|表哥|表姐|表妹|堂弟|堂哥|堂姐|堂妹|侄子|侄女|外甥女?|孙子|孙女|老大|老二|老三|继子|继女|"
+    r"妈|爸|哥|姐|弟|妹)"
+)
+_SURNAMES = (
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪"
+    "范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
+)
+_NAME_ZH = r"([" + _CJK + r"A-Za-z]{2,4}?)(?=[，,。！!；;、和]|$|，|今年|了|呢|哈|啊|呀)"
+
+
+def _family_zh(t: str) -> list[Found]:
+    if "我" not in t and not t.startswith("孩子他"):
+        return []
+    pats: list[tuple[str, Callable[[re.Match[str]], str]]] = [
+        (
+            r"我(?:的|家|们家)?(?:的)?("
+            + _REL_ZH
+            + r"(?:的"
+            + _REL_ZH
+            + r")?)(?:叫|名叫|名字叫|的名字是|名字是)"
+            + _NAME_ZH,
+            lambda m: f"{m.group(1)}: {m.group(2)}",
+        ),
+        (r"(?:^|[，,])(?:我们家)?(" + _REL_ZH + r")(?:叫|名叫)" + _NAME_ZH, lambda m: f"{m.group(1)}: {m.group(2)}"),
+        # "我老婆小美", "我儿子王小明": a possessive and a name (小/阿/老 + one character, or a surname)
+        (
+            r"我(?:的|家)?("
+            + _REL_ZH
+            + r")((?:小|阿|老)["
+            + _CJK
+            + r"]|["
+            + _SURNAMES
+            + r"]["
+            + _CJK
+            + r"]{1,2})(?=$|[，,。！!]|是|在|跟|和|今年)",
+            lambda m: f"{m.group(1)}: {m.group(2)}",
+        ),
+        (r"^(孩子他[爸妈])(?:叫|名叫)" + _NAME_ZH, lambda m: f"{m.group(1)}: {m.group(2)}"),
+        (
+            r"我(?:家)?有(?:个|一个|两个|三个|四个|俩|仨|一对)(" + _REL_ZH + r")(?:[，,](?:叫|名叫)" + _NAME_ZH + r")?",
+            lambda m: m.group(1) + (f": {m.group(2)}" if m.group(2) else ""),
+        ),
+        (r"我有(两|三|四|俩|仨|一)个(孩子|儿子|女儿|闺女)", lambda m: f"{m.group(1)}个{m.group(2)}"),
+        (r"我们家是([一二三四五六七八九]口之家)", lambda m: m.group(1)),
+        (r"我是(独生子|独生女|独生子女|家里老大|家里老小|老大|老幺)", lambda m: m.group(1)),
+        (r"我家(?:是|有)(双胞胎|龙凤胎|三胞胎)", lambda m: m.group(1)),
+        (r"我(?:的)?(" + _REL_ZH + r")(?:[^，,。]{0,4})(?:走了|去世了|过世了|不在了)", lambda m: m.group(1)),
+        (r"我(?:的)?(" + _REL_ZH + r")[^，,。]{0,6}(?:帮我们|帮我|来我们家|跟我们|和我们)", lambda m: m.group(1)),
+        (r"(?:我|我们)(?:和|跟)(?:我)?(" + _REL_ZH + r")(?:结婚|在一起)", lambda m: m.group(1)),
+        (r"我(" + _REL_ZH + r")([阿小老][" + _CJK + r"])(?=[跟和是在，,])", lambda m: f"{m.group(1)}: {m.group(2)}"),
+        (r"我(?:的)?(" + _REL_ZH + r")(?:跟|和)(?:我们|我)住", lambda m: m.group(1)),
+        (
+            r"我(?:的)?("
+            + _REL_ZH
+            + r")(?:今年(?:[\d一二三四五六七八九十]+岁?了?|上?[小初高大][学一二三四五六])|怀孕了|住在|是|在(?:["
+            + _CJK
+            + r"]{1,4})(?:上学|上班|读书|工作))",
+            lambda m: m.group(1),
+        ),
+        (r"我(?:刚)?结婚了?[，,]?(老公|老婆)(?:叫)" + _NAME_ZH, lambda m: f"{m.group(1)}: {m.group(2)}"),
+    ]
+    for p, fn in pats:
+        m = re.search(p, t)
+        if m:
+            return [("profile.family", fn(m), False)]
+    return []
+
+
+# ----------------------------------------------------------------------------------------------------
+# pets
+
+_PET_EN = (
+    r"(?:golden\s+retriever|labrador|labradoodle|lab|beagle|corgi|poodle|husky|french\s+bulldog|bulldog|german\s+shepherd|"
+    r"shepherd|terrier|dachshund|pug|chihuahua|border\s+collie|collie|spaniel|schnauzer|shih\s+tzu|greyhound|whippet|"
+    r"doodle|cockapoo|maine\s+coon|siamese|ragdoll|persian\s+cat|tabby|leopard\s+gecko|gecko|bearded\s+dragon|ball\s+python|python|"
+    r"snake|lizard|iguana|tortoise|turtle|guinea\s+pigs?|hamsters?|rabbits?|bunny|bunnies|budgies?|parakeets?|cockatiels?|"
+    r"parrots?|canary|tropical\s+fish|goldfish|fish|axolotl|ferrets?|chinchillas?|hedgehogs?|chickens|hens|bees|"
+    r"horses?|pony|rats|mice|dogs?|cats?|puppy|puppies|kittens?)"
+)
+_PETS_EN: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
+    (
+        rx(
+            r"\b(?:my|our)\s+(?:[\w-]+\s+){0,2}?(?P<pet>"
+            + _PET_EN
+            + r")(?:\s+is|'s\s+name\s+is|'s\s+name's|\s+is\s+(?:called|named)|'s\s+cal"
+            r"led|\s+are\s+(?:called|named)|\s+goes\s+by)\s+(?P<name>" + _NAMES + r")"
+        ),
+        lambda m: f"{m.group('pet')}: {m.group('name')}",
+    ),
+    (
+        rx(
+            r"\b(?:I|we)(?:'ve|\s+have)?\s+(?:have|got|keep|adopted|rescued|own|'ve\s+got|have\s+got|just\s+got|recently\s+got|also\s+have)\s+(?:(?:an?|one|two|three|\d+|some|a\s+couple\s+of|a\s+pair\s+of)\s+)?(?:[\w-]+\s+){0,3}?(?P<pet>"
+            + _PET_EN
+            + r")\b(?:[^.;]{0,30}?\b(?:called|named)\s+(?P<name>"
+            + _NAMES
+            + r")|\s*,\s*(?P<name2>"
+            + _NAME
+            + r")\b)?"
+        ),
+        lambda m: (
+            m.group("pet")
+            + (f": {m.group('name') or m.group('name2')}" if (m.group("name") or m.group("name2")) else "")
+        ),
+    ),
+    (
+        rx(r"\b(?:my|our)\s+(?:[\w-]+\s+){0,2}?(?P<pet>" + _PET_EN + r")(?:\s*,\s*|\s+)(?P<name>" + _NAME + r")\b"),
+        lambda m: f"{m.group('pet')}: {m.group('name')}",
+    ),
+    (
+        rx(
+            r"\b(?:share|live|living)\s+(?:my\s+\w+\s+)?with\s+(?:an?\s+|my\s+)?(?:[\w-]+\s+){0,3}?(?P<pet>"
+            + _PET_EN
+            + r")\b(?:[^.;]{0,20}?\b(?:called|named)\s+(?P<name>"
+            + _NAME
+            + r"))?"
+        ),
+        lambda m: m.group("pet") + (f": {m.group('name')}" if m.group("name") else ""),
+    ),
+    (
+        rx(
+            r"\b(?:she|he)(?:'s|\s+is)\s+an?\s+(?:[\w-]+\s+){0,2}?(?P<pet>"
+            + _PET_EN
+            + r")\s+(?:called|named)\s+(?P<name>"
+            + _NAME
+            + r")"
+        ),
+        lambda m: f"{m.group('pet')}: {m.group('name')}",
+    ),
+    (
+        rx(
+            r"\bthere's\s+an?\s+(?P<pet>"
+            + _PET_EN
+            + r")\s+in\s+(?:our|my)\s+(?:house|home|flat|apartment)(?:\s+(?:named|called)\s+(?P<name>"
+            + _NAME
+            + r"))?"
+        ),
+        lambda m: m.group("pet") + (f": {m.group('name')}" if m.group("name") else ""),
+    ),
+]
+_PET_ZH = (
+    r"(?:猫咪|狗狗|小狗|小猫|金毛|柯基|泰迪|兔子|乌龟|金鱼|边牧|八哥|鹦鹉|刺猬|荷兰猪|豚鼠|蜥蜴|柴犬|比熊|龙猫|拉布拉多|哈士奇|"
+    r"二哈|仓鼠|串串|流浪猫|流浪狗|布偶猫?|英短|美短|橘猫|狸花猫?|萨摩耶?|阿拉斯加|博美|德牧|雪纳瑞|法斗|巴哥|蜜袋鼯|"
+    r"热带鱼|锦鲤|暹罗猫|蓝猫|鸡|鸭|鸟|蛇|猫|狗|鱼)"
+)
+
+
+def _pets_zh(t: str, user: str) -> list[Found]:
+    if "我" not in t and not t.startswith("养"):
+        return []
+    if not user:
+        # someone else's clause ("我朋友养了一只猫"): only the user's own possessive counts
+        t = t if re.match(r"我(?:们)?(?:家|的)", t) else ""
+        if not t:
+            return []
+    if re.search(r"(?:想|打算|准备|要不要|能不能|可以|适合)养", t):
+        return []
+    name = re.search(r"叫([" + _CJK + r"A-Za-z]{1,6}?)(?=[，,。！!；;和]|$|呢|哈|啊|呀|一只)", t)
+    m = (
+        re.search(
+            r"(?:^|我|[，,])(?:家里?|们家)?[^，,。]{0,6}?(?:养|领养|收养|捡)(?:了|着|过)?(?:好)?(?:一|两|三|几|好几)?(?:只|条|缸|个|头|匹|对|窝)?["
+            + _CJK
+            + r"]{0,2}?("
+            + _PET_ZH
+            + r")",
+            t,
+        )
+        or re.search(
+            r"我(?:们)?(?:家)?(?:里)?(?:的|那只|那条|这只|这条)?(?:还)?(?:有|养了?)?(?:一|两|三|几)?(?:只|条|个)?["
+            + _CJK
+            + r"]{0,2}?("
+            + _PET_ZH
+            + r")(?!粮|毛|砂|过敏)(?:主子)?(?=叫|是|[，,]|["
+            + _CJK
+            + r"]{0,3}一起|今年|[一二三四五六七八九十\d]+岁)",
+            t,
+        )
+        or re.search(r"我(?:家)?有(?:一|两|三|几)?(?:只|条)(?:小)?(" + _PET_ZH + r")", t)
+        or re.search(r"我是(猫|狗)奴", t)
+    )
+    if not m:
+        return []
+    pet = m.group(1)
+    if name and name.start() > m.start():
+        return [("profile.pets", f"{pet}: {name.group(1)}", False)]
+    return [("profile.pets", pet, False)]
+
+
+# ----------------------------------------------------------------------------------------------------
+# work (manager statements are read before other people's clauses are dropped)
+
+_OCC_EN = (
+    r"(?:nurse|doctor|physician|surgeon|dentist|pharmacist|teacher|professor|lecturer|tutor|engineer|developer|programmer|"
+    r"accountant|bookkeeper|lawyer|attorney|paralegal|electrician|plumber|carpenter|mechanic|designer|architect|analyst|"
+    r"scientist|consultant|manager|chef|cook|baker|waiter|waitress|bartender|barista|pilot|flight\s+attendant|firefighter|"
+    r"police\s+officer|cop|paramedic|vet|veterinarian|therapist|psychologist|counsel(?:l)?or|social\s+worker|journalist|writer|"
+    r"editor|translator|photographer|illustrator|musician|student|researcher|librarian|cashier|driver|farmer|salesperson|"
+    r"realtor|agent|civil\s+servant|soldier|nanny|caregiver|carer|receptionist|secretary|administrator|admin|sysadmin|"
+    r"banker|trader|economist|entrepreneur|founder|freelancer|contractor|homemaker|retiree|intern|postdoc|"
+    r"officer|clerk|technician|midwife|pharmacist|optometrist|radiologist|surveyor|welder|janitor|cleaner|courier|"
+    r"stay-at-home\s+(?:mom|mum|dad|parent))"
+)
+_WORK_EN: list[tuple[re.Pattern[str], Callable[[re.Match[str]], list[Found]]]] = [
+    (
+        rx(
+            r"\bI(?:'m|\s+am|\s+work\s+as)\s+(?:now\s+|currently\s+|still\s+)?(?:an?\s+)?(?P<occ>(?:[\w-]+\s+){0,3}?"
+            + _OCC_EN
+            + r")s?\b(?!\s+(?:fan|friend))(?:\s+(?:at|for)\s+(?P<emp>[^,.;!]+))?"
+        ),
+        lambda m: (
+            (
+                []
+                if re.search(r"(?i)\b(?:beginner|intermediate|advanced|expert|novice|newbie)\b", m.group("occ"))
+                else [("profile.work.occupation", _v(m.group("occ")), False)]
+            )
+            + ([("profile.work.employer", _v(m.group("emp")), False)] if m.group("emp") else [])
+        ),
+    ),
+    (
+        rx(
+            r"\bI(?:'m|\s+am)\s+(?P<occ>retired|freelance|self-employed|unemployed|between\s+jobs|out\s+of\s+work|on\s+(?:parental|maternity|paternity)\s+leave|in\s+(?:sales|marketing|finance|IT|HR|tech|software|education|healthcare|retail|construction|insurance|consulting|law|real\s+estate|hospitality|logistics|nursing|accounting|banking)\b[^.;!]*)"
+        ),
+        lambda m: [("profile.work.occupation", _v(m.group("occ")), False)],
+    ),
+    (
+        rx(
+            r"\bI\s+(?:(?:still|now|currently|also)\s+)?(?:work|'ve\s+worked|have\s+worked|'ve\s+been\s+working|have\s+been\s+working)\s+(?:at|for)\s+(?P<emp>(?:the\s+)?[^,.;!]+?)(?=\s+(?:as|since|for\s+\w+\s+years?|now)\b|[,.;!]|$)"
+        ),
+        lambda m: [("profile.work.employer", _v(m.group("emp")), False)],
+    ),
+    (
+        rx(
+            r"\bI(?:'ve|\s+have)\s+been\s+(?:at|with)\s+(?P<emp>(?-i:[A-Z])[\w&.'-]*(?:\s+(?-i:[A-Z])[\w&.'-]*){0,3})\s+for\b"
+        ),
+        lambda m: [("profile.work.employer", m.group("emp"), False)],
+    ),
+    (
+        rx(
+            r"\b(?:started|starting|began)\s+(?:a\s+new\s+job|a\s+job|working|work)\s+(?:at|for|with)\s+(?P<emp>[^,.;!]+)"
+        ),
+        lambda m: [("profile.work.employer", _v(m.group("emp")), False)],
+    ),
+    (
+        rx(
+            r"\bI\s+(?:fly|drive|deliver|write|cook|work\s+shifts)\s+for\s+(?P<emp>(?-i:[A-Z])[\w&.'-]*(?:\s+(?-i:[A-Z])[\w&.'-]*){0,2})"
+        ),
+        lambda m: [("profile.work.employer", m.group("emp"), False)],
+    ),
+    (
+        rx(r"\bI\s+run\s+(?:my\s+own|a)\s+(?P<biz>[\w\s-]{2,25}?)(?=[,.;!]|$)"),
+        lambda m: [("profile.work.occupation", _v(m.group("biz")) + " owner", False)],
+    ),
+    (
+        rx(r"\bI\s+teach\s+(?P<what>[^,.;!]+)"),
+        lambda m: [("profile.work.occupation", _v(m.group("what")) + " teacher", False)],
+    ),
+    (
+        rx(r"\bmy\s+(?:job\s+)?title\s+is\s+(?:technically\s+|officially\s+|now\s+)?(?P<t>[^,.;!]+)"),
+        lambda m: [("profile.work.occupation", _v(m.group("t")), False)],
+    ),
+    (
+        rx(
+            r"\bI\s+(?:\w+\s+)?(?:work|do)\s+(?P<when>(?:night|day|early|late|evening|weekend|double|12-hour|long)\s+shifts?)(?:\s+at\s+(?P<emp>[^,.;!]+))?"
+        ),
+        lambda m: (
+            [("profile.work.schedule", m.group("when"), False)]
+            + ([("profile.work.employer", _v(m.group("emp")), False)] if m.group("emp") else [])
+        ),
+    ),
+    (
+        rx(
+            r"\bmy\s+(?:shifts?|hours|working\s+hours|work\s+hours|work\s+schedule|schedule)\s+(?:are|is)\s+(?P<when>[^.;!]+)"
+        ),
+        lambda m: [("profile.work.schedule", _v(m.group("when")), False)],
+    ),
+    (
+        rx(r"\bI(?:'m|\s+am)\s+on\s+call\b(?P<when>[^.;!]*)"),
+        lambda m: [("profile.work.schedule", "on call" + m.group("when"), False)],
+    ),
+    (
+        rx(
+            r"\bI\s+(?:(?:pretty\s+much|usually|normally|mostly|basically|only|just|"
+            r"currently|now)\s+)?work\s+(?P<when>(?:\d{1,2}(?::\d\d)?\s*(?:am|pm)?\s"
+            r"*(?:to|-|–)\s*\d{1,2}|nights|night\s+shifts?|weekends|part[- ]time|ful"
+            r"l[- ]time|shifts|early\s+shifts?|late\s+shifts?|four\s+days\s+a\s+week"
+            r"|\w+\s+days\s+a\s+week)[^.;!]*)"
+        ),
+        lambda m: [("profile.work.schedule", _v(m.group("when")), False)],
+    ),
+    (
+        rx(
+            r"\bI\s+(?:(?:usually|mostly|always|only)\s+)?work\s+(?:from\s+home|remotely)\s+(?P<when>on\s+\w+|\w+days?|(?:two|three|\d)\s+days\s+a\s+week)[^.;!]*"
+        ),
+        lambda m: [("profile.work.remote_days", _v(m.group("when")), False)],
+    ),
+    (
+        rx(r"\bmy\s+(?:office|in-office|remote|WFH)\s+days\s+are\s+(?P<when>[^.;!]+)"),
+        lambda m: [("profile.work.remote_days", _v(m.group("when")) + " (office)", False)],
+    ),
+    (
+        rx(
+            r"^(?P<when>(?:mondays|tuesdays|wednesdays|thursdays|fridays)(?:\s+and\s+\w+days)?)\s+I'm\s+(?:always\s+|usually\s+)?in\s+the\s+office"
+        ),
+        lambda m: [("profile.work.remote_days", m.group("when") + " (office)", False)],
+    ),
+    (
+        rx(
+            r"\bI(?:'m|\s+am)\s+(?:fully|completely|100%)\s+remote|\bI\s+work\s+(?:fully\s+)?remote(?:ly)?\b(?!\s+(?:on|\w+days))"
+        ),
+        lambda m: [("profile.work.remote_days", "fully remote", False)],
+    ),
+    (rx(r"\bthat's\s+my\s+side\s+(?:job|hustle|gig)"), lambda m: [("profile.work.occupation", _v(m.string), False)]),
+]
+_MANAGER_EN = [
+    rx(
+        r"\bmy\s+(?:direct\s+)?(?:manager|boss|team\s+lead|supervisor|line\s+manager|lead|skip-level)\s+(?:is|'s)\s+(?:a\s+\w+\s+(?:named|called)\s+|called\s+|named\s+)?(?P<name>"
+        + _NAME
+        + r"(?:\s+"
+        + _NAME
+        + r")?)"
+    ),
+    rx(
+        r"\bmy\s+(?:direct\s+)?(?:manager|boss|team\s+lead|supervisor|line\s+manager)(?:'s\s+name\s+is|\s+is\s+(?:called|named))\s+(?P<name>"
+        + _NAME
+        + r")"
+    ),
+    rx(r"\bI\s+report\s+(?:directly\s+)?to\s+(?P<name>" + _NAME + r"(?:\s+" + _NAME + r")?)"),
+]
+_OCC_ZH = (
+    r"(?:护士|医生|大夫|老师|教师|律师|会计师?|电工|设计师|程序员|工程师|骑手|快递员|司机|厨师|警察|公务员|销售|大学生|研究生|博士生?|"
+    r"自由职业者?|记者|编辑|翻译|主播|产品经理|经理|店主|军人|保安|保姆|农民|工人|护工|药剂师|牙医|兽医|会计|审计|运营|客服|作家|画家|"
+    r"摄影师|全职妈妈|全职太太|宝妈|学生|老板|个体户|文员|前台|助理|咨询师|心理咨询师|建筑师|厨子|外卖员|网约车司机|导游|空姐|飞行员|"
+    r"[" + _CJK + r"]{1,4}(?:师|员|医生|老师|工|手))"
+)
+_COMPANY_ZH = (
+    r"(?:阿里巴巴|阿里|腾讯|字节跳动|字节|百度|华为|美团|京东|网易|小米|滴滴|拼多多|快手|蚂蚁|携程|中石油|中石化|国家电网|银"
+    r"行|医院|学校|大学|政府|外企|国企|央企)"
+)
+
+
+def _work_zh(t: str) -> list[Found]:
+    out: list[Found] = []
+    m = re.search(
+        r"我们?(?:的)?(?:直属|直接)?(?:领导|老板|上司|主管|经理|leader|组长)(?:叫|是|是个叫|是一个叫|是位叫)(["
+        + _CJK
+        + r"A-Za-z]{1,6}?)(?=[，,。！!的]|$|呢|哈)",
+        t,
+    )
+    if m:
+        out.append(("profile.work.manager", m.group(1), False))
+    if "我" not in t and not re.match(r"在[" + _CJK + r"]{1,8}(?:干|工作|上班)", t):
+        return out
+    m = re.search(
+        r"我(?:现在|目前|已经)?(?:是|是一名|是一个|是个|当|在当)(?:一名|一个|个|名)?(["
+        + _CJK
+        + r"A-Za-z]{0,6}?"
+        + _OCC_ZH
+        + r")(?=[，,。！!；;]|$|呢|哈|啊|吧|的)",
+        t,
+    )
+    if m and not re.search(r"会员|学员|球迷|粉|奴|人$|过敏|新手|高手|老手|小白", m.group(1)):
+        out.append(("profile.work.occupation", m.group(1), False))
+    m = (
+        re.search(r"我(?:现在|目前)?(?:是)?(?:做|干|搞)([" + _CJK + r"A-Za-z]{1,8}?)的", t)
+        or re.search(r"我(?:自己)?开了?(?:一)?(?:家|个|间)([" + _CJK + r"]{1,8})", t)
+        or re.search(r"我(?:现在|目前)?(?:做|干)([" + _CJK + r"]{1,6}?)(?:这行|工作)", t)
+    )
+    if m:
+        out.append(("profile.work.occupation", m.group(1), False))
+    m = re.search(
+        r"(?:我|^)(?:现在|目前|一直)?在(["
+        + _CJK
+        + r"A-Za-z]{1,10}?)(?:工作|上班|实习|当["
+        + _CJK
+        + r"]{1,4}|做["
+        + _CJK
+        + r"]{1,4}|干了|干活)",
+        t,
+    )
+    if m and not re.match(r"家|这|那", m.group(1)):
+        out.append(("profile.work.employer", m.group(1), False))
+    m = re.search(r"我(?:现在|目前)?在(" + _COMPANY_ZH + r")(?=[，,。！!]|$)", t)
+    if m:
+        out.append(("profile.work.employer", m.group(1), False))
+    m = re.search(r"我(?:在|正在)?读(研|博|研究生|博士|大学|本科|大[一二三四]|高中)", t)
+    if m:
+        out.append(("profile.work.occupation", m.group(1) + "学生", False))
+    m = re.search(r"我(?:已经|刚|目前|现在)?(?:退休|退休了|待业|失业了|在家带娃)", t)
+    if m:
+        out.append(("profile.work.occupation", "退休" if "退休" in m.group(0) else m.group(0)[1:], False))
+    m = re.search(r"我(?:一般|平时)?上(夜班|白班|早班|晚班|大夜|三班倒)", t) or re.search(
+        r"(?:我们?|我的)(?:公司|单位)?(?:是|实行|一直是)?(996|997|双休|单休|大小周|弹性工作制|朝九晚五)", t
+    )
+    if m:
+        out.append(("profile.work.schedule", m.group(1), False))
+    if re.search(r"远程|在家办公|居家办公|在家上班|在公司", t) and re.search(
+        r"每周|周[一二三四五六日]|完全|全职|一直|基本上|其他时间|平时", t
+    ):
+        out.append(("profile.work.remote_days", clean(re.sub(r"^我(?:基本上|现在|目前)?", "", t)), False))
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------
+# routines and habits
+
+_FREQ_EN = rx(
+    r"\b(?:every\s+(?:morning|day|night|evening|week|weekend|weekday|monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+    r"other\s+day)|each\s+(?:morning|day|night|evening|way|week)|(?:on\s+)?(?:mondays|tuesdays|wednesdays|thursdays|fridays|"
+    r"saturdays|sundays|weekends|weekdays|workdays)|(?:once|twice|\w+\s+times)\s+a\s+(?:day|week|month)|usually|normally|"
+    r"typically|most\s+(?:days|evenings|mornings|nights|weekends)|daily|nightly|a\s+day|first\s+thing|right\s+after\s+I|"
+    r"before\s+(?:bed|work|sleeping|going\s+to\s+bed)|after\s+(?:work|dinner|lunch)|with\s+(?:breakfast|lunch|dinner)|"
+    r"(?:at|around|by|till|until|after|before)\s+(?:about\s+)?\d+(?:[:.]\d\d)?(?:\s*[ap]\.?m\b\.?)?|at\s+(?:noon|midnight)|on\s+the\s+dot|"
+    r"on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\s+(?:mornings|evenings|nights)|weekends|"
+    r"in\s+the\s+(?:morning|evening)s?|since\s+(?:the\s+new\s+year|january|last\s+\w+))\b"
+)
+_ACT_EN = rx(
+    r"\b(?:wake\s+up|get\s+up|go\s+to\s+(?:bed|sleep|the\s+gym)|up\s+by|asleep|sleep|cycle|bike|run|jog|walk|swim|meditate|"
+    r"journal|read|shop|do\s+(?:my|a)|have\s+(?:my\s+)?(?:lunch|breakfast|dinner|coffee)|eat|call|take|drive|commute|"
+    r"get\s+home|work\s*out|workouts?|pray|stretch|check|skip(?:ping)?|nap|shower|cook|meal\s+prep|walk\s+the\s+dog|"
+    r"lift|train|practi[cs]e|study|go\s+running|go\s+for\s+a|do|play|go)\b"
+)
+_ROUTINE_EN = [
+    rx(
+        r"\bI\s+(?:cycle|bike|drive|walk|commute|ride|take\s+the\s+(?:bus|train|tube|subway|metro|ferry|tram))\s+(?:\w+\s+)?(?:to\s+(?:and\s+from\s+)?(?:work|the\s+office|school)|in\b|into\s+(?:work|town))"
+    ),
+    rx(r"\bmy\s+(?:commute|alarm|morning\s+routine|bedtime|evening\s+routine)\s+(?:is|goes|'s)\b"),
+    rx(r"\bI'm\s+(?:a\s+)?(?:night\s+owl|morning\s+person|early\s+(?:riser|bird))"),
+    rx(r"\bI(?:'ve|\s+have)\s+been\s+(?:skipping|doing|taking|waking|getting|going)\b"),
+]
+
+
+def _routine_en(t: str) -> list[Found]:
+    if not re.search(r"(?i)\b(?:I|I'm|my)\b", t):
+        return []
+    for r in _ROUTINE_EN:
+        if r.search(t):
+            return [("profile.routine", _v(_strip_subject_en(t)), False)]
+    m = re.search(r"(?i)\bI(?:'m)?\b", t)
+    verb = re.search(
+        r"(?i)\bI\s+(?:usually\s+|always\s+|normally\s+|never\s+|generally\s+|typically\s+|often\s+|also\s+)*(?P<v>[a-z]+)\b",
+        t,
+    )
+    present = bool(
+        verb
+        and not re.fullmatch(
+            r"(?i)\w+ed|am|was|were|had|did|went|ate|got|made|took|saw|want|need|would|should|could|might|will|plan|hope|wish|love|like|hate|think|guess|know|mean|have|can|can't|don't",
+            verb.group("v"),
+        )
+    )
+    if m and _FREQ_EN.search(t) and (present or _ACT_EN.search(t[m.start() :])):
+        if re.search(
+            r"(?i)\bI\s+(?:want|need|'d|would|should|could|might|will|plan|hope|wish|tried|went|had|was|did)\b", t
+        ):
+            return []
+        return [("profile.routine", _v(_strip_subject_en(t)), False)]
+    return []
+
+
+def _strip_subject_en(t: str) -> str:
+    return re.sub(r"(?i)^(?:thanks!?\s*)?(?:also,?\s*)?I\s+(?:usually\s+|always\s+)?", "", t)
+
+
+_FREQ_ZH = (
+    r"每天|每晚|每周|每个?周末|每个?月|每[一二三四五六日天]|周[一二三四五六日末](?:[一二三四五六日])*|一般|通常|平时|习惯|"
+    r"基本上|经常|总是|一直是|都是|早上|晚上|睡前|饭后|午饭后|上下班|上班|闹钟"
+)
+_ACT_ZH = (
+    r"睡|起|跑|健身|骑车|开车|坐[" + _CJK + r"]{1,3}上班|练|游|喝|看书|背|打扫|冥想|洗澡|到家|回|闹钟|吃早饭|不吃|买菜|"
+    r"散步|遛狗|午觉|通勤|上班|运动|锻炼|做饭"
+)
+
+
+def _routine_zh(t: str) -> list[Found]:
+    if "我" not in t or _REQUEST_ZH.search(t) or re.search(r"我(?:说|是说|的意思)", t):
+        return []
+    if re.search(
+        r"我(?:骑车|开车|坐(?:公交|地铁|轮渡|班车|高铁|火车)|走路|步行)(?:上下班|上班|去公司|通勤)", t
+    ) or re.search(r"我的闹钟|养成(?:了)?习惯", t):
+        return [("profile.routine", clean(re.sub(r"^我(?:的)?", "", t)), False)]
+    if re.search(r"(?<!冥)想|打算|准备|应该|要不要", t):
+        return []
+    if re.search(
+        r"我[^，,。]{0,4}?(?:每天|每晚|每周|每个?(?:周末|月|星期|礼拜)|每[一二三四五六日]|周[一二三四五六日末](?:[一二三四五六日])*(?:早上|上午|下午|晚上)?|固定|准时)",
+        t,
+    ) and not re.search(_LIMIT_ZH, t):
+        return [("profile.routine", clean(re.sub(r"^(?:我(?:一般|通常|平时)?)", "", t)), False)]
+    if re.search(_FREQ_ZH, t) and re.search(_ACT_ZH, t):
+        return [("profile.routine", clean(re.sub(r"^(?:我(?:一般|通常|平时)?)", "", t)), False)]
+    return []
+
+
+# ----------------------------------------------------------------------------------------------------
+# devices, tools, OS
+
+_PRODUCT_EN = (
+    r"(?:MacBook(?:\s+(?:Air|Pro))?(?:\s+M\d)?|iMac|Mac\s+mini|Mac|iPhone(?:\s+\d+(?:\s+Pro)?)?|iPad(?:\s+(?:Pro|Air|mini))?|"
+    r"Android(?:\s+\d+)?|Pixel(?:\s+\d+)?|Samsung(?:\s+Galaxy)?|Galaxy(?:\s+\w+)?|OnePlus|Xiaomi|Huawei|Linux|Ubuntu|Fedora|Debian|"
+    r"Arch|Mint|Windows(?:\s+\d+)?|Chromebook|ChromeOS|ThinkPad|Dell|XPS|HP|Lenovo|Surface(?:\s+\w+)?|Kindle|Kobo|Obsidian|"
+    r"Notion|Evernote|OneNote|Bear|Chrome|Firefox|Safari|Edge|Brave|Opera|VS\s*Code|Visual\s+Studio|Vim|Neovim|Emacs|"
+    r"PyCharm|IntelliJ|Sublime|Excel|Google\s+Sheets|Google\s+Docs|Google\s+Drive|Word|Outlook|Gmail|Apple\s+Watch|Fitbit|"
+    r"Garmin|Oura|Whoop|1Password|LastPass|Bitwarden|Steam\s+Deck|PS5|PlayStation(?:\s+\d)?|Xbox|Nintendo\s+Switch|Switch|"
+    r"Google\s+Home|Alexa|Echo|Sonos|Slack|Todoist|Trello|Asana|Things|Spotify|AirPods|Roku|Apple\s+TV|Fire\s+TV|iOS|macOS)"
+)
+_DEVICES_EN = [
+    rx(
+        r"\b(?:I|we)(?:'m|\s+am|'ve|\s+have)?\s+(?:\w+\s+){0,3}?(?:use|using|on|have|got|wear|code\s+in|write\s+in|read\s+on|"
+        r"work\s+on|switched\s+to|run|running|take\s+(?:all\s+)?(?:of\s+)?my\s+notes\s+in|do\s+(?:most\s+of\s+|all\s+of\s+)?my\s+\w+\s+(?:in|on)|"
+        r"an?)\s+(?:an?\s+|the\s+|my\s+)?(?P<p>(?-i:" + _PRODUCT_EN + r"))\b(?P<tail>(?:\s+(?-i:[A-Z0-9][\w+]*)){0,2})"
+    ),
+    rx(r"^(?:for\s+\w+\s*,?\s*)?I\s+(?:\w+\s+){0,2}?use\s+(?:the\s+)?(?P<p>(?-i:[A-Z][\w+]*(?:\s+[A-Z][\w+]*)?))"),
+    rx(
+        r"^(?P<p>(?-i:"
+        + _PRODUCT_EN
+        + r"))\s+is\s+my\s+(?:browser|editor|phone|laptop|OS|main\s+\w+|go-to|daily\s+driver|computer)"
+    ),
+    rx(
+        r"\b(?:my|our)\s+(?:main\s+|work\s+)?(?:machine|computer|laptop|phone|PC|desktop|tablet|watch|browser|editor|TV|e-reader|setup)(?:'s|\s+is|\s+runs|\s+uses)\s+(?:an?\s+)?(?P<p>[^,.;!]+)"
+    ),
+    rx(
+        r"\bI\s+(?:\w+\s+)?(?:edit|manage|keep|track|write|store|organi[sz]e|plan|do|sync|back\s+up)\s+(?:all\s+)?my\s+[\w\s]{2,20}?\s+(?:in|on|with)\s+(?:the\s+)?(?P<p>(?-i:[A-Z][\w+]*(?:\s+[A-Z][\w+]*)?))"
+    ),
+    rx(
+        r"^(?P<p>(?-i:[A-Z][\w+]*(?:\s+[A-Z][\w+]*)?))\s+is\s+my\s+(?:browser|editor|phone|laptop|OS|main\s+\w+|go-to\s+\w+|daily\s+driver|computer|note-taking\s+app|password\s+manager|calendar|email\s+client|\w+\s+app)\b"
+    ),
+    rx(r"\beverything\s+I\s+do\s+is\s+on\s+an?\s+(?P<p>[^,.;!]+)"),
+]
+
+
+def _devices_en(t: str) -> list[Found]:
+    for r in _DEVICES_EN:
+        m = r.search(t)
+        if m:
+            p = (m.group("p") + (m.groupdict().get("tail") or "")).strip()
+            if re.fullmatch(r"(?i)I|It|The|This|That|A|An", p):
+                continue
+            return [("profile.devices", _v(p), False)]
+    return []
+
+
+_PRODUCT_ZH = (
+    r"(?:苹果(?:电脑|手机|手表)?|华为(?:手机|手表|MatePad|平板)?|小米(?:手机|手环|\d+)?|荣耀|OPPO|vivo|三星|联想|鸿蒙|安卓|"
+    r"印象笔记|有道云笔记|微信读书|网易云(?:音乐)?|QQ音乐|石墨文档|腾讯文档|飞书|钉钉|滴答清单|小爱音箱|天猫精灵|"
+    r"[A-Za-z][\w. +-]*)"
+)
+
+
+def _devices_zh(t: str) -> list[Found]:
+    if ("我" not in t and not t.startswith("家里")) or re.search(r"(?:帮我|给我|替我|请|你)用", t):
+        return []
+    pats = [
+        r"^(?:家里|家里的)(?:手机|电脑|平板|笔记本|手表|电视|音箱)(?:是|用的是|用的)([^，,。！!？?；;]{1,20})",
+        r"(?:手机|电脑|平板|笔记本|手表)(?:[和、]?(?:手机|电脑|平板|笔记本|手表))+都是([^，,。！!？?；;]{1,10})",
+        r"我(?:的)?(?:工作|家里的?|平时用的|现在的?)?(?:手机|电脑|平板|笔记本|手表|电视|音箱|系统|耳机|路由器)(?:系统)?(?:是|用的是|用的)([^，,。！!？?；;]{1,20})",
+        r"我(?:平时|一直|现在|都|也|主要|基本)*(?:用|戴|在用|使用)(?:的是|的)?(" + _PRODUCT_ZH + r")",
+        r"我[" + _CJK + r"]{1,5}?(?:都|一般|主要)?用(?:的是|的)?(" + _PRODUCT_ZH + r")",
+        r"我家(?:里)?有(?:个|一个|台|一台)(" + _PRODUCT_ZH + r"|[" + _CJK + r"]{0,4}(?:音箱|电视|机器人|投影仪))",
+    ]
+    for p in pats:
+        m = re.search(p, t)
+        if m:
+            v = clean(re.sub(r"(?:系统)?的?$", "", m.group(1)))
+            if v:
+                return [("profile.devices", v, False)]
+    return []
+
+
+# ----------------------------------------------------------------------------------------------------
+# travel
+
+_AIRLINE_EN = (
+    r"(?:KLM|Delta|United|American(?:\s+Airlines)?|Southwest|JetBlue|Alaska(?:\s+Airlines)?|Lufthansa|British\s+Airways|BA|"
+    r"Air\s+France|Emirates|Qatar(?:\s+Airways)?|Singapore\s+Airlines|Cathay(?:\s+Pacific)?|ANA|JAL|Ryanair|easyJet|Wizz(?:\s+Air)?|"
+    r"Air\s+Canada|Qantas|Turkish(?:\s+Airlines)?|Iberia|Virgin(?:\s+Atlantic)?|SAS|Finnair|Swiss|Aer\s+Lingus|Etihad|"
+    r"Korean\s+Air|Air\s+China|Frontier|Spirit)"
+)
+_TRAVEL_EN: list[tuple[re.Pattern[str], str]] = [
+    (
+        rx(
+            r"\b(?P<v>window|aisle)\s+seats?\b|\b(?P<v2>front\s+of\s+the\s+plane|bul"
+            r"khead(?:\s+seats?)?|exit[- ]row(?:\s+seats?)?)\b"
+        ),
+        "preference.travel.seat",
+    ),
+    (rx(r"\b(?P<v>economy|premium\s+economy|business\s+class|first\s+class)\b"), "preference.travel.cabin"),
+    (
+        rx(r"\b(?:avoid|never\s+fly|won't\s+fly|hate\s+flying)\s+(?:with\s+)?(?P<v>(?-i:" + _AIRLINE_EN + r"))"),
+        "preference.travel.avoid_airline",
+    ),
+    (
+        rx(
+            r"\b(?:fly|flying|flew|loyal\s+to)\s+(?:with\s+)?(?P<v>(?-i:"
+            + _AIRLINE_EN
+            + r"))\b|\b(?P<v2>(?-i:"
+            + _AIRLINE_EN
+            + r"))\s+(?:SkyMiles|Miles|frequent\s+flyer|member|loyalist|status)"
+        ),
+        "preference.travel.airline",
+    ),
+    (
+        rx(
+            r"\b(?P<v>(?:Star\s+Alliance|oneworld|SkyTeam)(?:\s+\w+)?|(?-i:[A-Z][\w]+)(?:\s+(?-i:[A-Z][\w]+))?\s+(?:Gold|Silver|Platinum|Diamond|Elite)\s+member)\b"
+        ),
+        "preference.travel.loyalty",
+    ),
+    (
+        rx(
+            r"\b(?P<v>(?:Marriott|Hilton|Hyatt|IHG|Accor|Holiday\s+Inn|Four\s+Seasons)s?|Airbnbs?|boutique\s+hotels?|hostels?|B&Bs?|all-inclusive(?:\s+resorts?)?|resorts?|guesthouses?|capsule\s+hotels?)\b"
+        ),
+        "preference.travel.hotel",
+    ),
+    (
+        rx(
+            r"\b(?P<v>(?:high|low|top)\s+floor|non-smoking\s+rooms?|ocean\s+view|sea\s+view|quiet\s+room|king\s+bed|accessible\s+room)\b"
+        ),
+        "preference.travel.room",
+    ),
+    (
+        rx(
+            r"^(?=.*\b(?:over|than|prefer|rather|love|like|usually|always|travel)\b).*?\b(?P<v>trains?\s+over\s+planes|(?:overnight\s+|night\s+|sleeper\s+)?trains?|road\s+trips?|driving|rent\s+a\s+car|rental\s+cars?)\b"
+        ),
+        "preference.travel.mode",
+    ),
+    (
+        rx(
+            r"\b(?P<v>(?:near|close\s+to|in)\s+the\s+(?:city\s+cent(?:re|er)|cent(?:re|er)|downtown|old\s+town|beach|airport|station))\b(?=.*\b(?:stay|staying|hotel|travel)\b)"
+        ),
+        "preference.travel.hotel_location",
+    ),
+    (rx(r"\b(?P<v>carry-on\s+only|carry-on|hand\s+luggage\s+only|pack\s+light)\b"), "preference.travel.luggage"),
+    (
+        rx(
+            r"\b(?P<v>direct\s+flights?|non-?stop|layovers?|red-?eye(?:\s+flights?)?|connections|(?:early\s+morning|morning|evening|overnight|late|afternoon)\s+flights?)\b"
+        ),
+        "preference.travel.flights",
+    ),
+    (rx(r"\b(?P<v>slow\s+travel|travel\s+slow|slow)\b(?=.*\b(?:travel|place|week)\b)"), "preference.travel.pace"),
+    (
+        rx(r"\b(?P<v>TSA\s+PreCheck|Global\s+Entry|PreCheck|(?-i:CLEAR)|lounge\s+access|Priority\s+Pass)\b"),
+        "preference.travel.programs",
+    ),
+]
+_FEAR_EN = rx(
+    r"\b(?P<v>afraid\s+of\s+(?:heights|flying|boats|water|the\s+sea)|scared\s+of\s+(?:flying|heights|boats)|fear\s+of\s+(?:flying|heights)|"
+    r"nervous\s+(?:about|when)\s+(?:driving|flying)[\w\s]*|anxious\s+(?:about|when)\s+(?:flying|driving)[\w\s]*|"
+    r"motion\s+sickness[\w\s]*|seasick|carsick|airsick|travel\s+sick|claustrophobic[\w\s]*|vertigo|"
+    r"(?:terrified|petrified|frightened|scared|afraid)\s+of\s+(?:flying|heights|boats|water|turbulence|driving|\w+)|"
+    r"(?:nervous|anxious|scared|terrified)\s+flyer|turbulence\s+freaks\s+me\s+out|"
+    r"fear\s+of\s+\w+)\b"
+)
+_TRAVEL_CUE_EN = rx(
+    r"\b(?:I|I'm|I'd|my|me|we|our)\b|^(?:front|non-smoking|window|aisle|bulkhead|direct|carry-on)|\bfor\s+me\b|\bonly,?\s+always\b"
+)
+
+
+def _travel_en(t: str) -> list[Found]:
+    if not _TRAVEL_CUE_EN.search(t):
+        return []
+    out: list[Found] = []
+    if not re.search(
+        r"(?i)\b(?:prefer|like|love|hate|avoid|always|usually|only|rather|go-to|for\s+me|member|have|try|book|stay|fly|want|need|"
+        r"possible|whenever|no\s+need|afraid|nervous|scared|sick|claustrophobic|get|I'm|travel)\b",
+        t,
+    ):
+        return out
+    m = _FEAR_EN.search(t)
+    if m and re.search(r"(?i)\bI(?:'m|\s+am|\s+get|\s+have|'ve)\b", t):
+        out.append(("profile.travel_fears", _v(m.group("v")), False))
+    elif re.search(
+        r"(?i)\bwhen\s+I\s+travel\b|\bwhen\s+travel(?:l)?ing\b|\bon\s+(?:trips|holiday|vacation)\b", t
+    ) and re.search(r"(?i)\bI\s+(?:\w+\s+)?(?:like|love|prefer|always|usually|try|avoid|never)\b", t):
+        out.append(("preference.travel.style", _v(_strip_subject_en(t)), False))
+    for r, attr in _TRAVEL_EN:
+        m = r.search(t)
+        if m:
+            v = m.group("v") or m.groupdict().get("v2") or ""
+            if attr == "preference.travel.seat":
+                v = re.sub(r"(?i)\s+seats?$", "", v) + ("" if "front" in v.casefold() else " seat")
+            if attr == "preference.travel.flights" and re.search(r"(?i)hate|avoid|rather\s+avoid|no\b", t):
+                v = "direct flights" if re.search(r"(?i)layover|connection", v) else "no " + v
+            out.append((attr, _v(v), False))
+            break
+    return out
+
+
+_TRAVEL_ZH: list[tuple[str, str]] = [
+    (r"(靠窗|靠过道|过道|靠走廊|前排|后排|紧急出口|一等座|二等座|商务座|下铺|上铺|卧铺)", "preference.travel.seat"),
+    (r"(经济舱|商务舱|头等舱|超级经济舱)", "preference.travel.cabin"),
+    (r"(国航|东航|南航|海航|川航|厦航|春秋航空|春秋|吉祥|深航|山航|国泰|新航|全日空)", "preference.travel.airline"),
+    (
+        r"(全季|汉庭|如家|亚朵|万豪|希尔顿|洲际|凯悦|喜来登|民宿|青旅|青年旅舍|快捷酒店|五星级酒店)",
+        "preference.travel.hotel",
+    ),
+    (r"(无烟房|高楼层|大床房|海景房)", "preference.travel.room"),
+    (r"(自驾|高铁|火车|坐船)(?!.*(?:晕|怕))", "preference.travel.mode"),
+    (r"(只带登机箱|登机箱|轻装)", "preference.travel.luggage"),
+    (r"(直飞|转机|红眼航班)", "preference.travel.flights"),
+    (r"(慢节奏|慢旅行|特种兵|自由行|跟团|穷游|自驾游)", "preference.travel.pace"),
+    (r"住[^，,。]{0,4}?(市中心|景区附近|机场附近|地铁站附近|海边|市区)", "preference.travel.hotel_location"),
+    (r"(早班机|晚班机|红眼航班|夜班车|早班车)", "preference.travel.flights"),
+    (r"(廉航)", "preference.travel.avoid_airline"),
+    (r"(携程|飞猪|去哪儿|同程|Booking|Agoda)", "preference.travel.booking"),
+]
+_FEAR_ZH = r"(晕车|晕船|晕机|恐高|幽闭|坐船会晕|坐车会晕|怕(?:坐)?(?:飞机|船|颠簸|高|坐船)|耳朵(?:会)?疼|耳压)"
+
+
+def _travel_zh(t: str) -> list[Found]:
+    if "我" not in t:
+        return []
+    out: list[Found] = []
+    m = re.search(_FEAR_ZH, t)
+    if m:
+        out.append(("profile.travel_fears", m.group(1), False))
+    if re.search(r"坐|飞|住|订|选|喜欢|习惯|一般|出门|出差|旅游|会员|要|带|用|玩", t):
+        for p, attr in _TRAVEL_ZH:
+            m = re.search(p, t)
+            if m:
+                v = m.group(1)
+                if attr == "preference.travel.flights" and "转机" in v:
+                    v = "直飞"
+                out.append((attr, v, False))
+                break
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------
+# dates
+
+_MONTH = (
+    r"(?:January|February|March|April|May|June|July|August|September|October"
+    r"|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.?"
+)
+_DATE_EN = (
+    r"(?:"
+    + _MONTH
+    + r"\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?|(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?"
+    + _MONTH
+    + r"(?:,?\s+\d{4})?|"
+    r"\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?|the\s+\d{1,2}(?:st|nd|rd|th)|Christmas(?:\s+(?:Eve|Day))?|New\s+Year's(?:\s+(?:Eve|Day))?|"
+    r"Valentine's(?:\s+Day)?|Boxing\s+Day|Halloween|Independence\s+Day|St\.?\s+Patrick's\s+Day|Easter|Thanksgiving)"
+)
+_DATE_NOUN_EN = rx(
+    r"\b(?:turns\s+\d+|adoption\s+day|gotcha\s+day|celebrate|birthday|b-?day|anniversary|born|sobriety\s+date|wedding\s+day|name\s+day|got\s+married|started\s+dating|house-?iversary|moved\s+into|passing|baby)\b"
+)
+_DATE_ZH = (
+    r"(?:(?:农历|阴历|阳历|公历)?(?:\d{4}年)?(?:\d{1,2}|[一二三四五六七八九十正腊冬]{1,3})月(?:\d{1,2}|[一二三四五六七八九十廿初]{1,3})(?:日|号)?|"
+    r"(?:正|腊|冬)月初?[一二三四五六七八九十廿]{1,3}|初[一二三四五六七八九十]|七夕|双十一|双十二|儿童节|劳动节|教师节|妇女节|光棍节|春节|元宵节?|中秋节?|除夕|国庆节?|愚人节|情人节|圣诞节?|端午节?|元旦|"
+    r"\d{1,2}[./]\d{1,2})"
+)
+_DATE_NOUN_ZH = r"生日|纪念日|忌日|出生|生的|领证|领的证|在一起的|结婚|结的婚|认识的|搬进"
+
+
+def _dates(t: str, lang_zh: bool) -> list[Found]:
+    if lang_zh:
+        if "我" not in t or not re.search(_DATE_NOUN_ZH, t):
+            return []
+        m = re.search(_DATE_ZH, t)
+        if not m:
+            return []
+        who = re.search(
+            r"我(?:的|们的?|家)?(" + _REL_ZH + r"|俩孩子|两个孩子)?(?:的)?(生日|[" + _CJK + r"]{0,4}纪念日|忌日)", t
+        )
+        label = (who.group(1) or "") + (who.group(2) if who else "") if who else re.search(_DATE_NOUN_ZH, t).group(0)  # type: ignore[union-attr]
+        return [("profile.dates", f"{label or '纪念日'}: {m.group(0)}", False)]
+    if not _DATE_NOUN_EN.search(t):
+        return []
+    m = re.search(_DATE_EN, t, re.I)
+    if not m:
+        return []
+    if not re.search(r"(?i)\b(?:my|our|I|I'm|we|me)\b|^(?:\w+'s|b-?day)", t):
+        return []
+    who = re.search(
+        r"(?i)\b((?:my|our)\s+(?:[\w-]+(?:'s?)?\s+){0,2}?(?:birthday|b-?day|anniversary|sobriety\s+date|wedding\s+day))",
+        t,
+    ) or re.search(r"(?i)^([\w-]+'s?\s+birthday)", t)
+    label = who.group(1) if who else ("birthday" if re.search(r"(?i)born|birthday|b-?day|baby", t) else "anniversary")
+    return [("profile.dates", f"{label}: {m.group(0)}", False)]
+
+
+# ----------------------------------------------------------------------------------------------------
+# budgets and spending limits
+
+_AMOUNT_EN = rx(
+    r"(?:[$£€¥]\s?\d[\d,.]*k?|\b\d[\d,.]*\s*(?:dollars|bucks|quid|euros?|pounds|CHF|USD|EUR|GBP|yen|yuan|RMB|kr|francs)\b)"
+)
+_LIMIT_EN = rx(
+    r"\b(?:under|below|less\s+than|no\s+more\s+than|not\s+more\s+than|more\s+than|up\s+to|at\s+most|max(?:imum)?|tops|cap|"
+    r"limit|budget|around|about|afford|stick\s+to|keep|allow\s+myself|the\s+most|spend|spending|pay|got\s+about|fine\s+spending|"
+    r"over|too\s+much|set\s+aside|put\s+aside|earmark)\b"
+)
+_CATEGORIES: list[tuple[str, str]] = [
+    (r"hotel|night\b|airbnb|room|民宿|酒店|住|一晚", "hotel"),
+    (r"gift|present|礼物|随礼|份子", "gifts"),
+    (r"grocer|买菜|超市", "groceries"),
+    (r"rent\b|房租|租房", "rent"),
+    (r"dinner|lunch|restaurant|dining|meal|takeaway|takeout|eat(?:ing)?\s+out|吃饭|聚餐|外卖|午饭|晚饭", "dining"),
+    (r"flight|travel|trip|vacation|holiday|旅游|旅行|机票|出去玩|出游", "travel"),
+    (r"laptop|computer|phone\b|tablet|电脑|手机|平板", "electronics"),
+    (r"cloth|shoes|衣服|鞋|包", "clothing"),
+    (r"book|书", "books"),
+    (r"coffee|cocktail|drink|beer|wine|咖啡|奶茶|酒", "drinks"),
+    (r"gym|fitness|健身", "fitness"),
+    (r"car\s+rental|rental\s+car|租车", "car_rental"),
+    (r"concert|ticket|演唱会|门票|电影", "entertainment"),
+    (r"phone\s+bill|话费", "phone_bill"),
+    (r"amazon|online|网购|淘宝", "shopping"),
+    (r"化妆品|护肤|makeup|cosmetic", "cosmetics"),
+    (r"furniture|家具", "furniture"),
+    (r"兴趣班|课|class|lesson|tuition", "classes"),
+    (r"flower|花", "flowers"),
+    (r"hobb|爱好", "hobbies"),
+    (r"打车|taxi|uber|cab", "transport"),
+    (r"订阅|subscription", "subscriptions"),
+    (r"零花钱|生活费|娱乐|extra|fun\s+money|pocket", "monthly"),
+    (r"month|每月|每个月|一个月", "monthly"),
+]
+
+
+def _category(t: str) -> str:
+    for p, cat in _CATEGORIES:
+        if re.search(p, t, re.I):
+            return cat
+    return "general"
+
+
+def _budget_en(t: str) -> list[Found]:
+    m = _AMOUNT_EN.search(t)
+    if not m or not _LIMIT_EN.search(t):
+        return []
+    if not (
+        _FIRST_EN.search(t)
+        or re.match(
+            r"(?i)^(?:please\s+)?keep\b|^for\s+\w+|^[\w\s]{2,20}:\s*(?:max|under|up\s+to|no\s+more\s+than|budget)", t
+        )
+    ):
+        return []
+    if re.search(
+        r"(?i)\b(?:spent|paid|cost\s+me|was|were|costs?|bill\s+at|tip|calculate|convert)\b", t
+    ) and not re.search(r"(?i)budget|won't|don't|no\s+more", t):
+        return []
+    cat = _category(t)
+    return [(f"preference.budget.{cat}", _budget_value(t, m), False)]
+
+
+def _budget_value(t: str, m: re.Match[str]) -> str:
+    tail = t[m.start() :]
+    tail = re.split(r"[,.;!?](?!\d)", tail, maxsplit=1)[0]
+    lead = re.search(
+        r"(?i)\b(under|below|less\s+than|no\s+more\s+than|up\s+to|at\s+most|around|about)\s*$", t[: m.start()]
+    )
+    return clean(((lead.group(1) + " ") if lead else "") + tail)
+
+
+_NUM_ZH = r"(?:\d[\d,.]*|[一二两三四五六七八九十百千万零]+)(?:块钱?|元|块|k|K|w|万)?"
+_LIMIT_ZH = (
+    r"零花钱|生活费|超过|接受|大概[^，,。]{0,3}[块元]|预算|不超过|不想花超过|以内|之内|最多|控制在|左右|到顶|封顶|上限|"
+    r"一般花|给自己留|不考虑|人均|一般给|一晚|不超|顶多"
+)
+_MONEY_ZH = (
+    r"费|票|外卖|一顿|开销|打车|订阅|会员|酒店|机票|预算|花|买|消费|价|钱|块|元|礼|住|一晚|房租|吃饭|零花|网购|随礼|人均"
+    r"|AA|不考虑|喝|旅游|健身卡|兴趣班|化妆品|家具|鞋|衣服|咖啡|奶茶"
+)
+
+
+def _budget_zh(t: str) -> list[Found]:
+    if not re.search(_LIMIT_ZH, t) or not re.search(_MONEY_ZH, t):
+        return []
+    m = None
+    for c in re.finditer(
+        r"(?<![一二两三四五六七八九十百千万\d])"
+        + _NUM_ZH
+        + r"(?![\d]*(?:字|句|分钟|小时|个字|条|页|公里|斤|岁|度|点|号|月|年|天|次|%|倍|人|口|件|只|个|周))",
+        t,
+    ):
+        if re.search(
+            r"\d{2,}|[二两三四五六七八九十][十百千万]|[百千万]|[一二两三四五六七八九]{2}百|[一二两三四五六七八九][百千]",
+            c.group(0),
+        ):
+            m = c
+            break
+    if m is None:
+        return []
+    if re.search(r"多少|几|吗", t):
+        return []
+    return [(f"preference.budget.{_category(t)}", clean(t[max(0, m.start() - 6) : m.end() + 4]), False)]
+
+
+# ----------------------------------------------------------------------------------------------------
+# accessibility
+
+_ACCESS_EN = rx(
+    r"\b(?:hard\s+of\s+hearing|deaf|hearing\s+aids?|cochlear|wheelchair|mobility\s+scooter|crutches|walking\s+stick|cane|"
+    r"large\s+(?:text|print|font)|font\s+size|small\s+print|eyesight|low\s+vision|visually\s+impaired|partially\s+sighted|"
+    r"blind|colou?r[- ]?blind|screen\s+reader|ADHD|autis(?:m|tic)|dyslexi[ac]|dyspraxi[ac]|epilep(?:sy|tic)|seizures|"
+    r"tremor|tinnitus|chronic\s+\w+|step-free|stairs|reduced\s+motion|captions|subtitles|nonverbal|non-verbal|dictation|"
+    r"amputee|prosthe\w+|brain\s+injury|memory\s+problems|multiple\s+sclerosis|arthritis|accessible\s+room|roll-in\s+shower|"
+    r"BSL|dizzy|can't\s+(?:hear|see|read|follow\s+audio|stand\s+for\s+long|walk\s+(?:far|long))|mobility\s+issues?|"
+    r"disabilit(?:y|ies)|disabled|limited\s+mobility|photosensitive|migraines?\s+from\s+screens|VoiceOver|TalkBack|"
+    r"magnifier|dark\s+mode|bright\s+screens?|hurt\s+my\s+eyes|light\s+sensitiv\w+|processing\s+disorder|"
+    r"\w+\s+disorder|sign\s+language)\b"
+)
+_ACCESS_ZH = (
+    r"听力|耳聋|失聪|听不见|听不清|助听器|人工耳蜗|色弱|色盲|视力|眼睛不好|弱视|低视力|青光眼|白内障|读屏|盲人|大字|字体|字要大|"
+    r"多动症|注意力缺陷|自闭症|孤独症|阅读障碍|读写障碍|手抖|帕金森|耳鸣|拐杖|轮椅|助行器|不能久坐|不能久站|走不了|不能走太久|"
+    r"关节炎|强光|深色模式|字幕|手不方便|不方便|语音输入|认知障碍|记性不好|无障碍|慢性疲劳|癫痫|截肢|假肢|偏瘫|残疾|腰椎间盘|"
+    r"眼睛花|老花|小字|看不清|聋人|聋|全盲|失明|语音助手|头晕|晕眩|动画"
+)
+
+
+def _access(t: str, lang_zh: bool) -> list[Found]:
+    if lang_zh:
+        if "我" not in t:
+            return []
+        m = re.search(_ACCESS_ZH, t)
+        return (
+            [
+                (
+                    "profile.accessibility",
+                    clean(re.sub(r"^我(?:是|有|的)?", "", re.split(r"[，,]", t)[0])) or m.group(0),
+                    False,
+                )
+            ]
+            if m
+            else []
+        )
+    m = _ACCESS_EN.search(t)
+    if not m or not re.search(r"(?i)\b(?:I|I'm|I've|my|me)\b", t):
+        return []
+    if re.search(
+        r"(?i)\bmy\s+(?:\w+\s+)?(?:friend|mom|dad|son|daughter|kid|wife|husband|colleague|intern|grandma|grandpa)\b", t
+    ):
+        return []
+    return [("profile.accessibility", _v(m.group(0)) if len(t) > 80 else _v(_strip_subject_en(t)), False)]
+
+
+# ----------------------------------------------------------------------------------------------------
+# languages spoken (not the language to answer in: `preference.language`)
+
+_LANG_EN: dict[str, str] = {
+    "english": "English",
+    "mandarin": "Mandarin",
+    "chinese": "Chinese",
+    "cantonese": "Cantonese",
+    "japanese": "Japanese",
+    "korean": "Korean",
+    "french": "French",
+    "german": "German",
+    "spanish": "Spanish",
+    "portuguese": "Portuguese",
+    "italian": "Italian",
+    "russian": "Russian",
+    "dutch": "Dutch",
+    "swedish": "Swedish",
+    "norwegian": "Norwegian",
+    "danish": "Danish",
+    "finnish": "Finnish",
+    "polish": "Polish",
+    "czech": "Czech",
+    "slovak": "Slovak",
+    "hungarian": "Hungarian",
+    "romanian": "Romanian",
+    "bulgarian": "Bulgarian",
+    "greek": "Greek",
+    "turkish": "Turkish",
+    "ukrainian": "Ukrainian",
+    "arabic": "Arabic",
+    "hebrew": "Hebrew",
+    "persian": "Persian",
+    "farsi": "Persian",
+    "hindi": "Hindi",
+    "urdu": "Urdu",
+    "bengali": "Bengali",
+    "punjabi": "Punjabi",
+    "tamil": "Tamil",
+    "telugu": "Telugu",
+    "vietnamese": "Vietnamese",
+    "thai": "Thai",
+    "indonesian": "Indonesian",
+    "malay": "Malay",
+    "tagalog": "Tagalog",
+    "filipino": "Filipino",
+    "swahili": "Swahili",
+    "irish": "Irish",
+    "welsh": "Welsh",
+    "latin": "Latin",
+    "catalan": "Catalan",
+    "basque": "Basque",
+    "croatian": "Croatian",
+    "serbian": "Serbian",
+    "icelandic": "Icelandic",
+    "yoruba": "Yoruba",
+    "amharic": "Amharic",
+    "zulu": "Zulu",
+    "afrikaans": "Afrikaans",
+    "esperanto": "Esperanto",
+    "asl": "ASL",
+    "bsl": "BSL",
+    "sign language": "sign language",
+    "hokkien": "Hokkien",
+    "gaelic": "Gaelic",
+    "nepali": "Nepali",
+}
+_LANG_ALT_EN = "|".join(sorted((re.escape(k) for k in _LANG_EN), key=len, reverse=True))
+_LVL_EN = (
+    r"(?:fluent|some|a\s+little|a\s+bit\s+of|basic|decent|conversational|bro"
+    r"ken|good|native|passable|rusty|okay|ok|poor|limited|intermediate|advan"
+    r"ced)"
+)
+_LANGS_EN: list[tuple[re.Pattern[str], str | None]] = [
+    (
+        rx(
+            r"\bI\s+(?:\w+\s+){0,2}?(?:speak|sign|understand)\s+(?P<lvl>"
+            + _LVL_EN
+            + r"\s+)?(?P<lang>"
+            + _LANG_ALT_EN
+            + r")\b(?P<tail>\s+fluently)?"
+        ),
+        None,
+    ),
+    (
+        rx(
+            r"\bI\s+(?:can|could)\s+(?P<lvl>get\s+by|read|speak|understand|write|manage|hold\s+a\s+conversation)\s+(?:in\s+)?(?:some\s+|a\s+little\s+)?(?P<lang>"
+            + _LANG_ALT_EN
+            + r")\b"
+        ),
+        None,
+    ),
+    (
+        rx(
+            r"\bmy\s+(?P<lang>"
+            + _LANG_ALT_EN
+            + r")(?:\s+is|'s)\s+(?:\w+\s+){0,3}?(?P<lvl>basic|rusty|good|decent|fluent"
+            r"|ok(?:ay)?|poor|terrible|bad|limited|intermediate|advanced|beginner|na"
+            r"tive|[ABC][12]|N[1-5]|HSK\s*\d|conversational|passable|not\s+great|pre"
+            r"tty\s+good)\b"
+        ),
+        None,
+    ),
+    (
+        rx(
+            r"\b(?P<lang>" + _LANG_ALT_EN + r")\s+is\s+my\s+(?P<lvl>mother\s+tongue|first\s+language|native\s+langua"
+            r"ge|second\s+language|third\s+language|home\s+language)"
+        ),
+        None,
+    ),
+    (
+        rx(r"\bmy\s+(?P<lvl>native|first|mother|home)\s+(?:language|tongue)\s+is\s+(?P<lang>" + _LANG_ALT_EN + r")\b"),
+        None,
+    ),
+    (rx(r"\b(?P<lvl>native)\s+(?P<lang>" + _LANG_ALT_EN + r")\s+speaker"), None),
+    (
+        rx(
+            r"\b(?P<lvl>fluent|conversational|proficient|intermediate|advanced|native|decent|rusty|[ABC][12]|N[1-5]|bilingual|trilingual)\s+in\s+(?P<lang>"
+            + _LANG_ALT_EN
+            + r"(?:\s+and\s+(?:"
+            + _LANG_ALT_EN
+            + r"))?)\b"
+        ),
+        None,
+    ),
+    (
+        rx(
+            r"\bI\s+know\s+(?P<lvl>a\s+little|some|a\s+bit\s+of|basic|a\s+few\s+words\s+of)?\s*(?P<lang>"
+            + _LANG_ALT_EN
+            + r")\b"
+        ),
+        None,
+    ),
+    (
+        rx(
+            r"\bI(?:'m|\s+am|'ve\s+been|\s+have\s+been)\s+(?:\w+\s+){0,2}?(?P<lvl>learning|studying|taking|trying\s+to\s+learn)\s+(?P<lang>"
+            + _LANG_ALT_EN
+            + r")\b"
+        ),
+        None,
+    ),
+    (rx(r"\b(?P<lvl>beginner|newbie|novice)\s+(?:at|in|with)\s+(?P<lang>" + _LANG_ALT_EN + r")\b"), None),
+    (
+        rx(
+            r"\bI\s+(?:have|'ve\s+got)\s+(?P<lvl>basic|some|decent|a\s+little|conversational|good)\s+(?P<lang>"
+            + _LANG_ALT_EN
+            + r")\b"
+        ),
+        None,
+    ),
+    (rx(r"\bgrew\s+up\s+(?P<lvl>speaking)\s+(?P<lang>" + _LANG_ALT_EN + r")\b"), "native"),
+    (rx(r"\bI\s+(?P<lvl>took|studied|learned|learnt)\s+(?P<lang>" + _LANG_ALT_EN + r")\s+(?:in|at|for)\b"), None),
+    (rx(r"\bwe\s+(?P<lvl>speak)\s+(?P<lang>" + _LANG_ALT_EN + r")\s+at\s+home"), "at home"),
+]
+_LEVEL_WORD = {
+    "get by": "can get by",
+    "speaking": "native",
+    "mother tongue": "native",
+    "first language": "native",
+    "native language": "native",
+    "learning": "learning",
+    "studying": "learning",
+    "taking": "learning",
+    "took": "studied",
+    "trying to learn": "learning",
+    "studied": "studied",
+    "learned": "studied",
+    "learnt": "studied",
+    "beginner": "beginner",
+    "newbie": "beginner",
+    "novice": "beginner",
+    "mother": "native",
+    "first": "native",
+    "home": "native",
+}
+
+
+def _languages_en(t: str) -> list[Found]:
+    if re.search(r"(?i)\b(?:answer|reply|respond|write\s+to\s+me|talk\s+to\s+me|translate)\b", t):
+        return []
+    for r, fixed in _LANGS_EN:
+        m = r.search(t)
+        if not m:
+            continue
+        lang = _LANG_EN.get(re.sub(r"\s+", " ", m.group("lang").casefold()), m.group("lang"))
+        lvl = fixed or (m.groupdict().get("lvl") or "").strip().casefold()
+        if m.groupdict().get("tail"):
+            lvl = "fluent"
+        lvl = _LEVEL_WORD.get(lvl, lvl)
+        if lvl in ("speak", "sign", "understand", ""):
+            lvl = (
+                "only"
+                if re.search(r"(?i)\bonly\s+speak\b", t)
+                else ("understand only" if "understand" in m.group(0).casefold() else "")
+            )
+        return [("profile.languages", f"{lang} ({lvl})" if lvl else lang, False)]
+    m = re.search(r"(?i)\b(?:half\s+)?(" + _LANG_ALT_EN + r")\b.*\bI\s+speak\s+it\b", t)
+    if m:
+        return [("profile.languages", _LANG_EN.get(m.group(1).casefold(), m.group(1)), False)]
+    return []
+
+
+_LANG_ZH: dict[str, str] = {
+    "英语": "English",
+    "英文": "English",
+    "日语": "Japanese",
+    "日文": "Japanese",
+    "韩语": "Korean",
+    "韩文": "Korean",
+    "德语": "German",
+    "法语": "French",
+    "俄语": "Russian",
+    "西班牙语": "Spanish",
+    "葡萄牙语": "Portuguese",
+    "意大利语": "Italian",
+    "阿拉伯语": "Arabic",
+    "泰语": "Thai",
+    "越南语": "Vietnamese",
+    "蒙古语": "Mongolian",
+    "维吾尔语": "Uyghur",
+    "藏语": "Tibetan",
+    "粤语": "Cantonese",
+    "广东话": "Cantonese",
+    "普通话": "Mandarin",
+    "中文": "Chinese",
+    "汉语": "Chinese",
+    "上海话": "Shanghainese",
+    "四川话": "Sichuanese",
+    "客家话": "Hakka",
+    "潮汕话": "Teochew",
+    "闽南话": "Hokkien",
+    "东北话": "Northeastern Mandarin",
+    "荷兰语": "Dutch",
+    "印尼语": "Indonesian",
+    "马来语": "Malay",
+    "土耳其语": "Turkish",
+    "希腊语": "Greek",
+    "拉丁语": "Latin",
+    "手语": "sign language",
+    "瑞典语": "Swedish",
+    "波兰语": "Polish",
+    "印地语": "Hindi",
+    "希伯来语": "Hebrew",
+    "波斯语": "Persian",
+}
+_LANG_ALT_ZH = "|".join(sorted(_LANG_ZH, key=len, reverse=True))
+_LEVEL_ZH = (
+    r"会说|会讲|会一点|会一些|流利|很溜|挺溜|母语|入门|零基础|一般|中级|初级|高级|能听|能说|能简单|交流|对话|听得懂|看得懂|说得|"
+    r"口语|不用字幕|在学|学了|挺好|还行|不太好|很差|基本|专业|熟练|精通|只会|一点点|几句|过了|级|[ABC][12]|N[1-5]|HSK|雅思|托福|"
+    r"专八|专四|四级|六级|水平|\d+分|自学|学过|忘得"
+)
+
+
+def _languages_zh(t: str) -> list[Found]:
+    if "我" not in t or re.search(r"回答|回复|用[" + _CJK + r"]{1,4}(?:回|跟我|和我|写)|翻译|跟我说|和我说", t):
+        return []
+    m = re.search(r"(" + _LANG_ALT_ZH + r"|[" + _CJK + r"]{2}话(?=是?(?:我的)?母语|我会|$))", t) or re.search(
+        r"(?:会说|会讲|在学|自学|学过|母语是)([" + _CJK + r"]{1,4}?(?:语|话))", t
+    )
+    if m and re.search(r"我(?:会|只会)" + re.escape(m.group(1)), t):
+        return [("profile.languages", _LANG_ZH.get(m.group(1), m.group(1)), False)]
+    if not m or not re.search(_LEVEL_ZH, t):
+        return []
+    if re.search(r"我(?:的)?(?:朋友|笔友|同事|同学|老婆|老公|孩子|儿子|女儿)", t):
+        return []
+    name = _LANG_ZH.get(m.group(1), m.group(1))
+    lvl = re.search(_LEVEL_ZH, t)
+    return [("profile.languages", f"{name} ({lvl.group(0)})" if lvl else name, False)]
+
+
+# ----------------------------------------------------------------------------------------------------
+# hobbies, sports teams, music (beyond what the likes frame routes here)
+
+_HOBBY_EN: list[tuple[re.Pattern[str], str]] = [
+    (rx(r"\bI\s+(?:\w+\s+)?support\s+(?P<v>(?-i:[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,3}))"), "profile.sports_teams"),
+    (
+        rx(
+            r"\bI(?:'m|\s+am)\s+an?\s+(?:huge\s+|big\s+|massive\s+|die-hard\s+|lifelong\s+|diehard\s+|loyal\s+)?(?P<v>(?-i:[A-Z0-9][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,2}))\s+(?:fan|supporter|guy|girl|man|woman|season\s+ticket\s+holder)\b"
+        ),
+        "profile.sports_teams",
+    ),
+    (rx(r"\b(?P<v>(?-i:[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,2}))\s+fan\b"), "profile.sports_teams"),
+    (
+        rx(
+            r"^(?P<v>[^,.;!?]{2,40}?)\s+is\s+my\s+favou?rite\s+(?:artist|band|singer|album|song|composer|musician|rapper|group)"
+        ),
+        "profile.music",
+    ),
+    (rx(r"^(?P<v>[^,.;!?]{2,40}?)\s+is\s+(?:basically\s+|pretty\s+much\s+)?all\s+I\s+listen\s+to"), "profile.music"),
+    (rx(r"\bI\s+(?:mostly\s+|mainly\s+|only\s+)?listen\s+to\s+(?:a\s+lot\s+of\s+)?(?P<v>[^,.;!?]+)"), "profile.music"),
+    (
+        rx(
+            r"^(?P<v>[^,.;!?]{2,40}?)\s+(?:has|have)\s+become\s+my\s+(?:weekend\s+|new\s+|favou?rite\s+)?(?:thing|hobby|obsession|passion)"
+        ),
+        "profile.hobbies",
+    ),
+    (
+        rx(r"\bI(?:'ve|\s+have)\s+(?:gotten|got|been\s+getting)\s+(?:really\s+)?into\s+(?P<v>[^,.;!?]+)"),
+        "profile.hobbies",
+    ),
+    (
+        rx(
+            r"\bI(?:'m|\s+am)\s+(?:really\s+|big\s+|super\s+|pretty\s+|totally\s+|very\s+)?into\s+(?P<v>"
+            + _HOBBY_WORDS
+            + r"(?:\s+\w+){0,2}|[\w\s&-]+?(?:ing|games|Dragons))\b"
+        ),
+        "profile.hobbies",
+    ),
+    (
+        rx(
+            r"\bI\s+(?:\w+\s+)?(?:play|do|practi[cs]e|run|dance|collect)\s+(?:the\s+|a\s+lot\s+of\s+|lots\s+of\s+|some\s+)?(?P<v>"
+            + _HOBBY_WORDS
+            + r"(?:,\s*mostly\s+\w+)?|marathons|half[- ]marathons|triathlons|ultras|sa"
+            r"lsa|tango|ballet|swing|hip[- ]hop|[\w\s]{2,20}?(?:records|stamps|coins"
+            r"|cards|figures|vinyl|sneakers|comics))\b"
+        ),
+        "profile.hobbies",
+    ),
+    (
+        rx(
+            r"\bI(?:'ve|\s+have)\s+been\s+(?:learning|taking\s+up|practi[cs]ing|playing)\s+(?:the\s+)?(?P<v>[\w\s-]{2,20}?)(?=\s+(?:since|for|lately|recently)\b|[,.;!]|$)"
+        ),
+        "profile.hobbies",
+    ),
+    (
+        rx(
+            r"\bI(?:'m|\s+am)\s+an?\s+(?:keen\s+|avid\s+|big\s+|huge\s+|amateur\s+|hobby\s+|passionate\s+|casual\s+|serious\s+)?(?P<v>birdwatcher|birder|runner|climber|surfer|gamer|knitter|hiker|cyclist|skier|snowboarder|swimmer|golfer|gardener|reader|collector|angler|bookworm|cinephile|foodie|quilter|crafter|sailor|diver|skater|dancer|woodworker|potter|painter)\b"
+        ),
+        "profile.hobbies",
+    ),
+    (
+        rx(
+            r"\bI\s+(?:\w+\s+)?(?:play|sing|dance|perform)\s+(?:the\s+\w+\s+)?in\s+(?:a|an|the)\s+(?P<v>[\w\s-]*(?:band|choir|orchestra|team|league|club|ensemble|group))"
+        ),
+        "profile.hobbies",
+    ),
+    (
+        rx(
+            r"\bI\s+(?:\w+\s+)?(?P<v>knit|crochet|paint|draw|sew|garden|surf|ski|snowboard|sketch|quilt|bake|brew|sing|dance|climb|fish|hike|write\s+poetry|collect\s+\w+)\b(?:[^.;!?]*\b(?:spare\s+time|free\s+time|weekends?|for\s+fun|as\s+a\s+hobby|with\s+\w+colou?rs|in\s+(?:a|my)\s+\w+|evenings|a\s+lot|whenever\s+I\s+can|every\s+chance|mostly))"
+        ),
+        "profile.hobbies",
+    ),
+    (rx(r"\bI\s+(?:\w+\s+)?go\s+(?P<v>\w+ing)\b"), "profile.hobbies"),
+    (rx(r"\bI\s+follow\s+(?P<v>(?-i:[A-Z][\w.'-]*(?:\s+[A-Z0-9][\w.'-]*){0,2}))"), "profile.sports_teams"),
+    (rx(r"\bin\s+my\s+(?:spare|free)\s+time\b"), "profile.hobbies"),
+]
+
+
+def _hobbies_en(t: str) -> list[Found]:
+    if not re.search(r"(?i)\b(?:I|I'm|I've|my)\b", t):
+        return []
+    out: list[Found] = []
+    for r, attr in _HOBBY_EN:
+        m = r.search(t)
+        if m:
+            v = _v(m.groupdict().get("v") or _strip_subject_en(t))
+            if not v or re.fullmatch(r"(?i)I|the|a|an|my|it|this|that", v):
+                continue
+            if attr == "profile.sports_teams" and re.search(
+                r"(?i)^(?:the\s+)?(?:rules?|news|advice|recipe|instructions?)\b", v
+            ):
+                continue
+            out.append((attr, v, False))
+            break
+    return out
+
+
+def _hobbies_zh(t: str) -> list[Found]:
+    if "我" not in t and not re.match(r"(?:最近|平时|周末)?在(?:学|练)", t):
+        return []
+    m = re.search(r"我(?:是|一直是)?([" + _CJK + r"A-Za-z]{1,8}?)(?:的)?(?:球迷|粉丝|铁粉|死忠)", t) or re.search(
+        r"支持([" + _CJK + r"A-Za-z]{2,6})", t
+    )
+    if m:
+        return [("profile.sports_teams", m.group(1), False)]
+    m = re.search(
+        r"(?:^|我|[，,])(?:最近|平时|业余|周末|现在|一直)?(?:在|正在)(?:学|练)(["
+        + _CJK
+        + r"A-Za-z]{1,6}?)(?=[，,。！!]|$|了|呢)",
+        t,
+    )
+    if m and m.group(1) not in _LANG_ZH and not m.group(1).endswith(("语", "话")):
+        return [("profile.hobbies", m.group(1), False)]
+    m = re.search(
+        r"我(?:也|还|一般|平时|业余|每个?周末|周末|经常)+(?:会|都|去|喜欢)?(" + _ZH_HOBBY_NOUN.pattern + r")", t
+    ) or re.search(r"我会(?:打|下|弹|拉|跳|唱)([" + _CJK + r"]{1,5})", t)
+    if m:
+        return [("profile.hobbies", m.group(1), False)]
+    m = re.search(r"我(?:平时|业余)?(?:爱|喜欢)?(写点东西|写东西|做手工|养花|种花)", t)
+    if m:
+        return [("profile.hobbies", m.group(1), False)]
+    return []
+
+
+# ----------------------------------------------------------------------------------------------------
+
+_ZH = re.compile(r"[\u4e00-\u9fff]")
+_HOBBY_ATTRS = {"profile.hobbies", "profile.music", "profile.sports_teams"}
+_TEMPORAL = ("profile.diet", "profile.likes", "profile.dislikes", "preference.travel.", "preference.budget.")
+_CHANGE_EN = rx(
+    r"\b(?:started\s+a\s+new\s+job|new\s+job|now\s+work|switched\s+jobs|moved\s+to|changed\s+jobs|just\s+started)\b|跳槽|换工作|换了工作|新工作|现在在"
+)
+
+
+def _record_families(user: str, full: str) -> list[Found]:
+    """(attribute, value, retract) for one sentence: `user` without other people's clauses, `full` with them."""
+    if _ONE_OFF.search(full) and not re.search(r"(?i)every|usually|每天|每周|一般|always|一直", full):
+        return []
+    zh_text = bool(_ZH.search(full))
+    out: list[Found] = []
+    if zh_text:
+        out += _allergy_zh(user)
+        out += _diet_zh(user)
+        out += _languages_zh(user)
+        out += _travel_zh(user)
+        out += _budget_zh(user)
+        out += _dates(full, True)
+        out += _family_zh(full)
+        out += _pets_zh(full, user)
+        out += _work_zh(full if re.search(r"领导|老板|上司|主管|经理", full) else user)
+        out += _access(user, True)
+        out += _devices_zh(user)
+        out += _hobbies_zh(user)
+        if not any(a in _HOBBY_ATTRS or a.startswith("preference.travel.") for a, _, _ in out):
+            out += _likes_zh(user)
+        out += _routine_zh(user)
+    else:
+        out += (_allergy_en(user) if user else []) or (
+            _allergy_en(full)
+            if re.search(r"(?i)\bI'm\s+allergic\b", user)
+            or re.search(r"(?i)\b(?:says|said|told\s+me|confirmed|diagnosed)\b.*\bI\s+(?:have|'ve\s+got|am|'m)\b", full)
+            else []
+        )
+        if user:
+            out += _diet_en(user)
+            out += _languages_en(user)
+            out += _travel_en(user)
+            out += _budget_en(user)
+        out += _dates(full, False)
+        for r, fn in _FAMILY_EN:
+            m = r.search(full)
+            if m:
+                out.append(("profile.family", fn(m), False))
+                break
+        for r, fn in _PETS_EN:
+            m = r.search(full)
+            if m:
+                out.append(("profile.pets", fn(m), False))
+                break
+        for r in _MANAGER_EN:
+            m = r.search(full)
+            if m:
+                out.append(("profile.work.manager", m.group("name"), False))
+                break
+        if user:
+            for r, wfn in _WORK_EN:
+                m = r.search(user)
+                if m:
+                    out += wfn(m)
+                    break
+            out += _access(user, False)
+            out += _devices_en(user)
+            out += _hobbies_en(user)
+            if not any(a.startswith("preference.travel.") or a.startswith("profile.diet") for a, _, _ in out):
+                liked = _likes_en(user)
+                out += [x for x in liked if not any(x[0] == a for a, _, _ in out)]
+            out += _routine_en(user)
+    return out
+
+
+def _diet_en(t: str) -> list[Found]:
+    if _REQUEST_EN.search(t) and not re.search(
+        r"(?i)\bI(?:'m|\s+am|'ve\s+been)\s+(?:\w+\s+){0,2}?(?:" + _DIET_TERM_EN + r")\b", t
+    ):
+        return []
+    for r, fn in _DIET_EN:
+        m = r.search(t)
+        if m:
+            found = fn(m)
+            if found:
+                return [found]
+    return []
+
+
+def everyday_hits(user: str, full: str, at: datetime) -> list[Hit]:
+    """The everyday families' hits on one sentence (see the module docstring)."""
+    del at
+    hits: list[Hit] = []
+    seen: set[tuple[str, str]] = set()
+    for attr, value, retract in _record_families(user, full):
+        value = value.strip()
+        if not value or (attr, value) in seen:
+            continue
+        seen.add((attr, value))
+        hits.append(
+            Hit(
+                attr.split(".")[1],
+                Kind.PREFERENCE,
+                attr,
+                value,
+                confidence=0.85,
+                temporal=attr.startswith(_TEMPORAL),
+                change=bool(attr.startswith("profile.work.") and _CHANGE_EN.search(full)),
+                retract=retract,
+            )
+        )
+    return hits
