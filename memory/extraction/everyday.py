@@ -1671,6 +1671,14 @@ _ACCESS_ZH = (
 )
 
 
+# settings many people simply like: an accessibility need only when the sentence says it is one
+_ACCESS_SOFT_EN = rx(r"dark\s+mode|captions|subtitles|dictation|font\s+size|bright\s+screens?")
+_ACCESS_NEED_EN = rx(
+    r"\b(?:need|needs|have\s+to|must|can't|cannot|rely\s+on|depend\s+on|because|hurts?|sensitiv\w+|migraines?|"
+    r"strain|eyesight|vision|hearing|deaf|blind)\b"
+)
+
+
 def _access(t: str, lang_zh: bool) -> list[Found]:
     if lang_zh:
         if "我" not in t:
@@ -1690,6 +1698,8 @@ def _access(t: str, lang_zh: bool) -> list[Found]:
     m = _ACCESS_EN.search(t)
     if not m or not re.search(r"(?i)\b(?:I|I'm|I've|my|me)\b", t):
         return []
+    if _ACCESS_SOFT_EN.fullmatch(m.group(0)) and not _ACCESS_NEED_EN.search(t):
+        return []  # "I like dark mode in the editor": a taste, not a need
     if re.search(
         r"(?i)\bmy\s+(?:\w+\s+)?(?:friend|mom|dad|son|daughter|kid|wife|husband|colleague|intern|grandma|grandpa)\b", t
     ):

@@ -490,7 +490,7 @@ def test_combined_keeps_the_rules_and_adds_only_uncovered_attributes(llm: FakeLL
         ],
         commands=[{"op": "forget", "match": {"attribute": "preference.language"}}],
     )
-    t = turn("From now on answer in English. I also like dark mode in the editor.")
+    t = turn("From now on answer in English. Use a dark theme in the editor.")
     rule_only = RuleExtractor().extract(t)
     ex = CombinedExtractor(RuleExtractor(), make(llm)).extract(t)
     assert ex.items[: len(rule_only.items)] == rule_only.items
@@ -582,7 +582,7 @@ def test_llm_proposals_are_applied_by_the_engine(llm: FakeLLM, engine: Any) -> N
         records=[{"kind": "preference", "attribute": "preference.editor_theme", "value": "dark", "explicit": True}]
     )
     first = service.ops_for_turn(
-        turn("From now on answer in English. I like dark mode in the editor."), op_prefix="turns:0:1"
+        turn("From now on answer in English. Use a dark theme in the editor."), op_prefix="turns:0:1"
     )
     results = engine.apply_many(first.ops)
     assert [r.outcome for r in results] == ["applied", "applied"]

@@ -168,3 +168,8 @@ def test_assistant_turns_and_secrets_give_nothing() -> None:
     assert extract("I'm vegetarian and allergic to peanuts.", role="assistant").items == []
     out = extract("My password is hunter2 and I'm vegan.")
     assert out.items == [] and out.refused == [REFUSED_SECRET]
+
+
+def test_a_setting_one_likes_is_not_an_accessibility_need_unless_the_user_says_it_is() -> None:
+    assert records("I also like dark mode in the editor.") == [("profile.likes", "dark mode in the editor")]
+    assert [a for a, _ in records("I need dark mode because bright screens hurt my eyes.")] == ["profile.accessibility"]
