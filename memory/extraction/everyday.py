@@ -32,6 +32,7 @@ from datetime import datetime
 
 from ..models import Kind
 from .family import Hit
+from .language import EN_NAMES, ZH_NAMES
 from .text import clean, rx, zh
 
 Found = tuple[str, str, bool]  # (attribute, value, retract)
@@ -1710,50 +1711,13 @@ def _access(t: str, lang_zh: bool) -> list[Found]:
 # ----------------------------------------------------------------------------------------------------
 # languages spoken (not the language to answer in: `preference.language`)
 
-_LANG_EN: dict[str, str] = {
-    "english": "English",
+# languages one speaks: the answer-language names (without the script names), plus languages and
+# dialects people speak but rarely ask answers in
+_SCRIPTS = frozenset({"simplified chinese", "traditional chinese", "简体中文", "简体", "繁体中文", "繁体"})
+_LANG_EN: dict[str, str] = {k: v for k, v in EN_NAMES.items() if k not in _SCRIPTS} | {
     "mandarin": "Mandarin",
-    "chinese": "Chinese",
-    "cantonese": "Cantonese",
-    "japanese": "Japanese",
-    "korean": "Korean",
-    "french": "French",
-    "german": "German",
-    "spanish": "Spanish",
-    "portuguese": "Portuguese",
-    "italian": "Italian",
-    "russian": "Russian",
-    "dutch": "Dutch",
-    "swedish": "Swedish",
-    "norwegian": "Norwegian",
-    "danish": "Danish",
-    "finnish": "Finnish",
-    "polish": "Polish",
-    "czech": "Czech",
-    "slovak": "Slovak",
-    "hungarian": "Hungarian",
-    "romanian": "Romanian",
-    "bulgarian": "Bulgarian",
-    "greek": "Greek",
-    "turkish": "Turkish",
-    "ukrainian": "Ukrainian",
-    "arabic": "Arabic",
-    "hebrew": "Hebrew",
-    "persian": "Persian",
-    "farsi": "Persian",
-    "hindi": "Hindi",
-    "urdu": "Urdu",
-    "bengali": "Bengali",
     "punjabi": "Punjabi",
-    "tamil": "Tamil",
     "telugu": "Telugu",
-    "vietnamese": "Vietnamese",
-    "thai": "Thai",
-    "indonesian": "Indonesian",
-    "malay": "Malay",
-    "tagalog": "Tagalog",
-    "filipino": "Filipino",
-    "swahili": "Swahili",
     "irish": "Irish",
     "welsh": "Welsh",
     "latin": "Latin",
@@ -1909,48 +1873,19 @@ def _languages_en(t: str) -> list[Found]:
     return []
 
 
-_LANG_ZH: dict[str, str] = {
-    "英语": "English",
-    "英文": "English",
-    "日语": "Japanese",
-    "日文": "Japanese",
-    "韩语": "Korean",
-    "韩文": "Korean",
-    "德语": "German",
-    "法语": "French",
-    "俄语": "Russian",
-    "西班牙语": "Spanish",
-    "葡萄牙语": "Portuguese",
-    "意大利语": "Italian",
-    "阿拉伯语": "Arabic",
-    "泰语": "Thai",
-    "越南语": "Vietnamese",
+_LANG_ZH: dict[str, str] = {k: v for k, v in ZH_NAMES.items() if k not in _SCRIPTS} | {
     "蒙古语": "Mongolian",
     "维吾尔语": "Uyghur",
     "藏语": "Tibetan",
-    "粤语": "Cantonese",
-    "广东话": "Cantonese",
     "普通话": "Mandarin",
-    "中文": "Chinese",
-    "汉语": "Chinese",
     "上海话": "Shanghainese",
     "四川话": "Sichuanese",
     "客家话": "Hakka",
     "潮汕话": "Teochew",
     "闽南话": "Hokkien",
     "东北话": "Northeastern Mandarin",
-    "荷兰语": "Dutch",
-    "印尼语": "Indonesian",
-    "马来语": "Malay",
-    "土耳其语": "Turkish",
-    "希腊语": "Greek",
     "拉丁语": "Latin",
     "手语": "sign language",
-    "瑞典语": "Swedish",
-    "波兰语": "Polish",
-    "印地语": "Hindi",
-    "希伯来语": "Hebrew",
-    "波斯语": "Persian",
 }
 _LANG_ALT_ZH = "|".join(sorted(_LANG_ZH, key=len, reverse=True))
 _LEVEL_ZH = (

@@ -8,7 +8,7 @@ from ..models import Kind
 from .family import Family
 from .text import Getter, Pattern, rx, zh
 
-_EN_NAMES = {
+EN_NAMES = {
     "english": "English",
     "chinese": "Chinese",
     "mandarin": "Chinese",
@@ -54,7 +54,7 @@ _EN_NAMES = {
     "filipino": "Filipino",
     "swahili": "Swahili",
 }
-_ZH_NAMES = {
+ZH_NAMES = {
     "中文": "Chinese",
     "汉语": "Chinese",
     "普通话": "Chinese",
@@ -112,7 +112,7 @@ _ZH_NAMES = {
     "印度尼西亚语": "Indonesian",
     "马来语": "Malay",
 }
-_LANGS = {**_EN_NAMES, **_ZH_NAMES}
+_LANGS = {**EN_NAMES, **ZH_NAMES}
 
 
 def _alternation(names: list[str], escape_space: bool) -> str:
@@ -121,8 +121,8 @@ def _alternation(names: list[str], escape_space: bool) -> str:
     return "(" + "|".join(n.replace(" ", r"\ ") if escape_space else n for n in out) + ")"
 
 
-_LANG_EN = _alternation(list(_EN_NAMES), True)
-_LANG_ZH = _alternation(list(_ZH_NAMES), False)
+_LANG_EN = _alternation(list(EN_NAMES), True)
+_LANG_ZH = _alternation(list(ZH_NAMES), False)
 _ZH_END = (
     r"(?=$|[，,。！!？?；;\s～~]|我|给我|吧|吗|呢|啊|哦|哈|啦|呀|嘛|就好|就行|就可以|好吗|可以吗|谢谢|以后|今后|了)"
 )
