@@ -579,7 +579,7 @@ class ContextRequest(_Wire):
     allow_personal: bool = True
     # the caller's roles and principal ids: a record with an audience is used only for a caller
     # holding one of them (the sidecar sets these from the API key, never from the body)
-    roles: list[str] = Field(default_factory=list, max_length=64)
+    roles: list[Annotated[str, Field(max_length=MAX_ID_CHARS)]] = Field(default_factory=list, max_length=64)
     explain: bool = False
     at: datetime | None = None
 

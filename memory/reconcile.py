@@ -386,20 +386,20 @@ def _suppression(
 
 def _replaced_chain(view: UserView, rec: Record) -> list[Record]:
     """The records `rec` replaced in its slot, transitively: what a correction chain led to it."""
-    chain = {rec.id}
-    out: list[Record] = []
-    slot_ids = view.history.get(rec.slot, [])
-    grew = True
-    while grew:
-        grew = False
-        for rid in slot_ids:
-            other = view.records.get(rid)
-            if other is None or other.id in chain:
-                continue
-            if other.superseded_by in chain or any(view.records.get(c, rec).supersedes == other.id for c in chain):
-                chain.add(other.id)
-                out.append(other)
-                grew = True
+    in_slot = {rid: view.records[rid] for rid in view.history.get(rec.slot, []) if rid in view.records}
+    replaced: dict[str, list[Record]] = {}  # record id -> the records it replaced
+    for other in in_slot.values():
+        if other.superseded_by:
+            replaced.setdefault(other.superseded_by, []).append(other)
+        if other.supersedes in in_slot:
+            replaced.setdefault(other.id, []).append(in_slot[other.supersedes])
+    seen, out, todo = {rec.id}, [], [rec.id]
+    while todo:
+        for earlier in replaced.get(todo.pop(), []):
+            if earlier.id not in seen:
+                seen.add(earlier.id)
+                out.append(earlier)
+                todo.append(earlier.id)
     return out
 
 
@@ -616,10 +616,12 @@ def _propagate(view: UserView, t: Transition, at: datetime) -> None:
     seen = {r.id for r in queue}
     while queue:
         cause = queue.pop(0)
-        what = "corrected" if cause.superseded_by and cause.status != Status.DELETED else cause.status.value
         if cause.status == Status.DELETED:
             what = "forgotten"
-        for key in (dependency_key(cause.subject, cause.id), f"attr:{cause.subject}|{cause.attribute}"):
+        else:
+            what = "corrected" if cause.superseded_by else cause.status.value
+        by_slot = dependency_key(cause.subject, SLOT_DEPENDENCY + cause.attribute)
+        for key in (dependency_key(cause.subject, cause.id), by_slot):
             for rid in view.dependents.get(key, []) + t.deps.get(key, []):
                 if rid in seen:
                     continue

@@ -287,6 +287,17 @@ def test_a_record_with_an_audience_is_seen_only_by_its_roles():
     assert secret_plan.id not in s.context(T0 + H, roles=["engineer"]).used_ids
 
 
+def test_a_requests_roles_are_bounded():
+    from pydantic import ValidationError
+
+    from slotstream.memory.models import ContextRequest
+
+    with pytest.raises(ValidationError):
+        ContextRequest(tenant="t1", user="u1", roles=["x" * 129])
+    with pytest.raises(ValidationError):
+        ContextRequest(tenant="t1", user="u1", roles=[f"r{i}" for i in range(65)])
+
+
 def test_audience_entries_are_checked():
     s = Sim()
     with pytest.raises(Rejected):
