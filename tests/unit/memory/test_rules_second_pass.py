@@ -287,6 +287,22 @@ def test_a_record_with_an_audience_is_seen_only_by_its_roles():
     assert secret_plan.id not in s.context(T0 + H, roles=["engineer"]).used_ids
 
 
+def test_oversized_or_malformed_dependencies_and_audiences_are_refused():
+    s = Sim()
+    too_many = [f"r{i}" for i in range(33)]
+    for field, value, reason in (
+        ("depends_on", too_many, Reason.TOO_LARGE),
+        ("audience", too_many, Reason.TOO_LARGE),
+        ("depends_on", ["has space"], Reason.INVALID_DEPENDENCY),
+        ("depends_on", ["slot:bad|attr"], Reason.INVALID_DEPENDENCY),
+        ("audience", ["x" * 129], Reason.INVALID_FIELD),
+    ):
+        with pytest.raises(Rejected) as err:
+            s.record(T0, attribute="knowledge.x", kind="knowledge", value="v", **{field: value})
+        assert err.value.reason == reason, (field, value)
+    assert not s.view.records
+
+
 def test_a_requests_roles_are_bounded():
     from pydantic import ValidationError
 
