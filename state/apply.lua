@@ -22,6 +22,19 @@ local function erase_user()
   end
 end
 
+-- the slot's live list with `id` in it (kept in place, or appended) or out of it
+local function set_live(slot, id, live)
+  local raw = redis.call('HGET', P .. ':slot', slot)
+  local kept, present = {}, false
+  for _, other in ipairs(raw and cjson.decode(raw) or {}) do
+    if other == id then present = true; if live then kept[#kept + 1] = other end
+    else kept[#kept + 1] = other end
+  end
+  if live and not present then kept[#kept + 1] = id end
+  if #kept == 0 then redis.call('HSET', P .. ':slot', slot, '[]')
+  else redis.call('HSET', P .. ':slot', slot, cjson.encode(kept)) end
+end
+
 local batch = cjson.decode(ARGV[3])
 -- An op already applied means the caller reconciled on a stale view: apply nothing, let it reload.
 for _, t in ipairs(batch) do
@@ -37,27 +50,12 @@ for _, t in ipairs(batch) do
     for _, p in ipairs(t.puts or {}) do
       redis.call('HSET', P .. ':rec', p.id, p.json)
       if p.from_slot then
-        local raw_from = redis.call('HGET', P .. ':slot', p.from_slot)
-        local left = {}
-        for _, id in ipairs(raw_from and cjson.decode(raw_from) or {}) do
-          if id ~= p.id then left[#left + 1] = id end
-        end
-        if #left == 0 then redis.call('HSET', P .. ':slot', p.from_slot, '[]')
-        else redis.call('HSET', P .. ':slot', p.from_slot, cjson.encode(left)) end
+        set_live(p.from_slot, p.id, false)
         redis.call('LREM', P .. ':hist:' .. redis.sha1hex(p.from_slot), 0, p.id)
         redis.call('RPUSH', P .. ':hist:' .. redis.sha1hex(p.slot), p.id)
         redis.call('HDEL', P .. ':act:' .. p.from_scope, p.id)
       end
-      local raw = redis.call('HGET', P .. ':slot', p.slot)
-      local ids = raw and cjson.decode(raw) or {}
-      local kept, present = {}, false
-      for _, id in ipairs(ids) do
-        if id == p.id then present = true; if p.live then kept[#kept + 1] = id end
-        else kept[#kept + 1] = id end
-      end
-      if p.live and not present then kept[#kept + 1] = p.id end
-      if #kept == 0 then redis.call('HSET', P .. ':slot', p.slot, '[]')
-      else redis.call('HSET', P .. ':slot', p.slot, cjson.encode(kept)) end
+      set_live(p.slot, p.id, p.live)
       if p.act then
         redis.call('HSET', P .. ':act:' .. p.scope, p.id, p.act)
         redis.call('SADD', P .. ':scopes', p.scope)
