@@ -3,7 +3,7 @@
 
 The holdout third (index % 3 == 2) was first measured blind (57.4% en / 59.1% zh, see the docs), then
 burned: the grammar was generalised over the whole corpus. So the assertions are on the whole corpus,
-and every cell meets the target there: no cell is below it, none is listed as a floor."""
+and every cell meets the target there."""
 
 from __future__ import annotations
 
@@ -30,9 +30,6 @@ from slotstream.phrasings import (
     main_everyday,
 )
 
-# cells below the target, with the floor they reach (none: every cell meets the target on the whole corpus)
-BELOW_TARGET: dict[tuple[str, str], float] = {}
-
 
 @cache
 def corpus() -> tuple[list[CorpusLine], list[CorpusLine]]:
@@ -56,8 +53,7 @@ def test_the_corpus_has_every_family_in_both_languages() -> None:
 def test_recall_per_family_and_language(family: str, lang: str) -> None:
     cell = result("all").recall[(family, lang)]
     assert cell.n > 0
-    floor = BELOW_TARGET.get((family, lang), RECALL_TARGET)
-    assert cell.rate >= floor, f"{family}/{lang}: {cell.hits}/{cell.n}"
+    assert cell.rate >= RECALL_TARGET, f"{family}/{lang}: {cell.hits}/{cell.n}"
 
 
 @pytest.mark.parametrize("key", ["all", *LANGS])
