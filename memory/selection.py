@@ -301,10 +301,6 @@ _SECTION_TITLES = {
 _SECTION_ORDER = list(_SECTION_TITLES)
 
 
-def _padded(query: frozenset[str] | Iterable[str]) -> list[str]:
-    return [f" {q} " for q in query]
-
-
 def _static(importance: float, consequence: str, actionability: float, kind: str) -> float:
     base = 0.25 * importance + 0.15 * CONSEQUENCE_WEIGHT[consequence] + 0.15 * actionability  # type: ignore[index]
     if kind in (Kind.RULE, Kind.PRIORITY, Kind.SESSION_CONTEXT):
@@ -316,6 +312,9 @@ def static_value(c: Candidate) -> float:
     """The part of a record's value that does not depend on the request (stored with the row)."""
     return c.base if c.base >= 0 else _static(c.importance, c.consequence, c.actionability, c.kind)
 
+
+# the weight of relevance in a record's value for a request (the rest is its static value)
+RELEVANCE_WEIGHT = 0.45
 
 # relevance of a record whose family matters to the request's topic, whatever the words: "Suggest
 # a dinner recipe" shares no word with "vegetarian", and still needs it
@@ -340,14 +339,94 @@ def topic_relevance(attribute: str, request_topics: frozenset[str]) -> float:
     return TOPIC_RELEVANCE / 2 if related & request_topics else 0.0
 
 
-def score(c: Candidate, query: frozenset[str] | list[str], request_topics: frozenset[str] = frozenset()) -> float:
-    """Value for this request: 0.45 x relevance + the static part. Relevance is the share of the
-    query's words the record has, at least `TOPIC_RELEVANCE` when its family matters to one of the
-    request's topics. Confidence is deliberately not a weight."""
-    padded = query if isinstance(query, list) else _padded(query)
-    rel = sum([q in c.tokens for q in padded]) / len(padded) if padded else 0.0
+@dataclass(frozen=True, slots=True)
+class DocFrequency:
+    """How many of the rows in the request's scopes hold each query word, and how many rows there
+    are: what the relevance weights are computed from. The whole-scope read counts them from the
+    rows; the indexed read gets them from the index, so both rank with the same weights."""
+
+    counts: dict[str, int]
+    total: int
+
+
+def doc_frequency(query: Iterable[str], candidates: list[Candidate]) -> DocFrequency:
+    counts = {}
+    for word in query:
+        padded = f" {word} "
+        counts[word] = sum([padded in c.tokens for c in candidates])
+    return DocFrequency(counts, len(candidates))
+
+
+def relevance_weights(query: Iterable[str], frequency: DocFrequency) -> dict[str, float]:
+    """Each query word's share of relevance (they sum to 1): its inverse document frequency
+    (BM25's, always positive) over the rows in the request's scopes. A word most records hold
+    carries little, so a common word cannot lift a record over one that matches a rare word; a
+    word no record holds keeps its share, so matching more of the request still counts."""
+    total = frequency.total
+    idf = {word: math.log(1 + (total - df + 0.5) / (df + 0.5)) for word, df in _frequencies(query, frequency)}
+    norm = sum(idf.values())
+    return {word: weight / norm for word, weight in idf.items()} if norm > 0 else {}
+
+
+def _frequencies(query: Iterable[str], frequency: DocFrequency) -> Iterable[tuple[str, int]]:
+    counts = frequency.counts
+    return ((word, min(counts.get(word, 0), frequency.total)) for word in sorted(query))
+
+
+def score(
+    c: Candidate,
+    query: frozenset[str],
+    request_topics: frozenset[str] = frozenset(),
+    weights: dict[str, float] | None = None,
+) -> float:
+    """Value for this request: 0.45 x relevance + the static part. Relevance is the weighted share
+    of the query's words the record has (`relevance_weights`; equal weights when none are given),
+    at least `TOPIC_RELEVANCE` when its family matters to one of the request's topics. Confidence
+    is deliberately not a weight."""
+    if weights is None:
+        weights = {word: 1 / len(query) for word in query} if query else {}
+    rel = sum([weight for word, weight in weights.items() if f" {word} " in c.tokens])
     rel = max(rel, topic_relevance(c.attribute, request_topics))
-    return 0.45 * rel + static_value(c)
+    return RELEVANCE_WEIGHT * rel + static_value(c)
+
+
+def left_out_bound(
+    scope_bound: float | None,
+    word_bounds: list[tuple[float | None, float]],
+    topic_bounds: list[tuple[float | None, float]],
+) -> float | None:
+    """The most a row a budgeted read left out can score, or None when it left none out.
+
+    A budgeted read takes the best rows by static value of the scope, of each query word and of
+    each request topic; each `*_bound` is the static value of the first row its list left out
+    (None: the list was read to its end). A left-out row holds only words whose lists were cut, and
+    its static value is at most each of their bounds and the scope's: over the cut words sorted by
+    bound, the worst case holds a prefix of them. Its topic relevance (main or related, given with
+    each topic list's bound) comes only from cut topic lists; relevance is the larger of the two."""
+    if scope_bound is None:  # the scope's own list was read to its end: every row was read
+        return None
+    worst = scope_bound
+    weight = 0.0
+    cut_words = sorted(((b, w) for b, w in word_bounds if b is not None), reverse=True)
+    for word_bound, word_weight in cut_words:
+        weight += word_weight
+        worst = max(worst, min(scope_bound, word_bound) + RELEVANCE_WEIGHT * weight)
+    for topic_bound, relevance in topic_bounds:
+        if topic_bound is not None:
+            worst = max(worst, min(scope_bound, topic_bound) + RELEVANCE_WEIGHT * relevance)
+    return worst
+
+
+def budget_certified(response: ContextResponse, req: ContextRequest, bound: float | None) -> bool:
+    """Is a selection from some rows certainly the selection from all of them? Yes when no row was
+    left out, or when the item budget is full and its last item outscores every row left out
+    (`bound`, from `left_out_bound`): ranked in among all rows, the left-out ones come after it."""
+    if bound is None:
+        return True
+    items = response.items
+    if len(items) < req.max_items:
+        return False  # a left-out row might still fit the budget
+    return items[-1].section == "request" or items[-1].score > bound + 1e-9
 
 
 def _fmt_ms(ms: int | None) -> str:
@@ -380,12 +459,24 @@ def suppressed(c: Candidate, suppressions: list[Suppression], tenant: str, user:
 
 
 def select(
-    req: ContextRequest, candidates: list[Candidate], at: datetime, suppressions: list[Suppression] | None = None
+    req: ContextRequest,
+    candidates: list[Candidate],
+    at: datetime,
+    suppressions: list[Suppression] | None = None,
+    frequency: DocFrequency | None = None,
+    considered: int | None = None,
 ) -> ContextResponse:
-    """Scope, eligibility (incl. suppressions), one value per single-valued attribute, rank, budget, render."""
+    """Scope, eligibility (incl. suppressions), one value per single-valued attribute, rank, budget, render.
+
+    `candidates` are every row in the request's scopes, or (the indexed read) the ones that can
+    make the budget: then `frequency` and `considered` describe all the rows, so the weights and
+    the response are those of the whole read."""
     excluded: list[Exclusion] = []
+    query = tokens(req.text)
+    if frequency is None:
+        frequency = doc_frequency(query, candidates)
     usable = _eligible(req, candidates, to_ms(at) or 0, suppressions or [], excluded)
-    scored = _ranked(req, _one_per_slot(req, usable, excluded))
+    scored = _ranked(req, _one_per_slot(req, usable, excluded), relevance_weights(query, frequency))
     items = _budgeted(req, scored, excluded)
     blocks: list[str] = []
     for section in _SECTION_ORDER:
@@ -400,7 +491,7 @@ def select(
         items=items,
         used_ids=[i.id for i in items if i.section != "request"],
         excluded=excluded,
-        considered=len(candidates),
+        considered=len(candidates) if considered is None else considered,
     )
 
 
@@ -471,22 +562,25 @@ def _one_per_slot(req: ContextRequest, usable: list[Candidate], excluded: list[E
     return keep
 
 
-def _ranked(req: ContextRequest, keep: list[Candidate]) -> list[tuple[float, Candidate]]:
-    """Best first: lexical relevance to the query plus the stored static value (never confidence)."""
-    query = tokens(req.text)
-    padded = _padded(query)
-    n_query = len(query) or 1
+def _ranked(req: ContextRequest, keep: list[Candidate], weights: dict[str, float]) -> list[tuple[float, Candidate]]:
+    """Best first: weighted lexical relevance to the query plus the stored static value (never confidence)."""
+    # the same order for both row forms, so a prepared row's float sum is the fresh row's exactly
+    plain = list(weights.items())
+    padded = [(f" {word} ", weight) for word, weight in plain]
     request_topics = topics_of(req.text) if req.text else frozenset()
     # (-value, id, position, candidate): tuples order by value, then id, without a key function;
     # the position keeps the candidate itself from ever being compared
     order = []
     for position, c in enumerate(keep):
         token_set = c.token_set
-        hits = len(query & token_set) if token_set is not None else sum([q in c.tokens for q in padded])
-        rel = hits / n_query
+        if token_set is not None:
+            rel = sum([weight for word, weight in plain if word in token_set])
+        else:
+            row_tokens = c.tokens
+            rel = sum([weight for word, weight in padded if word in row_tokens])
         if request_topics and rel < TOPIC_RELEVANCE:
             rel = max(rel, topic_relevance(c.attribute, request_topics))
-        order.append((-(0.45 * rel + (c.base if c.base >= 0 else static_value(c))), c.id, position, c))
+        order.append((-(RELEVANCE_WEIGHT * rel + (c.base if c.base >= 0 else static_value(c))), c.id, position, c))
     spares = 4 * req.max_items
     if req.explain or len(order) <= spares:
         order.sort()

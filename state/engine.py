@@ -50,6 +50,7 @@ from slotstream.memory.validation import op_id_for, validate_op
 from .context_cache import STAMP_FIELDS, ContextCache
 from .errors import ConcurrentUpdate
 from .keys import Keys
+from .read_index import CONTEXT_SCRIPT, WHOLE_UP_TO, ReadStats, index_entry
 from .reader import ContextRead
 from .scripts import LuaScript, run_pipeline
 
@@ -97,15 +98,26 @@ def _script(name: str) -> str:
 
 
 class Engine:
-    def __init__(self, client: redis.Redis, namespace: str = "ss", context_cache: ContextCache | None = None) -> None:
+    def __init__(
+        self,
+        client: redis.Redis,
+        namespace: str = "ss",
+        context_cache: ContextCache | None = None,
+        read_whole_up_to: int = WHOLE_UP_TO,
+    ) -> None:
         """`context_cache`: keep parsed read-model rows between context lookups (a server's read
-        path; see state/context_cache.py). Without it every lookup reads the rows."""
+        path; see state/context_cache.py). Without it every lookup reads the rows.
+        `read_whole_up_to`: a lookup reads its scopes whole up to this many rows, through the read
+        index above it (state/read_index.py)."""
+        self.read_whole_up_to = read_whole_up_to
         self.r = client
         self.keys = Keys(namespace)
         self.context_cache = context_cache
         self._load = LuaScript(client, _script("load.lua"))
         self._apply = LuaScript(client, _script("apply.lua"))
+        self._context = LuaScript(client, CONTEXT_SCRIPT.source)
         self._scripts = [self._load, self._apply]
+        self.read_stats = ReadStats()
         self._cache = ViewCache()
 
     # --- write side ---------------------------------------------------------------------------
@@ -276,16 +288,19 @@ class Engine:
     # --- read side ----------------------------------------------------------------------------
 
     def context(self, request: ContextRequest | dict[str, Any], at: datetime | str | None = None) -> ContextResponse:
-        """Assemble the context for one request: one pipelined round trip, then pure selection."""
+        """Assemble the context for one request: one script call (the rows that can make the
+        budget, with a certificate; state/read_index.py), then pure selection."""
         req = request if isinstance(request, ContextRequest) else ContextRequest.model_validate(request)
-        read = ContextRead(self.keys, req, at, self.context_cache)
+        read = ContextRead(self.keys, req, at, self.context_cache, self.read_stats, self.read_whole_up_to)
         if read.cached is not None:
             answer = read.from_cache(self.r.hmget(read.meta, STAMP_FIELDS))
             if answer is not None:
                 return answer
-        pipe = self.r.pipeline(transaction=False)
-        read.queue(pipe)
-        return read.from_replies(pipe.execute())
+        answer = read.from_reply(self._context([read.meta], read.args()))
+        if answer is None:  # not certified: read the scopes whole
+            answer = read.from_reply(self._context([read.meta], read.args(whole=True)))
+        assert answer is not None  # a whole read is always its own certificate
+        return answer
 
     def history(
         self, tenant: str, user: str, attribute: str, scope: str = "global", subject: str = "user"
@@ -431,8 +446,12 @@ def _encode(t: Transition) -> dict[str, Any]:
             "slot": rec.slot,
             "scope": rec.scope,
             "live": rec.status in LIVE_STATUSES,
-            "act": orjson.dumps(compact(rec)).decode() if rec.status in READ_MODEL_STATUSES else False,
+            "act": False,
         }
+        if rec.status in READ_MODEL_STATUSES:
+            row = compact(rec)
+            put["act"] = orjson.dumps(row).decode()
+            put["ix"] = index_entry(rec, row)
         if rec.id in t.moved:
             put["from_slot"] = t.moved[rec.id]
             put["from_scope"] = t.moved[rec.id].split("|", 2)[2]

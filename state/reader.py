@@ -7,38 +7,65 @@ function; nothing here writes.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import datetime
 from typing import Any, cast
 
 import orjson
 import redis.asyncio as aioredis
+from redis.exceptions import NoScriptError
 
 from slotstream.memory.errors import Reason, Rejected
 from slotstream.memory.models import ContextRequest, ContextResponse, Record, Suppression, check_id, parse_time
-from slotstream.memory.selection import from_compact, prepare, select
+from slotstream.memory.selection import (
+    TOPIC_RELEVANCE,
+    DocFrequency,
+    budget_certified,
+    from_compact,
+    left_out_bound,
+    prepare,
+    relevance_weights,
+    select,
+    tokens,
+)
+from slotstream.memory.topics import topics_of
 
 from .context_cache import STAMP_FIELDS, ContextCache
 from .deploy import parse_pointer
 from .keys import Keys, deploy_pointer
+from .read_index import CONTEXT_SCRIPT, WHOLE_UP_TO, ReadStats, per_list, word_key
 
 PAGE_MAX = 200
+WHOLE_ALWAYS = 1 << 62  # a row count no scope reaches: context.lua returns every row
 
 
 class ContextRead:
     """One context lookup's reads, the same for the synchronous engine and the async reader (only
     the I/O differs): with a cache, first the user's write stamp alone; if the cached rows still
-    hold, nothing more. Otherwise one pipelined round trip: the stamp, each scope's read model,
-    the suppressions."""
+    hold, nothing more. Otherwise one script call (context.lua): small scopes whole, large ones
+    through the read index (state/read_index.py) with a certificate; an uncertified answer is read
+    again whole (`args(whole=True)`)."""
 
-    def __init__(self, keys: Keys, req: ContextRequest, at: datetime | str | None, cache: ContextCache | None) -> None:
-        self.req, self.when, self.cache = req, context_time(req, at), cache
+    def __init__(
+        self,
+        keys: Keys,
+        req: ContextRequest,
+        at: datetime | str | None,
+        cache: ContextCache | None,
+        stats: ReadStats | None = None,
+        whole_up_to: int = WHOLE_UP_TO,
+    ) -> None:
+        self.req, self.when, self.cache, self.stats = req, context_time(req, at), cache, stats
         self.user = (req.tenant, req.user)
         self.scopes = req.scopes()
         self.meta = keys.meta(req.tenant, req.user)
-        self.scope_keys = [keys.active(req.tenant, req.user, scope) for scope in self.scopes]
-        self.suppressions_key = keys.suppressions(req.tenant, req.user)
+        self.prefix = keys.prefix(req.tenant, req.user)
         self.cached = cache.candidate(self.user, self.scopes) if cache is not None else None
+        self.words = sorted(tokens(req.text))
+        self.topics = sorted(topics_of(req.text)) if req.text else []
+        # explain lists every row's fate: only a whole read has them all
+        self.whole_up_to = WHOLE_ALWAYS if req.explain else whole_up_to
+        self.forced = False  # reading whole after an uncertified answer (counted as that)
 
     def from_cache(self, stamp: Sequence[bytes | str | None]) -> ContextResponse | None:
         """The answer from the cached rows if `stamp` (read just now) is theirs, else None."""
@@ -51,21 +78,70 @@ class ContextRead:
             self.cached.prepared = True
         return select(self.req, rows, self.when, self.cached.suppressions)
 
-    def queue(self, pipe: Any) -> None:
-        pipe.hmget(self.meta, STAMP_FIELDS)
-        for key in self.scope_keys:
-            pipe.hvals(key)
-        pipe.hvals(self.suppressions_key)
+    def args(self, whole: bool = False) -> list[Any]:
+        """context.lua's arguments (its one key is `self.meta`)."""
+        word_keys = [word_key(word) for word in self.words]
+        self.forced = whole
+        return [
+            self.prefix,
+            WHOLE_ALWAYS if whole else self.whole_up_to,
+            per_list(self.req.max_items),
+            len(self.scopes),
+            *self.scopes,
+            len(word_keys),
+            *word_keys,
+            len(self.topics),
+            *self.topics,
+            len(self.topics),
+            *self.topics,
+        ]
 
-    def from_replies(self, replies: list[Any]) -> ContextResponse:
-        stamp, *rows, sups_raw = replies
-        by_scope = {
-            scope: [from_compact(orjson.loads(v)) for v in vals] for scope, vals in zip(self.scopes, rows, strict=True)
-        }
+    def from_reply(self, reply: list[Any]) -> ContextResponse | None:
+        """The answer from context.lua's reply; None when an indexed read is not certified (read
+        again with `args(whole=True)`)."""
+        version, written, mode, total, lists, sups_raw, *rows = reply
         sups = [Suppression.model_validate_json(v) for v in sups_raw]
-        if self.cache is not None:
-            self.cache.store(self.user, (stamp[0], stamp[1]), by_scope, sups)
-        return select(self.req, [c for scope in self.scopes for c in by_scope[scope]], self.when, sups)
+        by_scope = {
+            scope: [from_compact(orjson.loads(v)) for v in vals if v]
+            for scope, vals in zip(self.scopes, rows, strict=True)
+        }
+        candidates = [c for scope in self.scopes for c in by_scope[scope]]
+        if mode in (b"whole", "whole"):
+            if self.stats is not None and not self.forced:
+                self.stats.count("whole_small" if total <= self.whole_up_to else "whole_unindexed")
+            if self.cache is not None:
+                self.cache.store(self.user, (version or None, written or None), by_scope, sups)
+            return select(self.req, candidates, self.when, sups)
+        frequency, bound = self._left_out(int(total), lists)
+        answer = select(self.req, candidates, self.when, sups, frequency=frequency, considered=int(total))
+        if not budget_certified(answer, self.req, bound):
+            if self.stats is not None:
+                self.stats.count("uncertified")
+            return None
+        if self.stats is not None:
+            self.stats.count("indexed")
+        return answer
+
+    def _left_out(self, total: int, lists: list[Any]) -> tuple[DocFrequency, float | None]:
+        """The whole read's word frequencies, and the most a row left out can score: a row not read
+        is bounded by where each list was cut (left_out_bound, worked out here again with this
+        side's weights), a row read but not returned by the script's bound."""
+
+        def value(raw: bytes | str) -> float | None:
+            return float(raw) if raw not in (b"", "") else None
+
+        script_bound, cuts, sizes = value(lists[0]), [value(raw) for raw in lists[1]], lists[2]
+        frequency = DocFrequency({word: int(size) for word, size in zip(self.words, sizes, strict=True)}, total)
+        weights = relevance_weights(self.words, frequency)
+        n_words, n_topics = len(self.words), len(self.topics)
+        word_cuts = [(cuts[1 + k], weights.get(word, 0.0)) for k, word in enumerate(self.words)]
+        topic_cuts = [(cut, TOPIC_RELEVANCE) for cut in cuts[1 + n_words : 1 + n_words + n_topics]]
+        topic_cuts += [(cut, TOPIC_RELEVANCE / 2) for cut in cuts[1 + n_words + n_topics :]]
+        unread = left_out_bound(cuts[0], word_cuts, topic_cuts)
+        # the script estimates in the same order of operations; the margin only guards rounding
+        read_not_returned = None if script_bound is None else script_bound + 1e-9
+        bounds = [b for b in (unread, read_not_returned) if b is not None]
+        return frequency, max(bounds) if bounds else None
 
 
 def context_time(req: ContextRequest, at: datetime | str | None) -> datetime:
@@ -98,6 +174,7 @@ class AsyncReader:
         self.pointer = deploy_pointer(base)
         self.keys = Keys(base)  # the namespace read last
         self.cache = cache
+        self.stats = ReadStats()
 
     def _follow(self, raw: bytes | str | None) -> bool:
         """Take the pointer's namespace; True when it is not the one read last."""
@@ -120,24 +197,50 @@ class AsyncReader:
     async def context(self, req: ContextRequest, at: datetime | str | None = None) -> ContextResponse:
         # The pointer is read in the same round trip as the namespace read last (the usual case:
         # unchanged); when it names another one, the lookup starts again there.
-        read = ContextRead(self.keys, req, at, self.cache)
-        pipe = self.r.pipeline(transaction=False)
-        pipe.get(self.pointer)
-        if read.cached is not None:
-            pipe.hmget(read.meta, STAMP_FIELDS)
-        else:
-            read.queue(pipe)
-        pointer, *replies = await pipe.execute()
+        read = ContextRead(self.keys, req, at, self.cache, self.stats)
+
+        def first_trip(pipe: Any) -> None:
+            pipe.get(self.pointer)
+            if read.cached is not None:
+                pipe.hmget(read.meta, STAMP_FIELDS)
+            else:
+                self._queue_read(pipe, read, whole=False)
+
+        pointer, *replies = await self._execute(first_trip)
         if self._follow(pointer):
             return await self.context(req, at)
-        if read.cached is None:
-            return read.from_replies(replies)
-        answer = read.from_cache(replies[0])
-        if answer is not None:
-            return answer
-        pipe = self.r.pipeline(transaction=False)
-        read.queue(pipe)
-        return read.from_replies(await pipe.execute())
+        if read.cached is not None:
+            answer = read.from_cache(replies[0])
+            if answer is not None:
+                return answer
+            replies = [await self._read(read, whole=False)]
+        answer = read.from_reply(replies[0])
+        if answer is None:
+            answer = read.from_reply(await self._read(read, whole=True))
+        assert answer is not None  # a whole read is always its own certificate
+        return answer
+
+    def _queue_read(self, pipe: Any, read: ContextRead, whole: bool) -> None:
+        pipe.evalsha(CONTEXT_SCRIPT.sha, 1, read.meta, *read.args(whole))
+
+    async def _read(self, read: ContextRead, whole: bool) -> list[Any]:
+        replies = await self._execute(lambda pipe: self._queue_read(pipe, read, whole))
+        return cast(list[Any], replies[0])
+
+    async def _execute(self, build: Callable[[Any], None]) -> list[Any]:
+        """Build and execute a pipeline, loading the read script first if the server does not have
+        it (a restart or a flush dropped it); the pipeline only reads, so sending it again is safe."""
+        for attempt in (1, 2):
+            pipe = self.r.pipeline(transaction=False)
+            build(pipe)
+            try:
+                replies: list[Any] = await pipe.execute()
+                return replies
+            except NoScriptError:
+                if attempt == 2:
+                    raise
+                await self.r.script_load(CONTEXT_SCRIPT.source)
+        raise AssertionError("unreachable")
 
     async def record(self, tenant: str, user: str, record_id: str) -> Record | None:
         """A record by id, following the alias a deduplicated op left behind."""

@@ -10,10 +10,25 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
 from typing import Any
 
 import redis
 from redis.exceptions import NoScriptError
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptText:
+    """A script's source and its SHA, for callers that queue EVALSHA themselves (the async reader)."""
+
+    source: str
+    sha: str
+
+    @classmethod
+    def named(cls, name: str) -> ScriptText:
+        source = resources.files(__package__).joinpath(name).read_text()
+        return cls(source, hashlib.sha1(source.encode()).hexdigest())
 
 
 class LuaScript:

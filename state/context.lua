@@ -1,0 +1,213 @@
+-- One context lookup's read, in one round trip: the rows that can make the request's budget, and
+-- what the caller needs to certify that selecting from them equals selecting from every row.
+-- KEYS[1] = <prefix>:meta (routes the call: every key of the user shares the hash tag)
+-- ARGV = prefix, whole_up_to, per_list, then four counted lists: scopes, query word keys,
+--        request topics (main), request topics (related); a count, then that many values.
+-- Every row is returned (mode "whole") when the scopes hold at most whole_up_to rows, or when a
+-- scope's index does not cover its read model (written before the index existed). Otherwise
+-- (mode "indexed") the lists of the read index are read best-first, a growing step at a time,
+-- until per_list rows read are estimated above the most any row not read can score (a threshold
+-- algorithm); the rows read that can reach that bound are returned, with every row of a
+-- single-valued attribute any of them belongs to (selection shows one value per attribute).
+-- Reply: {version, written, mode, total, lists, suppressions, rows of scope 1, rows of scope 2, ...}
+--   lists (indexed) = {bound, cuts, sizes}: the most a row left out can score as estimated here
+--   ("" when none was left out); per list (the scope's, each word's, each main topic's, each related
+--   topic's) the static value of the last row read where the list was cut ("" when read to its end);
+--   each query word's row count (its document frequency).
+local P = ARGV[1]
+local whole_up_to = tonumber(ARGV[2])
+local per_list = tonumber(ARGV[3])
+local at = 4
+local function counted()
+  local n = tonumber(ARGV[at])
+  local out = {}
+  for k = 1, n do out[k] = ARGV[at + k] end
+  at = at + n + 1
+  return out
+end
+local scopes, words, mains, related = counted(), counted(), counted(), counted()
+
+local stamp = redis.call('HMGET', P .. ':meta', 'version', 'written')
+-- what selection reads of the suppressions: a value corrected or retracted away is kept out by its
+-- record's status, so those (one per correction) never leave the server
+local sups = {}
+for _, raw in ipairs(redis.call('HVALS', P .. ':sup')) do
+  if not (string.find(raw, '"reason":"corrected"', 1, true) or string.find(raw, '"reason":"retracted"', 1, true)) then
+    sups[#sups + 1] = raw
+  end
+end
+
+local total, indexed = 0, true
+for _, s in ipairs(scopes) do
+  local n = redis.call('HLEN', P .. ':act:' .. s)
+  total = total + n
+  if n > 0 and redis.call('ZCARD', P .. ':ixs:' .. s) ~= n then indexed = false end
+end
+
+local reply = {stamp[1] or false, stamp[2] or false, 'whole', total, {}, sups}
+if total <= whole_up_to or not indexed then
+  for _, s in ipairs(scopes) do reply[#reply + 1] = redis.call('HVALS', P .. ':act:' .. s) end
+  return reply
+end
+reply[3] = 'indexed'
+
+local chosen = {}
+for i = 1, #scopes do chosen[i] = {ids = {}, order = {}} end
+local function choose(i, id)
+  local c = chosen[i]
+  if not c.ids[id] then c.ids[id] = true; c.order[#c.order + 1] = id end
+end
+-- HMGET in slices: unpack has a limit on how many values it spreads
+local function hmget_all(key, ids)
+  local out = {}
+  for first = 1, #ids, 500 do
+    local got = redis.call('HMGET', key, unpack(ids, first, math.min(first + 499, #ids)))
+    for k = 1, #got do out[#out + 1] = got[k] end
+  end
+  return out
+end
+local function as_text(value) return value == nil and '' or string.format('%.17g', value) end
+
+-- The lists, each read best-first in every scope of the request: the scope's own (relevance 0),
+-- one per query word (its weight: the share of its inverse document frequency, as selection
+-- computes it), one per request topic the record's attribute is mainly about (relevance 0.5) or
+-- related to (0.25). A row's estimated value is its static value plus 0.45 x the larger of its
+-- words' weights summed and its topic relevance; the caller recomputes it exactly.
+local RELEVANCE_WEIGHT, TOPIC = 0.45, 0.5
+local lists = {}
+local function add_list(prefix, kind, weight)
+  local parts = {}
+  for i, s in ipairs(scopes) do parts[i] = {key = P .. ':' .. prefix .. s, read = 0, cut = nil, done = false} end
+  lists[#lists + 1] = {parts = parts, kind = kind, weight = weight, cut = nil}
+end
+add_list('ixs:', 'scope', 0)
+local idf, idf_sum, sizes = {}, 0, {}
+for k, word in ipairs(words) do
+  local size = 0
+  for _, s in ipairs(scopes) do size = size + redis.call('ZCARD', P .. ':ixt:' .. s .. ':' .. word) end
+  sizes[k] = size
+  idf[k] = math.log(1 + (total - size + 0.5) / (size + 0.5))
+  idf_sum = idf_sum + idf[k]
+end
+for k, word in ipairs(words) do add_list('ixt:', 'word', idf_sum > 0 and idf[k] / idf_sum or 0) end
+for _, topic in ipairs(mains) do add_list('ixp:', 'topic', TOPIC) end
+for _, topic in ipairs(related) do add_list('ixq:', 'topic', TOPIC / 2) end
+-- the key suffix of each list after the scope
+local suffixes = {''}
+for _, word in ipairs(words) do suffixes[#suffixes + 1] = ':' .. word end
+for _, topic in ipairs(mains) do suffixes[#suffixes + 1] = ':' .. topic end
+for _, topic in ipairs(related) do suffixes[#suffixes + 1] = ':' .. topic end
+for n, list in ipairs(lists) do
+  for _, part in ipairs(list.parts) do part.key = part.key .. suffixes[n] end
+end
+
+-- only lists holding rows can add to a row's value: no lookups in the others
+local holding = {}
+for m, list in ipairs(lists) do
+  if m > 1 then
+    local rows = 0
+    for _, part in ipairs(list.parts) do rows = rows + redis.call('ZCARD', part.key) end
+    if rows > 0 then holding[#holding + 1] = m end
+  end
+end
+
+local function estimate(scope_index, id, static)
+  local lexical, topical = 0, 0
+  for _, m in ipairs(holding) do
+    local list = lists[m]
+    if list.kind == 'word' then
+      if redis.call('ZSCORE', list.parts[scope_index].key, id) then lexical = lexical + list.weight end
+    elseif list.weight > topical and redis.call('ZSCORE', list.parts[scope_index].key, id) then
+      topical = list.weight
+    end
+  end
+  return static + RELEVANCE_WEIGHT * math.max(lexical, topical)
+end
+
+-- the most a row not read yet can score (selection.left_out_bound, the same reasoning)
+local function unread_bound()
+  local scope_cut = lists[1].cut
+  if scope_cut == nil then return nil end
+  local cut_words = {}
+  for m = 2, 1 + #words do
+    if lists[m].cut ~= nil then cut_words[#cut_words + 1] = lists[m] end
+  end
+  table.sort(cut_words, function(a, b) return a.cut > b.cut end)
+  local worst, weight = scope_cut, 0
+  for _, list in ipairs(cut_words) do
+    weight = weight + list.weight
+    worst = math.max(worst, math.min(scope_cut, list.cut) + RELEVANCE_WEIGHT * weight)
+  end
+  for m = 2 + #words, #lists do
+    local list = lists[m]
+    if list.cut ~= nil then worst = math.max(worst, math.min(scope_cut, list.cut) + RELEVANCE_WEIGHT * list.weight) end
+  end
+  return worst
+end
+
+local seen, seen_rows = {}, {}
+local step = per_list
+local bound
+while true do
+  for _, list in ipairs(lists) do
+    local cut = nil
+    for i, part in ipairs(list.parts) do
+      if not part.done then
+        local got = redis.call('ZREVRANGE', part.key, part.read, part.read + step - 1, 'WITHSCORES')
+        part.read = part.read + #got / 2
+        for j = 1, #got, 2 do
+          local id, static = got[j], tonumber(got[j + 1])
+          part.cut = static
+          local key = i .. ' ' .. id
+          if not seen[key] then
+            seen[key] = true
+            seen_rows[#seen_rows + 1] = {i, id, estimate(i, id, static)}
+          end
+        end
+        if #got / 2 < step then part.done = true; part.cut = nil end
+      end
+      -- rows this list has not given yet are at most as valuable as its last one read
+      if part.cut ~= nil and (cut == nil or part.cut > cut) then cut = part.cut end
+    end
+    list.cut = cut
+  end
+  bound = unread_bound()
+  if bound == nil then break end
+  local above = 0
+  for _, row in ipairs(seen_rows) do if row[3] > bound then above = above + 1 end end
+  if above >= per_list then break end
+  step = step + math.floor(step / 2)
+end
+
+-- what was read and can score at least the bound; the rest is covered by it
+for _, row in ipairs(seen_rows) do
+  if bound == nil or row[3] >= bound then choose(row[1], row[2]) end
+end
+local cuts = {}
+for m, list in ipairs(lists) do cuts[m] = as_text(list.cut) end
+reply[5] = {as_text(bound), cuts, sizes}
+
+-- every row of the single-valued attributes chosen so far, in every scope of the request
+local units, unit_order = {}, {}
+for i, s in ipairs(scopes) do
+  local ids = chosen[i].order
+  if #ids > 0 then
+    local of = hmget_all(P .. ':ixa:' .. s, ids)
+    for k = 1, #ids do
+      local unit = of[k]
+      if unit and not units[unit] then units[unit] = true; unit_order[#unit_order + 1] = unit end
+    end
+  end
+end
+for _, unit in ipairs(unit_order) do
+  for i, s in ipairs(scopes) do
+    local raw = redis.call('HGET', P .. ':ixu:' .. s, unit)
+    if raw then for _, id in ipairs(cjson.decode(raw)) do choose(i, id) end end
+  end
+end
+
+for i, s in ipairs(scopes) do
+  local ids = chosen[i].order
+  reply[#reply + 1] = hmget_all(P .. ':act:' .. s, ids)
+end
+return reply

@@ -1,0 +1,85 @@
+"""The read index: what apply.lua keeps next to each scope's read model so a context lookup reads
+only the rows that can make its budget (context.lua), and how a lookup uses it.
+
+Per scope, every read-model row is listed by its static value (the part of its score that does not
+depend on the request) in: the scope's list, one list per word it holds, and one per request topic
+its attribute is mainly about or related to. A lookup takes the best `per_list` rows of the scope's
+list, of each query word's list and of each request topic's lists, plus every row of the
+single-valued attributes among them. A row left out is, on every list it is on, at most as
+valuable as that list's first left-out row: that bounds its score, and when the response's last
+item scores above the bound of every row left out (and the budget is full), selecting from the
+rows read is certified equal to selecting from all of them. Otherwise the lookup reads the scopes
+whole (counted in `ReadStats.uncertified`).
+
+Word keys are hashes: key names never carry what the user said.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from slotstream.memory.models import Cardinality, Record
+from slotstream.memory.selection import topics_for
+
+from .scripts import ScriptText
+
+CONTEXT_SCRIPT = ScriptText.named("context.lua")
+
+# a context lookup reads its scopes whole when they hold at most this many rows: reading them all
+# costs about what the indexed read costs (docs/BENCHMARKS.md, "Reads")
+WHOLE_UP_TO = 128
+
+
+def word_key(word: str) -> str:
+    return hashlib.blake2b(word.encode(), digest_size=8).hexdigest()
+
+
+def index_entry(rec: Record, row: list[Any]) -> list[Any]:
+    """The entry apply.lua indexes a read-model row by: [unit (single-valued: the attribute, whose
+    rows compete for one place) or False, static value, word keys, main topics, related topics].
+    `row` is the record's compact row (selection.compact): its words and static value."""
+    main, related = topics_for(rec.attribute)
+    return [
+        rec.attribute if rec.cardinality != Cardinality.MULTI else False,
+        repr(row[20]),
+        [word_key(word) for word in row[19].split()],
+        sorted(main),
+        sorted(related),
+    ]
+
+
+def per_list(max_items: int) -> int:
+    """How many rows the indexed read wants estimated above every row it leaves out before it
+    stops (and its first step down each list): the budget, and a few spare for rows selection
+    will find ineligible or shadowed. Too few, and the answer is not certified (read again whole)."""
+    return max_items + 4
+
+
+@dataclass
+class ReadStats:
+    """How context lookups were answered: scopes read whole because they are small, or because
+    their index does not cover them (rows written before it existed), from the index, and from the
+    index but not certified (then read whole: a second round trip)."""
+
+    whole_small: int = 0
+    whole_unindexed: int = 0
+    indexed: int = 0
+    uncertified: int = 0
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def count(self, what: str) -> None:
+        with self._lock:
+            setattr(self, what, getattr(self, what) + 1)
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "whole_small": self.whole_small,
+            "whole_unindexed": self.whole_unindexed,
+            "indexed": self.indexed,
+            "uncertified": self.uncertified,
+        }
