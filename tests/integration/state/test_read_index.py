@@ -1,0 +1,165 @@
+"""The read index on a real Redis (state/read_index.py, context.lua): an indexed lookup answers
+exactly as a whole read does, over random users, scopes, eligibility and requests; the index
+follows the read model through corrections, forgets, moves and erasure; a scope the index does not
+cover is read whole, and an answer the index cannot certify is read again whole — both counted."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+import redis
+
+from slotstream.memory.models import ContextRequest, iso
+from slotstream.state.engine import Engine
+from slotstream.state.keys import Keys
+
+pytestmark = pytest.mark.integration
+
+T0 = datetime(2024, 1, 1, tzinfo=UTC)
+WORDS = ["api", "latency", "budget", "deploy", "review", "design", "client", "invoice", "roadmap", "hiring"]
+WORDS += ["security", "backup", "数据库", "预算"]
+REQUEST_ONLY_WORDS = ["dinner", "recipe", "trip", "what", "did", "we", "decide"]
+SINGLE = ["preference.response.detail", "preference.language", "profile.home_city", "priority.focus"]
+MULTI = ["goal.main", "rule.confirm_before"]
+EVERYDAY = ["profile.diet", "profile.allergies", "profile.pets", "preference.travel.seat"]
+EVERY_READ = 1 << 62
+
+
+def _engines(client: redis.Redis, namespace: str) -> tuple[Engine, Engine]:
+    """One engine that reads through the index whatever the size, one that always reads whole."""
+    return Engine(client, namespace, read_whole_up_to=0), Engine(client, namespace, read_whole_up_to=EVERY_READ)
+
+
+def _random_record(rng: random.Random, user: str, i: int) -> dict[str, Any]:
+    kind = rng.random()
+    words = " ".join(rng.sample(WORDS, 3))
+    scope = rng.choice(["global", "global", "global", "project:p1", "session:s1", "project:p2"])
+    body: dict[str, Any] = {
+        "tenant": "t1",
+        "user": user,
+        "scope": scope,
+        "importance": round(rng.random(), 2),
+        "statement": f"Note {i}: {words}.",
+        "evidence": [{"source_type": "conversation", "source_id": f"turn-{i}"}],
+    }
+    if kind < 0.45:
+        body.update(kind="knowledge", attribute=f"knowledge.item_{i % 40}", value=f"{words} {i}")
+    elif kind < 0.65:
+        body.update(attribute=rng.choice(SINGLE), value=f"{rng.choice(WORDS)} {i}")
+    elif kind < 0.8:
+        body.update(attribute=rng.choice(MULTI), value=f"{words} {i}")
+    else:
+        body.update(attribute=rng.choice(EVERYDAY), value=f"{rng.choice(WORDS)} {i}")
+    if rng.random() < 0.15:
+        body["valid_until"] = iso(T0 + timedelta(hours=rng.randrange(1, 72)))
+    if rng.random() < 0.1:
+        body["sensitivity"] = "personal"
+    if rng.random() < 0.1:
+        body["audience"] = [rng.choice(["role:finance", "role:support"])]
+    return body
+
+
+def _random_request(rng: random.Random, user: str) -> ContextRequest:
+    text = " ".join(rng.sample([*WORDS, *REQUEST_ONLY_WORDS], rng.randrange(0, 6)))
+    return ContextRequest(
+        tenant="t1",
+        user=user,
+        text=text,
+        project=rng.choice([None, "p1", "p2"]),
+        session=rng.choice([None, "s1"]),
+        max_items=rng.randrange(1, 12),
+        max_chars=rng.choice([300, 2000]),
+        allow_personal=rng.random() < 0.5,
+        roles=rng.choice([[], ["role:finance"]]),
+        overrides=rng.choice([{}, {"preference.language": "German"}]),
+    )
+
+
+def _index_matches_read_model(client: redis.Redis, keys: Keys, user: str) -> None:
+    prefix = keys.prefix("t1", user)
+    for raw_scope in client.smembers(f"{prefix}:scopes"):
+        scope = raw_scope.decode()
+        rows = set(client.hkeys(f"{prefix}:act:{scope}"))
+        assert set(client.zrange(f"{prefix}:ixs:{scope}", 0, -1)) == rows, scope
+        assert set(client.hkeys(f"{prefix}:ix:{scope}")) == rows, scope
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_indexed_lookups_answer_exactly_as_whole_reads(redis_client, namespace, seed):
+    rng = random.Random(seed)
+    indexed, whole = _engines(redis_client, namespace)
+    user = f"u{seed}"
+    ops: list[dict[str, Any]] = []
+    for i in range(rng.choice([30, 300])):
+        body = _random_record(rng, user, i)
+        if i > 5 and rng.random() < 0.1:
+            body["corrects_current"] = True
+        ops.append({"at": iso(T0 + timedelta(minutes=i)), "op_id": f"o{i}", "record": body})
+    indexed.apply_many(ops)
+    indexed.apply_many(
+        [
+            {
+                "at": iso(T0 + timedelta(hours=6)),
+                "op_id": "forget",
+                "command": {"op": "forget", "tenant": "t1", "user": user, "match": {"attribute": "goal.main"}},
+            }
+        ]
+    )
+    _index_matches_read_model(redis_client, indexed.keys, user)
+    for _ in range(60):
+        req = _random_request(rng, user)
+        when = T0 + timedelta(hours=rng.randrange(0, 96))
+        assert indexed.context(req, when).model_dump() == whole.context(req, when).model_dump(), req
+    stats = indexed.read_stats.as_dict()
+    assert stats["indexed"] + stats["uncertified"] == 60 and stats["indexed"] > 0, stats
+
+
+def test_the_index_follows_moves_and_is_erased_with_the_user(redis_client, namespace):
+    indexed, whole = _engines(redis_client, namespace)
+    rng = random.Random(5)
+    ops = [{"at": iso(T0), "op_id": f"o{i}", "record": _random_record(rng, "mover", i)} for i in range(40)]
+    seat = {"tenant": "t1", "user": "mover", "attribute": "preference.travel.seat", "value": "window"}
+    ops.append({"at": iso(T0), "op_id": "seat", "record": seat})
+    indexed.apply_many(ops)
+    move = {"op": "move", "tenant": "t1", "user": "mover", "attribute": "preference.travel.seat"}
+    move |= {"from_scope": "global", "to_scope": "project:p1"}
+    result = indexed.apply({"at": iso(T0 + timedelta(minutes=1)), "op_id": "move", "command": move})
+    assert result.outcome == "applied", result
+    _index_matches_read_model(redis_client, indexed.keys, "mover")
+    req = ContextRequest(tenant="t1", user="mover", text="window seat for my trip", project="p1", max_items=3)
+    assert indexed.context(req, T0 + timedelta(days=1)) == whole.context(req, T0 + timedelta(days=1))
+
+    erase = {"op": "erase_user", "tenant": "t1", "user": "mover"}
+    indexed.apply({"at": iso(T0 + timedelta(minutes=2)), "op_id": "erase", "command": erase})
+    prefix = indexed.keys.prefix("t1", "mover")
+    left = [k.decode() for k in redis_client.scan_iter(match=f"{prefix}:ix*")]
+    assert left == []
+
+
+def test_an_unindexed_scope_is_read_whole_and_an_uncertified_answer_again_whole(redis_client, namespace):
+    indexed, whole = _engines(redis_client, namespace)
+    rng = random.Random(3)
+    ops = [
+        {"at": iso(T0), "op_id": f"o{i}", "record": _random_record(rng, "u", i) | {"scope": "global"}}
+        for i in range(60)
+    ]
+    # the 30 most important rows have expired by the time of the request: the best rows the index
+    # offers are not usable, so the budget does not fill from them and the answer is not certified
+    for i, op in enumerate(ops):
+        op["record"].pop("audience", None)
+        op["record"].pop("sensitivity", None)
+        op["record"]["importance"] = 1.0 if i < 30 else 0.1
+        op["record"]["valid_until"] = iso(T0 + timedelta(hours=1)) if i < 30 else None
+    indexed.apply_many(ops)
+    req = ContextRequest(tenant="t1", user="u", text="", max_items=8)
+    when = T0 + timedelta(days=1)
+    assert indexed.context(req, when) == whole.context(req, when)
+    assert indexed.read_stats.uncertified == 1 and indexed.read_stats.indexed == 0
+
+    # rows written before the index existed: its sorted set does not cover the read model
+    redis_client.delete(f"{indexed.keys.prefix('t1', 'u')}:ixs:global")
+    assert indexed.context(req, when) == whole.context(req, when)
+    assert indexed.read_stats.whole_unindexed == 1
