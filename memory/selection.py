@@ -358,14 +358,25 @@ def doc_frequency(query: Iterable[str], candidates: list[Candidate]) -> DocFrequ
 
 
 def relevance_weights(query: Iterable[str], frequency: DocFrequency) -> dict[str, float]:
-    """Each query word's share of relevance (they sum to 1): its inverse document frequency
-    (BM25's, always positive) over the rows in the request's scopes. A word most records hold
-    carries little, so a common word cannot lift a record over one that matches a rare word; a
-    word no record holds keeps its share, so matching more of the request still counts."""
+    """Each query word's weight in relevance: its inverse document frequency (BM25's) over the rows
+    in the request's scopes, as a share of that of a word only one row holds, squared. A word only a
+    few rows hold weighs close to 1, so the record the request is about stands out; a word a large
+    share of the rows hold weighs little, so common words cannot lift records over their static
+    value (and a read bounded by the budget can leave their rows out); a word no row holds cannot
+    match and weighs nothing, so the rest of the request does not dilute the words that match.
+    When the words sum to more than 1 they are scaled to sum to 1."""
     total = frequency.total
-    idf = {word: math.log(1 + (total - df + 0.5) / (df + 0.5)) for word, df in _frequencies(query, frequency)}
-    norm = sum(idf.values())
-    return {word: weight / norm for word, weight in idf.items()} if norm > 0 else {}
+    if total < 1:
+        return dict.fromkeys(query, 0.0)
+    one_row = math.log(1 + (total - 1 + 0.5) / (1 + 0.5))
+    weights = {}
+    for word, df in _frequencies(query, frequency):
+        ratio = math.log(1 + (total - df + 0.5) / (df + 0.5)) / one_row if df > 0 else 0.0
+        weights[word] = ratio * ratio
+    norm = sum(weights.values())
+    if norm > 1:
+        weights = {word: weight / norm for word, weight in weights.items()}
+    return weights
 
 
 def _frequencies(query: Iterable[str], frequency: DocFrequency) -> Iterable[tuple[str, int]]:

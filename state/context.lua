@@ -69,8 +69,7 @@ end
 local function as_text(value) return value == nil and '' or string.format('%.17g', value) end
 
 -- The lists, each read best-first in every scope of the request: the scope's own (relevance 0),
--- one per query word (its weight: the share of its inverse document frequency, as selection
--- computes it), one per request topic the record's attribute is mainly about (relevance 0.5) or
+-- one per query word (its weight, as selection computes it), one per request topic the record's attribute is mainly about (relevance 0.5) or
 -- related to (0.25). A row's estimated value is its static value plus 0.45 x the larger of its
 -- words' weights summed and its topic relevance; the caller recomputes it exactly.
 local RELEVANCE_WEIGHT, TOPIC = 0.45, 0.5
@@ -81,15 +80,18 @@ local function add_list(prefix, kind, weight)
   lists[#lists + 1] = {parts = parts, kind = kind, weight = weight, cut = nil}
 end
 add_list('ixs:', 'scope', 0)
-local idf, idf_sum, sizes = {}, 0, {}
+-- each word's weight as selection.relevance_weights computes it, in the same order of operations
+local weights, weight_sum, sizes = {}, 0, {}
+local one_row = math.log(1 + (total - 1 + 0.5) / (1 + 0.5))
 for k, word in ipairs(words) do
   local size = 0
   for _, s in ipairs(scopes) do size = size + redis.call('ZCARD', P .. ':ixt:' .. s .. ':' .. word) end
   sizes[k] = size
-  idf[k] = math.log(1 + (total - size + 0.5) / (size + 0.5))
-  idf_sum = idf_sum + idf[k]
+  local ratio = size > 0 and math.log(1 + (total - size + 0.5) / (size + 0.5)) / one_row or 0
+  weights[k] = ratio * ratio
+  weight_sum = weight_sum + weights[k]
 end
-for k, word in ipairs(words) do add_list('ixt:', 'word', idf_sum > 0 and idf[k] / idf_sum or 0) end
+for k = 1, #words do add_list('ixt:', 'word', weight_sum > 1 and weights[k] / weight_sum or weights[k]) end
 for _, topic in ipairs(mains) do add_list('ixp:', 'topic', TOPIC) end
 for _, topic in ipairs(related) do add_list('ixq:', 'topic', TOPIC / 2) end
 -- the key suffix of each list after the scope
