@@ -6,7 +6,9 @@ take one core.
 
 from __future__ import annotations
 
+import functools
 import random
+import statistics
 import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -40,6 +42,19 @@ WORDS = [
     "security",
     "backup",
 ]
+
+
+# issue targets: context p99 as a multiple of a plain GET's p99, by active records
+READ_TARGETS = {100: 5, 1000: 10, 10000: 20}
+
+
+def _timed(call: Any, n: int) -> list[float]:
+    out = []
+    for _ in range(n):
+        started = time.perf_counter()
+        call()
+        out.append((time.perf_counter() - started) * 1000)
+    return out
 
 
 def _pct(samples: list[float], q: float) -> float:
@@ -98,7 +113,9 @@ def _apply_throughput(engine: Any, n_ops: int, batch: int, users: int) -> tuple[
     return n_ops / wall, (time.process_time() - cpu) / wall
 
 
-def run_engine_bench(settings: Settings, sizes: list[int], requests: int = 2000, ops: int = 50000) -> int:
+def run_engine_bench(
+    settings: Settings, sizes: list[int], requests: int = 2000, ops: int = 50000, rounds: int = 3
+) -> int:
     from slotstream.state.engine import Engine
 
     with redis_client(settings) as client:
@@ -126,14 +143,17 @@ def run_engine_bench(settings: Settings, sizes: list[int], requests: int = 2000,
                 f"per op; Lua load+apply on the server: {scripts.get('usec', 0) / ops:.0f} us per op)"
             )
 
-            print(f"\n{'active records':>15} {'p50 ms':>8} {'p99 ms':>8} {'p50/GET':>8} {'payload KiB':>12}")
+            print(
+                f"\n{'active records':>15} {'p50 ms':>8} {'p99 ms':>8} {'p99/GET p99':>12} {'target':>7} "
+                f"{'whole p99/GET':>14} {'rows read':>10}  (medians of {rounds} interleaved rounds)"
+            )
+            whole_engine = Engine(client, namespace=ns, read_whole_up_to=1 << 62)
             rng = random.Random(11)
             for size in sizes:
                 user = f"size{size}"
                 recs = [OpIn(at=T0, op_id=f"{user}:{i}", record=_record("bench", user, i, rng)) for i in range(size)]
                 for s in range(0, size, 1000):
                     engine.apply_many(recs[s : s + 1000])
-                payload = sum(len(v) for v in client.hvals(engine.keys.active("bench", user, "global")))
                 req = ContextRequest(
                     tenant="bench",
                     user=user,
@@ -144,15 +164,27 @@ def run_engine_bench(settings: Settings, sizes: list[int], requests: int = 2000,
                     max_chars=2000,
                 )
                 at = T0 + timedelta(days=1)
-                lat = []
-                for _ in range(min(requests, 200) if size >= 10000 else requests):
-                    t = time.perf_counter()
-                    engine.context(req, at)
-                    lat.append((time.perf_counter() - t) * 1000)
+                n = min(requests, 300) if size >= 10000 else requests
+                before = engine.read_stats.as_dict()
+                p50s, p99s, ratios, whole_ratios = [], [], [], []
+                for _ in range(rounds):
+                    floor_round = _timed(lambda: client.get(Keys(ns).probe()), n)
+                    lat = _timed(functools.partial(engine.context, req, at), n)
+                    whole = _timed(functools.partial(whole_engine.context, req, at), max(20, n // 10))
+                    p50s.append(_pct(lat, 0.5))
+                    p99s.append(_pct(lat, 0.99))
+                    ratios.append(_pct(lat, 0.99) / _pct(floor_round, 0.99))
+                    whole_ratios.append(_pct(whole, 0.99) / _pct(floor_round, 0.99))
+                after = engine.read_stats.as_dict()
+                lookups = sum(after[k] - before[k] for k in ("whole_small", "whole_unindexed", "indexed"))
+                rows_read = (after["rows"] - before["rows"]) / max(1, lookups)
+                target = READ_TARGETS.get(size)
                 print(
-                    f"{size:>15,} {_pct(lat, 0.5):>8.3f} {_pct(lat, 0.99):>8.3f} "
-                    f"{_pct(lat, 0.5) / _pct(floor, 0.5):>7.1f}x {payload / 1024:>12.1f}"
+                    f"{size:>15,} {statistics.median(p50s):>8.3f} {statistics.median(p99s):>8.3f} "
+                    f"{statistics.median(ratios):>11.1f}x {f'<={target}x' if target else '':>7} "
+                    f"{statistics.median(whole_ratios):>13.1f}x {rows_read:>10.0f}"
                 )
+            print(f"lookups answered: {engine.read_stats.as_dict()}")
 
             # history does not count: 2,000 superseded versions behind 10 active records
             user = "history"

@@ -79,7 +79,9 @@ def cmd_bench_engine(args: argparse.Namespace) -> int:
     from .runtime import tune_gc
 
     tune_gc()
-    return run_engine_bench(Settings.from_env(), sizes=args.sizes, requests=args.requests, ops=args.ops)
+    return run_engine_bench(
+        Settings.from_env(), sizes=args.sizes, requests=args.requests, ops=args.ops, rounds=args.rounds
+    )
 
 
 def cmd_bench_pipeline(args: argparse.Namespace) -> int:
@@ -88,7 +90,13 @@ def cmd_bench_pipeline(args: argparse.Namespace) -> int:
 
     tune_gc()
     workers = [] if args.skip_throughput else args.workers
-    return run_pipeline_bench(Settings.from_env(), args.turns, workers, args.rate, args.seconds, args.log_dir)
+    settings = Settings.from_env()
+    if args.runtime:
+        settings = settings.replace(runtime=args.runtime)
+    rate = None if args.rate == "half" else float(args.rate)
+    return run_pipeline_bench(
+        settings, args.turns, workers, rate, args.seconds, args.log_dir, args.mix, args.rounds, args.trivial
+    )
 
 
 def cmd_bench_replay(args: argparse.Namespace) -> int:
@@ -136,12 +144,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
     settings = Settings.from_env()
     if _servers_missing(settings, "worker"):
         return 2
-    from faust.worker import Worker
-
-    from slotstream.streams.app import restart_process, restart_requested
-
-    from .runtime import claim_namespace, resolve_namespace, tune_gc
-    from .worker import PROCESSORS, build_worker_app
+    from .runtime import claim_namespace, resolve_namespace
+    from .worker import PROCESSORS, run_worker
 
     chosen = PROCESSORS if args.processors == "all" else tuple(p.strip() for p in args.processors.split(","))
 
@@ -150,31 +154,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     code = claim_namespace(settings, rebuild=args.rebuild)
     if code:
         return code
-
-    from .logs import quiet_kafka_client
-
-    app = build_worker_app(settings, chosen, base)
-    quiet_kafka_client()
-    worker = Worker(app, loglevel=args.loglevel)
-    tune_gc()
-    profile_to = settings.profile
-    if not profile_to:
-        try:
-            worker.execute_from_commandline()
-        finally:
-            if restart_requested():
-                restart_process()
-        return 0
-    import cProfile
-
-    profiler = cProfile.Profile()
-    try:
-        profiler.runcall(worker.execute_from_commandline)
-    except SystemExit:
-        pass
-    finally:
-        profiler.dump_stats(profile_to)
-    return 0
+    return run_worker(settings, chosen, base, args.loglevel)
 
 
 def _operator_settings(command: str, need: tuple[str, ...] = ("redis_url", "kafka_bootstrap")) -> Settings | None:
@@ -315,7 +295,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="the engine alone: apply a short scenario, print the context before and after")
     demo.set_defaults(func=cmd_engine_demo)
 
-    worker = sub.add_parser("worker", help="run the processors (a Faust worker in the consumer group)")
+    worker = sub.add_parser(
+        "worker", help="run the processors (a worker in the consumer group, on the runtime SLOTSTREAM_RUNTIME names)"
+    )
     worker.add_argument(
         "--processors", default="all", help="comma-separated: extraction,reconciliation,expiry (default: all)"
     )
@@ -440,14 +422,30 @@ def build_parser() -> argparse.ArgumentParser:
     bench_sub = bench.add_subparsers(dest="bench_command", required=True)
     be = bench_sub.add_parser("engine", help="apply throughput and context latency")
     be.add_argument("--sizes", type=int, nargs="+", default=[10, 100, 1000, 10000])
+    be.add_argument("--rounds", type=int, default=3, help="each context row this many times; medians printed")
     be.add_argument("--requests", type=int, default=2000, help="context requests per size")
     be.add_argument("--ops", type=int, default=50000, help="ops for the apply throughput run")
     be.set_defaults(func=cmd_bench_engine)
     bp = bench_sub.add_parser("pipeline", help="end-to-end throughput and freshness on the real broker")
     bp.add_argument("--turns", type=int, default=20000)
     bp.add_argument("--workers", type=int, nargs="+", default=[1, 2])
-    bp.add_argument("--rate", type=float, default=500.0, help="background turns/s during the freshness run")
-    bp.add_argument("--seconds", type=float, default=20.0)
+    bp.add_argument(
+        "--rate",
+        default="500",
+        help="background turns/s during the freshness run; 'half': half the first throughput measured",
+    )
+    bp.add_argument("--seconds", type=float, default=20.0, help="freshness run length (0: no freshness run)")
+    bp.add_argument("--runtime", choices=["faust", "lean"], default=None, help="default: SLOTSTREAM_RUNTIME")
+    bp.add_argument(
+        "--mix",
+        choices=["bench", "chat80"],
+        default="bench",
+        help="bench: the bench phrases; chat80: 80%% chit-chat that states nothing, 20%% memorable turns",
+    )
+    bp.add_argument("--rounds", type=int, default=1, help="each throughput figure this many times; medians printed")
+    bp.add_argument(
+        "--trivial", type=int, default=0, help="first, N records through a do-nothing processor (runtime overhead)"
+    )
     bp.add_argument("--log-dir", type=Path, default=None, help="keep worker logs here")
     bp.add_argument("--skip-throughput", action="store_true", help="only the freshness run")
     bp.set_defaults(func=cmd_bench_pipeline)

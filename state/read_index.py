@@ -68,13 +68,15 @@ class ReadStats:
     whole_unindexed: int = 0
     indexed: int = 0
     uncertified: int = 0
+    rows: int = 0  # rows transferred and parsed, over every lookup
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
 
-    def count(self, what: str) -> None:
+    def count(self, what: str, rows: int) -> None:
         with self._lock:
             setattr(self, what, getattr(self, what) + 1)
+            self.rows += rows
 
     def as_dict(self) -> dict[str, int]:
         return {
@@ -82,4 +84,5 @@ class ReadStats:
             "whole_unindexed": self.whole_unindexed,
             "indexed": self.indexed,
             "uncertified": self.uncertified,
+            "rows": self.rows,
         }

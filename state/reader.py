@@ -108,7 +108,7 @@ class ContextRead:
         candidates = [c for scope in self.scopes for c in by_scope[scope]]
         if mode in (b"whole", "whole"):
             if self.stats is not None and not self.forced:
-                self.stats.count("whole_small" if total <= self.whole_up_to else "whole_unindexed")
+                self.stats.count("whole_small" if total <= self.whole_up_to else "whole_unindexed", len(candidates))
             if self.cache is not None:
                 self.cache.store(self.user, (version or None, written or None), by_scope, sups)
             return select(self.req, candidates, self.when, sups)
@@ -116,10 +116,10 @@ class ContextRead:
         answer = select(self.req, candidates, self.when, sups, frequency=frequency, considered=int(total))
         if not budget_certified(answer, self.req, bound):
             if self.stats is not None:
-                self.stats.count("uncertified")
+                self.stats.count("uncertified", len(candidates))
             return None
         if self.stats is not None:
-            self.stats.count("indexed")
+            self.stats.count("indexed", len(candidates))
         return answer
 
     def _left_out(self, total: int, lists: list[Any]) -> tuple[DocFrequency, float | None]:
