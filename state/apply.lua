@@ -3,6 +3,8 @@
 -- ARGV[3] = JSON list of transitions, each:
 --   {op, at, puts=[{id, json, slot, scope, live, act, ix, from_slot, from_scope}], created=[[slot, id]],
 --    sup={key=json}, unsup=[key], deps={key=[id]}, log=[json], erase=bool, ledger=json}
+-- where every json (and act) is the position in ARGV of that JSON text (ARGV[4] onwards): the texts
+-- come as arguments of their own, so nothing here decodes a document escaped inside another.
 -- A put with from_slot moves the record: it leaves that slot's live list, history and read model.
 -- A put with act (its read-model row) carries ix = [unit or false, static value, [word keys],
 -- [main topics], [related topics]]: the read index below, kept with the read model in this script
@@ -107,7 +109,7 @@ for _, t in ipairs(batch) do
       redis.call('HSET', P .. ':meta', 'erased_at', t.at)
     end
     for _, p in ipairs(t.puts or {}) do
-      redis.call('HSET', P .. ':rec', p.id, p.json)
+      redis.call('HSET', P .. ':rec', p.id, ARGV[p.json])
       if p.from_slot then
         set_live(p.from_slot, p.id, false)
         redis.call('LREM', P .. ':hist:' .. redis.sha1hex(p.from_slot), 0, p.id)
@@ -117,7 +119,7 @@ for _, t in ipairs(batch) do
       end
       set_live(p.slot, p.id, p.live)
       if p.act then
-        redis.call('HSET', P .. ':act:' .. p.scope, p.id, p.act)
+        redis.call('HSET', P .. ':act:' .. p.scope, p.id, ARGV[p.act])
         redis.call('SADD', P .. ':scopes', p.scope)
         index(p.scope, p.id, p.ix)
       else
@@ -128,7 +130,7 @@ for _, t in ipairs(batch) do
     for _, c in ipairs(t.created or {}) do
       redis.call('RPUSH', P .. ':hist:' .. redis.sha1hex(c[1]), c[2])
     end
-    for key, val in pairs(t.sup or {}) do redis.call('HSET', P .. ':sup', key, val) end
+    for key, at_arg in pairs(t.sup or {}) do redis.call('HSET', P .. ':sup', key, ARGV[at_arg]) end
     for alias, target in pairs(t.alias or {}) do redis.call('HSET', P .. ':alias', alias, target) end
     for key, ids in pairs(t.deps or {}) do
       local raw_dep = redis.call('HGET', P .. ':dep', key)
@@ -142,10 +144,12 @@ for _, t in ipairs(batch) do
     end
     for _, key in ipairs(t.unsup or {}) do redis.call('HDEL', P .. ':sup', key) end
     if t.log and #t.log > 0 then
-      redis.call('RPUSH', P .. ':log', unpack(t.log))
-      logged = logged + #t.log
+      local entries = {}
+      for k, at_arg in ipairs(t.log) do entries[k] = ARGV[at_arg] end
+      redis.call('RPUSH', P .. ':log', unpack(entries))
+      logged = logged + #entries
     end
-    redis.call('HSET', P .. ':ops', t.op, t.ledger)
+    redis.call('HSET', P .. ':ops', t.op, ARGV[t.ledger])
     -- the user's event-time watermark: the expiry sweep's clock for this user's records
     local wm = tonumber(redis.call('HGET', P .. ':meta', 'watermark') or '0')
     if t.at_ms > wm then redis.call('HSET', P .. ':meta', 'watermark', t.at_ms) end

@@ -83,6 +83,9 @@ class _Staged:
     view: UserView
     outcomes: list[tuple[_Pending, ApplyResult]] = field(default_factory=list)
     payload: list[dict[str, Any]] = field(default_factory=list)
+    # JSON texts the payload refers to by ARGV position: passed as arguments of their own, so the
+    # script never decodes a document escaped inside another
+    texts: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -256,14 +259,14 @@ class Engine:
                     reason=rej.reason.value,
                     changes=[change],
                 )
-                stage.payload.append(_encode(t))
+                stage.payload.append(_encode(t, stage.texts))
                 res = ApplyResult(
                     p.op_id, Outcome.REJECTED, rej.reason.value, rej.detail, tenant, user, changes=t.changes
                 )
                 stage.outcomes.append((p, res))
                 continue
             stage.view.apply(t)  # later ops of the batch see this one before it is written
-            stage.payload.append(_encode(t))
+            stage.payload.append(_encode(t, stage.texts))
             res = ApplyResult(p.op_id, t.outcome, t.reason, "", tenant, user, list(t.puts), t.changes, _due(t))
             stage.outcomes.append((p, res))
         return stage
@@ -279,7 +282,7 @@ class Engine:
                 tenant, user = stage.user
                 self._apply(
                     keys=[self.keys.meta(tenant, user)],
-                    args=[self.keys.prefix(tenant, user), stage.version, orjson.dumps(stage.payload)],
+                    args=[self.keys.prefix(tenant, user), stage.version, orjson.dumps(stage.payload), *stage.texts],
                     client=pipe,
                 )
 
@@ -436,13 +439,20 @@ def _due(t: Transition) -> list[tuple[str, str, int | None]]:
     return out
 
 
-def _encode(t: Transition) -> dict[str, Any]:
+def _encode(t: Transition, texts: list[str]) -> dict[str, Any]:
+    """apply.lua's entry for one transition; every JSON text in it is appended to `texts` and named
+    by its ARGV position (the payload is ARGV[3], the texts follow)."""
+
+    def ref(text: str) -> int:
+        texts.append(text)
+        return len(texts) + 3
+
     at = iso(t.at)
     puts = []
     for rec in t.puts.values():
         put: dict[str, Any] = {
             "id": rec.id,
-            "json": rec.model_dump_json(),
+            "json": ref(rec.model_dump_json()),
             "slot": rec.slot,
             "scope": rec.scope,
             "live": rec.status in LIVE_STATUSES,
@@ -450,25 +460,25 @@ def _encode(t: Transition) -> dict[str, Any]:
         }
         if rec.status in READ_MODEL_STATUSES:
             row = compact(rec)
-            put["act"] = orjson.dumps(row).decode()
+            put["act"] = ref(orjson.dumps(row).decode())
             put["ix"] = index_entry(rec, row)
         if rec.id in t.moved:
             put["from_slot"] = t.moved[rec.id]
             put["from_scope"] = t.moved[rec.id].split("|", 2)[2]
         puts.append(put)
-    log = [orjson.dumps({"op": t.op_id, "at": at, **c}).decode() for c in t.changes]
+    log = [ref(orjson.dumps({"op": t.op_id, "at": at, **c}).decode()) for c in t.changes]
     return {
         "op": t.op_id,
         "at": at,
         "at_ms": to_ms(t.at),
         "puts": puts,
         "created": [[t.puts[rid].slot, rid] for rid in t.created],
-        "sup": {s.key: s.model_dump_json() for s in t.suppress},
+        "sup": {s.key: ref(s.model_dump_json()) for s in t.suppress},
         "unsup": t.unsuppress,
         "deps": t.deps,
         "log": log,
         "erase": t.erase,
         "alias": t.aliases,
         # the ledger entry: the op's event time and what it did (a caller waiting on it reads this)
-        "ledger": orjson.dumps({"at": at, "o": t.outcome, "r": t.reason}).decode(),
+        "ledger": ref(orjson.dumps({"at": at, "o": t.outcome, "r": t.reason}).decode()),
     }
