@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as futures_wait
 from dataclasses import dataclass, field
 from datetime import datetime
 from importlib import resources
@@ -55,6 +57,8 @@ from .reader import ContextRead
 from .scripts import LuaScript, run_pipeline
 
 MAX_RETRIES = 5
+# users per apply pipeline: small enough that Redis starts applying while the rest are reconciled
+WRITE_CHUNK_USERS = 64
 
 
 @dataclass(slots=True)
@@ -122,6 +126,7 @@ class Engine:
         self._scripts = [self._load, self._apply]
         self.read_stats = ReadStats()
         self._cache = ViewCache()
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="slotstream-apply")
 
     # --- write side ---------------------------------------------------------------------------
 
@@ -192,8 +197,15 @@ class Engine:
         # Reconciliation is the single writer of a user, so the view it last wrote is usually
         # still current: reuse it and let the apply script's version check catch the exceptions.
         self._load_views([u for u in users if not self._cache.covers(u, needs[u])], by_user, needs)
-        staged = [self._reconcile_user(u, by_user[u]) for u in users]
-        replies = self._write(staged)
+        # Reconcile in chunks of users; each chunk's writes go to Redis on the writer thread while
+        # the next chunk is reconciled here (users are independent: no chunk waits on another).
+        writes: list[tuple[list[_Staged], Future[list[Any]]]] = []
+        for first in range(0, len(users), WRITE_CHUNK_USERS):
+            staged_chunk = [self._reconcile_user(u, by_user[u]) for u in users[first : first + WRITE_CHUNK_USERS]]
+            writes.append((staged_chunk, self._writer.submit(self._write, staged_chunk)))
+        futures_wait([future for _, future in writes])  # every write settled before any is judged
+        staged = [stage for chunk, _ in writes for stage in chunk]
+        replies = [reply for _, future in writes for reply in future.result()]
         retry: OrderedDict[User, list[_Pending]] = OrderedDict()
         for stage, reply in zip(staged, replies, strict=True):
             if isinstance(reply, list) and int(reply[0]) < 0:
