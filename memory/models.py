@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Any, Literal, overload
+from typing import Annotated, Any, Literal, cast, overload
 
+import msgspec
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
@@ -332,10 +333,26 @@ class RecordIn(_Wire):
         return wire_time(v)
 
 
-class Record(BaseModel):
-    """A stored record: one value in one slot, with its lifecycle."""
+class EvidenceEntry(msgspec.Struct, kw_only=True):
+    """Evidence as a stored record keeps it (the wire's `Evidence`, validated, with the quote
+    redacted and the time filled in)."""
 
-    model_config = ConfigDict(extra="ignore")
+    source_type: SourceType = SourceType.CONVERSATION
+    source_id: str | None = None
+    quote: str | None = None
+    at: datetime | None = None
+
+    def to_wire(self) -> Evidence:
+        return Evidence(source_type=self.source_type, source_id=self.source_id, quote=self.quote, at=self.at)
+
+
+class Record(msgspec.Struct, kw_only=True):
+    """A stored record: one value in one slot, with its lifecycle.
+
+    A compiled struct, not a pydantic model: reconciliation copies records on every change and the
+    engine encodes and decodes them on every apply. Its inputs are validated at the edge (RecordIn,
+    validation.build_record). It answers to the same method names as the wire models, so code
+    handling both reads alike."""
 
     id: str
     tenant: str
@@ -360,7 +377,7 @@ class Record(BaseModel):
     valid_from: datetime | None = None
     valid_until: datetime | None = None
     review_at: datetime | None = None
-    evidence: list[Evidence] = Field(default_factory=list)
+    evidence: list[EvidenceEntry] = msgspec.field(default_factory=list)
     supersedes: str | None = None
     superseded_by: str | None = None
     corrects: str | None = None  # the input's explicit link, kept for audit
@@ -368,11 +385,31 @@ class Record(BaseModel):
     status_reason: str | None = None
     updated_at: datetime
     op_id: str
-    depends_on: list[str] = Field(default_factory=list)
+    depends_on: list[str] = msgspec.field(default_factory=list)
     # the earliest valid_until among the records it depends on: past it, it is not used (rule 4 at
     # read time; the dependency's expiry moves it to needs_review as well)
     dependency_until: datetime | None = None
-    audience: list[str] = Field(default_factory=list)
+    audience: list[str] = msgspec.field(default_factory=list)
+
+    def model_copy(self, update: dict[str, Any] | None = None) -> Record:
+        return msgspec.structs.replace(self, **update) if update else msgspec.structs.replace(self)
+
+    def model_dump_json(self) -> str:
+        return _RECORD_ENCODER.encode(self).decode()
+
+    def model_dump(self, mode: str = "python") -> dict[str, Any]:
+        """As a dict; mode "json": only JSON types (times as ISO text, enums as their values)."""
+        if mode == "json":
+            return cast(dict[str, Any], msgspec.to_builtins(self))
+        return {name: getattr(self, name) for name in self.__struct_fields__}
+
+    @classmethod
+    def model_validate_json(cls, raw: bytes | str) -> Record:
+        return _RECORD_DECODER.decode(raw)
+
+    @classmethod
+    def model_validate(cls, data: Any) -> Record:
+        return data if isinstance(data, Record) else msgspec.convert(data, Record)
 
     @property
     def slot(self) -> str:
@@ -392,6 +429,9 @@ class Record(BaseModel):
 
 
 SLOT_DEPENDENCY = "slot:"
+
+_RECORD_ENCODER = msgspec.json.Encoder()
+_RECORD_DECODER = msgspec.json.Decoder(Record)
 
 
 def dependency_key(subject: str, dependency: str) -> str:

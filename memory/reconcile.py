@@ -25,7 +25,7 @@ from .models import (
     ConfirmCommand,
     CorrectCommand,
     EraseUserCommand,
-    Evidence,
+    EvidenceEntry,
     ExpireCommand,
     ForgetCommand,
     Kind,
@@ -185,7 +185,7 @@ def _overlaps(a: Record, b: Record) -> bool:
     return not (b_end is not None and b_end <= _start(a))
 
 
-def _merge_evidence(old: list[Evidence], new: list[Evidence]) -> list[Evidence]:
+def _merge_evidence(old: list[EvidenceEntry], new: list[EvidenceEntry]) -> list[EvidenceEntry]:
     seen = {(e.source_type, e.source_id, e.quote) for e in old}
     out = list(old)
     for e in new:
@@ -413,7 +413,9 @@ def _tombstone(rec: Record, at: datetime, reason: str) -> Record:
             "value": None,
             "statement": "(forgotten)",
             "normalized_value": value_hash(rec.tenant, rec.user, rec.attribute, rec.normalized_value),
-            "evidence": [Evidence(source_type=e.source_type, source_id=e.source_id, at=e.at) for e in rec.evidence],
+            "evidence": [
+                EvidenceEntry(source_type=e.source_type, source_id=e.source_id, at=e.at) for e in rec.evidence
+            ],
         }
     )
 
@@ -495,7 +497,7 @@ def _correct(view: UserView, cmd: CorrectCommand, at: datetime, t: Transition) -
         consequence=target.consequence,
         actionability=target.actionability,
         sensitivity=target.sensitivity,
-        evidence=cmd.evidence or target.evidence[:1],
+        evidence=cmd.evidence or [e.to_wire() for e in target.evidence[:1]],
         corrects=target.id,
     )
     return _reconcile_record(view, build_record(rin, op_id=t.op_id, at=at), at, t)

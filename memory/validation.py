@@ -31,6 +31,7 @@ from .models import (
     Authority,
     Command,
     Evidence,
+    EvidenceEntry,
     Kind,
     OpIn,
     Record,
@@ -238,7 +239,12 @@ def build_record(rin: RecordIn, *, op_id: str, at: datetime) -> Record:
         valid_until=valid_until,
         review_at=review_at,
         evidence=[
-            ev.model_copy(update={"quote": redact(ev.quote) if ev.quote else ev.quote, "at": ev.at or observed})
+            EvidenceEntry(
+                source_type=ev.source_type,
+                source_id=ev.source_id,
+                quote=redact(ev.quote) if ev.quote else ev.quote,
+                at=ev.at or observed,
+            )
             for ev in rin.evidence
         ],
         corrects=rin.corrects,

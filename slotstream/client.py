@@ -19,7 +19,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 import httpx
 import orjson
@@ -30,7 +30,7 @@ from slotstream.memory.models import Record
 from slotstream.sidecar.schemas import ContextResult, History, IngestResult, MemoryPage
 
 RETRY_STATUSES = (429, 503)
-T = TypeVar("T", bound=BaseModel)
+T = TypeVar("T", bound=BaseModel | Record)  # what an answer parses into
 
 
 class SidecarRequestError(SlotstreamError):
@@ -79,6 +79,9 @@ class Call(Generic[T]):
     json: Any = None
     params: dict[str, Any] = field(default_factory=dict)
     wait: float | None = None  # a write's ?wait=: the HTTP timeout grows by it
+
+    def parse(self, content: bytes) -> T:
+        return cast(T, self.model.model_validate_json(content))
 
     def send_args(self, timeout: float) -> dict[str, Any]:
         params = {**self.params, **({"wait": self.wait} if self.wait is not None else {})}
@@ -176,7 +179,7 @@ class Client:
                 continue
             wait = _retry_in(attempt, self.retries, self.backoff, resp)
             if wait is None:
-                return call.model.model_validate_json(_checked(resp).content)
+                return call.parse(_checked(resp).content)
             time.sleep(wait)
         raise AssertionError("unreachable: the last attempt returns or raises")
 
@@ -277,7 +280,7 @@ class AsyncClient:
                 continue
             wait = _retry_in(attempt, self.retries, self.backoff, resp)
             if wait is None:
-                return call.model.model_validate_json(_checked(resp).content)
+                return call.parse(_checked(resp).content)
             await asyncio.sleep(wait)
         raise AssertionError("unreachable: the last attempt returns or raises")
 
