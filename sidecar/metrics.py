@@ -36,6 +36,16 @@ def observe_request(route: str, method: str, status: int, seconds: float) -> Non
 
 
 PRODUCED = Counter("slotstream_produced", "Records the sidecar produced", ["topic"])
+CONTEXT_READS = Counter(
+    "slotstream_context_reads",
+    "Context lookups by how their rows were read: whole_small, whole_unindexed, indexed, or uncertified "
+    "(read through the index, not certified, then read whole)",
+    ["how"],
+)
+
+
+def count_context_read(how: str) -> None:
+    CONTEXT_READS.labels(how).inc()
 
 
 class PipelineCollector(Collector):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,6 +71,9 @@ class ReadStats:
     uncertified: int = 0
     rows: int = 0  # rows transferred and parsed, over every lookup
 
+    # called with each count's name as well (a server exports them as a metric)
+    on_count: Callable[[str], None] | None = None
+
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
 
@@ -77,6 +81,8 @@ class ReadStats:
         with self._lock:
             setattr(self, what, getattr(self, what) + 1)
             self.rows += rows
+        if self.on_count is not None:
+            self.on_count(what)
 
     def as_dict(self) -> dict[str, int]:
         return {

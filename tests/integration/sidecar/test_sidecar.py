@@ -534,6 +534,7 @@ def test_metrics_cover_requests_production_lag_outcomes_and_dead_letters(service
     assert 'slotstream_ops_applied_total{outcome="applied"}' in text
     assert 'slotstream_dead_letters_total{reason="invalid_json"}' in text
     assert 'slotstream_consumer_lag{partition="0",topic="' in text
+    assert 'slotstream_context_reads_total{how="whole_small"}' in text  # one row: read whole
 
 
 # --- the client ------------------------------------------------------------------------------------
