@@ -11,7 +11,6 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import orjson
-import redis.asyncio as aioredis
 from fastapi import Depends, FastAPI, Path, Query, Request
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import Response, StreamingResponse
@@ -21,7 +20,7 @@ from starlette.types import ASGIApp
 from slotstream.master_key import sealer
 from slotstream.memory.models import ID_RE
 from slotstream.settings import Settings
-from slotstream.state.client import connect
+from slotstream.state.client import connect, connect_async
 from slotstream.state.context_cache import ContextCache
 from slotstream.state.deploy import active_namespace
 from slotstream.state.engine import Engine
@@ -91,19 +90,22 @@ def create_app(settings: Settings) -> ASGIApp:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         assert settings.redis_url and settings.kafka_bootstrap, "the sidecar needs Redis and Kafka"
-        client = aioredis.Redis.from_url(settings.redis_url, socket_timeout=5.0, socket_connect_timeout=2.0)
+        client = connect_async(settings.redis_url, socket_timeout=5.0)
         sync_client = connect(settings.redis_url)
         producer = AsyncProducer(settings.kafka_bootstrap, settings.topic_prefix, sealer=sealer(settings, sync_client))
         producer.run()  # reads serve while Kafka is away; /readyz tells when ingest can work
         cache = ContextCache(settings.context_cache_records) if settings.context_cache_records else None
 
         def engine_for(namespace: str) -> Engine:
-            return Engine(sync_client, namespace, cache)
+            engine = Engine(sync_client, namespace, cache)
+            engine.read_stats.on_count = metrics.count_context_read
+            return engine
 
         def progress() -> Progress:
             return Progress(sync_client, active_namespace(sync_client, settings.namespace))
 
         reader = AsyncReader(client, settings.namespace, cache)
+        reader.stats.on_count = metrics.count_context_read
         holder["sidecar"] = Sidecar(
             reader, producer, settings.max_event_skew, engine_for if settings.sidecar_read == "thread" else None
         )

@@ -1,4 +1,4 @@
-"""Run a real single-node Apache Kafka broker (KRaft) on loopback, no Docker.
+"""Run a real Apache Kafka broker (KRaft) on loopback, no Docker: one node, or several.
 
 The broker jars come from Maven Central through ``scripts/kafka/pom.xml``;
 ``scripts/kafka/fetch.sh`` puts them in ``.cache/kafka/<version>/libs`` once.
@@ -12,8 +12,13 @@ Usage::
     with LocalKafka() as kafka:
         producer = KafkaProducer(bootstrap_servers=kafka.bootstrap)
 
-Command line: ``python -m slotstream.localkafka`` starts a broker, prints its
-bootstrap address on stdout and runs until Ctrl-C or SIGTERM.
+:class:`LocalKafkaCluster` runs N such nodes as one cluster (one static
+controller quorum of all of them; replication 3 and min.insync.replicas 2 by
+default), and stops, kills and restarts single nodes of it (docs/cluster.md).
+
+Command line: ``python -m slotstream.localkafka`` starts a broker
+(``--brokers N``: a cluster), prints its bootstrap address on stdout and runs
+until Ctrl-C or SIGTERM.
 
 Environment:
 
@@ -45,6 +50,7 @@ import tempfile
 import threading
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import BinaryIO
 
@@ -52,6 +58,7 @@ from .errors import LocalServerError
 
 __all__ = [
     "LocalKafka",
+    "LocalKafkaCluster",
     "LocalKafkaError",
     "docker_available",
     "ensure_kafka_libs",
@@ -153,11 +160,17 @@ def find_java() -> str:
 
 
 def _two_free_ports(host: str = LOOPBACK) -> tuple[int, int]:
-    # Hold both sockets open while choosing so the two ports differ.
-    with socket.socket() as a, socket.socket() as b:
-        a.bind((host, 0))
-        b.bind((host, 0))
-        return a.getsockname()[1], b.getsockname()[1]
+    broker, controller = _free_ports(2, host)
+    return broker, controller
+
+
+def _free_ports(n: int, host: str = LOOPBACK) -> list[int]:
+    # Hold every socket open while choosing so the ports differ.
+    with contextlib.ExitStack() as held:
+        socks = [held.enter_context(socket.socket()) for _ in range(n)]
+        for sock in socks:
+            sock.bind((host, 0))
+        return [sock.getsockname()[1] for sock in socks]
 
 
 def random_cluster_id() -> str:
@@ -309,11 +322,13 @@ class LocalKafka:
         heap_min, heap_max: JVM ``-Xms``/``-Xmx``.
         log_level: root level of the broker's ``server.log``.
         extra_properties: more ``server.properties`` entries (override ours).
+        node_id: ``node.id`` (a member of a :class:`LocalKafkaCluster` has its own).
     """
 
     def __init__(
         self,
         *,
+        node_id: int = NODE_ID,
         num_partitions: int = 4,
         data_dir: str | os.PathLike[str] | None = None,
         keep: bool = False,
@@ -324,6 +339,7 @@ class LocalKafka:
         log_level: str = "INFO",
         extra_properties: dict[str, object] | None = None,
     ) -> None:
+        self.node_id = int(node_id)
         self.num_partitions = int(num_partitions)
         self.keep = keep
         self.startup_timeout = float(startup_timeout)
@@ -338,6 +354,8 @@ class LocalKafka:
         self.port: int | None = None
         self.controller_port: int | None = None
         self.cluster_id: str | None = None
+        # a cluster member's controller quorum ("id@host:port,..."); None: this node alone
+        self.quorum_voters: str | None = None
         self.libs: Path | None = None
         self.startup_seconds: float | None = None
         self._proc: subprocess.Popen[bytes] | None = None
@@ -374,14 +392,7 @@ class LocalKafka:
         with self._lock:
             if self.is_running:
                 return self
-            self.libs = ensure_kafka_libs(self.version)
-            java = find_java()
-            if self.data_dir is None:
-                self.data_dir = Path(tempfile.mkdtemp(prefix="slotstream-kafka-"))
-                self._owns_data_dir = True
-            else:
-                self.data_dir.mkdir(parents=True, exist_ok=True)
-            self.log_dir.mkdir(parents=True, exist_ok=True)
+            java = self._prepare()
             started = time.monotonic()
             try:
                 for attempt in range(3):
@@ -407,11 +418,12 @@ class LocalKafka:
             _RUNNING.add(self)
             return self
 
-    def halt(self, timeout: float = 30.0) -> None:
-        """Stop the broker process but keep its data dir and ports, for :meth:`resume` (outage tests)."""
+    def halt(self, timeout: float = 30.0, kill: bool = False) -> None:
+        """Stop the broker process but keep its data dir and ports, for :meth:`resume` (outage
+        tests). `kill`: SIGKILL at once, a crash (no controlled shutdown, no leadership handed over)."""
         with self._lock:
             proc = self._proc
-            if proc is not None and proc.poll() is None:
+            if proc is not None and proc.poll() is None and not kill:
                 try:
                     proc.terminate()
                     proc.wait(timeout=timeout)
@@ -459,12 +471,24 @@ class LocalKafka:
         return "\n".join(parts)
 
     # ------------------------------------------------------------ internals
+    def _prepare(self) -> str:
+        """The jars and the data dir in place; returns the ``java`` launcher."""
+        self.libs = ensure_kafka_libs(self.version)
+        java = find_java()
+        if self.data_dir is None:
+            self.data_dir = Path(tempfile.mkdtemp(prefix="slotstream-kafka-"))
+            self._owns_data_dir = True
+        else:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        return java
+
     def _properties(self) -> dict[str, object]:
         data = self._require_data_dir()
         props: dict[str, object] = {
             "process.roles": "broker,controller",
-            "node.id": NODE_ID,
-            "controller.quorum.voters": f"{NODE_ID}@{LOOPBACK}:{self.controller_port}",
+            "node.id": self.node_id,
+            "controller.quorum.voters": self.quorum_voters or f"{self.node_id}@{LOOPBACK}:{self.controller_port}",
             "listeners": f"PLAINTEXT://{LOOPBACK}:{self.port},CONTROLLER://{LOOPBACK}:{self.controller_port}",
             "advertised.listeners": f"PLAINTEXT://{LOOPBACK}:{self.port}",
             "inter.broker.listener.name": "PLAINTEXT",
@@ -531,7 +555,7 @@ class LocalKafka:
         data = self._require_data_dir()
         if (data / "kraft-data" / "meta.properties").exists():
             return  # a kept data dir: already formatted
-        self.cluster_id = random_cluster_id()
+        self.cluster_id = self.cluster_id or random_cluster_id()
         cmd = [
             *self._jvm_base(java, "64m", "256m"),
             "kafka.tools.StorageTool",
@@ -595,9 +619,9 @@ class LocalKafka:
                 )
             try:
                 brokers = probe_broker(LOOPBACK, self.port, timeout=2.0)
-                if NODE_ID in brokers:
+                if self.node_id in brokers:
                     return
-                last_error = ValueError(f"metadata lists brokers {brokers}, not yet node {NODE_ID}")
+                last_error = ValueError(f"metadata lists brokers {brokers}, not yet node {self.node_id}")
             except (OSError, ValueError, struct.error) as exc:
                 last_error = exc
             if time.monotonic() >= deadline:
@@ -633,14 +657,168 @@ class LocalKafka:
 
 
 # --------------------------------------------------------------------------
+# Several brokers
+
+
+class LocalKafkaCluster:
+    """``brokers`` combined broker+controller nodes (KRaft) on 127.0.0.1, one JVM each.
+
+    Every node is a controller of one static quorum (a majority keeps it, so one node may be down)
+    and a broker. Topics created without a replication factor get ``replication`` replicas (3, or
+    the number of brokers if fewer) and the brokers' ``min.insync.replicas`` is ``min_insync``
+    (2, or 1 for a single broker); the internal topics (consumer offsets, transactions) get the
+    same. So a producer with ``acks=all`` keeps writing with one of three brokers down, and a
+    write it got acknowledged is on at least two brokers.
+
+    :meth:`halt` stops or kills one node, :meth:`resume` starts it again on its ports with its
+    data; it catches up and rejoins the in-sync replicas. A member is a :class:`LocalKafka`
+    (``nodes``), so its log and data dir are where a single broker keeps them.
+    """
+
+    def __init__(
+        self,
+        brokers: int = 3,
+        *,
+        num_partitions: int = 4,
+        replication: int | None = None,
+        min_insync: int | None = None,
+        startup_timeout: float = 120.0,
+        heap_max: str = "512m",
+        log_level: str = "INFO",
+        extra_properties: dict[str, object] | None = None,
+    ) -> None:
+        if brokers < 1:
+            raise LocalKafkaError("a cluster needs at least one broker")
+        self.replication = min(brokers, 3) if replication is None else int(replication)
+        self.min_insync = (2 if self.replication >= 3 else 1) if min_insync is None else int(min_insync)
+        if not 1 <= self.min_insync <= self.replication <= brokers:
+            raise LocalKafkaError(
+                f"want 1 <= min.insync.replicas ({self.min_insync}) <= replication ({self.replication}) "
+                f"<= brokers ({brokers})"
+            )
+        self.startup_timeout = float(startup_timeout)
+        replicated: dict[str, object] = {
+            "default.replication.factor": self.replication,
+            "min.insync.replicas": self.min_insync,
+            "offsets.topic.replication.factor": self.replication,
+            "transaction.state.log.replication.factor": self.replication,
+            "transaction.state.log.min.isr": self.min_insync,
+            "share.coordinator.state.topic.replication.factor": self.replication,
+            "share.coordinator.state.topic.min.isr": self.min_insync,
+            # a crashed broker is fenced (its partitions led elsewhere, it leaves the ISR) after
+            # this long without a heartbeat: the defaults (2 s / 9 s) make an outage test wait longer
+            "broker.heartbeat.interval.ms": 1000,
+            "broker.session.timeout.ms": 6000,
+        }
+        self.nodes = [
+            LocalKafka(
+                node_id=i + 1,
+                num_partitions=num_partitions,
+                startup_timeout=startup_timeout,
+                heap_min="128m",
+                heap_max=heap_max,
+                log_level=log_level,
+                extra_properties={**replicated, **(extra_properties or {})},
+            )
+            for i in range(brokers)
+        ]
+        self.startup_seconds: float | None = None
+
+    @property
+    def bootstrap(self) -> str:
+        """Every node's ``host:port``: clients find the cluster while any one of them is up."""
+        return ",".join(node.bootstrap for node in self.nodes)
+
+    def start(self) -> LocalKafkaCluster:
+        started = time.monotonic()
+        try:
+            ports = _free_ports(2 * len(self.nodes))
+            cluster_id = random_cluster_id()
+            voters = ",".join(f"{node.node_id}@{LOOPBACK}:{ports[2 * i + 1]}" for i, node in enumerate(self.nodes))
+            java = ""
+            for i, node in enumerate(self.nodes):
+                java = node._prepare()
+                node.port, node.controller_port = ports[2 * i], ports[2 * i + 1]
+                node.quorum_voters, node.cluster_id = voters, cluster_id
+                node._write_config()
+            # formatting is a JVM start each: side by side
+            with ThreadPoolExecutor(len(self.nodes)) as pool:
+                list(pool.map(lambda node: node._format_storage(java), self.nodes))
+            for node in self.nodes:  # all launched before any waits: a broker needs the quorum to register
+                node._launch(java)
+            for node in self.nodes:
+                node._wait_ready(started)
+            self.wait_brokers(started + self.startup_timeout)
+        except BaseException:
+            self.stop()
+            raise
+        self.startup_seconds = time.monotonic() - started
+        for node in self.nodes:
+            node.startup_seconds = self.startup_seconds
+            _RUNNING.add(node)
+        return self
+
+    def running_ids(self) -> list[int]:
+        return [node.node_id for node in self.nodes if node.is_running]
+
+    def wait_brokers(self, deadline: float | None = None) -> None:
+        """Until the metadata every running node serves lists every running broker."""
+        deadline = deadline if deadline is not None else time.monotonic() + self.startup_timeout
+        last: object = None
+        while True:
+            want = set(self.running_ids())
+            try:
+                seen = [set(probe_broker(LOOPBACK, node.port or 0)) for node in self.nodes if node.is_running]
+                if all(ids >= want for ids in seen):
+                    return
+                last = seen
+            except (OSError, ValueError, struct.error) as exc:
+                last = exc
+            if time.monotonic() >= deadline:
+                raise LocalKafkaError(f"the brokers {sorted(want)} do not all see each other (last probe: {last!r})")
+            time.sleep(0.2)
+
+    def halt(self, index: int, kill: bool = False) -> None:
+        """Stop node ``nodes[index]`` (SIGTERM: a controlled shutdown; ``kill``: SIGKILL, a crash)."""
+        self.nodes[index].halt(kill=kill)
+
+    def resume(self, index: int) -> None:
+        """Start node ``nodes[index]`` again on its ports with its data, once the others list it."""
+        self.nodes[index].resume()
+        self.wait_brokers()
+
+    def stop(self, timeout: float = 30.0) -> None:
+        # SIGTERM to every node first: one by one, the last ones would wait out their controlled
+        # shutdown against a quorum that is already gone
+        for node in self.nodes:
+            proc = node._proc
+            if proc is not None and proc.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.terminate()
+        for node in self.nodes:
+            node.stop(timeout)
+
+    def log_tail(self, lines: int = 30) -> str:
+        return "\n".join(f"=== node {node.node_id} ===\n{node.log_tail(lines)}" for node in self.nodes)
+
+    def __enter__(self) -> LocalKafkaCluster:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+
+# --------------------------------------------------------------------------
 # Command line
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m slotstream.localkafka",
-        description="Run a single-node Kafka broker (KRaft) on 127.0.0.1 until Ctrl-C/SIGTERM.",
+        description="Run a single-node Kafka broker (KRaft) on 127.0.0.1 until Ctrl-C/SIGTERM "
+        "(--brokers N: a cluster of N, replication 3 and min.insync.replicas 2 for N >= 3).",
     )
+    parser.add_argument("--brokers", type=int, default=1, help="broker+controller nodes (default 1)")
     parser.add_argument("--partitions", type=int, default=4, help="num.partitions (default 4)")
     parser.add_argument("--data-dir", help="data/config/log folder (default: a new temp dir)")
     parser.add_argument("--keep", action="store_true", help="keep the data dir on exit")
@@ -656,6 +834,8 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGINT, _on_signal)
 
+    if args.brokers > 1:
+        return _run_cluster(args, stop_event)
     kafka = LocalKafka(
         num_partitions=args.partitions,
         data_dir=args.data_dir,
@@ -684,6 +864,35 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         print("localkafka: stopping", file=sys.stderr, flush=True)
         kafka.stop()
+    return 0
+
+
+def _run_cluster(args: argparse.Namespace, stop_event: threading.Event) -> int:
+    if args.data_dir or args.keep or args.kafka_version:
+        print("localkafka: --data-dir, --keep and --version are for a single broker", file=sys.stderr)
+        return 2
+    cluster = LocalKafkaCluster(args.brokers, num_partitions=args.partitions, startup_timeout=args.timeout)
+    try:
+        cluster.start()
+    except LocalKafkaError as exc:
+        print(f"localkafka: {exc}", file=sys.stderr)
+        return 1
+    try:
+        print(cluster.bootstrap, flush=True)
+        print(
+            f"localkafka: {args.brokers} brokers ready in {cluster.startup_seconds:.1f} s "
+            f"(replication {cluster.replication}, min.insync.replicas {cluster.min_insync}); "
+            "Ctrl-C or SIGTERM stops them",
+            file=sys.stderr,
+            flush=True,
+        )
+        while not stop_event.wait(1.0):
+            if not all(node.is_running for node in cluster.nodes):
+                print("localkafka: a broker exited unexpectedly\n" + cluster.log_tail(), file=sys.stderr)
+                return 1
+    finally:
+        print("localkafka: stopping", file=sys.stderr, flush=True)
+        cluster.stop()
     return 0
 
 

@@ -5,16 +5,25 @@ a restart — of the server or of the whole main job — comes back with the sta
 at most the last second of writes (which the workers then re-read from Kafka: their positions
 live in the same Redis and rewind with it). Without a data folder a temporary one is used and
 removed on stop.
+
+`LocalRedisCluster` runs several of them as a Redis Cluster (masters only, the 16384 hash slots
+split evenly), built with CLUSTER ADDSLOTSRANGE and CLUSTER MEET: neither wheel nor Debian's
+package is sure to ship redis-cli / valkey-cli, and the server alone is enough. Its `url` is a
+`redis+cluster://` URL (state/client.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
+
+import redis
 
 from .errors import LocalServerError
 
@@ -23,6 +32,15 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def free_ports(n: int) -> list[int]:
+    """`n` distinct free loopback ports (all held open while choosing, so none repeats)."""
+    with contextlib.ExitStack() as held:
+        socks = [held.enter_context(socket.socket()) for _ in range(n)]
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
 
 
 def stop_process(proc: subprocess.Popen[bytes], timeout: float, kill: bool = False) -> None:
@@ -56,9 +74,16 @@ def server_binary() -> str:
 
 class LocalRedis:
     def __init__(
-        self, port: int | None = None, data_dir: str | Path | None = None, persist: bool = True, fsync: str = "everysec"
+        self,
+        port: int | None = None,
+        data_dir: str | Path | None = None,
+        persist: bool = True,
+        fsync: str = "everysec",
+        extra_args: Sequence[str] = (),
     ) -> None:
+        """`extra_args`: more server options (a cluster node's), after ours."""
         self.port = port or free_port()
+        self.extra_args = list(extra_args)
         self.proc: subprocess.Popen[bytes] | None = None
         self.data_dir = Path(data_dir).resolve() if data_dir is not None else None
         self.persist = persist
@@ -98,6 +123,7 @@ class LocalRedis:
                 str(log),
                 "--protected-mode",
                 "yes",
+                *self.extra_args,
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -130,6 +156,155 @@ class LocalRedis:
             self._dir = None
 
     def __enter__(self) -> LocalRedis:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+CLUSTER_SLOTS = 16384
+LOOPBACK = "127.0.0.1"
+
+
+def _cluster_info(client: redis.Redis) -> dict[str, str]:
+    raw = client.execute_command("CLUSTER", "INFO")
+    text = raw.decode() if isinstance(raw, bytes) else str(raw)
+    return dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+
+
+class LocalRedisCluster:
+    """A Redis Cluster on loopback: `masters` servers (no replicas), each owning an even share of
+    the hash slots. Each node is a LocalRedis in cluster mode with its own folder (its append-only
+    file when `persist`, and its nodes.conf, so a node halted and started again rejoins as itself)."""
+
+    def __init__(
+        self, masters: int = 3, data_dir: str | Path | None = None, persist: bool = False, node_timeout_ms: int = 2000
+    ) -> None:
+        if masters < 1:
+            raise ValueError("a cluster needs at least one master")
+        self.masters = masters
+        self.data_dir = Path(data_dir).resolve() if data_dir is not None else None
+        self.persist = persist
+        self.node_timeout_ms = node_timeout_ms
+        self.nodes: list[LocalRedis] = []
+        self.bus_ports: list[int] = []
+        self._dir: tempfile.TemporaryDirectory[str] | None = None
+
+    @property
+    def url(self) -> str:
+        """Every master as a startup node: the client still finds the cluster with one of them down."""
+        return "redis+cluster://" + ",".join(f"{LOOPBACK}:{node.port}" for node in self.nodes)
+
+    @property
+    def folder(self) -> Path:
+        if self.data_dir is not None:
+            return self.data_dir
+        if self._dir is None:
+            self._dir = tempfile.TemporaryDirectory(prefix="slotstream-redis-cluster-")
+        return Path(self._dir.name)
+
+    def start(self, timeout: float = 60.0) -> LocalRedisCluster:
+        """Start and form a new cluster (Redis or Valkey 7 or later: CLUSTER ADDSLOTSRANGE and the
+        cluster-port option). Ports are new each time, so `data_dir` must not hold an earlier one."""
+        stale = sorted(self.folder.glob("node-*/nodes.conf"))
+        if stale:
+            raise LocalServerError(f"{self.folder} holds an earlier cluster ({stale[0]}); start in an empty folder")
+        try:
+            ports = free_ports(2 * self.masters)
+            for i in range(self.masters):
+                port, bus = ports[2 * i], ports[2 * i + 1]
+                node = LocalRedis(
+                    port=port,
+                    data_dir=self.folder / f"node-{i}",
+                    persist=self.persist,
+                    extra_args=[
+                        "--cluster-enabled",
+                        "yes",
+                        "--cluster-config-file",
+                        "nodes.conf",
+                        # the bus port is chosen free like the client port (the default, port + 10000,
+                        # may be taken or past 65535)
+                        "--cluster-port",
+                        str(bus),
+                        "--cluster-node-timeout",
+                        str(self.node_timeout_ms),
+                    ],
+                )
+                self.nodes.append(node)
+                self.bus_ports.append(bus)
+                node.start(timeout)
+            self._form(timeout)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _clients(self) -> list[redis.Redis]:
+        return [redis.Redis(host=LOOPBACK, port=node.port, socket_timeout=5) for node in self.nodes]
+
+    def _form(self, timeout: float) -> None:
+        clients = self._clients()
+        try:
+            share = CLUSTER_SLOTS // self.masters
+            for i, client in enumerate(clients):
+                first = i * share
+                last = CLUSTER_SLOTS - 1 if i == self.masters - 1 else first + share - 1
+                client.execute_command("CLUSTER", "ADDSLOTSRANGE", first, last)
+            for node, bus in zip(self.nodes[1:], self.bus_ports[1:], strict=True):
+                clients[0].execute_command("CLUSTER", "MEET", LOOPBACK, node.port, bus)
+            self._wait_ok(clients, timeout)
+        finally:
+            for client in clients:
+                client.close()
+
+    def _wait_ok(self, clients: Sequence[redis.Redis], timeout: float) -> None:
+        """Until every node sees every other and every slot served: a client may then ask any of them."""
+        deadline = time.monotonic() + timeout
+        last: dict[str, object] = {}
+        while time.monotonic() < deadline:
+            try:
+                infos = [_cluster_info(c) for c in clients]
+            except redis.RedisError as err:
+                last = {"error": repr(err)}
+            else:
+                last = dict(infos[-1]) if infos else {}
+                if all(
+                    info.get("cluster_state") == "ok"
+                    and int(info.get("cluster_known_nodes", 0)) == self.masters
+                    and int(info.get("cluster_slots_ok", 0)) == CLUSTER_SLOTS
+                    for info in infos
+                ):
+                    return
+            time.sleep(0.05)
+        raise LocalServerError(f"the Redis Cluster did not come up within {timeout}s: {last}")
+
+    def wait_ok(self, timeout: float = 60.0) -> None:
+        """Until the cluster serves every slot again (after a node came back, say)."""
+        clients = self._clients()
+        try:
+            self._wait_ok(clients, timeout)
+        finally:
+            for client in clients:
+                client.close()
+
+    def halt_node(self, index: int, kill: bool = False) -> None:
+        """Stop one master (its slots go unserved until it is back: there are no replicas)."""
+        self.nodes[index].halt(kill=kill)
+
+    def resume_node(self, index: int, timeout: float = 60.0) -> None:
+        """Start a halted master again on its port, with its nodes.conf: it rejoins as itself."""
+        self.nodes[index].start(timeout)
+        self.wait_ok(timeout)
+
+    def stop(self) -> None:
+        for node in self.nodes:
+            node.stop()
+        self.nodes, self.bus_ports = [], []
+        if self._dir is not None:
+            self._dir.cleanup()
+            self._dir = None
+
+    def __enter__(self) -> LocalRedisCluster:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

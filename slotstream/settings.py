@@ -23,7 +23,12 @@ DAY_MS = 24 * 3600 * 1000
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix=PREFIX, frozen=True, extra="ignore", env_ignore_empty=True)
 
-    redis_url: str | None = Field(None, description="SLOTSTREAM_REDIS_URL: unset: start the embedded local server")
+    redis_url: str | None = Field(
+        None,
+        description="SLOTSTREAM_REDIS_URL: redis://host:port/db for one server; "
+        "redis+cluster://host:port[,host:port...] (rediss+cluster:// with TLS) for a Redis Cluster, the "
+        "nodes the client first asks for the slot map (docs/cluster.md); unset: start the embedded local server",
+    )
     namespace: str = Field(
         "ss",
         min_length=1,
@@ -66,6 +71,12 @@ class Settings(BaseSettings):
         description="SLOTSTREAM_SESSION_TIMEOUT: seconds before a dead worker's partitions move to the others",
     )
     workers: int = Field(1, ge=0, le=64, description="SLOTSTREAM_WORKERS: worker processes `slotstream run` starts")
+    runtime: Literal["faust", "lean"] = Field(
+        "faust",
+        description="SLOTSTREAM_RUNTIME: what moves a worker's records: lean (aiokafka's consumer and producer "
+        "directly) or faust (Faust's agents); the same processors and guarantees (docs/pipeline.md). Every "
+        "worker of a consumer group runs the same one",
+    )
     max_event_skew: float = Field(
         300.0,
         ge=0,

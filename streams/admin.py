@@ -29,8 +29,16 @@ class TopicState:
         return {k: (self.config.get(k), v) for k, v in self.spec.config.items() if self.config.get(k) != v}
 
 
-def create_topics(bootstrap: str, specs: Iterable[TopicSpec], replication: int = 1) -> list[str]:
-    """Create every topic that does not exist yet; returns the names created."""
+# CreateTopics with replication factor -1: the brokers' default.replication.factor (1 on the single
+# local broker, 3 on LocalKafkaCluster), so the cluster's operator, not each caller, sets it
+BROKER_DEFAULT_REPLICATION = -1
+
+
+def create_topics(
+    bootstrap: str, specs: Iterable[TopicSpec], replication: int = BROKER_DEFAULT_REPLICATION
+) -> list[str]:
+    """Create every topic that does not exist yet (`replication` replicas per partition, by default
+    the brokers' default.replication.factor); returns the names created."""
     admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="slotstream-admin")
     try:
         existing = set(admin.list_topics())

@@ -1,4 +1,9 @@
-"""Session fixtures for real servers: testcontainers when a Docker engine answers, local servers otherwise."""
+"""Session fixtures for real servers: testcontainers when a Docker engine answers, local servers otherwise.
+
+SLOTSTREAM_TEST_REDIS=cluster: the session's Redis is a local Redis Cluster of three masters
+(`redis+cluster://` URL, state/client.py) instead of one server, so the same tests run on it
+(tests/integration/cluster/test_engine_on_cluster.py runs the engine suite and the scenarios so).
+"""
 
 from __future__ import annotations
 
@@ -11,7 +16,8 @@ import pytest
 import redis
 
 from slotstream.localkafka import docker_available
-from slotstream.localredis import LocalRedis
+from slotstream.localredis import LocalRedis, LocalRedisCluster
+from slotstream.state.client import connect, is_cluster_url
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
@@ -21,11 +27,20 @@ def docker_engine_available() -> bool:
     return not os.environ.get("SLOTSTREAM_NO_DOCKER") and docker_available()
 
 
+def session_redis_is_cluster() -> bool:
+    """The session's Redis is a Redis Cluster (SLOTSTREAM_TEST_REDIS=cluster)."""
+    return os.environ.get("SLOTSTREAM_TEST_REDIS", "").lower() == "cluster"
+
+
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:
     """A real Redis server for the whole session."""
     if os.environ.get("SLOTSTREAM_REDIS_URL"):
         yield os.environ["SLOTSTREAM_REDIS_URL"]
+        return
+    if session_redis_is_cluster():
+        with LocalRedisCluster(masters=3) as cluster:
+            yield cluster.url
         return
     if docker_engine_available():
         from testcontainers.redis import RedisContainer
@@ -57,7 +72,7 @@ def kafka_bootstrap() -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def redis_client(redis_url: str) -> Iterator[redis.Redis]:
-    client = redis.Redis.from_url(redis_url)
+    client = connect(redis_url) if is_cluster_url(redis_url) else redis.Redis.from_url(redis_url)
     yield client
     client.close()
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 import redis
-import redis.asyncio as aioredis
 
 from slotstream.memory.models import ContextRequest, iso
+from slotstream.state.client import connect_async
 from slotstream.state.context_cache import ContextCache
 from slotstream.state.engine import Engine
 from slotstream.state.reader import AsyncReader
@@ -126,7 +126,7 @@ def test_the_async_reader_uses_the_cache_and_sees_other_writers(
     cache = ContextCache(1_000)
 
     async def run() -> list[str]:
-        client = aioredis.Redis.from_url(redis_url)
+        client = connect_async(redis_url)
         reader = AsyncReader(client, namespace, cache)
         seen = [(await reader.context(request(), LATER)).context, (await reader.context(request(), LATER)).context]
         writer.apply(op("o2", 1, record("t1", "u1", "knowledge.editor", "helix", corrects_current=True)))

@@ -1,0 +1,49 @@
+"""The engine suite and the scenario files, run a second time on a Redis Cluster.
+
+The very same test files as on one server, in a pytest of their own with
+SLOTSTREAM_TEST_REDIS=cluster: the session fixture (tests/conftest.py) then starts a
+LocalRedisCluster of three masters and gives every test its `redis+cluster://` URL and client, so
+every engine call, script, pipeline, scan and digest of those tests goes through the cluster client.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[3]
+SUITE = [
+    "tests/integration/state",  # engine, properties, second pass, due, progress, digest, deploy, user keys, caches
+    "tests/eval/test_scenarios.py",  # every tests/scenarios/*.jsonl straight into the engine, and the CLI
+    "tests/integration/cluster/test_session_redis.py",  # proves the run was on the cluster
+]
+DESELECTED: list[str] = []
+SUMMARY = re.compile(r"^=*\s*(\d+) passed.* in [\d.]+s", re.M)
+
+
+def test_engine_suite_and_scenarios_pass_on_a_redis_cluster() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "SLOTSTREAM_REDIS_URL"}
+    env["SLOTSTREAM_TEST_REDIS"] = "cluster"
+    deselect = [arg for test in DESELECTED for arg in ("--deselect", test)]
+    started = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", *SUITE, *deselect, "-q", "-x", "-p", "no:cacheprovider"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-60:])
+    assert proc.returncode == 0, tail
+    found = SUMMARY.search(proc.stdout)
+    assert found and int(found.group(1)) >= 100, tail
+    print(f"on a 3-master Redis Cluster: {found.group(1)} passed in {time.monotonic() - started:.1f} s")
