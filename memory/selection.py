@@ -575,8 +575,9 @@ def _one_per_slot(req: ContextRequest, usable: list[Candidate], excluded: list[E
 
 def _ranked(req: ContextRequest, keep: list[Candidate], weights: dict[str, float]) -> list[tuple[float, Candidate]]:
     """Best first: weighted lexical relevance to the query plus the stored static value (never confidence)."""
-    # the same order for both row forms, so a prepared row's float sum is the fresh row's exactly
-    plain = list(weights.items())
+    # the same order for both row forms, so a prepared row's float sum is the fresh row's exactly;
+    # a word that weighs nothing (no row holds it) adds nothing and is not looked for
+    plain = [(word, weight) for word, weight in weights.items() if weight > 0]
     padded = [(f" {word} ", weight) for word, weight in plain]
     request_topics = topics_of(req.text) if req.text else frozenset()
     # (-value, id, position, candidate): tuples order by value, then id, without a key function;
