@@ -2,9 +2,11 @@
 -- KEYS[1] = <prefix>:meta ; ARGV[1] = <prefix> ; ARGV[2] = expected version (-1: don't check)
 -- ARGV[3] = JSON list of transitions, each:
 --   {op, at, puts=[{id, json, slot, scope, live, act, ix, from_slot, from_scope}], created=[[slot, id]],
---    sup={key=json}, unsup=[key], deps={key=[id]}, log=[json], erase=bool, ledger=json}
+--    sup={key=json}, read_sup=[key], unsup=[key], deps={key=[id]}, log=[json], erase=bool, ledger=json}
 -- where every json (and act) is the position in ARGV of that JSON text (ARGV[4] onwards): the texts
 -- come as arguments of their own, so nothing here decodes a document escaped inside another.
+-- read_sup: the keys of sup that selection reads (not a value corrected or retracted away, which
+-- its record's status keeps out): kept again in <prefix>:rsup, so a lookup never reads the others.
 -- A put with from_slot moves the record: it leaves that slot's live list, history and read model.
 -- A put with act (its read-model row) carries ix = [unit or false, static value, [word keys],
 -- [main topics], [related topics]]: the read index below, kept with the read model in this script
@@ -79,7 +81,7 @@ end
 
 local function erase_user()
   -- the ops ledger stays: op ids are offsets, not user data, and keep redeliveries idempotent
-  local keys = {P .. ':rec', P .. ':slot', P .. ':sup', P .. ':log', P .. ':scopes', P .. ':alias', P .. ':dep'}
+  local keys = {P .. ':rec', P .. ':slot', P .. ':sup', P .. ':rsup', P .. ':log', P .. ':scopes', P .. ':alias', P .. ':dep'}
   for _, scope in ipairs(redis.call('SMEMBERS', P .. ':scopes')) do
     keys[#keys + 1] = P .. ':act:' .. scope
     local seen = {}
@@ -94,6 +96,18 @@ local function erase_user()
   for i = 1, #keys, 500 do
     redis.call('DEL', unpack(keys, i, math.min(i + 499, #keys)))
   end
+end
+
+-- a user whose suppressions were written before rsup existed: copy the ones selection reads, once
+if redis.call('HEXISTS', P .. ':meta', 'rsup') == 0 then
+  local sup = redis.call('HGETALL', P .. ':sup')
+  for i = 1, #sup, 2 do
+    local raw = sup[i + 1]
+    if not (string.find(raw, '"reason":"corrected"', 1, true) or string.find(raw, '"reason":"retracted"', 1, true)) then
+      redis.call('HSET', P .. ':rsup', sup[i], raw)
+    end
+  end
+  redis.call('HSET', P .. ':meta', 'rsup', 1)
 end
 
 local batch = cjson.decode(ARGV[3])
@@ -131,6 +145,7 @@ for _, t in ipairs(batch) do
       redis.call('RPUSH', P .. ':hist:' .. redis.sha1hex(c[1]), c[2])
     end
     for key, at_arg in pairs(t.sup or {}) do redis.call('HSET', P .. ':sup', key, ARGV[at_arg]) end
+    for _, key in ipairs(t.read_sup or {}) do redis.call('HSET', P .. ':rsup', key, ARGV[t.sup[key]]) end
     for alias, target in pairs(t.alias or {}) do redis.call('HSET', P .. ':alias', alias, target) end
     for key, ids in pairs(t.deps or {}) do
       local raw_dep = redis.call('HGET', P .. ':dep', key)
@@ -142,7 +157,10 @@ for _, t in ipairs(batch) do
       end
       redis.call('HSET', P .. ':dep', key, cjson.encode(known))
     end
-    for _, key in ipairs(t.unsup or {}) do redis.call('HDEL', P .. ':sup', key) end
+    for _, key in ipairs(t.unsup or {}) do
+      redis.call('HDEL', P .. ':sup', key)
+      redis.call('HDEL', P .. ':rsup', key)
+    end
     if t.log and #t.log > 0 then
       local entries = {}
       for k, at_arg in ipairs(t.log) do entries[k] = ARGV[at_arg] end

@@ -29,11 +29,16 @@ local scopes, words, mains, related = counted(), counted(), counted(), counted()
 
 local stamp = redis.call('HMGET', P .. ':meta', 'version', 'written')
 -- what selection reads of the suppressions: a value corrected or retracted away is kept out by its
--- record's status, so those (one per correction) never leave the server
+-- record's status, so those (one per correction) never leave the server. apply.lua keeps the others
+-- in rsup; a user not written since rsup existed has them filtered out of sup here.
 local sups = {}
-for _, raw in ipairs(redis.call('HVALS', P .. ':sup')) do
-  if not (string.find(raw, '"reason":"corrected"', 1, true) or string.find(raw, '"reason":"retracted"', 1, true)) then
-    sups[#sups + 1] = raw
+if redis.call('HEXISTS', P .. ':meta', 'rsup') == 1 then
+  sups = redis.call('HVALS', P .. ':rsup')
+else
+  for _, raw in ipairs(redis.call('HVALS', P .. ':sup')) do
+    if not (string.find(raw, '"reason":"corrected"', 1, true) or string.find(raw, '"reason":"retracted"', 1, true)) then
+      sups[#sups + 1] = raw
+    end
   end
 end
 

@@ -163,3 +163,39 @@ def test_an_unindexed_scope_is_read_whole_and_an_uncertified_answer_again_whole(
     redis_client.delete(f"{indexed.keys.prefix('t1', 'u')}:ixs:global")
     assert indexed.context(req, when) == whole.context(req, when)
     assert indexed.read_stats.whole_unindexed == 1
+
+
+def test_suppressions_a_lookup_reads_skip_values_corrected_away_and_survive_an_upgrade(redis_client, namespace):
+    indexed, whole = _engines(redis_client, namespace)
+    detail = "preference.response.detail"
+    versions = [
+        {
+            "at": iso(T0 + timedelta(minutes=i)),
+            "op_id": f"v{i}",
+            "record": {
+                "tenant": "t1",
+                "user": "u",
+                "attribute": detail,
+                "value": f"style {i}",
+                "corrects_current": i > 0,
+            },
+        }
+        for i in range(30)
+    ]
+    forget = {"op": "forget", "tenant": "t1", "user": "u", "match": {"attribute": "goal.main"}}
+    indexed.apply_many([*versions, {"at": iso(T0 + timedelta(hours=1)), "op_id": "f", "command": forget}])
+    prefix = indexed.keys.prefix("t1", "u")
+    # 29 corrections and one forget are kept; a lookup reads only the forget's
+    assert redis_client.hlen(f"{prefix}:sup") == 30 and redis_client.hlen(f"{prefix}:rsup") == 1
+    req = ContextRequest(tenant="t1", user="u", text="style")
+    when = T0 + timedelta(days=1)
+    expected = whole.context(req, when)
+    assert expected.used_ids and indexed.context(req, when) == expected
+
+    # state written before rsup existed: the lookup filters sup itself; the next write fills rsup
+    redis_client.delete(f"{prefix}:rsup")
+    redis_client.hdel(f"{prefix}:meta", "rsup")
+    assert indexed.context(req, when) == expected
+    record = {"tenant": "t1", "user": "u", "attribute": "profile.home_city", "value": "Lyon"}
+    indexed.apply({"at": iso(T0 + timedelta(hours=2)), "op_id": "later", "record": record})
+    assert redis_client.hlen(f"{prefix}:rsup") == 1
