@@ -45,6 +45,19 @@ class Keys:
     def suppressions(self, tenant: str, user: str) -> str:
         return self.prefix(tenant, user) + ":sup"
 
+    def read_suppressions(self, tenant: str, user: str) -> str:
+        """The suppressions selection reads (not a value corrected or retracted away): a copy of
+        those in `suppressions`, kept by apply.lua; meta's `rsup` field says it is complete."""
+        return self.prefix(tenant, user) + ":rsup"
+
+    def read_index(self, tenant: str, user: str, scope: str, part: str) -> str:
+        """One key of a scope's read index (state/read_index.py; apply.lua keeps it, context.lua
+        reads it): `part` is "ix" (id -> entry), "ixs" (ids by static value), "ixa" (id -> unit),
+        "ixu" (unit -> ids), or "ixt:<word key>" / "ixp:<topic>" / "ixq:<topic>" (ids holding a
+        word, of attributes mainly about / related to a topic, by static value)."""
+        kind, _, rest = part.partition(":")
+        return f"{self.prefix(tenant, user)}:{kind}:{scope}" + (f":{rest}" if rest else "")
+
     def aliases(self, tenant: str, user: str) -> str:
         return self.prefix(tenant, user) + ":alias"
 

@@ -82,9 +82,9 @@ def _index_matches_read_model(client: redis.Redis, keys: Keys, user: str) -> Non
     prefix = keys.prefix("t1", user)
     for raw_scope in client.smembers(f"{prefix}:scopes"):
         scope = raw_scope.decode()
-        rows = set(client.hkeys(f"{prefix}:act:{scope}"))
-        assert set(client.zrange(f"{prefix}:ixs:{scope}", 0, -1)) == rows, scope
-        assert set(client.hkeys(f"{prefix}:ix:{scope}")) == rows, scope
+        rows = set(client.hkeys(keys.active("t1", user, scope)))
+        assert set(client.zrange(keys.read_index("t1", user, scope, "ixs"), 0, -1)) == rows, scope
+        assert set(client.hkeys(keys.read_index("t1", user, scope, "ix"))) == rows, scope
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -160,7 +160,7 @@ def test_an_unindexed_scope_is_read_whole_and_an_uncertified_answer_again_whole(
     assert indexed.read_stats.uncertified == 1 and indexed.read_stats.indexed == 0
 
     # rows written before the index existed: its sorted set does not cover the read model
-    redis_client.delete(f"{indexed.keys.prefix('t1', 'u')}:ixs:global")
+    redis_client.delete(indexed.keys.read_index("t1", "u", "global", "ixs"))
     assert indexed.context(req, when) == whole.context(req, when)
     assert indexed.read_stats.whole_unindexed == 1
 
@@ -184,18 +184,18 @@ def test_suppressions_a_lookup_reads_skip_values_corrected_away_and_survive_an_u
     ]
     forget = {"op": "forget", "tenant": "t1", "user": "u", "match": {"attribute": "goal.main"}}
     indexed.apply_many([*versions, {"at": iso(T0 + timedelta(hours=1)), "op_id": "f", "command": forget}])
-    prefix = indexed.keys.prefix("t1", "u")
     # 29 corrections and one forget are kept; a lookup reads only the forget's
-    assert redis_client.hlen(f"{prefix}:sup") == 30 and redis_client.hlen(f"{prefix}:rsup") == 1
+    rsup = indexed.keys.read_suppressions("t1", "u")
+    assert redis_client.hlen(indexed.keys.suppressions("t1", "u")) == 30 and redis_client.hlen(rsup) == 1
     req = ContextRequest(tenant="t1", user="u", text="style")
     when = T0 + timedelta(days=1)
     expected = whole.context(req, when)
     assert expected.used_ids and indexed.context(req, when) == expected
 
     # state written before rsup existed: the lookup filters sup itself; the next write fills rsup
-    redis_client.delete(f"{prefix}:rsup")
-    redis_client.hdel(f"{prefix}:meta", "rsup")
+    redis_client.delete(rsup)
+    redis_client.hdel(indexed.keys.meta("t1", "u"), "rsup")
     assert indexed.context(req, when) == expected
     record = {"tenant": "t1", "user": "u", "attribute": "profile.home_city", "value": "Lyon"}
     indexed.apply({"at": iso(T0 + timedelta(hours=2)), "op_id": "later", "record": record})
-    assert redis_client.hlen(f"{prefix}:rsup") == 1
+    assert redis_client.hlen(rsup) == 1
