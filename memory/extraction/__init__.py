@@ -60,6 +60,13 @@ sits in a request or a first-person statement (a level word and the skill it is 
 and what comes first; an approval by the user and a "before / unless" link; which of two kinds comes
 first; a language named next to how to answer; a zone named in a sentence about the user's own time).
 
+What is not tried (the prefilter, `prefilter.py`): from every family's own patterns (its table, its
+trigger, the tables its code loops over, read with the regex engine's parser) an index knows the words
+any match needs, and one pass over a text tells which of them it has. A family whose trigger cannot
+match a sentence is not run, a pattern that cannot match is not tried, and a turn on which no family
+can fire anywhere is not split into sentences at all. It never changes an extraction:
+`RuleExtractor(prefilter=False)` tries everything everywhere, and the tests compare the two.
+
 Rules it keeps (docs/engine.md):
 - temporary vs lasting: "this time / just this once / 这次 / 本次" (or wording about the current item, "this
   question", "a short answer", "这道题") gives a `session:<id>` record living

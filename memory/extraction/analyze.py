@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
+from . import prefilter
 from .confirm import CONFIRM_BEFORE
 from .decision import DECISION
 from .detail import DETAIL
@@ -14,35 +15,44 @@ from .goal import GOAL
 from .home import HOME_CITY
 from .language import LANGUAGE
 from .length import LENGTH
-from .priority import priority_hits
-from .style import order_hits, style_hits
+from .prefilter import Trigger
+from .priority import PRIORITY_REQUIRES, priority_hits
+from .style import ORDER_REQUIRES, STYLE_REQUIRES, order_hits, style_hits
 from .timezone import TIMEZONE
 
-# a goal is considered only when nothing more specific matched
-FAMILIES: list[Callable[[str, datetime], list[Hit]]] = [
-    CONFIRM_BEFORE.hits,
-    DETAIL.hits,
-    LENGTH.hits,
-    LANGUAGE.hits,
-    style_hits,
-    order_hits,
-    HOME_CITY.hits,
-    TIMEZONE.hits,
-    EXPERTISE.hits,
-    DECISION.hits,
-    priority_hits,
+# each family with what it cannot fire without (the prefilter skips it on a sentence without that)
+RULE_FAMILIES: list[tuple[Callable[[str, datetime], list[Hit]], Trigger]] = [
+    (CONFIRM_BEFORE.hits, CONFIRM_BEFORE.requires),
+    (DETAIL.hits, DETAIL.requires),
+    (LENGTH.hits, LENGTH.requires),
+    (LANGUAGE.hits, LANGUAGE.requires),
+    (style_hits, STYLE_REQUIRES),
+    (order_hits, ORDER_REQUIRES),
+    (HOME_CITY.hits, HOME_CITY.requires),
+    (TIMEZONE.hits, TIMEZONE.requires),
+    (EXPERTISE.hits, EXPERTISE.requires),
+    (DECISION.hits, DECISION.requires),
+    (priority_hits, PRIORITY_REQUIRES),
 ]
+# a goal is considered only when nothing more specific matched
+FAMILIES: list[Callable[[str, datetime], list[Hit]]] = [family for family, _ in RULE_FAMILIES]
+GOAL_REQUIRES = GOAL.requires
+_TRIGGERS = prefilter.Triggers([*(requires for _, requires in RULE_FAMILIES), GOAL_REQUIRES])
 
 
 def analyze(text: str, at: datetime) -> list[Hit]:
-    """Every family's hit on one sentence, one per attribute, the first family winning."""
+    """Every family's hit on one sentence, one per attribute, the first family winning. A family the
+    prefilter shows cannot fire on `text` is not run (it would give nothing)."""
+    firing = _TRIGGERS.firing(prefilter.seen(text))
     hits: list[Hit] = []
-    seen: set[str] = set()
-    for family in FAMILIES:
+    attributes: set[str] = set()
+    for family, requires in RULE_FAMILIES:
+        if requires not in firing:
+            continue
         for h in family(text, at):
-            if h.attribute not in seen:
-                seen.add(h.attribute)
+            if h.attribute not in attributes:
+                attributes.add(h.attribute)
                 hits.append(h)
-    if not hits:
+    if not hits and GOAL_REQUIRES in firing:
         hits = GOAL.hits(text, at)
     return hits

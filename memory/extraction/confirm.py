@@ -436,9 +436,10 @@ def _confirm_cue_zh(m: re.Match[str]) -> str | None:
     return None
 
 
+# each cue needs the user's approval named (the cue reads nothing without it): the gate says so up front
 _RULES += [
-    Pattern(rx(r"^.+$"), _confirm_cue_en, True),
-    Pattern(zh(r"^.*[\u4e00-\u9fff].*$"), _confirm_cue_zh, True),
+    Pattern(rx(r"^.+$"), _confirm_cue_en, True, _APPROVER_EN),
+    Pattern(zh(r"^.*[\u4e00-\u9fff].*$"), _confirm_cue_zh, True, _APPROVER_ZH),
 ]
 
 

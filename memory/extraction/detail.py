@@ -8,6 +8,7 @@ from datetime import datetime
 from ..models import Kind
 from .family import Family, Hit
 from .markers import ASKING
+from .prefilter import rewritten
 from .text import Pattern, _negated, rx, zh
 
 _DETAIL = [
@@ -341,6 +342,9 @@ _OVER = rx(r"\s+(?:over|rather\s+than|instead\s+of|as\s+opposed\s+to|more\s+than
 
 class _Detail:
     rule = "detail"
+    # the prefilter's look: the family's trigger, in the sentence as given (the family reads it
+    # with the "over …" part cut out, gluing the rest together)
+    requires = rewritten(_FAMILY.requires)
 
     @staticmethod
     def hits(text: str, at: datetime) -> list[Hit]:

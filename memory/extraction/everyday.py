@@ -31,8 +31,10 @@ from collections.abc import Callable
 from datetime import datetime
 
 from ..models import Kind
+from . import prefilter
 from .family import Hit
 from .language import EN_NAMES, ZH_NAMES
+from .prefilter import Trigger, all_of, one_of
 from .text import clean, rx, zh
 
 Found = tuple[str, str, bool]  # (attribute, value, retract)
@@ -269,19 +271,49 @@ def _zh_food(raw: str) -> str:
     return "no " + _ZH_FOOD[raw] if raw in _ZH_FOOD else "不吃" + raw
 
 
+_EATS_AGAIN_ZH = re.compile(r"(?:现在|开始|又|重新|已经)(?:能|也|会)?(?:吃|碰)(肉|荤|猪肉|牛肉|辣|海鲜|鸡蛋|鱼)了")
+_CAN_EAT_ZH = re.compile(r"(?:也|都)?(?:能|会|可以)吃(辣|猪肉|牛肉|肉)了")
+_NO_LONGER_VEG_ZH = re.compile(
+    r"不(?:再)?(?:吃素|是素食者|当素食者)了|不再吃素|不再是素食者|(?:吃素|素食)(?:已经)?(?:停了|放弃了|不坚持了)"
+)
+_PESCATARIAN_ZH = re.compile(r"除了鱼[，,]?(?:别的|其他的?)肉(?:我)?都不吃")
+_QUIT_FOOD_ZH = re.compile(r"戒(糖|酒|烟|咖啡|肉|辣|奶茶|碳水)了?")
+_CANNOT_EAT_ZH = re.compile(r"(?:一点)?(辣|肉|酒|海鲜|鸡蛋)都不能(?:吃|喝|碰)")
+_NOT_EAT_LEAD_ZH = re.compile(r"^不(吃|喝|碰|放)([" + _CJK + r"]{1,6}?)(?:[，,]\s*我|$)")
+_NOT_ADD_ZH = re.compile(r"(?:从来|从不|一直)?不(放|加)([" + _CJK + r"]{1,4}?)(?:[，,。]|$|的)")
+_NOT_EAT_ZH = re.compile(
+    r"(?:^|[，,])?(?:我|我们家|我家|咱家)[^，,。]{0,10}?(?:从来|从不|一直|基本|向来|是|都|也)?(?:不|不能|没法)(?:吃|喝|碰)(?!不)"
+    + _ZH_FOOD_RX
+    + r"(?:的|了|呀|哦|啊)?(?:[，,。！!~～]|$)"
+)
+_FOOD_FIRST_ZH = re.compile(
+    r"^([" + _CJK + r"]{1,10}?)(?:的)?我(?:是|真|都|从来|一般|一向|基本|一概|也)*(?:不(?:吃|喝|碰)|吃不了|喝不了)"
+)
+# every diet statement in Chinese is one of these (the prefilter's look at `_diet_zh`)
+_DIET_ZH_REQUIRES = one_of(
+    _EATS_AGAIN_ZH,
+    _CAN_EAT_ZH,
+    _NO_LONGER_VEG_ZH,
+    *(pattern for pattern, _ in _ZH_TERM_RX),
+    _PESCATARIAN_ZH,
+    _QUIT_FOOD_ZH,
+    _CANNOT_EAT_ZH,
+    _NOT_EAT_LEAD_ZH,
+    _NOT_ADD_ZH,
+    _NOT_EAT_ZH,
+    _FOOD_FIRST_ZH,
+)
+
+
 def _diet_zh(t: str) -> list[Found]:
     out: list[Found] = []
     # "我现在吃肉了", "我开始吃肉了", "我不吃素了", "我不再是素食者"
-    m = re.search(
-        r"(?:现在|开始|又|重新|已经)(?:能|也|会)?(?:吃|碰)(肉|荤|猪肉|牛肉|辣|海鲜|鸡蛋|鱼)了", t
-    ) or re.search(r"(?:也|都)?(?:能|会|可以)吃(辣|猪肉|牛肉|肉)了", t)
+    m = _EATS_AGAIN_ZH.search(t) or _CAN_EAT_ZH.search(t)
     if m:
         food = m.group(1)
         value = "vegetarian" if food in ("肉", "荤") else _zh_food(food)
         return [("profile.diet", value, True)]
-    if re.search(
-        r"不(?:再)?(?:吃素|是素食者|当素食者)了|不再吃素|不再是素食者|(?:吃素|素食)(?:已经)?(?:停了|放弃了|不坚持了)", t
-    ):
+    if _NO_LONGER_VEG_ZH.search(t):
         return [("profile.diet", "vegetarian", True)]
     if _REQUEST_ZH.search(t) and not re.search(r"我(?:是|一直|已经|现在|在)", t):
         return []
@@ -294,17 +326,15 @@ def _diet_zh(t: str) -> list[Found]:
             attr = _diet_attr(value)
             out.append((attr, value, False))
             return out
-    if re.search(r"除了鱼[，,]?(?:别的|其他的?)肉(?:我)?都不吃", t):
+    if _PESCATARIAN_ZH.search(t):
         return [("profile.diet", "pescatarian", False)]
-    m3 = re.search(r"戒(糖|酒|烟|咖啡|肉|辣|奶茶|碳水)了?", t)
+    m3 = _QUIT_FOOD_ZH.search(t)
     if m3:
         return [("profile.diet", _zh_food(m3.group(1)), False)]
-    m3 = re.search(r"(?:一点)?(辣|肉|酒|海鲜|鸡蛋)都不能(?:吃|喝|碰)", t)
+    m3 = _CANNOT_EAT_ZH.search(t)
     if m3:
         return [("profile.diet", _zh_food(m3.group(1)), False)]
-    m3 = re.search(r"^不(吃|喝|碰|放)([" + _CJK + r"]{1,6}?)(?:[，,]\s*我|$)", t) or re.search(
-        r"(?:从来|从不|一直)?不(放|加)([" + _CJK + r"]{1,4}?)(?:[，,。]|$|的)", t
-    )
+    m3 = _NOT_EAT_LEAD_ZH.search(t) or _NOT_ADD_ZH.search(t)
     if m3 and ("我" in t or t.startswith("不")):
         return [
             (
@@ -314,16 +344,8 @@ def _diet_zh(t: str) -> list[Found]:
             )
         ]
     # "我不吃辣", "我们家不吃猪肉", "鸡蛋我是不吃的", "辣的我真吃不了", "我不吃生的，刺身什么的都不碰"
-    m = re.search(
-        r"(?:^|[，,])?(?:我|我们家|我家|咱家)[^，,。]{0,10}?(?:从来|从不|一直|基本|向来|是|都|也)?(?:不|不能|没法)(?:吃|喝|碰)(?!不)"
-        + _ZH_FOOD_RX
-        + r"(?:的|了|呀|哦|啊)?(?:[，,。！!~～]|$)",
-        t,
-    )
-    m2 = re.search(
-        r"^([" + _CJK + r"]{1,10}?)(?:的)?我(?:是|真|都|从来|一般|一向|基本|一概|也)*(?:不(?:吃|喝|碰)|吃不了|喝不了)",
-        t,
-    )
+    m = _NOT_EAT_ZH.search(t)
+    m2 = _FOOD_FIRST_ZH.search(t)
     for mm in (m, m2):
         if mm is None:
             continue
@@ -375,19 +397,25 @@ _NOT_ALLERGEN = rx(
 )
 
 
+_HAY_FEVER = re.compile(r"(?i)\bhay\s+fever\b")
+_ALLERGIC_EN = re.compile(r"(?i)\b(?:I'm|I\s+am)\s+(?:\w+\s+)?allergic\b")
+# every allergy or intolerance statement is one of these (the prefilter's look at `_allergy_en`)
+_ALLERGY_EN_REQUIRES = one_of(_HAY_FEVER, *_INTOL_EN, *_ALLERGY_EN, _ALLERGIC_EN)
+
+
 def _allergy_en(t: str) -> list[Found]:
     if not _FIRST_EN.search(t) and not re.match(r"(?i)^[\w\s-]{2,25}\s+allergy\b|^hay\s+fever\b", t):
         return []
     out: list[Found] = []
-    if re.search(r"(?i)\bhay\s+fever\b", t):
+    if _HAY_FEVER.search(t):
         return [("profile.allergies", "pollen (hay fever)", False)]
     for r in _INTOL_EN:
-        m = r.search(t)
+        m = prefilter.search(r, t)
         if m and not _NOT_ALLERGEN.match(m.group("x")):
             out.append(("profile.intolerances", _v(m.group("x")).casefold() + " intolerance", False))
             break
     for r in _ALLERGY_EN:
-        m = r.search(t)
+        m = prefilter.search(r, t)
         if not m:
             continue
         x = m.groupdict().get("x") or m.group(1)
@@ -399,23 +427,31 @@ def _allergy_en(t: str) -> list[Found]:
             x = "gluten (celiac disease)"
         out.append(("profile.allergies", x, False))
         break
-    if not out and re.search(r"(?i)\b(?:I'm|I\s+am)\s+(?:\w+\s+)?allergic\b", t):
+    if not out and _ALLERGIC_EN.search(t):
         out.append(("profile.allergies", _v(t), False))
     return out
+
+
+_ME_ZH = re.compile("我")  # the "我" most Chinese families check for first (`"我" in t`)
+_INTOLERANT_ZH = re.compile(r"([" + _CJK + r"A-Za-z]{1,8}?)不耐受?")
+_FAVISM_ZH = re.compile(r"([" + _CJK + r"]{1,4})病[，,]")
+_ALLERGIC_ZH = re.compile("过敏")
+_REACTION_ZH = re.compile(r"(?:起疹子|起荨麻疹|起红疹|喘不上气)")
+_ALLERGY_ZH_REQUIRES = one_of(_ME_ZH) & one_of(_INTOLERANT_ZH, _FAVISM_ZH, _ALLERGIC_ZH, _REACTION_ZH)
 
 
 def _allergy_zh(t: str) -> list[Found]:
     if "我" not in t:
         return []
     out: list[Found] = []
-    m = re.search(r"([" + _CJK + r"A-Za-z]{1,8}?)不耐受?", t)
+    m = _INTOLERANT_ZH.search(t)
     if m:
         x = re.sub(r"^(?:我|有|应该是|可能是|是)+", "", m.group(1))
         out.append(("profile.intolerances", (x or m.group(1)) + "不耐受", False))
-    m = re.search(r"([" + _CJK + r"]{1,4})病[，,]", t)
+    m = _FAVISM_ZH.search(t)
     if m and "蚕豆" in m.group(1):
         out.append(("profile.allergies", "蚕豆", False))
-    if "过敏" in t or re.search(r"(?:起疹子|起荨麻疹|起红疹|喘不上气)", t):
+    if "过敏" in t or _REACTION_ZH.search(t):
         m = (
             re.search(r"对([" + _CJK + r"A-Za-z]{1,10}?)(?:特别|有点|很|都|也)?过敏", t)
             or re.search(r"我(?:有|从小就|从小|一直)?(?:有)?([" + _CJK + r"A-Za-z]{1,8}?)过敏", t)
@@ -512,10 +548,14 @@ def _like_value(obj: str) -> str:
     return v.strip()
 
 
+# every like or dislike statement is one of these (the prefilter's look at `_likes_en`)
+_LIKES_EN_REQUIRES = one_of(_DISLIKE_EN, *_DISLIKE_FRAMES_EN, _LIKE_EN, *_LIKE_FRAMES_EN)
+
+
 def _likes_en(t: str) -> list[Found]:
     out: list[Found] = []
     retract_tail = re.search(r"(?i)\b(?:any\s*more|no\s+more|these\s+days\s+not)\b", t)
-    m = _DISLIKE_EN.search(t)
+    m = prefilter.search(_DISLIKE_EN, t)
     if m and not _NOT_OBJECT.match(m.group("obj").strip()):
         v = _like_value(m.group("obj"))
         if retract_tail and re.search(r"(?i)don't|do\s+not|not\s+into", m.group(0)):
@@ -523,10 +563,10 @@ def _likes_en(t: str) -> list[Found]:
         if v:
             return [("profile.dislikes", v, False)]
     for r in _DISLIKE_FRAMES_EN:
-        m = r.search(t)
+        m = prefilter.search(r, t)
         if m and not _NOT_OBJECT.match(m.group("obj").strip()):
             return [("profile.dislikes", _like_value(m.group("obj")), False)]
-    m = _LIKE_EN.search(t)
+    m = prefilter.search(_LIKE_EN, t)
     if (
         m
         and not _NOT_OBJECT.match(m.group("obj").strip())
@@ -536,7 +576,7 @@ def _likes_en(t: str) -> list[Found]:
         if v and not re.match(r"(?i)to\b", v):
             return [(_route_like(v), v, False)]
     for r in _LIKE_FRAMES_EN:
-        m = r.search(t)
+        m = prefilter.search(r, t)
         if m and not _NOT_OBJECT.match(m.group("obj").strip()):
             what = m.groupdict().get("what") or ""
             v = _like_value(m.group("obj"))
@@ -556,29 +596,50 @@ _ZH_HOBBY_NOUN = zh(
 )
 
 
+_NO_LONGER_LIKES_ZH = re.compile(
+    r"我(?:现在)?(?:不再|已经不|不)(?:太)?(?:喜欢|爱)(?:吃|喝|看|听|玩)?([" + _CJK + r"A-Za-z]{1,12}?)了$"
+)
+_DISLIKES_ZH = [
+    re.compile(
+        r"(?:我|^)(?:最|挺|真|很|特别|超|比较|一直|向来|真的)?(?:讨厌|受不了|烦|反感|不喜欢|不太喜欢|不爱|不怎么喜欢|接受不了|不感冒)(?:吃|喝|看|听|玩|穿|用|去)?(["
+        + _CJK
+        + r"A-Za-z][^，,。！!？?；;]{0,14})"
+    ),
+    re.compile(
+        r"^([^，,。！!？?；;我]{1,14}?)(?:的东西)?我(?:是|真|真的|实在|一般|都|就|也|确实|根本)*(?:不喜欢|不爱看|不爱|不去|不碰|不感冒|不太喜欢|受不了|不行|没什么兴趣|没兴趣|不感兴趣)"
+    ),
+    re.compile(r"^([^，,。！!？?；;我]{1,12})我[^，,。]{0,8}[，,]\s*(?:也)?不(?:太)?喜欢"),
+    re.compile(r"别给我推荐([^，,。！!？?；;]{1,12}?)(?:了|哈|啊|吧)?(?:[，,。！!]|$).*我(?:不爱|不喜欢|不看)"),
+    re.compile(r"^(?:回复|回答)?里?([^，,。！!？?；;]{1,10}?)太多我不喜欢"),
+]
+_FAVOURITE_ZH = re.compile(r"我最喜欢的([" + _CJK + r"]{1,4})是([^，,。！!？?；;]{1,12})")
+_LIKES_ZH = re.compile(
+    r"(?:^|我|[，,])(?:也|还|就|真的|平时|业余|一直|从小就|最|挺|很|特别|超|比较|更|蛮|非常|还挺|还蛮|还是|是|出去玩|出门|出去)*(?:喜欢|爱|迷上了|偏爱|钟爱|热爱)(?P<verb>听|看|吃|喝|穿|用|去|住|坐|玩|打|下|跑|拼|收集|集|画|唱|跳|写|练|滑|爬|钓|踢|骑|弹|拉|学|做|逛|拍)?(?P<obj>[^，,。！!？?；;]{1,16})"
+)
+_THING_FIRST_LIKES_ZH = re.compile(
+    r"^([^，,。！!？?；;]{1,12}?)我(?:也|还|就|比较|更|最|挺|很)?喜欢(?:吃|喝|看|用|穿)?([^，,。！!？?；;]{0,10})"
+)
+_MY_FAVOURITE_ZH = re.compile(r"^([^，,。！!？?；;]{1,12}?)是我的(?:最爱|心头好|本命)")
+_FOND_OF_ZH = re.compile(r"我对([^，,。！!？?；;]{1,12}?)(?:还|都|一直)?(?:挺|很|蛮|特别)?有好感")
+# every like or dislike statement in Chinese is one of these (the prefilter's look at `_likes_zh`)
+_LIKES_ZH_REQUIRES = one_of(
+    _NO_LONGER_LIKES_ZH,
+    *_DISLIKES_ZH,
+    _FAVOURITE_ZH,
+    _LIKES_ZH,
+    _THING_FIRST_LIKES_ZH,
+    _MY_FAVOURITE_ZH,
+    _FOND_OF_ZH,
+)
+
+
 def _likes_zh(t: str) -> list[Found]:
     # retract: "我不喜欢X了", "我不再喜欢X"
-    m = re.search(
-        r"我(?:现在)?(?:不再|已经不|不)(?:太)?(?:喜欢|爱)(?:吃|喝|看|听|玩)?([" + _CJK + r"A-Za-z]{1,12}?)了$", t
-    )
+    m = _NO_LONGER_LIKES_ZH.search(t)
     if m:
         return [("profile.likes", m.group(1), True)]
     # dislikes
-    for m in (
-        re.search(
-            r"(?:我|^)(?:最|挺|真|很|特别|超|比较|一直|向来|真的)?(?:讨厌|受不了|烦|反感|不喜欢|不太喜欢|不爱|不怎么喜欢|接受不了|不感冒)(?:吃|喝|看|听|玩|穿|用|去)?(["
-            + _CJK
-            + r"A-Za-z][^，,。！!？?；;]{0,14})",
-            t,
-        ),
-        re.search(
-            r"^([^，,。！!？?；;我]{1,14}?)(?:的东西)?我(?:是|真|真的|实在|一般|都|就|也|确实|根本)*(?:不喜欢|不爱看|不爱|不去|不碰|不感冒|不太喜欢|受不了|不行|没什么兴趣|没兴趣|不感兴趣)",
-            t,
-        ),
-        re.search(r"^([^，,。！!？?；;我]{1,12})我[^，,。]{0,8}[，,]\s*(?:也)?不(?:太)?喜欢", t),
-        re.search(r"别给我推荐([^，,。！!？?；;]{1,12}?)(?:了|哈|啊|吧)?(?:[，,。！!]|$).*我(?:不爱|不喜欢|不看)", t),
-        re.search(r"^(?:回复|回答)?里?([^，,。！!？?；;]{1,10}?)太多我不喜欢", t),
-    ):
+    for m in [dislike.search(t) for dislike in _DISLIKES_ZH]:
         if m is None:
             continue
         v = clean(re.sub(r"^(?:别人|太|很)", "", m.group(1)))
@@ -590,7 +651,7 @@ def _likes_zh(t: str) -> list[Found]:
         ):
             return [("profile.dislikes", v, False)]
     # likes: "我喜欢吃火锅", "咖啡我喜欢喝美式", "川菜是我的最爱", "我对宜家的东西还挺有好感的", "比起山我更喜欢海边"
-    m = re.search(r"我最喜欢的([" + _CJK + r"]{1,4})是([^，,。！!？?；;]{1,12})", t)
+    m = _FAVOURITE_ZH.search(t)
     if m:
         what = m.group(1)
         attr = (
@@ -601,10 +662,7 @@ def _likes_zh(t: str) -> list[Found]:
             else "profile.likes"
         )
         return [(attr, what + ": " + clean(m.group(2)), False)]
-    m = re.search(
-        r"(?:^|我|[，,])(?:也|还|就|真的|平时|业余|一直|从小就|最|挺|很|特别|超|比较|更|蛮|非常|还挺|还蛮|还是|是|出去玩|出门|出去)*(?:喜欢|爱|迷上了|偏爱|钟爱|热爱)(?P<verb>听|看|吃|喝|穿|用|去|住|坐|玩|打|下|跑|拼|收集|集|画|唱|跳|写|练|滑|爬|钓|踢|骑|弹|拉|学|做|逛|拍)?(?P<obj>[^，,。！!？?；;]{1,16})",
-        t,
-    )
+    m = _LIKES_ZH.search(t)
     if m and "我" in t[: m.start() + 2] + t[m.end() :] and not re.match(r"(?:你|这|那|他|她|上了你)", m.group("obj")):
         verb, obj = m.group("verb") or "", clean(m.group("obj"))
         obj = re.sub(r"^(?:的|点|一点的?|上)", "", obj)
@@ -656,15 +714,10 @@ def _likes_zh(t: str) -> list[Found]:
             return [("profile.hobbies", verb + obj, False)]
         if obj:
             return [("profile.likes", obj, False)]
-    m = re.search(
-        r"^([^，,。！!？?；;]{1,12}?)我(?:也|还|就|比较|更|最|挺|很)?喜欢(?:吃|喝|看|用|穿)?([^，,。！!？?；;]{0,10})",
-        t,
-    )
+    m = _THING_FIRST_LIKES_ZH.search(t)
     if m:
         return [("profile.likes", clean(m.group(2) or m.group(1)) or m.group(1), False)]
-    m = re.search(r"^([^，,。！!？?；;]{1,12}?)是我的(?:最爱|心头好|本命)", t) or re.search(
-        r"我对([^，,。！!？?；;]{1,12}?)(?:还|都|一直)?(?:挺|很|蛮|特别)?有好感", t
-    )
+    m = _MY_FAVOURITE_ZH.search(t) or _FOND_OF_ZH.search(t)
     if m:
         v = clean(m.group(1))
         v = re.sub(r"的东西$", "", v) or v
@@ -775,61 +828,67 @@ _SURNAMES = (
 _NAME_ZH = r"([" + _CJK + r"A-Za-z]{2,4}?)(?=[，,。！!；;、和]|$|，|今年|了|呢|哈|啊|呀)"
 
 
+_FAMILY_ZH_TABLE: list[tuple[str, Callable[[re.Match[str]], str]]] = [
+    (
+        r"我(?:的|家|们家)?(?:的)?("
+        + _REL_ZH
+        + r"(?:的"
+        + _REL_ZH
+        + r")?)(?:叫|名叫|名字叫|的名字是|名字是)"
+        + _NAME_ZH,
+        lambda m: f"{m.group(1)}: {m.group(2)}",
+    ),
+    (r"(?:^|[，,])(?:我们家)?(" + _REL_ZH + r")(?:叫|名叫)" + _NAME_ZH, lambda m: f"{m.group(1)}: {m.group(2)}"),
+    # "我老婆小美", "我儿子王小明": a possessive and a name (小/阿/老 + one character, or a surname)
+    (
+        r"我(?:的|家)?("
+        + _REL_ZH
+        + r")((?:小|阿|老)["
+        + _CJK
+        + r"]|["
+        + _SURNAMES
+        + r"]["
+        + _CJK
+        + r"]{1,2})(?=$|[，,。！!]|是|在|跟|和|今年)",
+        lambda m: f"{m.group(1)}: {m.group(2)}",
+    ),
+    (r"^(孩子他[爸妈])(?:叫|名叫)" + _NAME_ZH, lambda m: f"{m.group(1)}: {m.group(2)}"),
+    (
+        r"我(?:家)?有(?:个|一个|两个|三个|四个|俩|仨|一对)(" + _REL_ZH + r")(?:[，,](?:叫|名叫)" + _NAME_ZH + r")?",
+        lambda m: m.group(1) + (f": {m.group(2)}" if m.group(2) else ""),
+    ),
+    (r"我有(两|三|四|俩|仨|一)个(孩子|儿子|女儿|闺女)", lambda m: f"{m.group(1)}个{m.group(2)}"),
+    (r"我们家是([一二三四五六七八九]口之家)", lambda m: m.group(1)),
+    (r"我是(独生子|独生女|独生子女|家里老大|家里老小|老大|老幺)", lambda m: m.group(1)),
+    (r"我家(?:是|有)(双胞胎|龙凤胎|三胞胎)", lambda m: m.group(1)),
+    (r"我(?:的)?(" + _REL_ZH + r")(?:[^，,。]{0,4})(?:走了|去世了|过世了|不在了)", lambda m: m.group(1)),
+    (r"我(?:的)?(" + _REL_ZH + r")[^，,。]{0,6}(?:帮我们|帮我|来我们家|跟我们|和我们)", lambda m: m.group(1)),
+    (r"(?:我|我们)(?:和|跟)(?:我)?(" + _REL_ZH + r")(?:结婚|在一起)", lambda m: m.group(1)),
+    (r"我(" + _REL_ZH + r")([阿小老][" + _CJK + r"])(?=[跟和是在，,])", lambda m: f"{m.group(1)}: {m.group(2)}"),
+    (r"我(?:的)?(" + _REL_ZH + r")(?:跟|和)(?:我们|我)住", lambda m: m.group(1)),
+    (
+        r"我(?:的)?("
+        + _REL_ZH
+        + r")(?:今年(?:[\d一二三四五六七八九十]+岁?了?|上?[小初高大][学一二三四五六])|怀孕了|住在|是|在(?:["
+        + _CJK
+        + r"]{1,4})(?:上学|上班|读书|工作))",
+        lambda m: m.group(1),
+    ),
+    (r"我(?:刚)?结婚了?[，,]?(老公|老婆)(?:叫)" + _NAME_ZH, lambda m: f"{m.group(1)}: {m.group(2)}"),
+]
+_FAMILY_ZH = [(re.compile(source), read) for source, read in _FAMILY_ZH_TABLE]
+_CHILD_ZH = re.compile("孩子他")
+# every statement about family in Chinese is one of these (the prefilter's look at `_family_zh`)
+_FAMILY_ZH_REQUIRES = one_of(_ME_ZH, _CHILD_ZH) & one_of(*(pattern for pattern, _ in _FAMILY_ZH))
+
+
 def _family_zh(t: str) -> list[Found]:
     if "我" not in t and not t.startswith("孩子他"):
         return []
-    pats: list[tuple[str, Callable[[re.Match[str]], str]]] = [
-        (
-            r"我(?:的|家|们家)?(?:的)?("
-            + _REL_ZH
-            + r"(?:的"
-            + _REL_ZH
-            + r")?)(?:叫|名叫|名字叫|的名字是|名字是)"
-            + _NAME_ZH,
-            lambda m: f"{m.group(1)}: {m.group(2)}",
-        ),
-        (r"(?:^|[，,])(?:我们家)?(" + _REL_ZH + r")(?:叫|名叫)" + _NAME_ZH, lambda m: f"{m.group(1)}: {m.group(2)}"),
-        # "我老婆小美", "我儿子王小明": a possessive and a name (小/阿/老 + one character, or a surname)
-        (
-            r"我(?:的|家)?("
-            + _REL_ZH
-            + r")((?:小|阿|老)["
-            + _CJK
-            + r"]|["
-            + _SURNAMES
-            + r"]["
-            + _CJK
-            + r"]{1,2})(?=$|[，,。！!]|是|在|跟|和|今年)",
-            lambda m: f"{m.group(1)}: {m.group(2)}",
-        ),
-        (r"^(孩子他[爸妈])(?:叫|名叫)" + _NAME_ZH, lambda m: f"{m.group(1)}: {m.group(2)}"),
-        (
-            r"我(?:家)?有(?:个|一个|两个|三个|四个|俩|仨|一对)(" + _REL_ZH + r")(?:[，,](?:叫|名叫)" + _NAME_ZH + r")?",
-            lambda m: m.group(1) + (f": {m.group(2)}" if m.group(2) else ""),
-        ),
-        (r"我有(两|三|四|俩|仨|一)个(孩子|儿子|女儿|闺女)", lambda m: f"{m.group(1)}个{m.group(2)}"),
-        (r"我们家是([一二三四五六七八九]口之家)", lambda m: m.group(1)),
-        (r"我是(独生子|独生女|独生子女|家里老大|家里老小|老大|老幺)", lambda m: m.group(1)),
-        (r"我家(?:是|有)(双胞胎|龙凤胎|三胞胎)", lambda m: m.group(1)),
-        (r"我(?:的)?(" + _REL_ZH + r")(?:[^，,。]{0,4})(?:走了|去世了|过世了|不在了)", lambda m: m.group(1)),
-        (r"我(?:的)?(" + _REL_ZH + r")[^，,。]{0,6}(?:帮我们|帮我|来我们家|跟我们|和我们)", lambda m: m.group(1)),
-        (r"(?:我|我们)(?:和|跟)(?:我)?(" + _REL_ZH + r")(?:结婚|在一起)", lambda m: m.group(1)),
-        (r"我(" + _REL_ZH + r")([阿小老][" + _CJK + r"])(?=[跟和是在，,])", lambda m: f"{m.group(1)}: {m.group(2)}"),
-        (r"我(?:的)?(" + _REL_ZH + r")(?:跟|和)(?:我们|我)住", lambda m: m.group(1)),
-        (
-            r"我(?:的)?("
-            + _REL_ZH
-            + r")(?:今年(?:[\d一二三四五六七八九十]+岁?了?|上?[小初高大][学一二三四五六])|怀孕了|住在|是|在(?:["
-            + _CJK
-            + r"]{1,4})(?:上学|上班|读书|工作))",
-            lambda m: m.group(1),
-        ),
-        (r"我(?:刚)?结婚了?[，,]?(老公|老婆)(?:叫)" + _NAME_ZH, lambda m: f"{m.group(1)}: {m.group(2)}"),
-    ]
-    for p, fn in pats:
-        m = re.search(p, t)
+    for pattern, read in _FAMILY_ZH:
+        m = prefilter.search(pattern, t)
         if m:
-            return [("profile.family", fn(m), False)]
+            return [("profile.family", read(m), False)]
     return []
 
 
@@ -911,6 +970,31 @@ _PET_ZH = (
 )
 
 
+_PET_KEPT_ZH = [
+    re.compile(
+        r"(?:^|我|[，,])(?:家里?|们家)?[^，,。]{0,6}?(?:养|领养|收养|捡)(?:了|着|过)?(?:好)?(?:一|两|三|几|好几)?(?:只|条|缸|个|头|匹|对|窝)?["
+        + _CJK
+        + r"]{0,2}?("
+        + _PET_ZH
+        + r")"
+    ),
+    re.compile(
+        r"我(?:们)?(?:家)?(?:里)?(?:的|那只|那条|这只|这条)?(?:还)?(?:有|养了?)?(?:一|两|三|几)?(?:只|条|个)?["
+        + _CJK
+        + r"]{0,2}?("
+        + _PET_ZH
+        + r")(?!粮|毛|砂|过敏)(?:主子)?(?=叫|是|[，,]|["
+        + _CJK
+        + r"]{0,3}一起|今年|[一二三四五六七八九十\d]+岁)"
+    ),
+    re.compile(r"我(?:家)?有(?:一|两|三|几)?(?:只|条)(?:小)?(" + _PET_ZH + r")"),
+    re.compile(r"我是(猫|狗)奴"),
+]
+_KEEPS_ZH = re.compile("养")
+# every statement about pets in Chinese is one of these (the prefilter's look at `_pets_zh`)
+_PETS_ZH_REQUIRES = one_of(_ME_ZH, _KEEPS_ZH) & one_of(*_PET_KEPT_ZH)
+
+
 def _pets_zh(t: str, user: str) -> list[Found]:
     if "我" not in t and not t.startswith("养"):
         return []
@@ -922,28 +1006,7 @@ def _pets_zh(t: str, user: str) -> list[Found]:
     if re.search(r"(?:想|打算|准备|要不要|能不能|可以|适合)养", t):
         return []
     name = re.search(r"叫([" + _CJK + r"A-Za-z]{1,6}?)(?=[，,。！!；;和]|$|呢|哈|啊|呀|一只)", t)
-    m = (
-        re.search(
-            r"(?:^|我|[，,])(?:家里?|们家)?[^，,。]{0,6}?(?:养|领养|收养|捡)(?:了|着|过)?(?:好)?(?:一|两|三|几|好几)?(?:只|条|缸|个|头|匹|对|窝)?["
-            + _CJK
-            + r"]{0,2}?("
-            + _PET_ZH
-            + r")",
-            t,
-        )
-        or re.search(
-            r"我(?:们)?(?:家)?(?:里)?(?:的|那只|那条|这只|这条)?(?:还)?(?:有|养了?)?(?:一|两|三|几)?(?:只|条|个)?["
-            + _CJK
-            + r"]{0,2}?("
-            + _PET_ZH
-            + r")(?!粮|毛|砂|过敏)(?:主子)?(?=叫|是|[，,]|["
-            + _CJK
-            + r"]{0,3}一起|今年|[一二三四五六七八九十\d]+岁)",
-            t,
-        )
-        or re.search(r"我(?:家)?有(?:一|两|三|几)?(?:只|条)(?:小)?(" + _PET_ZH + r")", t)
-        or re.search(r"我是(猫|狗)奴", t)
-    )
+    m = next((found for found in (kept.search(t) for kept in _PET_KEPT_ZH) if found), None)
     if not m:
         return []
     pet = m.group(1)
@@ -1104,64 +1167,85 @@ _COMPANY_ZH = (
 )
 
 
+_MANAGER_ZH = re.compile(
+    r"我们?(?:的)?(?:直属|直接)?(?:领导|老板|上司|主管|经理|leader|组长)(?:叫|是|是个叫|是一个叫|是位叫)(["
+    + _CJK
+    + r"A-Za-z]{1,6}?)(?=[，,。！!的]|$|呢|哈)"
+)
+_OCCUPATION_ZH = re.compile(
+    r"我(?:现在|目前|已经)?(?:是|是一名|是一个|是个|当|在当)(?:一名|一个|个|名)?(["
+    + _CJK
+    + r"A-Za-z]{0,6}?"
+    + _OCC_ZH
+    + r")(?=[，,。！!；;]|$|呢|哈|啊|吧|的)"
+)
+_DOES_ZH = re.compile(r"我(?:现在|目前)?(?:是)?(?:做|干|搞)([" + _CJK + r"A-Za-z]{1,8}?)的")
+_RUNS_SHOP_ZH = re.compile(r"我(?:自己)?开了?(?:一)?(?:家|个|间)([" + _CJK + r"]{1,8})")
+_LINE_OF_WORK_ZH = re.compile(r"我(?:现在|目前)?(?:做|干)([" + _CJK + r"]{1,6}?)(?:这行|工作)")
+_WORKS_AT_ZH = re.compile(
+    r"(?:我|^)(?:现在|目前|一直)?在(["
+    + _CJK
+    + r"A-Za-z]{1,10}?)(?:工作|上班|实习|当["
+    + _CJK
+    + r"]{1,4}|做["
+    + _CJK
+    + r"]{1,4}|干了|干活)"
+)
+_AT_COMPANY_ZH = re.compile(r"我(?:现在|目前)?在(" + _COMPANY_ZH + r")(?=[，,。！!]|$)")
+_STUDIES_ZH = re.compile(r"我(?:在|正在)?读(研|博|研究生|博士|大学|本科|大[一二三四]|高中)")
+_NOT_WORKING_ZH = re.compile(r"我(?:已经|刚|目前|现在)?(?:退休|退休了|待业|失业了|在家带娃)")
+_SHIFT_ZH = re.compile(r"我(?:一般|平时)?上(夜班|白班|早班|晚班|大夜|三班倒)")
+_WORK_WEEK_ZH = re.compile(
+    r"(?:我们?|我的)(?:公司|单位)?(?:是|实行|一直是)?(996|997|双休|单休|大小周|弹性工作制|朝九晚五)"
+)
+_REMOTE_ZH = re.compile(r"远程|在家办公|居家办公|在家上班|在公司")
+_REMOTE_WHEN_ZH = re.compile(r"每周|周[一二三四五六日]|完全|全职|一直|基本上|其他时间|平时")
+# every statement about work in Chinese is one of these (the prefilter's look at `_work_zh`)
+_WORK_ZH_REQUIRES = one_of(
+    _MANAGER_ZH,
+    _OCCUPATION_ZH,
+    _DOES_ZH,
+    _RUNS_SHOP_ZH,
+    _LINE_OF_WORK_ZH,
+    _WORKS_AT_ZH,
+    _AT_COMPANY_ZH,
+    _STUDIES_ZH,
+    _NOT_WORKING_ZH,
+    _SHIFT_ZH,
+    _WORK_WEEK_ZH,
+    (_REMOTE_ZH, _REMOTE_WHEN_ZH),
+)
+
+
 def _work_zh(t: str) -> list[Found]:
     out: list[Found] = []
-    m = re.search(
-        r"我们?(?:的)?(?:直属|直接)?(?:领导|老板|上司|主管|经理|leader|组长)(?:叫|是|是个叫|是一个叫|是位叫)(["
-        + _CJK
-        + r"A-Za-z]{1,6}?)(?=[，,。！!的]|$|呢|哈)",
-        t,
-    )
+    m = _MANAGER_ZH.search(t)
     if m:
         out.append(("profile.work.manager", m.group(1), False))
     if "我" not in t and not re.match(r"在[" + _CJK + r"]{1,8}(?:干|工作|上班)", t):
         return out
-    m = re.search(
-        r"我(?:现在|目前|已经)?(?:是|是一名|是一个|是个|当|在当)(?:一名|一个|个|名)?(["
-        + _CJK
-        + r"A-Za-z]{0,6}?"
-        + _OCC_ZH
-        + r")(?=[，,。！!；;]|$|呢|哈|啊|吧|的)",
-        t,
-    )
+    m = _OCCUPATION_ZH.search(t)
     if m and not re.search(r"会员|学员|球迷|粉|奴|人$|过敏|新手|高手|老手|小白", m.group(1)):
         out.append(("profile.work.occupation", m.group(1), False))
-    m = (
-        re.search(r"我(?:现在|目前)?(?:是)?(?:做|干|搞)([" + _CJK + r"A-Za-z]{1,8}?)的", t)
-        or re.search(r"我(?:自己)?开了?(?:一)?(?:家|个|间)([" + _CJK + r"]{1,8})", t)
-        or re.search(r"我(?:现在|目前)?(?:做|干)([" + _CJK + r"]{1,6}?)(?:这行|工作)", t)
-    )
+    m = _DOES_ZH.search(t) or _RUNS_SHOP_ZH.search(t) or _LINE_OF_WORK_ZH.search(t)
     if m:
         out.append(("profile.work.occupation", m.group(1), False))
-    m = re.search(
-        r"(?:我|^)(?:现在|目前|一直)?在(["
-        + _CJK
-        + r"A-Za-z]{1,10}?)(?:工作|上班|实习|当["
-        + _CJK
-        + r"]{1,4}|做["
-        + _CJK
-        + r"]{1,4}|干了|干活)",
-        t,
-    )
+    m = _WORKS_AT_ZH.search(t)
     if m and not re.match(r"家|这|那", m.group(1)):
         out.append(("profile.work.employer", m.group(1), False))
-    m = re.search(r"我(?:现在|目前)?在(" + _COMPANY_ZH + r")(?=[，,。！!]|$)", t)
+    m = _AT_COMPANY_ZH.search(t)
     if m:
         out.append(("profile.work.employer", m.group(1), False))
-    m = re.search(r"我(?:在|正在)?读(研|博|研究生|博士|大学|本科|大[一二三四]|高中)", t)
+    m = _STUDIES_ZH.search(t)
     if m:
         out.append(("profile.work.occupation", m.group(1) + "学生", False))
-    m = re.search(r"我(?:已经|刚|目前|现在)?(?:退休|退休了|待业|失业了|在家带娃)", t)
+    m = _NOT_WORKING_ZH.search(t)
     if m:
         out.append(("profile.work.occupation", "退休" if "退休" in m.group(0) else m.group(0)[1:], False))
-    m = re.search(r"我(?:一般|平时)?上(夜班|白班|早班|晚班|大夜|三班倒)", t) or re.search(
-        r"(?:我们?|我的)(?:公司|单位)?(?:是|实行|一直是)?(996|997|双休|单休|大小周|弹性工作制|朝九晚五)", t
-    )
+    m = _SHIFT_ZH.search(t) or _WORK_WEEK_ZH.search(t)
     if m:
         out.append(("profile.work.schedule", m.group(1), False))
-    if re.search(r"远程|在家办公|居家办公|在家上班|在公司", t) and re.search(
-        r"每周|周[一二三四五六日]|完全|全职|一直|基本上|其他时间|平时", t
-    ):
+    if _REMOTE_ZH.search(t) and _REMOTE_WHEN_ZH.search(t):
         out.append(("profile.work.remote_days", clean(re.sub(r"^我(?:基本上|现在|目前)?", "", t)), False))
     return out
 
@@ -1195,11 +1279,15 @@ _ROUTINE_EN = [
 ]
 
 
+# every routine statement is one of these, or says how often (the prefilter's look at `_routine_en`)
+_ROUTINE_EN_REQUIRES = one_of(*_ROUTINE_EN, _FREQ_EN)
+
+
 def _routine_en(t: str) -> list[Found]:
     if not re.search(r"(?i)\b(?:I|I'm|my)\b", t):
         return []
     for r in _ROUTINE_EN:
-        if r.search(t):
+        if prefilter.search(r, t):
             return [("profile.routine", _v(_strip_subject_en(t)), False)]
     m = re.search(r"(?i)\bI(?:'m)?\b", t)
     verb = re.search(
@@ -1236,21 +1324,27 @@ _ACT_ZH = (
 )
 
 
+_COMMUTE_ZH = re.compile(r"我(?:骑车|开车|坐(?:公交|地铁|轮渡|班车|高铁|火车)|走路|步行)(?:上下班|上班|去公司|通勤)")
+_HABIT_ZH = re.compile(r"我的闹钟|养成(?:了)?习惯")
+_EVERY_ZH = re.compile(
+    r"我[^，,。]{0,4}?(?:每天|每晚|每周|每个?(?:周末|月|星期|礼拜)|每[一二三四五六日]|周[一二三四五六日末](?:[一二三四五六日])*(?:早上|上午|下午|晚上)?|固定|准时)"
+)
+_FREQ_ZH_RX = re.compile(_FREQ_ZH)
+_ACT_ZH_RX = re.compile(_ACT_ZH)
+# every routine statement in Chinese is one of these (the prefilter's look at `_routine_zh`)
+_ROUTINE_ZH_REQUIRES = one_of(_ME_ZH) & one_of(_COMMUTE_ZH, _HABIT_ZH, _EVERY_ZH, (_FREQ_ZH_RX, _ACT_ZH_RX))
+
+
 def _routine_zh(t: str) -> list[Found]:
     if "我" not in t or _REQUEST_ZH.search(t) or re.search(r"我(?:说|是说|的意思)", t):
         return []
-    if re.search(
-        r"我(?:骑车|开车|坐(?:公交|地铁|轮渡|班车|高铁|火车)|走路|步行)(?:上下班|上班|去公司|通勤)", t
-    ) or re.search(r"我的闹钟|养成(?:了)?习惯", t):
+    if _COMMUTE_ZH.search(t) or _HABIT_ZH.search(t):
         return [("profile.routine", clean(re.sub(r"^我(?:的)?", "", t)), False)]
     if re.search(r"(?<!冥)想|打算|准备|应该|要不要", t):
         return []
-    if re.search(
-        r"我[^，,。]{0,4}?(?:每天|每晚|每周|每个?(?:周末|月|星期|礼拜)|每[一二三四五六日]|周[一二三四五六日末](?:[一二三四五六日])*(?:早上|上午|下午|晚上)?|固定|准时)",
-        t,
-    ) and not re.search(_LIMIT_ZH, t):
+    if _EVERY_ZH.search(t) and not _LIMIT_ZH_RX.search(t):
         return [("profile.routine", clean(re.sub(r"^(?:我(?:一般|通常|平时)?)", "", t)), False)]
-    if re.search(_FREQ_ZH, t) and re.search(_ACT_ZH, t):
+    if _FREQ_ZH_RX.search(t) and _ACT_ZH_RX.search(t):
         return [("profile.routine", clean(re.sub(r"^(?:我(?:一般|通常|平时)?)", "", t)), False)]
     return []
 
@@ -1292,9 +1386,12 @@ _DEVICES_EN = [
 ]
 
 
+_DEVICES_EN_REQUIRES = one_of(*_DEVICES_EN)  # the prefilter's look at `_devices_en`
+
+
 def _devices_en(t: str) -> list[Found]:
     for r in _DEVICES_EN:
-        m = r.search(t)
+        m = prefilter.search(r, t)
         if m:
             p = (m.group("p") + (m.groupdict().get("tail") or "")).strip()
             if re.fullmatch(r"(?i)I|It|The|This|That|A|An", p):
@@ -1310,19 +1407,27 @@ _PRODUCT_ZH = (
 )
 
 
-def _devices_zh(t: str) -> list[Found]:
-    if ("我" not in t and not t.startswith("家里")) or re.search(r"(?:帮我|给我|替我|请|你)用", t):
-        return []
-    pats = [
+_DEVICES_ZH = [
+    re.compile(source)
+    for source in (
         r"^(?:家里|家里的)(?:手机|电脑|平板|笔记本|手表|电视|音箱)(?:是|用的是|用的)([^，,。！!？?；;]{1,20})",
         r"(?:手机|电脑|平板|笔记本|手表)(?:[和、]?(?:手机|电脑|平板|笔记本|手表))+都是([^，,。！!？?；;]{1,10})",
         r"我(?:的)?(?:工作|家里的?|平时用的|现在的?)?(?:手机|电脑|平板|笔记本|手表|电视|音箱|系统|耳机|路由器)(?:系统)?(?:是|用的是|用的)([^，,。！!？?；;]{1,20})",
         r"我(?:平时|一直|现在|都|也|主要|基本)*(?:用|戴|在用|使用)(?:的是|的)?(" + _PRODUCT_ZH + r")",
         r"我[" + _CJK + r"]{1,5}?(?:都|一般|主要)?用(?:的是|的)?(" + _PRODUCT_ZH + r")",
         r"我家(?:里)?有(?:个|一个|台|一台)(" + _PRODUCT_ZH + r"|[" + _CJK + r"]{0,4}(?:音箱|电视|机器人|投影仪))",
-    ]
-    for p in pats:
-        m = re.search(p, t)
+    )
+]
+_AT_HOME_ZH = re.compile("家里")
+# every statement about devices in Chinese is one of these (the prefilter's look at `_devices_zh`)
+_DEVICES_ZH_REQUIRES = one_of(_ME_ZH, _AT_HOME_ZH) & one_of(*_DEVICES_ZH)
+
+
+def _devices_zh(t: str) -> list[Found]:
+    if ("我" not in t and not t.startswith("家里")) or re.search(r"(?:帮我|给我|替我|请|你)用", t):
+        return []
+    for pattern in _DEVICES_ZH:
+        m = prefilter.search(pattern, t)
         if m:
             v = clean(re.sub(r"(?:系统)?的?$", "", m.group(1)))
             if v:
@@ -1418,6 +1523,11 @@ _TRAVEL_CUE_EN = rx(
 )
 
 
+_TRAVELLING_EN = re.compile(r"(?i)\bwhen\s+I\s+travel\b|\bwhen\s+travel(?:l)?ing\b|\bon\s+(?:trips|holiday|vacation)\b")
+# every travel statement is one of these (the prefilter's look at `_travel_en`)
+_TRAVEL_EN_REQUIRES = one_of(_TRAVEL_CUE_EN) & one_of(_FEAR_EN, _TRAVELLING_EN, *(pattern for pattern, _ in _TRAVEL_EN))
+
+
 def _travel_en(t: str) -> list[Found]:
     if not _TRAVEL_CUE_EN.search(t):
         return []
@@ -1428,15 +1538,15 @@ def _travel_en(t: str) -> list[Found]:
         t,
     ):
         return out
-    m = _FEAR_EN.search(t)
+    m = prefilter.search(_FEAR_EN, t)
     if m and re.search(r"(?i)\bI(?:'m|\s+am|\s+get|\s+have|'ve)\b", t):
         out.append(("profile.travel_fears", _v(m.group("v")), False))
-    elif re.search(
-        r"(?i)\bwhen\s+I\s+travel\b|\bwhen\s+travel(?:l)?ing\b|\bon\s+(?:trips|holiday|vacation)\b", t
-    ) and re.search(r"(?i)\bI\s+(?:\w+\s+)?(?:like|love|prefer|always|usually|try|avoid|never)\b", t):
+    elif _TRAVELLING_EN.search(t) and re.search(
+        r"(?i)\bI\s+(?:\w+\s+)?(?:like|love|prefer|always|usually|try|avoid|never)\b", t
+    ):
         out.append(("preference.travel.style", _v(_strip_subject_en(t)), False))
     for r, attr in _TRAVEL_EN:
-        m = r.search(t)
+        m = prefilter.search(r, t)
         if m:
             v = m.group("v") or m.groupdict().get("v2") or ""
             if attr == "preference.travel.seat":
@@ -1469,16 +1579,22 @@ _TRAVEL_ZH: list[tuple[str, str]] = [
 _FEAR_ZH = r"(晕车|晕船|晕机|恐高|幽闭|坐船会晕|坐车会晕|怕(?:坐)?(?:飞机|船|颠簸|高|坐船)|耳朵(?:会)?疼|耳压)"
 
 
+_FEAR_ZH_RX = re.compile(_FEAR_ZH)
+_TRAVEL_ZH_RX = [(re.compile(source), attr) for source, attr in _TRAVEL_ZH]
+# every travel statement in Chinese is one of these (the prefilter's look at `_travel_zh`)
+_TRAVEL_ZH_REQUIRES = one_of(_ME_ZH) & one_of(_FEAR_ZH_RX, *(pattern for pattern, _ in _TRAVEL_ZH_RX))
+
+
 def _travel_zh(t: str) -> list[Found]:
     if "我" not in t:
         return []
     out: list[Found] = []
-    m = re.search(_FEAR_ZH, t)
+    m = _FEAR_ZH_RX.search(t)
     if m:
         out.append(("profile.travel_fears", m.group(1), False))
     if re.search(r"坐|飞|住|订|选|喜欢|习惯|一般|出门|出差|旅游|会员|要|带|用|玩", t):
-        for p, attr in _TRAVEL_ZH:
-            m = re.search(p, t)
+        for pattern, attr in _TRAVEL_ZH_RX:
+            m = prefilter.search(pattern, t)
             if m:
                 v = m.group(1)
                 if attr == "preference.travel.flights" and "转机" in v:
@@ -1515,21 +1631,29 @@ _DATE_ZH = (
 _DATE_NOUN_ZH = r"生日|纪念日|忌日|出生|生的|领证|领的证|在一起的|结婚|结的婚|认识的|搬进"
 
 
+_DATE_EN_RX = re.compile(_DATE_EN, re.I)
+_DATE_ZH_RX = re.compile(_DATE_ZH)
+_DATE_NOUN_ZH_RX = re.compile(_DATE_NOUN_ZH)
+# a date and a word for what it is (the prefilter's look at `_dates`)
+_DATES_EN_REQUIRES = all_of(_DATE_NOUN_EN, _DATE_EN_RX)
+_DATES_ZH_REQUIRES = all_of(_ME_ZH, _DATE_NOUN_ZH_RX, _DATE_ZH_RX)
+
+
 def _dates(t: str, lang_zh: bool) -> list[Found]:
     if lang_zh:
-        if "我" not in t or not re.search(_DATE_NOUN_ZH, t):
+        if "我" not in t or not _DATE_NOUN_ZH_RX.search(t):
             return []
-        m = re.search(_DATE_ZH, t)
+        m = _DATE_ZH_RX.search(t)
         if not m:
             return []
         who = re.search(
             r"我(?:的|们的?|家)?(" + _REL_ZH + r"|俩孩子|两个孩子)?(?:的)?(生日|[" + _CJK + r"]{0,4}纪念日|忌日)", t
         )
-        label = (who.group(1) or "") + (who.group(2) if who else "") if who else re.search(_DATE_NOUN_ZH, t).group(0)  # type: ignore[union-attr]
+        label = (who.group(1) or "") + (who.group(2) if who else "") if who else _DATE_NOUN_ZH_RX.search(t).group(0)  # type: ignore[union-attr]
         return [("profile.dates", f"{label or '纪念日'}: {m.group(0)}", False)]
     if not _DATE_NOUN_EN.search(t):
         return []
-    m = re.search(_DATE_EN, t, re.I)
+    m = _DATE_EN_RX.search(t)
     if not m:
         return []
     if not re.search(r"(?i)\b(?:my|our|I|I'm|we|me)\b|^(?:\w+'s|b-?day)", t):
@@ -1588,6 +1712,9 @@ def _category(t: str) -> str:
     return "general"
 
 
+_BUDGET_EN_REQUIRES = all_of(_AMOUNT_EN, _LIMIT_EN)  # the prefilter's look at `_budget_en`
+
+
 def _budget_en(t: str) -> list[Found]:
     m = _AMOUNT_EN.search(t)
     if not m or not _LIMIT_EN.search(t):
@@ -1627,8 +1754,13 @@ _MONEY_ZH = (
 )
 
 
+_LIMIT_ZH_RX = re.compile(_LIMIT_ZH)
+_MONEY_ZH_RX = re.compile(_MONEY_ZH)
+_BUDGET_ZH_REQUIRES = all_of(_LIMIT_ZH_RX, _MONEY_ZH_RX)  # the prefilter's look at `_budget_zh`
+
+
 def _budget_zh(t: str) -> list[Found]:
-    if not re.search(_LIMIT_ZH, t) or not re.search(_MONEY_ZH, t):
+    if not _LIMIT_ZH_RX.search(t) or not _MONEY_ZH_RX.search(t):
         return []
     m = None
     for c in re.finditer(
@@ -1680,11 +1812,17 @@ _ACCESS_NEED_EN = rx(
 )
 
 
+_ACCESS_ZH_RX = re.compile(_ACCESS_ZH)
+# a word for an accessibility need (the prefilter's look at `_access`)
+_ACCESS_EN_REQUIRES = one_of(_ACCESS_EN)
+_ACCESS_ZH_REQUIRES = all_of(_ME_ZH, _ACCESS_ZH_RX)
+
+
 def _access(t: str, lang_zh: bool) -> list[Found]:
     if lang_zh:
         if "我" not in t:
             return []
-        m = re.search(_ACCESS_ZH, t)
+        m = _ACCESS_ZH_RX.search(t)
         return (
             [
                 (
@@ -1848,11 +1986,16 @@ _LEVEL_WORD = {
 }
 
 
+_SPEAKS_IT_EN = re.compile(r"(?i)\b(?:half\s+)?(" + _LANG_ALT_EN + r")\b.*\bI\s+speak\s+it\b")
+# every statement about a language spoken is one of these (the prefilter's look at `_languages_en`)
+_LANGUAGES_EN_REQUIRES = one_of(*(pattern for pattern, _ in _LANGS_EN), _SPEAKS_IT_EN)
+
+
 def _languages_en(t: str) -> list[Found]:
     if re.search(r"(?i)\b(?:answer|reply|respond|write\s+to\s+me|talk\s+to\s+me|translate)\b", t):
         return []
     for r, fixed in _LANGS_EN:
-        m = r.search(t)
+        m = prefilter.search(r, t)
         if not m:
             continue
         lang = _LANG_EN.get(re.sub(r"\s+", " ", m.group("lang").casefold()), m.group("lang"))
@@ -1867,7 +2010,7 @@ def _languages_en(t: str) -> list[Found]:
                 else ("understand only" if "understand" in m.group(0).casefold() else "")
             )
         return [("profile.languages", f"{lang} ({lvl})" if lvl else lang, False)]
-    m = re.search(r"(?i)\b(?:half\s+)?(" + _LANG_ALT_EN + r")\b.*\bI\s+speak\s+it\b", t)
+    m = _SPEAKS_IT_EN.search(t)
     if m:
         return [("profile.languages", _LANG_EN.get(m.group(1).casefold(), m.group(1)), False)]
     return []
@@ -1895,12 +2038,16 @@ _LEVEL_ZH = (
 )
 
 
+_LANGUAGE_NAMED_ZH = re.compile(r"(" + _LANG_ALT_ZH + r"|[" + _CJK + r"]{2}话(?=是?(?:我的)?母语|我会|$))")
+_LANGUAGE_SPOKEN_ZH = re.compile(r"(?:会说|会讲|在学|自学|学过|母语是)([" + _CJK + r"]{1,4}?(?:语|话))")
+# every statement about a language spoken in Chinese names one (the prefilter's look at `_languages_zh`)
+_LANGUAGES_ZH_REQUIRES = one_of(_ME_ZH) & one_of(_LANGUAGE_NAMED_ZH, _LANGUAGE_SPOKEN_ZH)
+
+
 def _languages_zh(t: str) -> list[Found]:
     if "我" not in t or re.search(r"回答|回复|用[" + _CJK + r"]{1,4}(?:回|跟我|和我|写)|翻译|跟我说|和我说", t):
         return []
-    m = re.search(r"(" + _LANG_ALT_ZH + r"|[" + _CJK + r"]{2}话(?=是?(?:我的)?母语|我会|$))", t) or re.search(
-        r"(?:会说|会讲|在学|自学|学过|母语是)([" + _CJK + r"]{1,4}?(?:语|话))", t
-    )
+    m = _LANGUAGE_NAMED_ZH.search(t) or _LANGUAGE_SPOKEN_ZH.search(t)
     if m and re.search(r"我(?:会|只会)" + re.escape(m.group(1)), t):
         return [("profile.languages", _LANG_ZH.get(m.group(1), m.group(1)), False)]
     if not m or not re.search(_LEVEL_ZH, t):
@@ -1990,12 +2137,15 @@ _HOBBY_EN: list[tuple[re.Pattern[str], str]] = [
 ]
 
 
+_HOBBIES_EN_REQUIRES = one_of(*(pattern for pattern, _ in _HOBBY_EN))  # the prefilter's look at `_hobbies_en`
+
+
 def _hobbies_en(t: str) -> list[Found]:
     if not re.search(r"(?i)\b(?:I|I'm|I've|my)\b", t):
         return []
     out: list[Found] = []
     for r, attr in _HOBBY_EN:
-        m = r.search(t)
+        m = prefilter.search(r, t)
         if m:
             v = _v(m.groupdict().get("v") or _strip_subject_en(t))
             if not v or re.fullmatch(r"(?i)I|the|a|an|my|it|this|that", v):
@@ -2009,28 +2159,38 @@ def _hobbies_en(t: str) -> list[Found]:
     return out
 
 
+_LEARNING_LEAD_ZH = re.compile(r"(?:最近|平时|周末)?在(?:学|练)")
+_FAN_ZH = re.compile(r"我(?:是|一直是)?([" + _CJK + r"A-Za-z]{1,8}?)(?:的)?(?:球迷|粉丝|铁粉|死忠)")
+_SUPPORTS_ZH = re.compile(r"支持([" + _CJK + r"A-Za-z]{2,6})")
+_LEARNING_ZH = re.compile(
+    r"(?:^|我|[，,])(?:最近|平时|业余|周末|现在|一直)?(?:在|正在)(?:学|练)(["
+    + _CJK
+    + r"A-Za-z]{1,6}?)(?=[，,。！!]|$|了|呢)"
+)
+_HOBBY_ZH = re.compile(
+    r"我(?:也|还|一般|平时|业余|每个?周末|周末|经常)+(?:会|都|去|喜欢)?(" + _ZH_HOBBY_NOUN.pattern + r")"
+)
+_CAN_PLAY_ZH = re.compile(r"我会(?:打|下|弹|拉|跳|唱)([" + _CJK + r"]{1,5})")
+_CRAFT_ZH = re.compile(r"我(?:平时|业余)?(?:爱|喜欢)?(写点东西|写东西|做手工|养花|种花)")
+# every hobby statement in Chinese is one of these (the prefilter's look at `_hobbies_zh`)
+_HOBBIES_ZH_REQUIRES = one_of(_ME_ZH, _LEARNING_LEAD_ZH) & one_of(
+    _FAN_ZH, _SUPPORTS_ZH, _LEARNING_ZH, _HOBBY_ZH, _CAN_PLAY_ZH, _CRAFT_ZH
+)
+
+
 def _hobbies_zh(t: str) -> list[Found]:
-    if "我" not in t and not re.match(r"(?:最近|平时|周末)?在(?:学|练)", t):
+    if "我" not in t and not _LEARNING_LEAD_ZH.match(t):
         return []
-    m = re.search(r"我(?:是|一直是)?([" + _CJK + r"A-Za-z]{1,8}?)(?:的)?(?:球迷|粉丝|铁粉|死忠)", t) or re.search(
-        r"支持([" + _CJK + r"A-Za-z]{2,6})", t
-    )
+    m = _FAN_ZH.search(t) or _SUPPORTS_ZH.search(t)
     if m:
         return [("profile.sports_teams", m.group(1), False)]
-    m = re.search(
-        r"(?:^|我|[，,])(?:最近|平时|业余|周末|现在|一直)?(?:在|正在)(?:学|练)(["
-        + _CJK
-        + r"A-Za-z]{1,6}?)(?=[，,。！!]|$|了|呢)",
-        t,
-    )
+    m = _LEARNING_ZH.search(t)
     if m and m.group(1) not in _LANG_ZH and not m.group(1).endswith(("语", "话")):
         return [("profile.hobbies", m.group(1), False)]
-    m = re.search(
-        r"我(?:也|还|一般|平时|业余|每个?周末|周末|经常)+(?:会|都|去|喜欢)?(" + _ZH_HOBBY_NOUN.pattern + r")", t
-    ) or re.search(r"我会(?:打|下|弹|拉|跳|唱)([" + _CJK + r"]{1,5})", t)
+    m = _HOBBY_ZH.search(t) or _CAN_PLAY_ZH.search(t)
     if m:
         return [("profile.hobbies", m.group(1), False)]
-    m = re.search(r"我(?:平时|业余)?(?:爱|喜欢)?(写点东西|写东西|做手工|养花|种花)", t)
+    m = _CRAFT_ZH.search(t)
     if m:
         return [("profile.hobbies", m.group(1), False)]
     return []
@@ -2046,69 +2206,118 @@ _CHANGE_EN = rx(
 )
 
 
+# the families read straight from a table: one of its patterns is what each cannot fire without
+_FAMILY_EN_REQUIRES = one_of(*(pattern for pattern, _ in _FAMILY_EN))
+_PETS_EN_REQUIRES = one_of(*(pattern for pattern, _ in _PETS_EN))
+_MANAGER_EN_REQUIRES = one_of(*_MANAGER_EN)
+_WORK_EN_REQUIRES = one_of(*(pattern for pattern, _ in _WORK_EN))
+_DIET_EN_REQUIRES = one_of(*(pattern for pattern, _ in _DIET_EN))
+
+
 def _record_families(user: str, full: str) -> list[Found]:
-    """(attribute, value, retract) for one sentence: `user` without other people's clauses, `full` with them."""
+    """(attribute, value, retract) for one sentence: `user` without other people's clauses, `full` with them.
+    A family whose trigger the prefilter does not find in the text it reads is not run (it would give nothing)."""
+    in_user = _TRIGGERS.firing(prefilter.seen(user))
+    in_full = in_user if full == user else _TRIGGERS.firing(prefilter.seen(full))
+    if not in_user and not in_full:
+        return []  # no family here can fire on either text
     if _ONE_OFF.search(full) and not re.search(r"(?i)every|usually|每天|每周|一般|always|一直", full):
         return []
     zh_text = bool(_ZH.search(full))
     out: list[Found] = []
     if zh_text:
-        out += _allergy_zh(user)
-        out += _diet_zh(user)
-        out += _languages_zh(user)
-        out += _travel_zh(user)
-        out += _budget_zh(user)
-        out += _dates(full, True)
-        out += _family_zh(full)
-        out += _pets_zh(full, user)
-        out += _work_zh(full if re.search(r"领导|老板|上司|主管|经理", full) else user)
-        out += _access(user, True)
-        out += _devices_zh(user)
-        out += _hobbies_zh(user)
-        if not any(a in _HOBBY_ATTRS or a.startswith("preference.travel.") for a, _, _ in out):
+        if _ALLERGY_ZH_REQUIRES in in_user:
+            out += _allergy_zh(user)
+        if _DIET_ZH_REQUIRES in in_user:
+            out += _diet_zh(user)
+        if _LANGUAGES_ZH_REQUIRES in in_user:
+            out += _languages_zh(user)
+        if _TRAVEL_ZH_REQUIRES in in_user:
+            out += _travel_zh(user)
+        if _BUDGET_ZH_REQUIRES in in_user:
+            out += _budget_zh(user)
+        if _DATES_ZH_REQUIRES in in_full:
+            out += _dates(full, True)
+        if _FAMILY_ZH_REQUIRES in in_full:
+            out += _family_zh(full)
+        if _PETS_ZH_REQUIRES in in_full:
+            out += _pets_zh(full, user)
+        about_a_manager = bool(re.search(r"领导|老板|上司|主管|经理", full))
+        if _WORK_ZH_REQUIRES in (in_full if about_a_manager else in_user):
+            out += _work_zh(full if about_a_manager else user)
+        if _ACCESS_ZH_REQUIRES in in_user:
+            out += _access(user, True)
+        if _DEVICES_ZH_REQUIRES in in_user:
+            out += _devices_zh(user)
+        if _HOBBIES_ZH_REQUIRES in in_user:
+            out += _hobbies_zh(user)
+        if _LIKES_ZH_REQUIRES in in_user and not any(
+            a in _HOBBY_ATTRS or a.startswith("preference.travel.") for a, _, _ in out
+        ):
             out += _likes_zh(user)
-        out += _routine_zh(user)
+        if _ROUTINE_ZH_REQUIRES in in_user:
+            out += _routine_zh(user)
     else:
-        out += (_allergy_en(user) if user else []) or (
+        out += (_allergy_en(user) if user and _ALLERGY_EN_REQUIRES in in_user else []) or (
             _allergy_en(full)
-            if re.search(r"(?i)\bI'm\s+allergic\b", user)
-            or re.search(r"(?i)\b(?:says|said|told\s+me|confirmed|diagnosed)\b.*\bI\s+(?:have|'ve\s+got|am|'m)\b", full)
+            if _ALLERGY_EN_REQUIRES in in_full
+            and (
+                re.search(r"(?i)\bI'm\s+allergic\b", user)
+                or re.search(
+                    r"(?i)\b(?:says|said|told\s+me|confirmed|diagnosed)\b.*\bI\s+(?:have|'ve\s+got|am|'m)\b", full
+                )
+            )
             else []
         )
         if user:
-            out += _diet_en(user)
-            out += _languages_en(user)
-            out += _travel_en(user)
-            out += _budget_en(user)
-        out += _dates(full, False)
-        for r, fn in _FAMILY_EN:
-            m = r.search(full)
-            if m:
-                out.append(("profile.family", fn(m), False))
-                break
-        for r, fn in _PETS_EN:
-            m = r.search(full)
-            if m:
-                out.append(("profile.pets", fn(m), False))
-                break
-        for r in _MANAGER_EN:
-            m = r.search(full)
-            if m:
-                out.append(("profile.work.manager", m.group("name"), False))
-                break
-        if user:
-            for r, wfn in _WORK_EN:
-                m = r.search(user)
+            if _DIET_EN_REQUIRES in in_user:
+                out += _diet_en(user)
+            if _LANGUAGES_EN_REQUIRES in in_user:
+                out += _languages_en(user)
+            if _TRAVEL_EN_REQUIRES in in_user:
+                out += _travel_en(user)
+            if _BUDGET_EN_REQUIRES in in_user:
+                out += _budget_en(user)
+        if _DATES_EN_REQUIRES in in_full:
+            out += _dates(full, False)
+        if _FAMILY_EN_REQUIRES in in_full:
+            for r, fn in _FAMILY_EN:
+                m = prefilter.search(r, full)
                 if m:
-                    out += wfn(m)
+                    out.append(("profile.family", fn(m), False))
                     break
-            out += _access(user, False)
-            out += _devices_en(user)
-            out += _hobbies_en(user)
-            if not any(a.startswith("preference.travel.") or a.startswith("profile.diet") for a, _, _ in out):
+        if _PETS_EN_REQUIRES in in_full:
+            for r, fn in _PETS_EN:
+                m = prefilter.search(r, full)
+                if m:
+                    out.append(("profile.pets", fn(m), False))
+                    break
+        if _MANAGER_EN_REQUIRES in in_full:
+            for r in _MANAGER_EN:
+                m = prefilter.search(r, full)
+                if m:
+                    out.append(("profile.work.manager", m.group("name"), False))
+                    break
+        if user:
+            if _WORK_EN_REQUIRES in in_user:
+                for r, wfn in _WORK_EN:
+                    m = prefilter.search(r, user)
+                    if m:
+                        out += wfn(m)
+                        break
+            if _ACCESS_EN_REQUIRES in in_user:
+                out += _access(user, False)
+            if _DEVICES_EN_REQUIRES in in_user:
+                out += _devices_en(user)
+            if _HOBBIES_EN_REQUIRES in in_user:
+                out += _hobbies_en(user)
+            if _LIKES_EN_REQUIRES in in_user and not any(
+                a.startswith("preference.travel.") or a.startswith("profile.diet") for a, _, _ in out
+            ):
                 liked = _likes_en(user)
                 out += [x for x in liked if not any(x[0] == a for a, _, _ in out)]
-            out += _routine_en(user)
+            if _ROUTINE_EN_REQUIRES in in_user:
+                out += _routine_en(user)
     return out
 
 
@@ -2118,12 +2327,50 @@ def _diet_en(t: str) -> list[Found]:
     ):
         return []
     for r, fn in _DIET_EN:
-        m = r.search(t)
+        m = prefilter.search(r, t)
         if m:
             found = fn(m)
             if found:
                 return [found]
     return []
+
+
+# every family above by its trigger, in the order `_record_families` runs them: a sentence none of
+# them may fire on gives nothing (the extractor drops a turn like that before splitting it)
+EVERYDAY_REQUIRES: tuple[Trigger, ...] = (
+    _ALLERGY_ZH_REQUIRES,
+    _DIET_ZH_REQUIRES,
+    _LANGUAGES_ZH_REQUIRES,
+    _TRAVEL_ZH_REQUIRES,
+    _BUDGET_ZH_REQUIRES,
+    _DATES_ZH_REQUIRES,
+    _FAMILY_ZH_REQUIRES,
+    _PETS_ZH_REQUIRES,
+    _WORK_ZH_REQUIRES,
+    _ACCESS_ZH_REQUIRES,
+    _DEVICES_ZH_REQUIRES,
+    _HOBBIES_ZH_REQUIRES,
+    _LIKES_ZH_REQUIRES,
+    _ROUTINE_ZH_REQUIRES,
+    _ALLERGY_EN_REQUIRES,
+    _DIET_EN_REQUIRES,
+    _LANGUAGES_EN_REQUIRES,
+    _TRAVEL_EN_REQUIRES,
+    _BUDGET_EN_REQUIRES,
+    _DATES_EN_REQUIRES,
+    _FAMILY_EN_REQUIRES,
+    _PETS_EN_REQUIRES,
+    _MANAGER_EN_REQUIRES,
+    _WORK_EN_REQUIRES,
+    _ACCESS_EN_REQUIRES,
+    _DEVICES_EN_REQUIRES,
+    _HOBBIES_EN_REQUIRES,
+    _LIKES_EN_REQUIRES,
+    _ROUTINE_EN_REQUIRES,
+)
+
+
+_TRIGGERS = prefilter.Triggers(EVERYDAY_REQUIRES)
 
 
 def everyday_hits(user: str, full: str, at: datetime) -> list[Hit]:

@@ -13,8 +13,10 @@ import re
 from datetime import datetime
 
 from ..models import Kind
+from . import prefilter
 from .family import Hit
-from .text import Getter, Pattern, clean, rx, scan, slugify, to_int, zh
+from .prefilter import one_of
+from .text import Getter, Pattern, clean, rx, scan, slugify, tables, to_int, zh
 
 _LEVELS = {
     "beginner": "beginner",
@@ -1250,7 +1252,7 @@ def _expertise_cue_en(m: re.Match[str]) -> tuple[str, str | None] | None:
     if not _SELF_EN.search(text) or re.search(r"[\u4e00-\u9fff]", text) or _ASPIRATION.search(text):
         return None
     for level, cue in _CUES_EN:
-        if cue.search(text):
+        if prefilter.test(cue, text):
             domain = _domain_en(text)
             if domain is None:
                 return None  # "I'm no expert", "I taught my dog a trick": too vague without the thing it is about
@@ -1352,12 +1354,15 @@ _DOMAIN_SPOT_ZH = [
 ]
 
 
+prefilter.tested(*(cue for _, cue in _CUES_EN), *(cue for _, cue in _CUES_ZH))
+
+
 def _expertise_cue_zh(m: re.Match[str]) -> tuple[str, str | None] | None:
     text = m.string
     if not _SELF_ZH.search(text) or _ASPIRATION.search(text):
         return None
     for level, cue in _CUES_ZH:
-        if not cue.search(text):
+        if not prefilter.test(cue, text):
             continue
         for spot in _DOMAIN_SPOT_ZH:
             d = spot.search(text)
@@ -1494,8 +1499,9 @@ _EXPERTISE += [
         ),
         lambda m: _with_domain("beginner", m.group("d")),
     ),
-    Pattern(rx(r"^.+$"), _expertise_cue_en, True),
-    Pattern(zh(r"^.*[\u4e00-\u9fff].*$"), _expertise_cue_zh, True),
+    # a cue reads a level only where one of its cues is (the gate: all of them in one pattern)
+    Pattern(rx(r"^.+$"), _expertise_cue_en, True, rx("\n|".join(cue.pattern for _, cue in _CUES_EN))),
+    Pattern(zh(r"^.*[\u4e00-\u9fff].*$"), _expertise_cue_zh, True, zh("\n|".join(cue.pattern for _, cue in _CUES_ZH))),
 ]
 
 
@@ -1608,11 +1614,15 @@ def _expertise_hits(text: str, at: datetime) -> list[Hit]:
     return [_expertise_hit((_outright(text, match, level), domain), match)]
 
 
+tables(_EXPERTISE)
+
+
 class _Expertise:
     """The expertise family: the patterns (and the cue fallback) on the sentence without level words
     that are not about the user; a level said about the past gives nothing."""
 
     rule = "expertise"
+    requires = one_of(_ABOUT_ME)  # the prefilter's look: `_expertise_hits` checks it first
 
     @staticmethod
     def hits(text: str, at: datetime) -> list[Hit]:

@@ -9,10 +9,11 @@ from typing import Any
 from ..models import Cardinality, Kind, iso
 from ..registry import TEMPORARY_LIFETIME, resolve
 from ..secrets import redact, refusal_spans
-from .analyze import analyze
-from .everyday import everyday_hits
+from . import prefilter
+from .analyze import GOAL_REQUIRES, RULE_FAMILIES, analyze
+from .everyday import EVERYDAY_REQUIRES, everyday_hits
 from .family import Hit
-from .forget import forget_command
+from .forget import FORGET_REQUIRES, forget_command
 from .markers import (
     CORRECTION,
     CURRENT_ITEM,
@@ -28,7 +29,9 @@ from .markers import (
     TEMPORARY,
 )
 from .model import REFUSED_NO_PROJECT, REFUSED_NO_SESSION, REFUSED_SECRET, Extraction, Proposal, Turn
-from .retract import retract_match
+from .prefilter import Trigger
+from .prefilter import build as build_prefilter
+from .retract import RETRACT_REQUIRES, retract_match
 from .text import TRAIL, split_sentences, to_simplified
 
 RULES = (
@@ -122,10 +125,46 @@ class _AsWritten:
 QUOTED_SPEAKER = re.compile(r"^\s*(?:\[[^\]\n]{1,60}\]|[A-Z][\w .'-]{0,40}?\s*\([^)\n]{1,40}\))\s*[:：]")
 
 
+# Every family `extract` runs, by what it cannot fire without (the prefilter's triggers; the rule
+# families first, they are the likeliest). A turn on which none of them may fire anywhere, looked at
+# as a whole before it is split into sentences and clauses, gives nothing to keep. A family added to
+# `extract` is added here too.
+TURN_TRIGGERS: tuple[Trigger, ...] = (
+    *(requires for _, requires in RULE_FAMILIES),
+    GOAL_REQUIRES,
+    FORGET_REQUIRES,
+    RETRACT_REQUIRES,
+    *EVERYDAY_REQUIRES,
+)
+_ANY_FAMILY = prefilter.Triggers(TURN_TRIGGERS, jointed=True)
+
+
+def turn_may_hold(text: str) -> bool:
+    """False only when no family can fire on any sentence of `text`, whatever the sentence
+    becomes before the families read it (traditional characters simplified, lead-ins stripped,
+    other people's clauses cut out and the rest glued together)."""
+    return _ANY_FAMILY.may_fire(prefilter.seen(to_simplified(text)))
+
+
 class RuleExtractor:
-    """Deterministic English/Chinese rules. Pure: the same turn always gives the same extraction."""
+    """Deterministic English/Chinese rules. Pure: the same turn always gives the same extraction.
+
+    `prefilter` (on by default) skips, on each sentence, the families and patterns the prefilter
+    shows cannot match (`prefilter.py`), and a turn on which none can match is not split at all;
+    the extraction is the same either way (off: every family and pattern is tried everywhere)."""
+
+    def __init__(self, prefilter: bool = True) -> None:
+        self.prefilter = prefilter
+        if prefilter:
+            build_prefilter()  # the index is read from every family's patterns once, up front
 
     def extract(self, turn: Turn) -> Extraction:
+        if self.prefilter:
+            return self._extract(turn)
+        with prefilter.disabled():
+            return self._extract(turn)
+
+    def _extract(self, turn: Turn) -> Extraction:
         redacted_text = redact(turn.text)
         if turn.role != "user":
             return Extraction(redacted_text=redacted_text)  # an assistant's answer is never evidence
@@ -141,7 +180,13 @@ class RuleExtractor:
                 refused.append(code)
 
         spans = refusal_spans(turn.text)
-        hold = bool(HOLD.search(to_simplified(turn.text)))
+        if not turn_may_hold(turn.text):
+            # no family can use any of it: only a secret in it is still reported
+            if any(a < s.end and b > s.start for s in split_sentences(turn.text) for _, a, b in spans):
+                refuse(REFUSED_SECRET)
+            return Extraction(items=items, refused=refused, redacted_text=redacted_text)
+        # (the markers too are tried only where the prefilter finds their words)
+        hold = prefilter.test(HOLD, to_simplified(turn.text))
         carry = False  # a standalone "that was wrong." applies to the next understood sentence
         for s in split_sentences(turn.text):
             if any(a < s.end and b > s.start for _, a, b in spans):
@@ -152,7 +197,7 @@ class RuleExtractor:
             text = to_simplified(s.text)
             written = _AsWritten(text, s.text)
             body = LEAD_CORRECTION.sub("", text).strip()
-            corrected = bool(LEAD_NO.match(text) or CORRECTION.search(text))
+            corrected = bool(LEAD_NO.match(text) or prefilter.test(CORRECTION, text))
             if _GRATITUDE.match(body):
                 continue  # "Thanks for the detailed answer!": about an answer given, not a preference
             stripped = _lead_stripped(body)
@@ -163,8 +208,15 @@ class RuleExtractor:
             if not core or HYPOTHETICAL.match(core):
                 carry = carry or corrected
                 continue
-            forget = forget_command(
-                re.sub(r"^(?:(?:please|then|and|also|ok|okay)\b\s*,?\s*)+", "", core, flags=re.I), turn.at
+            # the prefilter's look at the sentence as each family reads it: a family whose trigger
+            # is missing there is not run (it would give nothing)
+            seen = prefilter.seen(core)
+            forget = (
+                forget_command(
+                    re.sub(r"^(?:(?:please|then|and|also|ok|okay)\b\s*,?\s*)+", "", core, flags=re.I), turn.at
+                )
+                if FORGET_REQUIRES.may_fire(seen)
+                else None
             )
             if forget is not None:
                 for match in forget:
@@ -185,7 +237,7 @@ class RuleExtractor:
             everyday = everyday_hits(core, full, turn.at)
             if not core and not everyday:
                 continue
-            target = retract_match(core) if core else None
+            target = retract_match(core) if core and RETRACT_REQUIRES.may_fire(prefilter.seen(core)) else None
             if target is not None:
                 # "that conclusion no longer holds": the record it names (by its value when the
                 # sentence gives it, else the latest live one under the attribute) leaves its slot
@@ -229,7 +281,7 @@ class RuleExtractor:
             if not hits:
                 carry = False if retracted else carry or corrected
                 continue
-            link = corrected or carry or bool(LASTING.search(core))
+            link = corrected or carry or prefilter.test(LASTING, core)
             carry = False
             for h in hits:
                 if isinstance(h.value, str):
@@ -252,15 +304,15 @@ class RuleExtractor:
     @staticmethod
     def _record(turn: Turn, core: str, quote: str, h: Hit, refuse: Callable[[str], None]) -> dict[str, Any] | None:
         valid_from, valid_until = h.valid_from, h.valid_until
-        lasting = bool(LASTING.search(core))
-        temporary = bool(TEMPORARY.search(core)) or bool(CURRENT_ITEM.search(core))
+        lasting = prefilter.test(LASTING, core)
+        temporary = prefilter.test(TEMPORARY, core) or prefilter.test(CURRENT_ITEM, core)
         if h.temporal and temporary and not lasting:
             if not turn.session:
                 refuse(REFUSED_NO_SESSION)  # never widened to global
                 return None
             scope = f"session:{turn.session}"
             valid_from, valid_until = turn.at, turn.at + TEMPORARY_LIFETIME
-        elif PROJECT.search(core) or h.project_default:
+        elif prefilter.test(PROJECT, core) or h.project_default:
             if turn.project:
                 scope = f"project:{turn.project}"
             elif h.project_default:

@@ -6,10 +6,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
 from ..models import Kind
-from .text import Pattern, scan
+from . import prefilter
+from .prefilter import ANYTHING, Trigger, one_of
+from .text import Pattern, scan, tables
 
 
 @dataclass(slots=True)
@@ -48,10 +51,24 @@ class Family:
     # tried when no pattern matched: the family's general shapes, text -> (value, match) or None
     fallback: Callable[[str], tuple[Any, re.Match[str]] | None] | None = None
 
+    def __post_init__(self) -> None:
+        # (only tested for a match: each of their alternatives is tried only where its words are)
+        prefilter.tested(self.trigger, self.guard)
+        tables(self.patterns)
+
+    @cached_property
+    def requires(self) -> Trigger:
+        """What the family cannot fire without: its trigger, or (with no fallback) one of its patterns."""
+        if self.trigger is not None:
+            return one_of(self.trigger)
+        if self.fallback is not None:
+            return ANYTHING
+        return one_of(*((p.rx, p.gate) if p.gate is not None else p.rx for p in self.patterns))
+
     def hits(self, text: str, at: datetime) -> list[Hit]:
-        if self.trigger is not None and not self.trigger.search(text):
+        if self.trigger is not None and not prefilter.test(self.trigger, text):
             return []
-        if self.guard is not None and self.guard.search(text):
+        if self.guard is not None and prefilter.test(self.guard, text):
             return []
         found = scan(self.patterns, text)
         if not found and self.fallback is not None:

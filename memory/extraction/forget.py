@@ -16,6 +16,7 @@ from typing import Any
 from .analyze import analyze
 from .confirm import CONFIRM_BEFORE
 from .everyday import everyday_hits
+from .prefilter import one_of
 from .text import clean, rx, slugify, zh
 
 # a match on a family: the attribute and everything under it
@@ -211,6 +212,10 @@ _ANY_FORGET = zh(
     do\s+not|didn'?t|no\s+need|rather)|忘|删|清|抹|去掉|移除|记|存|当我没
     """
 )
+
+
+# what the family cannot fire without (the prefilter's look): `forget_command` checks it first
+FORGET_REQUIRES = one_of(_ANY_FORGET)
 
 
 def forget_command(text: str, at: datetime) -> list[dict[str, Any]] | None:

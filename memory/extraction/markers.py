@@ -3,6 +3,7 @@ on, the item at hand, this project, a correction, putting something on hold)."""
 
 from __future__ import annotations
 
+from . import prefilter
 from .text import rx, zh
 
 TEMPORARY = rx(
@@ -149,3 +150,6 @@ ASKING = zh(
     (?:^|[，,；;])\s*(?:先|首先|开头|一上来)
     """
 )
+
+# the markers the extractor looks for in every sentence: tried only where the prefilter finds their words
+prefilter.tested(TEMPORARY, LASTING, CURRENT_ITEM, PROJECT, CORRECTION, HOLD)

@@ -8,8 +8,10 @@ import re
 from datetime import datetime, timedelta
 
 from ..models import Kind
+from . import prefilter
 from .family import Hit
-from .text import Pattern, captured, clean, day_end, month_end, rx, scan, week_end, zh
+from .prefilter import one_of
+from .text import Pattern, captured, clean, day_end, month_end, rx, scan, tables, week_end, zh
 
 _TM_EN = rx(
     r"""
@@ -780,20 +782,31 @@ def _priority_cue(text: str) -> str | None:
     return _residue(clause, False) if clause else None
 
 
+# what the family cannot fire without (the prefilter's look): a time marker, or one of the words
+# `priority_hits` checks for before anything else when there is none
+PRIORITY_REQUIRES = one_of(_TM_EN, _TM_ZH, _PRIORITY_WORD, _OWN_FOCUS, _GENERAL_NEEDS_NO_TIME)
+
+
+# the words of the sentence are looked for only where the prefilter finds them (`prefilter.search`, `test`)
+prefilter.indexed(_REQUEST)
+tables(_PRIORITY_EN, _PRIORITY_ZH, _GENERAL_EN, _GENERAL_ZH)
+prefilter.tested(_GOAL_NOUN, _SHORT_WINDOW, _PAST_ONLY, _PRIORITY_WORD, _OWN_FOCUS, _GENERAL_NEEDS_NO_TIME)
+
+
 def priority_hits(text: str, at: datetime) -> list[Hit]:
-    tm = _TM_EN.search(text) or _TM_ZH.search(text)
-    if _REQUEST.match(text):
+    tm = prefilter.search(_TM_EN, text) or prefilter.search(_TM_ZH, text)
+    if prefilter.may_match(_REQUEST, text) and _REQUEST.match(text):
         return []  # "帮我写封邮件，今天…", "help me plan today": a request to the assistant
-    if _GOAL_NOUN.search(text) and not _SHORT_WINDOW.search(text):
+    if prefilter.test(_GOAL_NOUN, text) and not prefilter.test(_SHORT_WINDOW, text):
         return []  # "今年我的主要目标是…", "my goal this year is …": a goal, not a time-boxed focus
     if (
         not tm
-        and not _PRIORITY_WORD.search(text)
-        and not _OWN_FOCUS.search(text)
-        and not _GENERAL_NEEDS_NO_TIME.search(text)
+        and not prefilter.test(_PRIORITY_WORD, text)
+        and not prefilter.test(_OWN_FOCUS, text)
+        and not prefilter.test(_GENERAL_NEEDS_NO_TIME, text)
     ):
         return []
-    if _PAST_ONLY.search(text) and not (tm and _NOW_WINDOW.search(tm.group(0))):
+    if prefilter.test(_PAST_ONLY, text) and not (tm and _NOW_WINDOW.search(tm.group(0))):
         return []  # "I focused on the wrong thing yesterday": narration, not a current focus
     # the value must not carry the time marker: match on the text with the marker blanked out
     body = text if not tm else (text[: tm.start()] + " " * (tm.end() - tm.start()) + text[tm.end() :])

@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 
 from .decision import decision_attribute
+from .prefilter import one_of
 from .text import rx, zh
 
 # What can be retracted: a piece of project knowledge the user (or the team) arrived at.
@@ -437,6 +438,11 @@ def _retract_en(text: str) -> RetractTarget | None:
     if value is not None:
         return RetractTarget("knowledge", value)
     return RetractTarget(_topic_en(text))
+
+
+# what the family cannot fire without (the prefilter's look): a retraction names what it takes back
+# (`_retract_en` stops without an object or a "what we decided" clause, `_retract_zh` without an object)
+RETRACT_REQUIRES = one_of(_OBJECT_REF_EN, _DECIDED_CLAUSE_EN, _OBJECT_REF_ZH)
 
 
 def retract_match(text: str) -> RetractTarget | None:

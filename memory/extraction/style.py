@@ -13,8 +13,10 @@ from collections.abc import Callable
 from datetime import datetime
 
 from ..models import Kind
+from . import prefilter
 from .family import Hit
 from .markers import ASKING
+from .prefilter import one_of
 from .text import _negated, rx, zh
 
 # --- the kinds of content -------------------------------------------------------------------------
@@ -271,7 +273,7 @@ _MASK = rx(r"\byes\s+or\s+no\b|\byes/no\b")
 def _scan(text: str, table: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str | None]]]) -> str | None:
     masked = _MASK.sub(lambda m: "x" * len(m.group(0)), text)  # "yes or no" is not a negation
     for pattern, get in table:
-        for m in pattern.finditer(text):
+        for m in prefilter.finditer(pattern, text):
             value = get(m)
             if not value or _negated(masked, m):
                 continue
@@ -287,7 +289,7 @@ def _scan(text: str, table: list[tuple[re.Pattern[str], Callable[[re.Match[str]]
 
 def _extra(text: str, values: set[str]) -> str | None:
     for pattern, value in _STYLE_EXTRA:
-        if value in values and pattern.search(text):
+        if value in values and prefilter.test(pattern, text):
             return value
     return None
 
@@ -389,8 +391,16 @@ _ORDER_TRIGGER = zh(
 )
 
 
+# what each family cannot fire without (the prefilter's look): the trigger each checks first
+STYLE_REQUIRES = one_of(_STYLE_TRIGGER)
+ORDER_REQUIRES = one_of(_ORDER_TRIGGER)
+# the tables the families search: tried only on a sentence that has their words
+prefilter.indexed(*(pattern for table in (_STYLE_EN, _STYLE_ZH, _ORDER_EN, _ORDER_ZH) for pattern, _ in table))
+prefilter.tested(_STYLE_TRIGGER, _ORDER_TRIGGER, *(pattern for pattern, _ in _STYLE_EXTRA), *_NEGATED_ORDER)
+
+
 def style_hits(text: str, at: datetime) -> list[Hit]:
-    if not _STYLE_TRIGGER.search(text):
+    if not prefilter.test(_STYLE_TRIGGER, text):
         return []
     value = _scan(text, _STYLE_EN) or _scan(text, _STYLE_ZH) or _extra(text, {"example first"}) or _style_cue(text)
     if not value:
@@ -399,11 +409,11 @@ def style_hits(text: str, at: datetime) -> list[Hit]:
 
 
 def order_hits(text: str, at: datetime) -> list[Hit]:
-    if not _ORDER_TRIGGER.search(text):
+    if not prefilter.test(_ORDER_TRIGGER, text):
         return []
     value = _scan(text, _ORDER_EN) or (None if _SEE_LATER.search(text) else _scan(text, _ORDER_ZH))
     value = value or _extra(text, {"conclusion first"})
-    if not value and any(p.search(text) for p in _NEGATED_ORDER):
+    if not value and any(prefilter.test(p, text) for p in _NEGATED_ORDER):
         value = "conclusion first"
     value = value or _order_cue(text)
     if not value:

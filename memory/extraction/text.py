@@ -8,7 +8,10 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
+
+from . import prefilter
 
 # Traditional characters -> simplified, one for one (so spans line up): the grammar is written in
 # simplified characters, and a traditional sentence ("我決定用React", "以後都用繁體中文") reads the same.
@@ -99,15 +102,45 @@ class Pattern:
     # before its verb): the words the pattern cannot match without
     gate: re.Pattern[str] | None = None
 
+    def __post_init__(self) -> None:
+        # its words go into the prefilter's index (the gate's by alternative: it is only tested)
+        prefilter.indexed(self.rx)
+        prefilter.tested(self.gate)
+
 
 def gated(pattern: Pattern, gate: str) -> Pattern:
     """The pattern, tried only on text that holds one of `gate`'s words."""
     return Pattern(pattern.rx, pattern.value, pattern.neg_ok, re.compile(gate))
 
 
+# the prefilter's table for each list of patterns scanned (the list kept, with what it held)
+_TABLES: dict[int, tuple[list[Pattern], tuple[Pattern, ...], prefilter.Table]] = {}
+
+
+def _table(patterns: list[Pattern]) -> prefilter.Table:
+    entry = _TABLES.get(id(patterns))
+    held = tuple(patterns)
+    if entry is None or entry[1] != held:
+        entry = _TABLES[id(patterns)] = (
+            patterns,
+            held,
+            prefilter.Table([(p.rx, p.gate) if p.gate is not None else (p.rx,) for p in held]),
+        )
+    return entry[2]
+
+
+def tables(*pattern_lists: list[Pattern]) -> None:
+    """Have the prefilter's tables of these lists made with its index (not on their first scan)."""
+    for patterns in pattern_lists:
+        prefilter.when_built(partial(_table, patterns))
+
+
 def scan(patterns: list[Pattern], text: str) -> tuple[Value, re.Match[str]] | None:
-    for p in patterns:
-        if p.gate is not None and not p.gate.search(text):
+    seen = prefilter.seen(text)
+    for position in _table(patterns).may_match(seen):
+        # (the others cannot match: a word every match needs is missing)
+        p = patterns[position]
+        if p.gate is not None and not prefilter.test(p.gate, text):
             continue
         for m in p.rx.finditer(text):
             if not p.neg_ok and _negated(text, m):
@@ -227,6 +260,7 @@ def month_end(at: datetime) -> datetime:
 
 _HARD_STOPS = "。！？；!?;\n"
 TRAIL = "。！？；!?;.…"
+_STOPS = re.compile("[" + re.escape(_HARD_STOPS + ".") + "]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,7 +293,9 @@ def split_sentences(text: str) -> list[Sentence]:
         question = "?" in stripped[len(tail) :] or "？" in stripped[len(tail) :] or _asks(tail)
         out.append(Sentence(a + lead, a + lead + len(stripped), stripped, question))
 
-    while i < n:
+    # (only a character that may end a sentence is looked at: the engine finds the next one)
+    while (stop := _STOPS.search(text, i)) is not None:
+        i = stop.start()
         ch = text[i]
         if (ch in _HARD_STOPS and not (ch == ";" and i + 1 < n and not text[i + 1].isspace())) or (
             ch == "." and (i + 1 == n or text[i + 1].isspace())
