@@ -114,13 +114,20 @@ def _apply_throughput(engine: Any, n_ops: int, batch: int, users: int) -> tuple[
 
 
 def run_engine_bench(
-    settings: Settings, sizes: list[int], requests: int = 2000, ops: int = 50000, rounds: int = 3
+    settings: Settings,
+    sizes: list[int],
+    requests: int = 2000,
+    ops: int = 50000,
+    rounds: int = 3,
+    read_whole_up_to: int | None = None,
 ) -> int:
     from slotstream.state.engine import Engine
 
     with redis_client(settings) as client:
         ns = fresh_namespace("bench")
         engine = Engine(client, namespace=ns)
+        if read_whole_up_to is not None:  # e.g. 0: every lookup through the index (the threshold's figures)
+            engine.read_whole_up_to = read_whole_up_to
         try:
             client.set(Keys(ns).probe(), "x" * 200)
             floor = []

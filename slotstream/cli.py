@@ -80,7 +80,12 @@ def cmd_bench_engine(args: argparse.Namespace) -> int:
 
     tune_gc()
     return run_engine_bench(
-        Settings.from_env(), sizes=args.sizes, requests=args.requests, ops=args.ops, rounds=args.rounds
+        Settings.from_env(),
+        sizes=args.sizes,
+        requests=args.requests,
+        ops=args.ops,
+        rounds=args.rounds,
+        read_whole_up_to=args.read_whole_up_to,
     )
 
 
@@ -423,6 +428,9 @@ def build_parser() -> argparse.ArgumentParser:
     be = bench_sub.add_parser("engine", help="apply throughput and context latency")
     be.add_argument("--sizes", type=int, nargs="+", default=[10, 100, 1000, 10000])
     be.add_argument("--rounds", type=int, default=3, help="each context row this many times; medians printed")
+    be.add_argument(
+        "--read-whole-up-to", type=int, default=None, help="read scopes whole up to this many rows (default 128)"
+    )
     be.add_argument("--requests", type=int, default=2000, help="context requests per size")
     be.add_argument("--ops", type=int, default=50000, help="ops for the apply throughput run")
     be.set_defaults(func=cmd_bench_engine)
