@@ -26,7 +26,7 @@ import redis.exceptions
 from slotstream.memory.errors import Reason
 from slotstream.state.deploy import DeployGate
 from slotstream.state.errors import MasterKeyMismatch, NamespaceMoved, StateLost, StateRewound
-from slotstream.state.progress import Progress
+from slotstream.state.progress import Progress, state_lost_message
 from slotstream.streams.errors import RestartWorker, Stopping, StopWorker
 
 from .errors import InjectedFault
@@ -51,6 +51,15 @@ def waits_for(err: BaseException) -> str | None:
     """The dependency a failure says is unavailable ("Redis", "Kafka"), or None when the failure
     is not a transient outage."""
     if isinstance(err, (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)):
+        return "Redis"
+    # a Redis Cluster with a master down or a slot not served yet: "The cluster is down" comes
+    # without the CLUSTERDOWN reply word the check below reads
+    cluster_outages = (
+        redis.exceptions.ClusterError,
+        redis.exceptions.TryAgainError,
+        redis.exceptions.RedisClusterException,
+    )
+    if isinstance(err, cluster_outages):
         return "Redis"
     if isinstance(err, redis.exceptions.ResponseError) and str(err).split(" ", 1)[0] in _TRANSIENT_REPLIES:
         return "Redis"
@@ -161,13 +170,17 @@ class BatchRunner:
         stop: threading.Event | None = None,
         gate: DeployGate | None = None,
         after_delivery: Callable[[BatchOutput], None] | None = None,
+        skip_applied: bool = False,
     ) -> None:
         """`gate`: a live processor's part in `slotstream promote` (replays run without one).
         `after_delivery`: what must wait until a batch's records were delivered (deleting erased
-        users' keys once their tombstones are on the keys topic); idempotent, retried."""
+        users' keys once their tombstones are on the keys topic); idempotent, retried.
+        `skip_applied`: leave out a batch's messages below their partition's recorded position
+        (another path applied them already: a fused apply, a previous owner of the partition)."""
         self.processor = processor
         self.gate = gate
         self.after_delivery = after_delivery
+        self.skip_applied = skip_applied
         self.handle = handle
         self.progress = progress
         self.source_topic = source_topic
@@ -231,31 +244,89 @@ class BatchRunner:
             gate = self.gate
             if gate is not None and not retry(gate.enter, self._stop, f"{self.processor} deployment"):
                 raise Stopping(f"{self.processor}: stopped while a promote paused it")
-            try:
-                return self._attempt(batch)
-            except _Failed as failed:
-                if len(batch) == 1:
-                    return self._dead(batch[0], failed.error)
-            out = BatchOutput()
-            for msg in batch:  # narrow the failure down to the message(s) that cause it
-                try:
-                    out.merge(self._attempt([msg]))
-                except _Failed as failed:
-                    out.merge(self._dead(msg, failed.error))
-            return out
+            return self._isolated(batch)
 
-    def _checked(self, batch: list[RawMessage]) -> BatchOutput:
+    def apply_produced(self, produced: list[RawMessage]) -> tuple[list[RawMessage], BatchOutput]:
+        """Fused apply: of ops this worker just produced (offsets as acknowledged), those next in
+        line on their partition — an unbroken run starting at the partition's recorded position,
+        so every earlier op of the partition is applied — are applied now, exactly as the ops
+        consumer would apply them; the others (behind an op from another producer, or already
+        applied) are left to the ops consumer. No promote gate: the extraction batch that
+        produced them is in flight, and a promote waits for it."""
+        with _worker_signals():
+            partitions = {msg.partition for msg in produced}
+            held = retry(lambda: self._held(partitions), self._stop, f"{self.processor} (fused apply)")
+            self._raise_if_behind(held)
+            next_in_line = dict(held)
+            run: list[RawMessage] = []
+            for msg in sorted(produced, key=lambda m: (m.partition, m.offset)):
+                if msg.topic == self.source_topic and msg.offset == next_in_line.get(msg.partition, 0):
+                    run.append(msg)
+                    next_in_line[msg.partition] = msg.offset + 1
+            if not run:
+                return [], BatchOutput()
+            out = self._isolated(run, held)
+            out.count("fused_apply:applied", len(run))
+            return run, out
+
+    def _isolated(self, batch: list[RawMessage], held: dict[int, int] | None = None) -> BatchOutput:
+        try:
+            return self._attempt(batch, held)
+        except _Failed as failed:
+            if len(batch) == 1:
+                return self._dead(batch[0], failed.error)
+        out = BatchOutput()
+        for msg in batch:  # narrow the failure down to the message(s) that cause it
+            try:
+                out.merge(self._attempt([msg]))
+            except _Failed as failed:
+                out.merge(self._dead(msg, failed.error))
+        return out
+
+    def _held(self, partitions: set[int]) -> dict[int, int]:
+        """Where Redis says each partition stands (0: nothing recorded), for `partitions` and every
+        partition this worker recorded, in one round trip."""
+        wanted = sorted(partitions | set(self.recorded))
+        pipe = self.progress.r.pipeline(transaction=False)
+        pipe.exists(self.progress.keys.marker())
+        pipe.hmget(self.progress.keys.progress(self.source_topic), [str(p) for p in wanted])
+        exists, raw = pipe.execute()
+        if not exists and self.recorded:
+            raise StateLost(
+                state_lost_message(self.progress.ns, f"this worker had recorded positions of {self.source_topic}")
+            )
+        return {p: int(v) if v is not None else 0 for p, v in zip(wanted, raw, strict=True)}
+
+    def _raise_if_behind(self, held: dict[int, int]) -> None:
+        behind = {p: (mine, held.get(p, 0)) for p, mine in self.recorded.items() if held.get(p, 0) < mine}
+        if behind:
+            raise StateRewound(self._behind_message(behind))
+
+    def _checked(self, batch: list[RawMessage], held: dict[int, int] | None = None) -> BatchOutput:
         # Before writing, Redis must still hold what this worker recorded: applying a batch on top
         # of a state that lost its last writes would apply it out of order. (A Redis restart
         # between this check and the writes breaks the connection, and the retry checks again.)
-        behind = self.regressed()
-        if behind:
-            raise StateRewound(self._behind_message(behind))
+        if held is None and (self.skip_applied or self.recorded):
+            held = self._held({msg.partition for msg in batch})
+        if held is not None:
+            self._raise_if_behind(held)
+            if self.skip_applied:
+                fresh = [m for m in batch if m.topic != self.source_topic or m.offset >= held.get(m.partition, 0)]
+                if len(fresh) < len(batch):
+                    out = self.handle(fresh) if fresh else BatchOutput()
+                    out.count(f"skipped_applied:{self.processor}", len(batch) - len(fresh))
+                    return out
         return self.handle(batch)
 
-    def _attempt(self, batch: list[RawMessage]) -> BatchOutput:
+    def _attempt(self, batch: list[RawMessage], held: dict[int, int] | None = None) -> BatchOutput:
+        known = [held]  # the positions just read serve the first try; a retry reads them again
+
+        def attempt() -> BatchOutput:
+            positions, known[0] = known[0], None
+            return self._checked(batch, positions)
+
         try:
-            return retry(lambda: self._checked(batch), self._stop, self.processor)
+            return retry(attempt, self._stop, self.processor)
         except (StateLost, StateRewound, NamespaceMoved, MasterKeyMismatch, Stopping):
             raise
         except Exception as err:
@@ -273,6 +344,15 @@ class BatchRunner:
 
     def record(self, batch: list[RawMessage], out: BatchOutput) -> None:
         """The batch's position (and event-time watermarks), once everything it yields was delivered."""
+        self._record(batch, out)
+        if self.gate is not None:
+            self.gate.leave()
+
+    def record_produced(self, applied: list[RawMessage], out: BatchOutput) -> None:
+        """A fused apply's position: like `record`, outside the promote gate (see apply_produced)."""
+        self._record(applied, out)
+
+    def _record(self, batch: list[RawMessage], out: BatchOutput) -> None:
         next_offsets: dict[int, int] = {}
         for msg in batch:
             next_offsets[msg.partition] = max(next_offsets.get(msg.partition, 0), msg.offset + 1)
@@ -288,5 +368,3 @@ class BatchRunner:
             )
         # replaced whole, never mutated: the position watch reads it from another thread
         self.recorded = {**self.recorded, **{p: max(self.recorded.get(p, 0), o) for p, o in next_offsets.items()}}
-        if self.gate is not None:
-            self.gate.leave()

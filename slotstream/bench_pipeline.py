@@ -1,15 +1,27 @@
 """`slotstream bench pipeline`: end-to-end figures on the real broker, Redis and worker processes.
 
 - throughput: N turns produced while no worker runs, then W workers started; turns per second
-  from the workers' start until the offset barrier says every turn was extracted and every op
-  applied (extract + reconcile + Redis), for each W asked for.
+  from the workers' first batch until the offset barrier says every turn was extracted and every
+  op applied (extract + reconcile + Redis), for each W asked for; each figure the median of
+  `rounds` runs.
 - freshness: at a steady background load, probe turns each carrying a new value; the time from
   the probe's send to the first context lookup that shows the value, p50/p99.
+- runtime overhead (`--trivial N`): N small records through a worker whose processor does
+  nothing: messages per second the runtime itself moves (consume, batch, thread hops, record).
+
+Mixes: `bench`, the phrases below (most state something); `chat80`, 80% ordinary chit-chat that
+states nothing and 20% the bench mix's memorable turns, closer to what an assistant sees.
 """
 
 from __future__ import annotations
 
+import os
 import random
+import re
+import signal
+import statistics
+import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -37,15 +49,44 @@ PHRASES = [
     "Thanks, that helps a lot!",
     "What do you think about the weather?",
 ]
+CHAT = [  # turns that state nothing (checked by the extraction figure: 0 ops per turn)
+    "Thanks, that helps a lot!",
+    "What do you think about the weather?",
+    "Can you explain how list comprehensions work in Python?",
+    "How do I reverse a string in JavaScript?",
+    "Write a short haiku about autumn leaves.",
+    "What's the difference between TCP and UDP?",
+    "Summarize the main points of the article I pasted above.",
+    "Could you make that paragraph a bit more formal?",
+    "Why does my for loop print the last value three times?",
+    "Give me three name ideas for a coffee shop.",
+    "OK, makes sense.",
+    "Can you translate 'good morning' into Spanish?",
+    "Is there a faster way to sort this list?",
+    "Great, now add error handling to the function.",
+    "What are some good books about distributed systems?",
+    "Hmm, that didn't work. Any other ideas?",
+    "Explain recursion like I'm five.",
+    "谢谢，这个很有用！",
+    "今天天气怎么样？",
+    "帮我把这段话翻译成英文。",
+    "这个函数为什么会报错？",
+    "给我讲个笑话吧。",
+    "能再解释一下吗？",
+]
+MEMORABLE = [p for p in PHRASES if p not in CHAT]
+MIXES = ("bench", "chat80")
 CITIES = ["Berlin", "Lisbon", "Osaka", "Toronto", "Nairobi", "Lima", "Hanoi", "Oslo"]
 WORDS = ["billing", "search", "login", "payments", "reporting", "mobile"]
 
 
-def _turn(rng: random.Random, i: int, users: int) -> tuple[str, dict[str, Any]]:
+def _turn(rng: random.Random, i: int, users: int, mix: str = "bench") -> tuple[str, dict[str, Any]]:
     at = T0 + timedelta(seconds=i)
-    text = rng.choice(PHRASES).format(
-        w=rng.choice(WORDS), c=rng.choice(CITIES), d=rng.choice("ABC"), n=rng.randrange(1, 12)
-    )
+    if mix == "chat80":
+        phrase = rng.choice(CHAT) if rng.random() < 0.8 else rng.choice(MEMORABLE)
+    else:
+        phrase = rng.choice(PHRASES)
+    text = phrase.format(w=rng.choice(WORDS), c=rng.choice(CITIES), d=rng.choice("ABC"), n=rng.randrange(1, 12))
     return iso(at) or "", {
         "tenant": "bench",
         "user": f"u{rng.randrange(users)}",
@@ -61,12 +102,14 @@ def _pct(xs: list[float], q: float) -> float:
     return s[min(len(s) - 1, round(q * (len(s) - 1)))]
 
 
-def throughput(settings: Settings, workers: int, n_turns: int, users: int, log_dir: Path | None) -> float:
+def throughput(
+    settings: Settings, workers: int, n_turns: int, users: int, log_dir: Path | None, mix: str = "bench"
+) -> float:
     s = settings.replace(namespace=f"bench-{uuid.uuid4().hex[:8]}", topic_prefix=f"bench{uuid.uuid4().hex[:6]}")
     with LocalStack(s, workers=0, log_dir=log_dir) as stack:
         rng = random.Random(5)
         for i in range(n_turns):
-            at, turn = _turn(rng, i, users)
+            at, turn = _turn(rng, i, users, mix)
             stack.producer.send_turn(at, turn)
         stack.producer.flush()
         start = time.perf_counter()
@@ -85,16 +128,18 @@ def throughput(settings: Settings, workers: int, n_turns: int, users: int, log_d
         stack.barrier(timeout=600)
         end = time.perf_counter()
         applied = sum(int(v) for v in stack.progress.offsets(stack.settings.topic_prefix + ".ops").values())
+        fused = stack.progress.counters().get("fused_apply:applied", 0)
         rate = (n_turns - done_at_first) / (end - first)
         print(
-            f"  {workers} worker(s): {n_turns} turns -> {applied} ops; {rate:,.0f} turns/s from the first "
-            f"batch to the barrier ({end - first:.1f} s; {end - start:.1f} s with start-up)",
+            f"  {workers} worker(s): {n_turns} turns -> {applied} ops ({fused} applied at once by the extracting "
+            f"worker); {rate:,.0f} turns/s from the first batch to the barrier ({end - first:.1f} s; "
+            f"{end - start:.1f} s with start-up)",
             flush=True,
         )
         return rate
 
 
-def freshness(settings: Settings, rate: float, seconds: float, probes: int) -> None:
+def freshness(settings: Settings, rate: float, seconds: float, probes: int, mix: str = "bench") -> None:
     s = settings.replace(namespace=f"bench-{uuid.uuid4().hex[:8]}", topic_prefix=f"bench{uuid.uuid4().hex[:6]}")
     with LocalStack(s, workers=1) as stack:
         # warm up: the worker joins the group and handles a first batch
@@ -112,7 +157,7 @@ def freshness(settings: Settings, rate: float, seconds: float, probes: int) -> N
                 now = time.perf_counter()
                 if due > now:
                     time.sleep(due - now)
-                at, turn = _turn(rng, i, 1000)
+                at, turn = _turn(rng, i, 1000, mix)
                 stack.producer.send_turn(at, turn)
                 i += 1
             sent[0] = i
@@ -148,39 +193,149 @@ def freshness(settings: Settings, rate: float, seconds: float, probes: int) -> N
         )
 
 
-def extraction_alone(n_turns: int) -> None:
+def extraction_alone(n_turns: int, mix: str = "bench") -> None:
     """The rule extractor by itself on the same turns: its share of a worker's time."""
     from slotstream.memory.extraction import RuleExtractor, Turn
 
     rng = random.Random(5)
     turns = [
         Turn.model_validate({**t, "at": at, "turn_id": f"x{i}"})
-        for i, (at, t) in enumerate(_turn(rng, i, 1000) for i in range(n_turns))
+        for i, (at, t) in enumerate(_turn(rng, i, 1000, mix) for i in range(n_turns))
     ]
     extractor = RuleExtractor()
     start = time.perf_counter()
-    for turn in turns:
-        extractor.extract(turn)
+    items = sum(len(extractor.extract(turn).items) for turn in turns)
     elapsed = time.perf_counter() - start
     print(
-        f"  rule extraction alone: {n_turns / elapsed:,.0f} turns/s ({elapsed / n_turns * 1e6:.0f} us per turn)",
+        f"  rule extraction alone: {n_turns / elapsed:,.0f} turns/s ({elapsed / n_turns * 1e6:.0f} us per turn, "
+        f"{items / n_turns:.2f} ops per turn)",
         flush=True,
     )
+
+
+class _Trivial:
+    """A processor that does nothing with its messages: what is left is the runtime's own cost.
+    The clock starts once the first batch is done (after start-up and joining the group)."""
+
+    processor = "trivial"
+
+    def __init__(self, source_topic: str, expected: int) -> None:
+        self.source_topic = source_topic
+        self.expected = expected
+        self.total = 0
+        self.counted = 0  # messages after the first batch
+        self.first: float | None = None
+        self.reported = False
+
+    def process(self, batch: list[Any]) -> Any:
+        from slotstream.streams.messages import BatchOutput
+
+        self.total += len(batch)
+        if self.first is None:
+            self.first = time.perf_counter()
+        else:
+            self.counted += len(batch)
+        return BatchOutput()
+
+    def record(self, batch: list[Any], out: Any) -> None:
+        if self.first is not None and self.total >= self.expected and not self.reported:
+            self.reported = True
+            print(f"TRIVIAL {self.counted} {time.perf_counter() - self.first:.6f}", flush=True)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    def positions(self, partitions: list[int]) -> dict[int, int]:
+        return dict.fromkeys(partitions, 0)
+
+    def check(self) -> None:
+        return None
+
+    def stop(self) -> None:
+        return None
+
+
+def _trivial_worker(runtime: str, bootstrap: str, prefix: str, partitions: int, batch_size: int, n: int) -> None:
+    """The child process of `runtime_overhead`: one worker with the trivial processor."""
+    from slotstream.streams.batches import AppConfig
+    from slotstream.streams.topics import TURNS, topic_names
+
+    from .logs import setup_worker_logging
+
+    names = topic_names(prefix)
+    config = AppConfig(
+        group=f"{prefix}-trivial", bootstrap=bootstrap, topics=names, partitions=partitions, batch_size=batch_size
+    )
+    processors: Any = {TURNS: _Trivial(names[TURNS], n)}
+    if runtime == "faust":
+        from faust.worker import Worker
+
+        from slotstream.streams.app import create_app
+
+        Worker(create_app(config, processors), loglevel="WARNING").execute_from_commandline()
+    else:
+        from slotstream.streams.lean import LeanRuntime
+
+        setup_worker_logging("WARNING")
+        LeanRuntime(config, processors).run()
+
+
+def runtime_overhead(settings: Settings, runtime: str, n: int) -> float:
+    """Messages per second through a worker whose processor does nothing."""
+    from slotstream.streams.topics import TURNS
+
+    s = settings.replace(namespace=f"bench-{uuid.uuid4().hex[:8]}", topic_prefix=f"bench{uuid.uuid4().hex[:6]}")
+    with LocalStack(s, workers=0) as stack:
+        value = b'{"text": "' + b"x" * 80 + b'"}'
+        for i in range(n):
+            stack.producer.send_raw(TURNS, f"bench/u{i % 1000}".encode(), value)
+        stack.producer.flush()
+        args = [runtime, stack.bootstrap, stack.settings.topic_prefix, stack.settings.partitions, s.batch_size, n]
+        code = f"from slotstream.bench_pipeline import _trivial_worker; _trivial_worker(*{args!r})"
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+        # Faust's worker sends what is printed to its log: the line is looked for in both streams
+        found = re.search(r"TRIVIAL (\d+) ([0-9.]+)", done.stdout + done.stderr)
+        if found is None:
+            raise RuntimeError(f"the trivial worker gave no figure: {done.stderr[-2000:]}")
+        seen, elapsed = found.groups()
+        rate = int(seen) / float(elapsed)
+        print(f"  {runtime}: {n} records through a do-nothing processor: {rate:,.0f} msg/s", flush=True)
+        return rate
 
 
 def run_pipeline_bench(
-    settings: Settings, turns: int, workers: list[int], rate: float, seconds: float, log_dir: Path | None = None
+    settings: Settings,
+    turns: int,
+    workers: list[int],
+    rate: float | None,
+    seconds: float,
+    log_dir: Path | None = None,
+    mix: str = "bench",
+    rounds: int = 1,
+    trivial: int = 0,
 ) -> int:
+    """`rate` None: the freshness run's background load is half the first throughput measured."""
     print(
-        f"pipeline bench: batch_size={settings.batch_size} batch_wait={settings.batch_wait}s "
-        f"partitions={settings.partitions}",
+        f"pipeline bench: runtime={settings.runtime} mix={mix} batch_size={settings.batch_size} "
+        f"batch_wait={settings.batch_wait}s partitions={settings.partitions}",
         flush=True,
     )
+    if trivial:
+        print("runtime overhead (a processor that does nothing):")
+        runtime_overhead(settings, settings.runtime, trivial)
+    measured: list[float] = []
     if workers:
         print("throughput (end to end: turns topic -> extraction -> ops topic -> reconciliation -> Redis):")
-        extraction_alone(min(turns, 5000))
+        extraction_alone(min(turns, 5000), mix)
     for w in workers:
-        throughput(settings, w, turns, users=1000, log_dir=log_dir)
-    print("freshness:")
-    freshness(settings, rate, seconds, probes=200)
+        rates = [throughput(settings, w, turns, users=1000, log_dir=log_dir, mix=mix) for _ in range(rounds)]
+        if rounds > 1:
+            print(f"  {w} worker(s): median of {rounds}: {statistics.median(rates):,.0f} turns/s", flush=True)
+        measured.append(statistics.median(rates))
+    if rate is None:
+        if not measured:
+            print("freshness: --rate half needs a throughput run", file=sys.stderr)
+            return 2
+        rate = measured[0] / 2
+    if seconds > 0:
+        print("freshness:")
+        freshness(settings, rate, seconds, probes=200, mix=mix)
     return 0

@@ -33,3 +33,13 @@ def quiet_kafka_client(interval: float = 10.0) -> None:
     names = [name for name in logging.Logger.manager.loggerDict if name.split(".")[0] in ("aiokafka", "kafka")]
     for name in ("aiokafka", "kafka", *names):
         logging.getLogger(name).addFilter(repeat)
+
+
+def setup_worker_logging(loglevel: str) -> None:
+    """The lean runtime's log lines (Faust sets up its own): level, time, process, logger, to stderr.
+    Debug lines cost nothing per message when the level is above debug: the hot path logs per
+    batch, never per message."""
+    logging.basicConfig(
+        level=loglevel.upper(),
+        format="[%(asctime)s] [%(process)d] [%(levelname)s] %(name)s: %(message)s",
+    )

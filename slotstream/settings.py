@@ -72,7 +72,7 @@ class Settings(BaseSettings):
     )
     workers: int = Field(1, ge=0, le=64, description="SLOTSTREAM_WORKERS: worker processes `slotstream run` starts")
     runtime: Literal["faust", "lean"] = Field(
-        "faust",
+        "lean",
         description="SLOTSTREAM_RUNTIME: what moves a worker's records: lean (aiokafka's consumer and producer "
         "directly) or faust (Faust's agents); the same processors and guarantees (docs/pipeline.md). Every "
         "worker of a consumer group runs the same one",

@@ -1,13 +1,14 @@
-"""A worker process: the processors, their Redis state and the Faust runtime, wired from settings."""
+"""A worker process: the processors, their Redis state and a Kafka runtime (Faust, or the lean one
+on aiokafka directly: SLOTSTREAM_RUNTIME), wired from settings."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
-import faust
-
-from slotstream.memory.extraction import Extractor
+from slotstream.memory.extraction import Extractor, RuleExtractor, Turn
 from slotstream.processors.expiry import ExpiryService
 from slotstream.processors.extraction import ExtractionService
 from slotstream.processors.llm_extractor import extractor_from_config
@@ -20,13 +21,18 @@ from slotstream.state.due import DueIndex
 from slotstream.state.engine import Engine
 from slotstream.state.progress import Progress
 from slotstream.state.turnlog import TurnLog
-from slotstream.streams.app import AppConfig, create_app
+from slotstream.streams.batches import AppConfig
 from slotstream.streams.messages import BatchOutput, Keyed
 from slotstream.streams.topics import OPS, TURNS, topic_names
 from slotstream.streams.types import BatchProcessor, Sweep
 
 from .master_key import user_keys
 from .settings import Settings
+
+if TYPE_CHECKING:
+    import faust
+
+    from slotstream.streams.lean import LeanRuntime
 
 PROCESSORS = ("extraction", "reconciliation", "expiry")
 
@@ -40,7 +46,36 @@ def extractor_for(settings: Settings) -> Extractor:
     )
 
 
+def warm_up(extractor: Extractor) -> None:
+    """The rule extractor builds its indexes on first use (seconds): built before the worker takes
+    a batch, so that its first batch does not hold turns opened for that long (an erasure applied
+    meanwhile would find their ops sealed with a key created after it)."""
+    if isinstance(extractor, RuleExtractor):
+        at = datetime.now(UTC)
+        for text in ("Please keep your answers short.", "以后请用中文回答。"):
+            extractor.extract(Turn(tenant="warm", user="up", text=text, at=at, turn_id="warm-up"))
+
+
+Wiring = tuple[AppConfig, dict[str, BatchProcessor], Sweep | None]
+
+
 def build_worker_app(settings: Settings, processors: Iterable[str] = PROCESSORS, base: str | None = None) -> faust.App:
+    """The worker on the Faust runtime."""
+    from slotstream.streams.app import create_app
+
+    return create_app(*build_processors(settings, processors, base))
+
+
+def build_lean_worker(
+    settings: Settings, processors: Iterable[str] = PROCESSORS, base: str | None = None
+) -> LeanRuntime:
+    """The worker on the lean runtime (aiokafka's consumer and producer directly)."""
+    from slotstream.streams.lean import LeanRuntime
+
+    return LeanRuntime(*build_processors(settings, processors, base))
+
+
+def build_processors(settings: Settings, processors: Iterable[str] = PROCESSORS, base: str | None = None) -> Wiring:
     """`settings.namespace`: the namespace the worker writes (the deployment's active one, resolved
     at start); `base`: the deployment it serves (default: the same), whose pointer it watches."""
     chosen = set(processors)
@@ -68,13 +103,16 @@ def build_worker_app(settings: Settings, processors: Iterable[str] = PROCESSORS,
     ) -> BatchRunner:
         # payloads opened with their users' keys, the ops produced sealed again
         sealed = Sealed(with_faults(handle, faults), keys, processor, seal_ops=True)
-        return BatchRunner(processor, sealed, progress, names[role], stop, gate(processor), after_delivery)
+        # skip_applied: what a fused apply (or a previous owner) applied already is not applied again
+        return BatchRunner(
+            processor, sealed, progress, names[role], stop, gate(processor), after_delivery, skip_applied=True
+        )
 
     runners: dict[str, BatchProcessor] = {}
     if "extraction" in chosen:
-        extraction = ExtractionService(
-            extractor_for(settings), settings.max_event_skew, TurnLog(client, settings.namespace)
-        )
+        extractor = extractor_for(settings)
+        warm_up(extractor)
+        extraction = ExtractionService(extractor, settings.max_event_skew, TurnLog(client, settings.namespace))
         runners[TURNS] = live_runner("extraction", extraction.handle, TURNS)
     if "reconciliation" in chosen:
         reconciliation = ReconciliationService(engine, due_index, settings.max_event_skew, keys)
@@ -106,4 +144,44 @@ def build_worker_app(settings: Settings, processors: Iterable[str] = PROCESSORS,
         expiry_interval=settings.expiry_interval,
         profile=settings.profile,
     )
-    return create_app(config, runners, sweep)
+    return config, runners, sweep
+
+
+def run_worker(settings: Settings, processors: Iterable[str], base: str, loglevel: str) -> int:
+    """Run the worker on the configured runtime until it is stopped; re-executes itself when a
+    processor asked for a restart. The exit code."""
+    from slotstream.streams.batches import restart_process, restart_requested
+
+    from .logs import quiet_kafka_client, setup_worker_logging
+    from .runtime import tune_gc
+
+    run: Callable[[], int]
+    if settings.runtime == "faust":
+        from faust.worker import Worker
+
+        worker = Worker(build_worker_app(settings, processors, base), loglevel=loglevel)
+
+        def run() -> int:
+            worker.execute_from_commandline()
+            return 0
+
+    else:
+        setup_worker_logging(loglevel)
+        run = build_lean_worker(settings, processors, base).run
+    quiet_kafka_client()
+    tune_gc()
+    try:
+        if not settings.profile:
+            return run()
+        import cProfile
+
+        profiler = cProfile.Profile()
+        try:
+            return int(profiler.runcall(run) or 0)
+        except SystemExit:
+            return 0
+        finally:
+            profiler.dump_stats(settings.profile)
+    finally:
+        if restart_requested():
+            restart_process()

@@ -1,4 +1,7 @@
-"""The Faust runtime: a Faust app whose agents run the batch processors they are given.
+"""The Faust runtime: a Faust app whose agents run the batch processors they are given
+(`SLOTSTREAM_RUNTIME=faust`; the lean runtime in `lean.py` runs the same processors on aiokafka
+directly). What happens to a batch — its processor's thread, delivery, fused apply, the recorded
+position — is shared with the lean runtime (`batches.BatchFlow`).
 
 The processors' blocking work (Redis) runs on one dedicated thread per processor, so the event loop
 keeps consuming while a batch is written, and a user's batches are applied in order.
@@ -15,40 +18,33 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import signal
-import sys
 import tempfile
-import threading
-from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Any, NoReturn, TypeVar
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import faust
 from faust.transport.drivers import aiokafka as faust_aiokafka
 
+from .batches import (
+    POSITION_CHECK_INTERVAL,
+    AppConfig,
+    BatchFlow,
+    Delivered,
+    Headers,
+    check_processors,
+    request_restart,
+    restart_process,
+    restart_requested,
+    stop_now,
+)
 from .errors import RestartWorker, Stopping, StopWorker
-from .messages import BatchOutput, Compacted, Keyed, RawMessage
-from .topics import CHANGES, CONTROL, DLQ, KEYS, OPS, ORIGIN_HEADER, TURNS
+from .messages import Compacted, Keyed, RawMessage
+from .topics import OPS
 from .types import BatchProcessor, Sweep
 
+__all__ = ["AppConfig", "create_app", "restart_process", "restart_requested"]
+
 log = logging.getLogger("slotstream.worker")
-T = TypeVar("T")
-POSITION_CHECK_INTERVAL = 1.0  # seconds: how soon an idle worker notices lost state
-RESTART_GRACE_SECONDS = 15.0  # a restart waits this long for Faust's graceful shutdown, then goes ahead
-
-
-@dataclass(frozen=True)
-class AppConfig:
-    group: str
-    bootstrap: str
-    topics: Mapping[str, str]  # role (turns, ops, changes, dlq) -> topic name
-    partitions: int
-    batch_size: int = 500
-    batch_wait: float = 0.01
-    session_timeout: float = 10.0
-    expiry_interval: float = 1.0
-    profile: str | None = None  # cProfile dumps of each processor's thread go to <profile>.<processor>
 
 
 def _raw(events: list[Any]) -> list[RawMessage]:
@@ -56,7 +52,7 @@ def _raw(events: list[Any]) -> list[RawMessage]:
     for e in events:
         m = e.message
         stamp = getattr(m, "timestamp", None)
-        ingest_ms = int(stamp * 1000) if stamp is not None else None
+        ingest_ms = round(stamp * 1000) if stamp is not None else None  # Faust keeps seconds
         raw_headers = getattr(m, "headers", None) or ()
         headers = tuple(raw_headers.items() if isinstance(raw_headers, Mapping) else raw_headers)
         out.append(RawMessage(m.topic, m.partition, m.offset, m.key, m.value, ingest_ms, headers))
@@ -81,7 +77,7 @@ def _positioned_transport(app: faust.App, processors: Mapping[str, BatchProcesso
                 try:
                     wanted = await asyncio.to_thread(processor.positions, [tp.partition for tp in tps])
                 except StopWorker as stop:
-                    _stop_now(stop)
+                    stop_now(stop)
                 for tp in tps:
                     target = wanted.get(tp.partition)
                     if target is not None and target != (committed.get(tp) or 0):
@@ -101,75 +97,10 @@ def _positioned_transport(app: faust.App, processors: Mapping[str, BatchProcesso
     return _PositionedTransport(app.conf.broker_consumer, app)
 
 
-def _stop_now(stop: StopWorker) -> NoReturn:
-    """Exit at once, committing nothing more: the state the worker would build on is gone."""
-    log.critical("%s", stop)
-    logging.shutdown()
-    os._exit(stop.exit_code)
-
-
-_restart = {"requested": False}
-
-
-def restart_requested() -> bool:
-    """A processor asked for a restart: once Faust has shut down, the command re-executes itself."""
-    return _restart["requested"]
-
-
-def restart_process() -> NoReturn:
-    """Start this worker afresh (same command line, same process id): it resumes every partition
-    at its recorded position."""
-    logging.shutdown()
-    os.execv(sys.executable, [sys.executable, *sys.orig_argv[1:]])
-
-
-def _request_restart(restart: RestartWorker) -> None:
-    """Shut the worker down gracefully (it leaves the consumer group, so the restarted process is
-    assigned its partitions at once instead of after the session timeout), then restart it.
-    Nothing more is applied on the way out: the agents stop taking batches."""
-    if _restart["requested"]:
-        return
-    log.warning("%s; restarting the worker to re-read from the recorded positions", restart)
-    _restart["requested"] = True
-    # a shutdown that hangs (the broker unreachable just then) must not keep the worker down
-    watchdog = threading.Timer(RESTART_GRACE_SECONDS, restart_process)
-    watchdog.daemon = True
-    watchdog.start()
-    os.kill(os.getpid(), signal.SIGTERM)
-
-
-class _ProfiledExecutor(Executor):
-    """The processors' thread under cProfile, dumped whenever a batch finishes."""
-
-    def __init__(self, inner: Executor, path: str) -> None:
-        import cProfile
-
-        self.inner, self.path = inner, path
-        self.profiler = cProfile.Profile()
-
-    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
-        def run() -> T:
-            self.profiler.enable()
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                self.profiler.disable()
-                self.profiler.dump_stats(self.path)
-
-        return self.inner.submit(run)
-
-    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-        self.inner.shutdown(wait, cancel_futures=cancel_futures)
-
-
 def create_app(config: AppConfig, processors: Mapping[str, BatchProcessor], sweep: Sweep | None = None) -> faust.App:
     """`processors`: by role, `turns` and/or `ops`; `sweep`: the expiry sweep over the ops
     partitions this worker owns (it needs the `ops` processor)."""
-    unknown = set(processors) - {TURNS, OPS}
-    if unknown:
-        raise ValueError(f"processors run on the turns and ops topics, not {sorted(unknown)}")
-    if sweep is not None and OPS not in processors:
-        raise ValueError("the expiry sweep runs beside the ops processor (it sweeps the partitions it owns)")
+    check_processors(processors, sweep)
     app = _faust_app(config)
     app.transport = _positioned_transport(app, {config.topics[role]: p for role, p in processors.items()})
     runtime = _Runtime(app, config, processors)
@@ -181,13 +112,15 @@ def create_app(config: AppConfig, processors: Mapping[str, BatchProcessor], swee
         app.agent(runtime.topic(role), name=processor.processor)(agent)
 
     async def check_positions() -> None:
-        await runtime.check_positions()
+        restart = await runtime.flow.check_positions()
+        if restart is not None:
+            request_restart(restart)
 
     app.timer(interval=POSITION_CHECK_INTERVAL, name="positions")(check_positions)
     if sweep is not None:
 
         async def expiry_sweep() -> None:
-            await runtime.sweep(sweep)
+            await runtime.flow.sweep(sweep, runtime.owned(OPS))
 
         app.timer(interval=config.expiry_interval, name="expiry")(expiry_sweep)
     return app
@@ -219,108 +152,44 @@ def _faust_app(config: AppConfig) -> faust.App:
 
 
 class _Runtime:
-    """What the agents and timers share: the topics, the processors' thread, the processors."""
+    """What the agents and timers share: the topics, and the batch flow (the processors' threads)."""
 
     def __init__(self, app: faust.App, config: AppConfig, processors: Mapping[str, BatchProcessor]) -> None:
-        self.app, self.config, self.processors = app, config, processors
-        self.ops, self.changes, self.dlq = self.topic(OPS), self.topic(CHANGES), self.topic(DLQ)
-        self.keys, self.control = self.topic(KEYS), self.topic(CONTROL)
-        # one thread per processor: its batches run in order, and one processor standing still (a
-        # promote pausing it) never holds up another's batch
-        self.threads: dict[str, Executor] = {}
-        for processor in processors.values():
-            thread: Executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"slotstream-{processor.processor}")
-            if config.profile:
-                thread = _ProfiledExecutor(thread, f"{config.profile}.{processor.processor}")
-            self.threads[processor.processor] = thread
+        self.app, self.config = app, config
+        self.topics = {role: self.topic(role) for role in config.topics}
+        self.flow = BatchFlow(config, processors, self.send_once, lambda: self.owned(OPS))
 
     def topic(self, role: str) -> Any:
         return self.app.topic(
             self.config.topics[role], key_serializer="raw", value_serializer="raw", partitions=self.config.partitions
         )
 
-    def stop_all(self) -> None:
-        for processor in self.processors.values():
-            processor.stop()
+    def owned(self, role: str) -> list[int]:
+        name = self.config.topics[role]
+        return sorted(tp.partition for tp in self.app.consumer.assignment() if tp.topic == name)
 
-    async def send_all(
-        self, target: Any, items: Sequence[Keyed | Compacted], what: str, origin: str | None = None
-    ) -> None:
-        """Deliver every item (acks=all), waiting out a broker outage; duplicates on a retry are
-        harmless downstream (op ids, change messages keyed by op)."""
-        attempt = 0
-        while items:
-            try:
-                headers = [(ORIGIN_HEADER, origin.encode())] if origin else None
-                pending = [await target.send(key=k, value=v, headers=headers) for k, v in items]
-                for fut in pending:
-                    await fut
-                return
-            except asyncio.CancelledError:
-                raise
-            except Exception as err:  # noqa: BLE001 - every produce failure is retried
-                attempt += 1
-                delay = min(5.0, 0.05 * 2**attempt)
-                log.warning(
-                    "%s: waiting for Kafka to take %d records (%s: %s); retry %d in %.2f s",
-                    what,
-                    len(items),
-                    type(err).__name__,
-                    str(err)[:200],
-                    attempt,
-                    delay,
-                )
-                await asyncio.sleep(delay)
+    async def send_once(self, role: str, items: Sequence[Keyed | Compacted], headers: Headers) -> list[Delivered]:
+        target = self.topics[role]
+        pending = [await target.send(key=k, value=v, headers=headers) for k, v in items]
+        delivered = []
+        for fut in pending:
+            meta = await fut
+            delivered.append(Delivered(meta.partition, meta.offset, meta.timestamp))
+        return delivered
 
     async def run_batches(self, stream: Any, processor: BatchProcessor) -> None:
-        """The agents' one loop: a batch is processed on the processors' thread, what it gives
+        """The agents' one loop: a batch is processed on the processor's thread, what it gives
         back is produced and acknowledged by the broker, and only then is its position recorded."""
-        loop = asyncio.get_running_loop()
         try:
             async for events in stream.take_events(self.config.batch_size, within=self.config.batch_wait):
-                batch = _raw(events)
-                thread = self.threads[processor.processor]
-                out: BatchOutput = await loop.run_in_executor(thread, processor.process, batch)
-                # users' new keys first: nothing sealed with a key goes out before its durable copy
-                await self.send_all(self.keys, out.keys, processor.processor)
-                await self.send_all(self.ops, out.ops, processor.processor, origin=processor.processor)
-                await self.send_all(self.control, out.control, processor.processor)
-                await self.send_all(self.dlq, out.dead, processor.processor)
-                await self.send_all(self.changes, out.changes, processor.processor)
-                await loop.run_in_executor(thread, processor.record, batch, out)
+                await self.flow.handle(processor, _raw(events))
         except asyncio.CancelledError:
-            self.stop_all()  # a wait on the processors' thread gives up; the batch is read again later
+            self.flow.stop_all()  # a wait on the processors' thread gives up; the batch is read again later
             raise
         except Stopping:
             log.info("%s: stopped while waiting; its current batch will be read again", processor.processor)
         except StopWorker as stop:
-            _stop_now(stop)
+            stop_now(stop)
         except RestartWorker as restart:
-            _request_restart(restart)
+            request_restart(restart)
             await asyncio.Event().wait()  # takes no further batch; cancelled by the shutdown
-
-    async def check_positions(self) -> None:
-        for processor in self.processors.values():
-            try:
-                await asyncio.to_thread(processor.check)
-            except StopWorker as stop:
-                _stop_now(stop)
-            except RestartWorker as restart:
-                _request_restart(restart)
-                return
-
-    async def sweep(self, sweep: Sweep) -> None:
-        ops_topic = self.config.topics[OPS]
-        owned = [tp.partition for tp in self.app.consumer.assignment() if tp.topic == ops_topic]
-        if not owned:
-            return
-        loop = asyncio.get_running_loop()
-        try:
-            # on reconciliation's thread: the sweep reads the due index reconciliation writes
-            due = await loop.run_in_executor(self.threads["reconciliation"], sweep, owned)
-        except Exception as err:  # noqa: BLE001 - a sweep is repeated; a failed one only waits
-            log.warning("expiry: sweep failed (%s: %s); trying again next interval", type(err).__name__, str(err)[:200])
-            return
-        if due:
-            log.info("expiry: %d ops due on partitions %s", len(due), owned)
-            await self.send_all(self.ops, due, "expiry", origin="expiry")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from .messages import BatchOutput, Keyed, RawMessage
 
@@ -34,6 +34,24 @@ class BatchProcessor(Protocol):
 
     def stop(self) -> None:
         """Give up any wait for a dependency (the worker is shutting down)."""
+        ...
+
+
+@runtime_checkable
+class AppliesProduced(Protocol):
+    """An ops processor that also applies ops its own worker just produced (fused apply): a
+    runtime hands it the ops it delivered, with the offsets the broker acknowledged, instead of
+    waiting for the ops consumer to read them back."""
+
+    def apply_produced(self, produced: list[RawMessage]) -> tuple[list[RawMessage], BatchOutput]:
+        """Apply the produced ops that are next in line on their partition (an unbroken run from
+        the partition's recorded position); the rest are left to the ops consumer. Returns the
+        ops applied and what to produce for them. Never waits for a promote: the batch that
+        produced them holds the extraction's place in it."""
+        ...
+
+    def record_produced(self, applied: list[RawMessage], out: BatchOutput) -> None:
+        """Record the applied ops' positions, once everything `apply_produced` gave back was delivered."""
         ...
 
 

@@ -33,11 +33,14 @@ ERASED_TEXT = "I live in Reykjavik"
 
 
 @pytest.fixture(scope="module")
-def erased(kafka_bootstrap: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
+def erased(
+    kafka_bootstrap: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory, default_runtime: str
+) -> Iterator[LocalStack]:
     """A pipeline where one user forgot a value and another was erased, everything processed."""
     name = f"er-{uuid.uuid4().hex[:6]}"
+    logs = tmp_path_factory.mktemp("erasure-logs")
     stack = start_stack(
-        redis_url, kafka_bootstrap, name, tmp_path_factory.mktemp("erasure-logs"), workers=1, compaction_lag_ms=1000
+        redis_url, kafka_bootstrap, name, logs, workers=1, compaction_lag_ms=1000, runtime=default_runtime
     )
     tenant = stack.settings.namespace
     send = stack.producer

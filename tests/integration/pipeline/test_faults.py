@@ -4,6 +4,8 @@ broker stopped mid-stream, a handler error, lost state, a run full of secrets.
 Each run ends with the state digest of a clean run of the same good input (applied straight into
 the engine), so "nothing lost, nothing applied twice" is checked on the whole state, not on
 samples. The module has a Redis and a broker of its own: the outage tests stop and restart them.
+Each test runs on each runtime (the `runtime` fixture, conftest.py); the main job's restart on the
+default one.
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ def fault_kafka() -> Iterator[LocalKafka]:
 
 @pytest.fixture(scope="module")
 def make_stack(
-    fault_redis: LocalRedis, fault_kafka: LocalKafka, tmp_path_factory: pytest.TempPathFactory
+    fault_redis: LocalRedis, fault_kafka: LocalKafka, tmp_path_factory: pytest.TempPathFactory, runtime: str
 ) -> Iterator[Callable[..., LocalStack]]:
     started: list[LocalStack] = []
 
@@ -59,6 +61,7 @@ def make_stack(
         name = f"f-{tag}-{uuid.uuid4().hex[:6]}"
         overrides.setdefault("batch_size", 20)
         overrides.setdefault("session_timeout", 6.0)
+        overrides.setdefault("runtime", runtime)
         stack = start_stack(
             fault_redis.url, fault_kafka.bootstrap, name, tmp_path_factory.mktemp(name), workers, **overrides
         )
@@ -222,6 +225,33 @@ def test_worker_killed_mid_stream_and_restarted(make_stack: Callable[..., LocalS
     assert digest(stack) == expected(stack, work)
 
 
+def test_sigterm_mid_stream_stops_cleanly_and_the_next_worker_goes_on(
+    make_stack: Callable[..., LocalStack], runtime: str
+) -> None:
+    """SIGTERM while batches are in flight: the worker takes no new batch, finishes the ones it
+    holds (their records delivered, their positions recorded), leaves the group and exits 0; the
+    next worker goes on from the recorded positions."""
+    stack = make_stack("sigterm", workers=0, batch_size=5)
+    work = build(turn_users=40, op_users=40)
+    send(stack.producer, work.items)
+    worker = stack.add_worker()
+    deadline = time.monotonic() + 90
+    while applied_ops(stack) < sum(stack.end_offsets(OPS).values()) // 4:
+        assert time.monotonic() < deadline and worker.poll() is None
+        time.sleep(0.002)
+    started = time.monotonic()
+    stack.stop_worker(worker)  # SIGTERM, then up to 30 s before a SIGKILL
+    assert worker.returncode == 0, worker.returncode
+    assert time.monotonic() - started < 25, "the worker did not stop within its grace"
+    assert applied_ops(stack) < sum(stack.end_offsets(OPS).values()), "the stop came after the end"
+    stack.add_worker()
+    stack.barrier(timeout=180)
+    assert digest(stack) == expected(stack, work)
+    if runtime == "lean":
+        # a clean flush: every batch it applied was recorded, so none is applied again
+        assert stack.progress.counters().get("ops_applied:duplicate", 0) == 0
+
+
 # --- Redis and Kafka outages ---------------------------------------------------------------------------
 
 
@@ -362,9 +392,14 @@ def test_a_namespace_that_lost_its_state_stops_the_worker_and_rebuild_restores_i
 # --- the main job survives a restart -------------------------------------------------------------------
 
 
-def test_the_main_jobs_embedded_servers_keep_state_across_a_restart(tmp_path: Path) -> None:
+def test_the_main_jobs_embedded_servers_keep_state_across_a_restart(tmp_path: Path, default_runtime: str) -> None:
     settings = Settings(
-        data_dir=str(tmp_path / "var"), namespace="ss", topic_prefix="main", partitions=2, batch_size=20
+        data_dir=str(tmp_path / "var"),
+        namespace="ss",
+        topic_prefix="main",
+        partitions=2,
+        batch_size=20,
+        runtime=default_runtime,
     )
     work = build(turn_users=8, op_users=8)
     first, second = work.waves(2)

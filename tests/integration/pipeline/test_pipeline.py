@@ -1,5 +1,6 @@
 """The streaming pipeline end to end: a real Kafka broker (KRaft on the JVM, or the one in
-SLOTSTREAM_KAFKA_BOOTSTRAP), a real Redis and real worker processes (`slotstream worker`).
+SLOTSTREAM_KAFKA_BOOTSTRAP), a real Redis and real worker processes (`slotstream worker`), on
+each runtime (the `runtime` fixture, conftest.py).
 
 One broker and one Redis serve the whole module. Tests that only produce and read share one stack
 (topics + one worker); each uses its own tenant ids. Tests that kill or add workers get a stack
@@ -23,10 +24,14 @@ import orjson
 import pytest
 
 from slotstream.memory.models import ContextRequest, Status, iso, to_ms
+from slotstream.replay import replay
 from slotstream.stack import LocalStack
+from slotstream.state.digest import digest_namespace
+from slotstream.state.namespaces import drop_namespace
 from slotstream.streams.topics import CHANGES, DLQ, OPS, TURNS, user_key
 
 from support import record, start_stack
+from workloads import Item, build, reference_digest, send
 
 pytestmark = [pytest.mark.kafka, pytest.mark.integration]
 
@@ -49,14 +54,18 @@ def log_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def make_stack(kafka_bootstrap: str, redis_url: str, log_dir: Path) -> Iterator[Callable[..., LocalStack]]:
-    """Start a stack on the module's servers: own topics, consumer group and Redis namespace."""
+def make_stack(
+    kafka_bootstrap: str, redis_url: str, log_dir: Path, runtime: str
+) -> Iterator[Callable[..., LocalStack]]:
+    """Start a stack on the module's servers: own topics, consumer group and Redis namespace;
+    its workers on the module's runtime."""
     started: list[LocalStack] = []
 
     def make(tag: str, workers: int = 1, fast_failover: bool = False, **overrides: Any) -> LocalStack:
         name = f"it-{tag}-{run_id()}"
         if fast_failover:
             overrides.setdefault("session_timeout", FAST_FAILOVER_SESSION_TIMEOUT)
+        overrides.setdefault("runtime", runtime)
         stack = start_stack(redis_url, kafka_bootstrap, name, log_dir / name, workers, **overrides)
         started.append(stack)
         return stack
@@ -622,3 +631,161 @@ def test_two_workers_share_the_load_and_survive_losing_one(make_stack: Callable[
 
     wait_until(all_expired, 30, f"every sweeper's record expired (incl. partitions {orphaned} of the killed worker)")
     assert stack.workers and stack.workers[0].poll() is None
+
+
+# --- 6. fused apply: a worker applies the ops it extracts at once, in the ops topic's order -------
+
+CITY_SCRIPT = ["I live in Beijing.", "Actually, I moved to Berlin.", "Actually, I moved to Osaka."]
+
+
+def mixed_items(tenant: str, users: int, rounds: int) -> list[Item]:
+    """Each user's home city set alternately by turns (extracted ops) and by records sent straight
+    to the ops topic (as the sidecar sends them), each a correction of the current one: the final
+    city is whichever comes last in the ops topic, so any op applied out of that order shows."""
+    items: list[Item] = []
+    for n in range(rounds):
+        for u in range(users):
+            user = f"mix{u}"
+            at = T0 + timedelta(minutes=2 * n)
+            text = CITY_SCRIPT[n % len(CITY_SCRIPT)]
+            turn = {"tenant": tenant, "user": user, "role": "user", "text": text, "turn_id": f"{tenant}:{user}:t{n}"}
+            items.append(Item("turn", at, turn, op_id=turn["turn_id"]))
+            body = record(tenant, user, "profile.home_city", f"City{n}", kind="preference", corrects_current=True)
+            items.append(Item("record", at + timedelta(minutes=1), body, op_id=f"{tenant}:{user}:op{n}"))
+    return items
+
+
+def replayed_digest(stack: LocalStack, redis_client: Any) -> str:
+    """The digest of a namespace rebuilt from the ops topic as it stands (its ops in order)."""
+    target = f"rb-{run_id()}"
+    try:
+        assert replay(stack.settings, target, "ops", show=lambda _: None) == 0
+        return digest_namespace(redis_client, target).digest
+    finally:
+        drop_namespace(redis_client, target)
+
+
+def applied_once(stack: LocalStack) -> dict[str, list[str]]:
+    """Every op's outcomes on the changes topic; fails when one was applied twice."""
+    outcomes = {op_id: [c["outcome"] for c in changes] for op_id, changes in changes_by_op(stack).items()}
+    twice = {op_id: o for op_id, o in outcomes.items() if o.count("applied") > 1}
+    assert not twice, f"applied twice: {list(twice.items())[:3]}"
+    return outcomes
+
+
+def test_fused_apply_keeps_the_ops_topic_order_beside_other_producers(
+    make_stack: Callable[..., LocalStack], redis_client: Any
+) -> None:
+    """Turns and records of the same users race on the same ops partitions: the extracting worker
+    applies a turn's ops at once only when nothing unapplied precedes them there, so the state is
+    the ops topic applied in order (a replay of it gives the same digest)."""
+    stack = make_stack("fused")
+    tenant = f"t6-{run_id()}"
+    send(stack.producer, mixed_items(tenant, users=12, rounds=6))
+    stack.barrier()
+    # then turns alone: nothing from another producer waits before their ops
+    send(stack.producer, [i for i in mixed_items(tenant, users=12, rounds=8)[-24:] if i.kind == "turn"])
+    stack.barrier()
+    live = digest_namespace(redis_client, stack.settings.namespace).digest
+    assert live == replayed_digest(stack, redis_client)
+    counters = stack.progress.counters()
+    assert counters.get("fused_apply:applied", 0) > 0, counters
+    assert counters.get("ops_applied:duplicate", 0) == 0, counters
+    applied_once(stack)
+    current = [r.value for r in stack.engine.records(tenant, "mix0") if r.status == Status.ACTIVE]
+    assert current == ["Berlin"]  # the last turn's
+
+
+def test_turns_and_ops_topics_of_other_partition_counts(
+    make_stack: Callable[..., LocalStack], kafka_bootstrap: str, redis_url: str, log_dir: Path, runtime: str
+) -> None:
+    """A user's turns partition and ops partition differ (ops topic: 3 partitions, turns: 4), and
+    two workers split them: a worker applies at once only on the ops partitions it owns, the
+    others' reconciliation applies the rest. The state is the clean run's."""
+    import dataclasses
+
+    from slotstream.settings import Settings
+    from slotstream.streams.admin import create_topics
+
+    name = f"it-parts-{run_id()}"
+    specs = Settings(topic_prefix=name, partitions=4).topic_specs()
+    create_topics(kafka_bootstrap, [dataclasses.replace(specs[OPS], partitions=3)])
+    stack = make_stack("parts", workers=2, topic_prefix=name)
+    assert len(stack.end_offsets(OPS)) == 3 and len(stack.end_offsets(TURNS)) == 4
+    work = build(turn_users=16, op_users=16)
+    send(stack.producer, work.items)
+    stack.barrier()
+    assert (
+        digest_namespace(stack.client, stack.settings.namespace).digest == reference_digest(stack.client, work).digest
+    )
+    applied_once(stack)
+
+
+def test_ops_produced_but_not_applied_before_a_crash_are_applied_once(
+    make_stack: Callable[..., LocalStack],
+) -> None:
+    """A worker delivered a batch's ops and died before applying them and before recording its
+    turns (here: those ops are on the ops topic before any worker runs). The next worker extracts
+    the turns again (the same op ids, at later offsets, so not next in line): the ops consumer
+    applies the first copies in order and finds the second ones applied."""
+    from slotstream.memory.extraction import Turn
+    from slotstream.processors.extraction import ExtractionService
+
+    stack = make_stack("crashgap", workers=0)
+    work = build(turn_users=12, op_users=0)
+    extraction = ExtractionService()
+    expected: set[str] = set()
+    for item in work.items:  # what the dead worker delivered
+        turn = Turn.model_validate({**item.body, "at": item.at})
+        for op in extraction.ops_for_turn(turn, op_prefix=str(item.body["turn_id"])).ops:
+            expected.add(str(op.op_id))
+            if op.record is not None:
+                stack.producer.send_record(item.at, op.record, op_id=op.op_id)
+            else:
+                stack.producer.send_command(item.at, op.command or {}, op_id=op.op_id)
+    send(stack.producer, work.items)  # the turns, never recorded as extracted
+    stack.add_worker()
+    stack.barrier()
+    assert (
+        digest_namespace(stack.client, stack.settings.namespace).digest == reference_digest(stack.client, work).digest
+    )
+    outcomes = applied_once(stack)
+    assert expected <= set(outcomes)
+    assert all(outcomes[op_id].count("applied") + outcomes[op_id].count("refreshed") <= 1 for op_id in expected)
+
+
+def members_owning(stack: LocalStack, topic: str) -> int:
+    """Members of the stable group that own partitions of `topic` (0 while it is not stable yet)."""
+    from kafka.errors import KafkaError
+
+    try:
+        assignment = group_assignment(stack, topic) or {}
+    except KafkaError:  # the group's coordinator is not known yet
+        return 0
+    return sum(1 for parts in assignment.values() if parts)
+
+
+def test_rebalances_while_turns_and_ops_stream_keep_the_ops_topic_order(
+    make_stack: Callable[..., LocalStack], redis_client: Any
+) -> None:
+    """Workers join and leave while turns and records of the same users stream in: revoked
+    partitions finish (or abandon) their batch, a fused apply happens only on partitions still
+    owned, assigned partitions resume at the recorded positions. The state is the ops topic
+    applied in order, and no op was applied twice."""
+    stack = make_stack("rebal", workers=1, fast_failover=True, batch_size=10)
+    tenant = f"t7-{run_id()}"
+    ops_topic = topic_name(stack, OPS)
+    waves = [mixed_items(tenant, users=24, rounds=12)[i::6] for i in range(6)]
+    for n, wave in enumerate(waves):
+        send(stack.producer, wave)  # each rebalance below comes while a wave is being processed
+        if n == 1:
+            stack.add_worker()  # joins: the first worker gives up half its partitions
+            wait_until(lambda: members_owning(stack, ops_topic) == 2, 60, "two members owning partitions", every=0.2)
+        if n == 3:
+            stack.stop_worker(stack.workers[0])  # leaves: the other takes everything
+        if n == 4:
+            stack.add_worker()
+    stack.barrier()
+    assert all(w.poll() is None for w in stack.workers)
+    assert digest_namespace(redis_client, stack.settings.namespace).digest == replayed_digest(stack, redis_client)
+    applied_once(stack)

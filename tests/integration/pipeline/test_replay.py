@@ -39,10 +39,14 @@ pytestmark = [pytest.mark.kafka, pytest.mark.integration]
 
 
 @pytest.fixture(scope="module")
-def live(kafka_bootstrap: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
+def live(
+    kafka_bootstrap: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory, default_runtime: str
+) -> Iterator[LocalStack]:
     """A live pipeline that processed a workload: its topics are what the replays read."""
     name = f"rp-{uuid.uuid4().hex[:6]}"
-    stack = start_stack(redis_url, kafka_bootstrap, name, tmp_path_factory.mktemp("replay-logs"), workers=1)
+    stack = start_stack(
+        redis_url, kafka_bootstrap, name, tmp_path_factory.mktemp("replay-logs"), workers=1, runtime=default_runtime
+    )
     try:
         yield stack
     finally:
@@ -167,11 +171,11 @@ def test_a_replay_killed_midway_resumes_and_ends_with_the_same_digest(
 
 @pytest.mark.parametrize("source", ["ops", "turns"])
 def test_replay_under_live_traffic_then_promote_loses_nothing_and_doubles_nothing(
-    kafka_bootstrap: str, redis_url: str, redis_client: redis.Redis, tmp_path: Path, source: str
+    kafka_bootstrap: str, redis_url: str, redis_client: redis.Redis, tmp_path: Path, source: str, runtime: str
 ) -> None:
     name = f"pr-{uuid.uuid4().hex[:6]}"
     target = f"{name}-v2"
-    stack = start_stack(redis_url, kafka_bootstrap, name, tmp_path / "logs", workers=2)
+    stack = start_stack(redis_url, kafka_bootstrap, name, tmp_path / "logs", workers=2, runtime=runtime)
     work = build(turn_users=10, op_users=10)
     waves = work.waves(12)
     try:
@@ -203,12 +207,17 @@ def test_replay_under_live_traffic_then_promote_loses_nothing_and_doubles_nothin
 
 
 def test_a_range_from_a_time_reads_what_the_broker_appended_since(
-    kafka_bootstrap: str, redis_url: str, redis_client: redis.Redis, tmp_path: Path, targets: list[str]
+    kafka_bootstrap: str,
+    redis_url: str,
+    redis_client: redis.Redis,
+    tmp_path: Path,
+    targets: list[str],
+    default_runtime: str,
 ) -> None:
     """Two workloads (other tenants) a second apart: a replay from the time between them rebuilds
     exactly the second one (the broker's append times, through offsets_for_times)."""
     name = f"tr-{uuid.uuid4().hex[:6]}"
-    stack = start_stack(redis_url, kafka_bootstrap, name, tmp_path / "logs", workers=1)
+    stack = start_stack(redis_url, kafka_bootstrap, name, tmp_path / "logs", workers=1, runtime=default_runtime)
     try:
         first, second = build(turn_users=4, op_users=4), build(turn_users=4, op_users=4)
         send(stack.producer, first.items)

@@ -36,8 +36,10 @@ def counted_lines(path: Path) -> int:
 
 
 @pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
-    settings = Settings.from_env().replace(namespace=f"scnk-{uuid.uuid4().hex[:10]}", max_event_skew=SIMULATED_SKEW)
+def stack(tmp_path_factory: pytest.TempPathFactory, default_runtime: str) -> Iterator[LocalStack]:
+    settings = Settings.from_env().replace(
+        namespace=f"scnk-{uuid.uuid4().hex[:10]}", max_event_skew=SIMULATED_SKEW, runtime=default_runtime
+    )
     local = LocalStack(settings, workers=1, log_dir=tmp_path_factory.mktemp("scenario-worker-logs")).start()
     try:
         yield local

@@ -1,0 +1,43 @@
+"""Which Kafka runtime (SLOTSTREAM_RUNTIME) the pipeline tests' workers run on.
+
+- `runtime`: a module whose stacks take it runs each of its tests once per runtime, grouped by
+  runtime: the tests of what a runtime does (test_faults.py, test_pipeline.py, the promote test).
+- `default_runtime`: the default one only, for tests whose subject is not the runtime (scenario
+  conformance, replays, erasure): both runtimes for everything would add about six minutes to a
+  suite of about seven on the 2-core machine.
+
+SLOTSTREAM_TEST_RUNTIMES=lean (or faust, or faust,lean) chooses the runtimes instead; the first one
+named is then the default one.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from slotstream.settings import Settings
+
+RUNTIMES = ("faust", "lean")
+
+
+def _runtimes() -> list[str]:
+    chosen = [r.strip() for r in os.environ.get("SLOTSTREAM_TEST_RUNTIMES", "").split(",") if r.strip()]
+    unknown = set(chosen) - set(RUNTIMES)
+    if unknown:
+        raise pytest.UsageError(f"SLOTSTREAM_TEST_RUNTIMES: unknown runtimes {sorted(unknown)}; choose from {RUNTIMES}")
+    return chosen or list(RUNTIMES)
+
+
+@pytest.fixture(scope="module", params=_runtimes())
+def runtime(request: pytest.FixtureRequest) -> str:
+    """The runtime this module's workers run on, each in turn."""
+    return str(request.param)
+
+
+@pytest.fixture(scope="module")
+def default_runtime() -> str:
+    """The runtime a worker runs on when nothing is configured (or the first one chosen)."""
+    if os.environ.get("SLOTSTREAM_TEST_RUNTIMES"):
+        return _runtimes()[0]
+    return str(Settings.model_fields["runtime"].default)
