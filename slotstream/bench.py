@@ -149,6 +149,7 @@ def run_engine_bench(
                 f"(client process on {cpu_share:.2f} of a core = {cpu_share / rate * 1e6:.0f} us of client CPU "
                 f"per op; Lua load+apply on the server: {scripts.get('usec', 0) / ops:.0f} us per op)"
             )
+            print("  targets: >= 10,000 ops/s, <= 70 us of client CPU and <= 28 us of Lua per op")
 
             print(
                 f"\n{'active records':>15} {'p50 ms':>8} {'p99 ms':>8} {'p99/GET p99':>12} {'target':>7} "
