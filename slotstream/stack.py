@@ -25,6 +25,9 @@ from .localredis import LocalRedis, stop_process
 from .master_key import sealer
 from .settings import PREFIX, Settings
 
+# consecutive ready answers start_sidecar waits for (the server processes answer in turn)
+READY_ANSWERS_IN_A_ROW = 10
+
 
 class LocalStack:
     """`persistent`: the embedded Redis and Kafka keep their data in `settings.data_dir` (the main
@@ -133,15 +136,20 @@ class LocalStack:
             stderr=subprocess.STDOUT,
         )
         deadline = time.monotonic() + timeout
+        # the sidecar's server processes share the port and each gets ready on its own: one ready
+        # answer may come from the first of them, so several in a row are asked for
+        ready_in_a_row = 0
         while True:
             if self.sidecar.poll() is not None:
                 raise WorkersGone("the sidecar exited" + self._worker_log_hint())
             try:
                 with urllib.request.urlopen(self.sidecar_url + "/readyz", timeout=2) as resp:
-                    if resp.status == 200:
+                    ready_in_a_row = ready_in_a_row + 1 if resp.status == 200 else 0
+                    if ready_in_a_row >= READY_ANSWERS_IN_A_ROW:
                         return self.sidecar_url
+                    continue
             except (urllib.error.URLError, OSError):
-                pass
+                ready_in_a_row = 0
             if time.monotonic() > deadline:
                 raise BarrierTimeout(f"the sidecar was not ready at {self.sidecar_url} within {timeout} s")
             time.sleep(0.1)
