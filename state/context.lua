@@ -112,8 +112,11 @@ end
 local holding = {}
 for m, list in ipairs(lists) do
   if m > 1 then
-    local rows = 0
-    for _, part in ipairs(list.parts) do rows = rows + redis.call('ZCARD', part.key) end
+    local rows = sizes[m - 1]  -- a word's list: counted above; a topic's: counted here
+    if rows == nil then
+      rows = 0
+      for _, part in ipairs(list.parts) do rows = rows + redis.call('ZCARD', part.key) end
+    end
     if rows > 0 then holding[#holding + 1] = m end
   end
 end
