@@ -96,7 +96,11 @@ for k, word in ipairs(words) do
   weights[k] = ratio * ratio
   weight_sum = weight_sum + weights[k]
 end
-for k = 1, #words do add_list('ixt:', 'word', weight_sum > 1 and weights[k] / weight_sum or weights[k]) end
+for k = 1, #words do
+  add_list('ixt:', 'word', weight_sum > 1 and weights[k] / weight_sum or weights[k])
+  -- a word no row holds has nothing to read (a long request names many such words)
+  if sizes[k] == 0 then for _, part in ipairs(lists[#lists].parts) do part.done = true end end
+end
 for _, topic in ipairs(mains) do add_list('ixp:', 'topic', TOPIC) end
 for _, topic in ipairs(related) do add_list('ixq:', 'topic', TOPIC / 2) end
 -- the key suffix of each list after the scope

@@ -199,3 +199,17 @@ def test_suppressions_a_lookup_reads_skip_values_corrected_away_and_survive_an_u
     record = {"tenant": "t1", "user": "u", "attribute": "profile.home_city", "value": "Lyon"}
     indexed.apply({"at": iso(T0 + timedelta(hours=2)), "op_id": "later", "record": record})
     assert redis_client.hlen(rsup) == 1
+
+
+def test_a_request_of_thousands_of_words_reads_as_a_whole_read_does(redis_client, namespace):
+    indexed, whole = _engines(redis_client, namespace)
+    rng = random.Random(9)
+    indexed.apply_many(
+        [{"at": iso(T0), "op_id": f"o{i}", "record": _random_record(rng, "long", i)} for i in range(200)]
+    )
+    # 4,000 characters (the sidecar's bound): about 3,000 distinct CJK pairs, almost none held by a row
+    text = "".join(chr(0x4E00 + rng.randrange(3000)) for _ in range(3990)) + " 数据库 预算"
+    req = ContextRequest(tenant="t1", user="long", text=text, max_items=5)
+    when = T0 + timedelta(days=1)
+    assert indexed.context(req, when) == whole.context(req, when)
+    assert indexed.read_stats.indexed + indexed.read_stats.uncertified == 1
