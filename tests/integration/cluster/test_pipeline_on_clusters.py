@@ -37,7 +37,8 @@ from slotstream.streams.topics import OPS, TURNS
 from support import start_stack, worker_logs
 from workloads import Item, Workload, apply_in_order, build, reference_digest, send
 
-pytestmark = [pytest.mark.kafka, pytest.mark.integration]
+# about two minutes: the long suite (docs/testing.md); the engine suite on the cluster stays in the default one
+pytestmark = [pytest.mark.kafka, pytest.mark.integration, pytest.mark.long]
 
 
 @pytest.fixture(scope="module")

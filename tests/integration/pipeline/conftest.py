@@ -8,6 +8,10 @@
 
 SLOTSTREAM_TEST_RUNTIMES=lean (or faust, or faust,lean) chooses the runtimes instead; the first one
 named is then the default one.
+
+Faust's runs of the fault drills and of the promote test (about three minutes) are in the long
+suite (`./scripts/test.sh -m long`, docs/testing.md); the default suite runs Faust through
+test_pipeline.py's delivery tests and every drill on the default runtime.
 """
 
 from __future__ import annotations
@@ -29,6 +33,25 @@ def _runtimes() -> list[str]:
     return chosen or list(RUNTIMES)
 
 
+# modules whose runs on a runtime other than the default one belong to the long suite
+LONG_ON_OTHER_RUNTIMES = frozenset({"test_faults.py", "test_replay.py"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    default = _default_runtime()
+    for item in items:
+        params = getattr(item, "callspec", None)
+        on = params.params.get("runtime") if params is not None else None
+        if on is not None and on != default and item.path.name in LONG_ON_OTHER_RUNTIMES:
+            item.add_marker(pytest.mark.long)
+
+
+def _default_runtime() -> str:
+    if os.environ.get("SLOTSTREAM_TEST_RUNTIMES"):
+        return _runtimes()[0]
+    return str(Settings.model_fields["runtime"].default)
+
+
 @pytest.fixture(scope="module", params=_runtimes())
 def runtime(request: pytest.FixtureRequest) -> str:
     """The runtime this module's workers run on, each in turn."""
@@ -38,6 +61,4 @@ def runtime(request: pytest.FixtureRequest) -> str:
 @pytest.fixture(scope="module")
 def default_runtime() -> str:
     """The runtime a worker runs on when nothing is configured (or the first one chosen)."""
-    if os.environ.get("SLOTSTREAM_TEST_RUNTIMES"):
-        return _runtimes()[0]
-    return str(Settings.model_fields["runtime"].default)
+    return _default_runtime()
