@@ -6,7 +6,7 @@
 -- Every row is returned (mode "whole") when the scopes hold at most whole_up_to rows, or when a
 -- scope's index does not cover its read model (written before the index existed). Otherwise
 -- (mode "indexed") the lists of the read index are read best-first, a growing step at a time,
--- until per_list rows read are estimated above the most any row not read can score (a threshold
+-- until per_list rows read are valued above the most any row not read can score (a threshold
 -- algorithm); the rows read that can reach that bound are returned, with every row of a
 -- single-valued attribute any of them belongs to (selection shows one value per attribute).
 -- Reply: {version, written, mode, total, lists, suppressions, rows of scope 1, rows of scope 2, ...}
@@ -42,9 +42,10 @@ else
   end
 end
 
-local total, indexed = 0, true
-for _, s in ipairs(scopes) do
+local total, indexed, scope_rows = 0, true, {}
+for i, s in ipairs(scopes) do
   local n = redis.call('HLEN', P .. ':act:' .. s)
+  scope_rows[i] = n
   total = total + n
   if n > 0 and redis.call('ZCARD', P .. ':ixs:' .. s) ~= n then indexed = false end
 end
@@ -75,13 +76,15 @@ local function as_text(value) return value == nil and '' or string.format('%.17g
 
 -- The lists, each read best-first in every scope of the request: the scope's own (relevance 0),
 -- one per query word (its weight, as selection computes it), one per request topic the record's attribute is mainly about (relevance 0.5) or
--- related to (0.25). A row's estimated value is its static value plus 0.45 x the larger of its
+-- related to (0.25). A row's value is its static value plus 0.45 x the larger of its
 -- words' weights summed and its topic relevance; the caller recomputes it exactly.
 local RELEVANCE_WEIGHT, TOPIC = 0.45, 0.5
 local lists = {}
 local function add_list(prefix, kind, weight)
   local parts = {}
-  for i, s in ipairs(scopes) do parts[i] = {key = P .. ':' .. prefix .. s, read = 0, cut = nil, done = false} end
+  for i, s in ipairs(scopes) do
+    parts[i] = {key = P .. ':' .. prefix .. s, read = 0, cut = nil, done = scope_rows[i] == 0}
+  end
   lists[#lists + 1] = {parts = parts, kind = kind, weight = weight, cut = nil}
 end
 add_list('ixs:', 'scope', 0)
@@ -90,7 +93,9 @@ local weights, weight_sum, sizes = {}, 0, {}
 local one_row = math.log(1 + (total - 1 + 0.5) / (1 + 0.5))
 for k, word in ipairs(words) do
   local size = 0
-  for _, s in ipairs(scopes) do size = size + redis.call('ZCARD', P .. ':ixt:' .. s .. ':' .. word) end
+  for i, s in ipairs(scopes) do
+    if scope_rows[i] > 0 then size = size + redis.call('ZCARD', P .. ':ixt:' .. s .. ':' .. word) end
+  end
   sizes[k] = size
   local ratio = size > 0 and math.log(1 + (total - size + 0.5) / (size + 0.5)) / one_row or 0
   weights[k] = ratio * ratio
@@ -119,23 +124,12 @@ for m, list in ipairs(lists) do
     local rows = sizes[m - 1]  -- a word's list: counted above; a topic's: counted here
     if rows == nil then
       rows = 0
-      for _, part in ipairs(list.parts) do rows = rows + redis.call('ZCARD', part.key) end
+      for i, part in ipairs(list.parts) do
+        if scope_rows[i] > 0 then rows = rows + redis.call('ZCARD', part.key) end
+      end
     end
     if rows > 0 then holding[#holding + 1] = m end
   end
-end
-
-local function estimate(scope_index, id, static)
-  local lexical, topical = 0, 0
-  for _, m in ipairs(holding) do
-    local list = lists[m]
-    if list.kind == 'word' then
-      if redis.call('ZSCORE', list.parts[scope_index].key, id) then lexical = lexical + list.weight end
-    elseif list.weight > topical and redis.call('ZSCORE', list.parts[scope_index].key, id) then
-      topical = list.weight
-    end
-  end
-  return static + RELEVANCE_WEIGHT * math.max(lexical, topical)
 end
 
 -- the most a row not read yet can score (selection.left_out_bound, the same reasoning)
@@ -159,25 +153,80 @@ local function unread_bound()
   return worst
 end
 
-local seen, seen_rows = {}, {}
+-- Rows read, in arrays (a table per row costs more than the rest of the walk): per scope, id ->
+-- row number; per row its scope, id and static value, and its value as far as the lists that gave
+-- it tell (`known`: static + 0.45 x the larger of those words' weights summed and those topics'
+-- relevance). A list that gave a row holds it (`has`); a list read past the row's static value
+-- (each list is in static-value order), or to its end, without giving it does not; any other list
+-- may still hold it (open), and only then is it looked up (ZSCORE), and only for a row that could
+-- reach the bound.
+local seen = {}
+for i = 1, #scopes do seen[i] = {} end
+local row_scope, row_id, row_static, row_lexical, row_topical, known = {}, {}, {}, {}, {}, {}
+local has = {}
+for m = 1, #lists do has[m] = {} end
+-- the most relevance a row can have: from the lists that hold rows
+local most_lexical, most_topical = 0, 0
+for _, m in ipairs(holding) do
+  if lists[m].kind == 'word' then most_lexical = most_lexical + lists[m].weight
+  else most_topical = math.max(most_topical, lists[m].weight) end
+end
+local most_relevance = math.max(most_lexical, most_topical)
+
+-- a row's exact value: each list that may still hold it is looked up; the words summed in list
+-- order, as the caller sums them
+local function exact(k)
+  local lexical, topical = 0, 0
+  for _, m in ipairs(holding) do
+    local list = lists[m]
+    local on = has[m][k]
+    if on == nil then
+      local part = list.parts[row_scope[k]]
+      if part.done or (part.cut ~= nil and part.cut < row_static[k]) then
+        on = false
+      else
+        on = redis.call('ZSCORE', part.key, row_id[k]) ~= false
+      end
+      has[m][k] = on
+    end
+    if on then
+      if list.kind == 'word' then lexical = lexical + list.weight
+      elseif list.weight > topical then topical = list.weight end
+    end
+  end
+  known[k] = row_static[k] + RELEVANCE_WEIGHT * math.max(lexical, topical)
+  return known[k]
+end
+
 local step = per_list
 local bound
 while true do
-  for _, list in ipairs(lists) do
+  for m, list in ipairs(lists) do
     local cut = nil
+    local weight, is_word = list.weight, list.kind == 'word'
+    local gave = has[m]
     for i, part in ipairs(list.parts) do
       if not part.done then
         local got = redis.call('ZREVRANGE', part.key, part.read, part.read + step - 1, 'WITHSCORES')
         part.read = part.read + #got / 2
+        local in_scope = seen[i]
         for j = 1, #got, 2 do
-          local id, static = got[j], tonumber(got[j + 1])
-          part.cut = static
-          local key = i .. ' ' .. id
-          if not seen[key] then
-            seen[key] = true
-            seen_rows[#seen_rows + 1] = {i, id, estimate(i, id, static)}
+          local id = got[j]
+          local k = in_scope[id]
+          if k == nil then
+            k = #row_id + 1
+            in_scope[id] = k
+            row_scope[k], row_id[k], row_static[k] = i, id, tonumber(got[j + 1])
+            row_lexical[k], row_topical[k], known[k] = 0, 0, row_static[k]
+          end
+          if m > 1 then
+            gave[k] = true
+            if is_word then row_lexical[k] = row_lexical[k] + weight
+            elseif weight > row_topical[k] then row_topical[k] = weight end
+            known[k] = row_static[k] + RELEVANCE_WEIGHT * math.max(row_lexical[k], row_topical[k])
           end
         end
+        if #got > 0 then part.cut = tonumber(got[#got]) end
         if #got / 2 < step then part.done = true; part.cut = nil end
       end
       -- rows this list has not given yet are at most as valuable as its last one read
@@ -188,21 +237,27 @@ while true do
   bound = unread_bound()
   if bound == nil then break end
   local above = 0
-  for _, row in ipairs(seen_rows) do if row[3] > bound then above = above + 1 end end
+  for k = 1, #known do
+    if known[k] > bound then above = above + 1 end
+  end
   if above >= per_list then break end
   step = step + math.floor(step / 2)
 end
 
 -- what was read and can score at least the bound; the rest is covered by it
-for _, row in ipairs(seen_rows) do
-  if bound == nil or row[3] >= bound then choose(row[1], row[2]) end
+for k = 1, #row_id do
+  if bound == nil or known[k] >= bound
+    or (row_static[k] + RELEVANCE_WEIGHT * most_relevance >= bound and exact(k) >= bound) then
+    choose(row_scope[k], row_id[k])
+  end
 end
 local cuts = {}
 for m, list in ipairs(lists) do cuts[m] = as_text(list.cut) end
 reply[5] = {as_text(bound), cuts, sizes}
 
 -- every row of the single-valued attributes chosen so far, in every scope of the request
-local units, unit_order = {}, {}
+local units = {}
+local unit_order = {}
 for i, s in ipairs(scopes) do
   local ids = chosen[i].order
   if #ids > 0 then
@@ -213,10 +268,13 @@ for i, s in ipairs(scopes) do
     end
   end
 end
-for _, unit in ipairs(unit_order) do
+if #unit_order > 0 then
   for i, s in ipairs(scopes) do
-    local raw = redis.call('HGET', P .. ':ixu:' .. s, unit)
-    if raw then for _, id in ipairs(cjson.decode(raw)) do choose(i, id) end end
+    if scope_rows[i] > 0 then
+      for _, raw in ipairs(hmget_all(P .. ':ixu:' .. s, unit_order)) do
+        if raw then for _, id in ipairs(cjson.decode(raw)) do choose(i, id) end end
+      end
+    end
   end
 end
 
