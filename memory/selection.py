@@ -10,10 +10,12 @@ import heapq
 import math
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
+
+import msgspec
 
 from .models import (
     CONSEQUENCE_WEIGHT,
@@ -90,10 +92,10 @@ def tokens(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-@dataclass(slots=True)
-class Candidate:
-    """A selection-only view of a record. Enum-typed fields hold their plain string values
-    (StrEnum members compare equal to them), so building thousands per request stays cheap."""
+class Candidate(msgspec.Struct, array_like=True, gc=False):
+    """A selection-only view of a record: a read-model row (`compact`), decoded positionally.
+    Enum-typed fields hold their plain string values (StrEnum members compare equal to them), so
+    building thousands per request stays cheap."""
 
     id: str
     kind: str
@@ -115,17 +117,21 @@ class Candidate:
     review_ms: int | None
     source: str | None
     tokens: str  # " tok1 tok2 ... ": membership is a substring test, no set to build per request
-    # static_value() as computed when the row was written; -1 (and on any dataclasses.replace): compute
-    base: float = field(default=-1.0, init=False, compare=False)
-    # set by prepare() for a candidate that will be selected many times (a cached one): `tokens` as
-    # a set, and what eligibility needs apart from the request (see `usable_window`)
-    token_set: frozenset[str] | None = field(default=None, init=False, compare=False)
-    window: tuple[bool, bool, int, float] | None = field(default=None, init=False, compare=False)
+    # static_value() as computed when the row was written; -1: compute
+    base: float = -1.0
     # who may see it (roles or principals; empty: every caller), the earliest end of what it was
-    # derived from, and why it waits for review (a dependent of a changed record)
-    audience: tuple[str, ...] = field(default=(), init=False, compare=False)
-    dependency_until_ms: int | None = field(default=None, init=False, compare=False)
-    note: str | None = field(default=None, init=False, compare=False)
+    # derived from, and why it waits for review (a dependent of a changed record); rows written
+    # before audiences and dependencies existed end before these
+    audience: tuple[str, ...] | None = None
+    dependency_until_ms: int | None = None
+    note: str | None = None
+    # never stored: set by prepare() for a candidate that will be selected many times (a cached
+    # one): what eligibility needs apart from the request (`usable_window`)
+    window: tuple[bool, bool, int, float] | None = None
+
+
+# a scope's read-model rows as one JSON array (context.lua joins them): decoded in one call
+ROWS = msgspec.json.Decoder(list[Candidate])
 
 
 def compact(rec: Record) -> list[Any]:
@@ -161,14 +167,7 @@ def compact(rec: Record) -> list[Any]:
 
 
 def from_compact(row: list[Any]) -> Candidate:
-    c = Candidate(*row[:20])
-    if len(row) > 20:
-        c.base = row[20]
-    if len(row) > 21:  # rows written before audiences and dependencies existed end at 21
-        c.audience = tuple(row[21] or ())
-        c.dependency_until_ms = row[22]
-        c.note = row[23]
-    return c
+    return Candidate(*row[:24])
 
 
 def from_record(rec: Record) -> Candidate:
@@ -246,8 +245,6 @@ def prepare(candidates: Iterable[Candidate]) -> None:
     candidates kept between requests, not for ones parsed for a single request."""
     for c in candidates:
         usable_window(c)
-        if c.token_set is None:
-            c.token_set = frozenset(c.tokens.split())
 
 
 def can_use(record: Record | Candidate, at: datetime, request: ContextRequest) -> bool:
@@ -334,9 +331,9 @@ def topic_relevance(attribute: str, request_topics: frozenset[str]) -> float:
     if not request_topics:
         return 0.0
     main, related = topics_for(attribute)
-    if main & request_topics:
+    if not main.isdisjoint(request_topics):
         return TOPIC_RELEVANCE
-    return TOPIC_RELEVANCE / 2 if related & request_topics else 0.0
+    return TOPIC_RELEVANCE / 2 if not related.isdisjoint(request_topics) else 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -350,11 +347,9 @@ class DocFrequency:
 
 
 def doc_frequency(query: Iterable[str], candidates: list[Candidate]) -> DocFrequency:
-    counts = {}
-    for word in query:
-        padded = f" {word} "
-        counts[word] = sum([padded in c.tokens for c in candidates])
-    return DocFrequency(counts, len(candidates))
+    # every row's tokens are " a b c " with each word once: a word's rows are its count in them all
+    joined = "".join([c.tokens for c in candidates])
+    return DocFrequency({word: joined.count(f" {word} ") for word in query}, len(candidates))
 
 
 def relevance_weights(query: Iterable[str], frequency: DocFrequency) -> dict[str, float]:
@@ -575,30 +570,31 @@ def _one_per_slot(req: ContextRequest, usable: list[Candidate], excluded: list[E
 
 def _ranked(req: ContextRequest, keep: list[Candidate], weights: dict[str, float]) -> list[tuple[float, Candidate]]:
     """Best first: weighted lexical relevance to the query plus the stored static value (never confidence)."""
-    # the same order for both row forms, so a prepared row's float sum is the fresh row's exactly;
+    # relevance summed word by word in the weights' order (the indexed read sums in the same order);
     # a word that weighs nothing (no row holds it) adds nothing and is not looked for
-    plain = [(word, weight) for word, weight in weights.items() if weight > 0]
-    padded = [(f" {word} ", weight) for word, weight in plain]
+    relevance = [0.0] * len(keep)
+    for word, weight in weights.items():
+        if weight > 0:
+            padded = f" {word} "
+            for position, c in enumerate(keep):
+                if padded in c.tokens:
+                    relevance[position] += weight
     request_topics = topics_of(req.text) if req.text else frozenset()
-    # (-value, id, position, candidate): tuples order by value, then id, without a key function;
-    # the position keeps the candidate itself from ever being compared
-    order = []
-    for position, c in enumerate(keep):
-        token_set = c.token_set
-        if token_set is not None:
-            rel = sum([weight for word, weight in plain if word in token_set])
-        else:
-            row_tokens = c.tokens
-            rel = sum([weight for word, weight in padded if word in row_tokens])
-        if request_topics and rel < TOPIC_RELEVANCE:
-            rel = max(rel, topic_relevance(c.attribute, request_topics))
-        order.append((-(RELEVANCE_WEIGHT * rel + (c.base if c.base >= 0 else static_value(c))), c.id, position, c))
+    if request_topics:
+        for position, c in enumerate(keep):
+            if relevance[position] < TOPIC_RELEVANCE:
+                relevance[position] = max(relevance[position], topic_relevance(c.attribute, request_topics))
+    # (-value, id, position): tuples order by value, then id; the position finds the candidate
+    order = [
+        (-(RELEVANCE_WEIGHT * rel + (c.base if c.base >= 0 else static_value(c))), c.id, position)
+        for position, (c, rel) in enumerate(zip(keep, relevance, strict=True))
+    ]
     spares = 4 * req.max_items
     if req.explain or len(order) <= spares:
         order.sort()
     else:  # only the best few can fit the item budget; the char budget may skip a long one: spares
         order = heapq.nsmallest(spares, order)
-    return [(-negated, c) for negated, _, _, c in order]
+    return [(-negated, keep[position]) for negated, _, position in order]
 
 
 def _budgeted(

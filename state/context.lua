@@ -10,6 +10,7 @@
 -- algorithm); the rows read that can reach that bound are returned, with every row of a
 -- single-valued attribute any of them belongs to (selection shows one value per attribute).
 -- Reply: {version, written, mode, total, lists, suppressions, rows of scope 1, rows of scope 2, ...}
+--   where a scope's rows are one JSON array of its read-model rows (decoded in one call)
 --   lists (indexed) = {bound, cuts, sizes}: the most a row left out can score as estimated here
 --   ("" when none was left out); per list (the scope's, each word's, each main topic's, each related
 --   topic's) the static value of the last row read where the list was cut ("" when read to its end);
@@ -52,7 +53,7 @@ end
 
 local reply = {stamp[1] or false, stamp[2] or false, 'whole', total, {}, sups}
 if total <= whole_up_to or not indexed then
-  for _, s in ipairs(scopes) do reply[#reply + 1] = redis.call('HVALS', P .. ':act:' .. s) end
+  for _, s in ipairs(scopes) do reply[#reply + 1] = '[' .. table.concat(redis.call('HVALS', P .. ':act:' .. s), ',') .. ']' end
   return reply
 end
 reply[3] = 'indexed'
@@ -280,6 +281,10 @@ end
 
 for i, s in ipairs(scopes) do
   local ids = chosen[i].order
-  reply[#reply + 1] = hmget_all(P .. ':act:' .. s, ids)
+  local rows = {}
+  for _, row in ipairs(hmget_all(P .. ':act:' .. s, ids)) do
+    if row then rows[#rows + 1] = row end
+  end
+  reply[#reply + 1] = '[' .. table.concat(rows, ',') .. ']'
 end
 return reply

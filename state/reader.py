@@ -18,10 +18,10 @@ from redis.exceptions import NoScriptError
 from slotstream.memory.errors import Reason, Rejected
 from slotstream.memory.models import ContextRequest, ContextResponse, Record, Suppression, check_id, parse_time
 from slotstream.memory.selection import (
+    ROWS,
     TOPIC_RELEVANCE,
     DocFrequency,
     budget_certified,
-    from_compact,
     left_out_bound,
     prepare,
     relevance_weights,
@@ -101,10 +101,7 @@ class ContextRead:
         again with `args(whole=True)`)."""
         version, written, mode, total, lists, sups_raw, *rows = reply
         sups = [Suppression.model_validate_json(v) for v in sups_raw]
-        by_scope = {
-            scope: [from_compact(orjson.loads(v)) for v in vals if v]
-            for scope, vals in zip(self.scopes, rows, strict=True)
-        }
+        by_scope = {scope: ROWS.decode(joined) for scope, joined in zip(self.scopes, rows, strict=True)}
         candidates = [c for scope in self.scopes for c in by_scope[scope]]
         if mode in (b"whole", "whole"):
             if self.stats is not None and not self.forced:

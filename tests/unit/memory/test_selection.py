@@ -3,10 +3,10 @@ confidence, budgets, separate sections, request overrides, explanations, used id
 
 from __future__ import annotations
 
-import dataclasses
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -36,6 +36,11 @@ NOW = T0 + timedelta(hours=1)
 H = timedelta(hours=1)
 DETAIL = "preference.response.detail"
 _n = 0
+
+
+def varied(c: Candidate, **changes: Any) -> Candidate:
+    """A copy of `c` with `changes`, its static value and what prepare() worked out computed afresh."""
+    return msgspec.structs.replace(c, base=-1.0, window=None, **changes)
 
 
 def rec(status: Status | None = None, **kw: Any) -> Record:
@@ -198,7 +203,7 @@ def test_personal_and_secret_sensitivity():
     assert run([city]).used_ids == [city.id]
     out = run([city], allow_personal=False, explain=True)
     assert out.used_ids == [] and reasons(out) == {city.id: "sensitivity"}
-    secret = dataclasses.replace(from_record(rec(attribute="profile.name", value="x")), sensitivity=Sensitivity.SECRET)
+    secret = varied(from_record(rec(attribute="profile.name", value="x")), sensitivity=Sensitivity.SECRET)
     assert exclusion_reason(secret, int(NOW.timestamp() * 1000), request(), ["global"]) == "secret"
 
 
@@ -215,12 +220,12 @@ def test_can_use_accepts_records_and_candidates():
 
 def test_confidence_is_not_a_ranking_weight():
     a = from_record(rec(attribute="goal.database", value="postgres", authority="system_inferred", confidence=0.71))
-    b = dataclasses.replace(a, id="other", confidence=1.0)
+    b = varied(a, id="other", confidence=1.0)
     for q in ("", "which database", "postgres"):
         assert score(a, tokens(q)) == score(b, tokens(q))
     # ranking among two otherwise identical records is by id, not by confidence
-    hi = dataclasses.replace(a, id="a-low-id", confidence=0.7)
-    lo = dataclasses.replace(a, id="z-high-id", confidence=0.99)
+    hi = varied(a, id="a-low-id", confidence=0.7)
+    lo = varied(a, id="z-high-id", confidence=0.99)
     for order in ([lo, hi], [hi, lo]):
         out = select(request(max_items=1), order, NOW)
         assert out.used_ids == ["a-low-id"]
@@ -235,11 +240,11 @@ def test_relevance_importance_consequence_actionability_rank():
     base = from_record(db)
     q = tokens("")
     for field, lo, hi in (("importance", 0.1, 0.9), ("actionability", 0.1, 0.9)):
-        assert score(dataclasses.replace(base, **{field: hi}), q) > score(dataclasses.replace(base, **{field: lo}), q)
+        assert score(varied(base, **{field: hi}), q) > score(varied(base, **{field: lo}), q)
     from slotstream.memory.models import Consequence
 
-    assert score(dataclasses.replace(base, consequence=Consequence.HIGH), q) > score(
-        dataclasses.replace(base, consequence=Consequence.LOW), q
+    assert score(varied(base, consequence=Consequence.HIGH), q) > score(
+        varied(base, consequence=Consequence.LOW), q
     )
 
 
@@ -413,7 +418,7 @@ def test_the_folded_eligibility_check_agrees_with_exclusion_reason(
     """`usable_window` is `exclusion_reason` rearranged for speed: the two must never disagree."""
     observed, valid_from, valid_until, review = (None if t is None else t * 1000 for t in times)
     base = from_record(rec(attribute="knowledge.thing", value="v"))
-    c = dataclasses.replace(
+    c = varied(
         base,
         status=status,
         sensitivity=sensitivity,
@@ -429,7 +434,7 @@ def test_the_folded_eligibility_check_agrees_with_exclusion_reason(
     )
     req = request(project=project, allow_personal=allow_personal, explain=True)
     scopes = frozenset(req.scopes())
-    prepared = dataclasses.replace(c)
+    prepared = varied(c)
     prepare([prepared])
     assert c.window is None and prepared.window is not None
     passes, personal, start, end = usable_window(prepared)
