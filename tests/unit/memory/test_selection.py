@@ -243,9 +243,7 @@ def test_relevance_importance_consequence_actionability_rank():
         assert score(varied(base, **{field: hi}), q) > score(varied(base, **{field: lo}), q)
     from slotstream.memory.models import Consequence
 
-    assert score(varied(base, consequence=Consequence.HIGH), q) > score(
-        varied(base, consequence=Consequence.LOW), q
-    )
+    assert score(varied(base, consequence=Consequence.HIGH), q) > score(varied(base, consequence=Consequence.LOW), q)
 
 
 def test_tokens():
