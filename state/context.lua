@@ -245,13 +245,30 @@ while true do
   step = step + math.floor(step / 2)
 end
 
--- what was read and can score at least the bound; the rest is covered by it
+-- what was read and can score at least the bound (the rest is covered by it); of those, the best
+-- 2 x per_list (and any tied with the last of them) are returned, and the bound rises to the value
+-- of the best one left out
+local picked, values = {}, {}
 for k = 1, #row_id do
   if bound == nil or known[k] >= bound
     or (row_static[k] + RELEVANCE_WEIGHT * most_relevance >= bound and exact(k) >= bound) then
-    choose(row_scope[k], row_id[k])
+    picked[#picked + 1] = k
+    values[#values + 1] = exact(k)
   end
 end
+local keep_rows = 2 * per_list
+if #values > keep_rows then
+  table.sort(values)  -- numbers only: no comparison function to call from the sort
+  local threshold = values[#values - keep_rows + 1]
+  local kept, best_left = {}, nil
+  for _, k in ipairs(picked) do
+    if known[k] >= threshold then kept[#kept + 1] = k
+    elseif best_left == nil or known[k] > best_left then best_left = known[k] end
+  end
+  picked = kept
+  if best_left ~= nil then bound = best_left end
+end
+for _, k in ipairs(picked) do choose(row_scope[k], row_id[k]) end
 local cuts = {}
 for m, list in ipairs(lists) do cuts[m] = as_text(list.cut) end
 reply[5] = {as_text(bound), cuts, sizes}

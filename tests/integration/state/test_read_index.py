@@ -15,6 +15,7 @@ import redis
 from slotstream.memory.models import ContextRequest, iso
 from slotstream.state.engine import Engine
 from slotstream.state.keys import Keys
+from slotstream.state.read_index import per_list
 
 pytestmark = pytest.mark.integration
 
@@ -115,6 +116,29 @@ def test_indexed_lookups_answer_exactly_as_whole_reads(redis_client, namespace, 
         assert indexed.context(req, when).model_dump() == whole.context(req, when).model_dump(), req
     stats = indexed.read_stats.as_dict()
     assert stats["indexed"] + stats["uncertified"] == 60 and stats["indexed"] > 0, stats
+
+
+def test_a_lookup_through_the_index_reads_only_the_best_rows(redis_client, namespace):
+    """1,000 records, each with 3 of 12 words (so each query word is on a quarter of them): the
+    budget of 8 is answered from at most 2 x per_list rows, certified, as the whole read answers."""
+    indexed, whole = _engines(redis_client, namespace)
+    rng = random.Random(17)
+    words = WORDS[:12]
+    ops = []
+    for i in range(1000):
+        chosen = " ".join(rng.sample(words, 3))
+        record = {"tenant": "t1", "user": "big", "kind": "knowledge", "attribute": f"knowledge.item_{i}"}
+        record |= {"value": f"{chosen} {i}", "statement": f"Decision {i}: {chosen}.", "importance": rng.random()}
+        ops.append({"at": iso(T0), "op_id": f"o{i}", "record": record})
+    indexed.apply_many(ops)
+    when = T0 + timedelta(days=1)
+    for text in ["what did we decide about the api latency budget", "deploy review", ""]:
+        req = ContextRequest(tenant="t1", user="big", text=text, max_items=8)
+        before = indexed.read_stats.as_dict()
+        assert indexed.context(req, when) == whole.context(req, when), text
+        after = indexed.read_stats.as_dict()
+        assert after["indexed"] - before["indexed"] == 1 and after["uncertified"] == 0, (text, after)
+        assert after["rows"] - before["rows"] <= 2 * per_list(8), (text, after["rows"] - before["rows"])
 
 
 def test_the_index_follows_moves_and_is_erased_with_the_user(redis_client, namespace):
