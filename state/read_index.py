@@ -4,8 +4,9 @@ only the rows that can make its budget (context.lua), and how a lookup uses it.
 Per scope, every read-model row is listed by its static value (the part of its score that does not
 depend on the request) in: the scope's list, one list per word it holds, and one per request topic
 its attribute is mainly about or related to. A lookup takes the best `per_list` rows of the scope's
-list, of each query word's list and of each request topic's lists, plus every row of the
-single-valued attributes among them. A row left out is, on every list it is on, at most as
+list, of each query word's list and of each request topic's lists (reading on until `per_list`
+rows are valued above the bound below), and returns the best `2 x per_list` of them, plus every
+row of the single-valued attributes among them. A row left out is, on every list it is on, at most as
 valuable as that list's first left-out row: that bounds its score, and when the response's last
 item scores above the bound of every row left out (and the budget is full), selecting from the
 rows read is certified equal to selecting from all of them. Otherwise the lookup reads the scopes
