@@ -7,8 +7,9 @@
 -- scope's index does not cover its read model (written before the index existed). Otherwise
 -- (mode "indexed") the lists of the read index are read best-first, a growing step at a time,
 -- until per_list rows read are valued above the most any row not read can score (a threshold
--- algorithm); the rows read that can reach that bound are returned, with every row of a
--- single-valued attribute any of them belongs to (selection shows one value per attribute).
+-- algorithm); of the rows read that can reach that bound the best 2 x per_list are returned (the
+-- bound rising to the best one left out), with every row of a single-valued attribute any of them
+-- belongs to (selection shows one value per attribute).
 -- Reply: {version, written, mode, total, lists, suppressions, rows of scope 1, rows of scope 2, ...}
 --   where a scope's rows are one JSON array of its read-model rows (decoded in one call)
 --   lists (indexed) = {bound, cuts, sizes}: the most a row left out can score as estimated here
@@ -53,7 +54,9 @@ end
 
 local reply = {stamp[1] or false, stamp[2] or false, 'whole', total, {}, sups}
 if total <= whole_up_to or not indexed then
-  for _, s in ipairs(scopes) do reply[#reply + 1] = '[' .. table.concat(redis.call('HVALS', P .. ':act:' .. s), ',') .. ']' end
+  for _, s in ipairs(scopes) do
+    reply[#reply + 1] = '[' .. table.concat(redis.call('HVALS', P .. ':act:' .. s), ',') .. ']'
+  end
   return reply
 end
 reply[3] = 'indexed'
@@ -274,8 +277,7 @@ for m, list in ipairs(lists) do cuts[m] = as_text(list.cut) end
 reply[5] = {as_text(bound), cuts, sizes}
 
 -- every row of the single-valued attributes chosen so far, in every scope of the request
-local units = {}
-local unit_order = {}
+local units, unit_order = {}, {}
 for i, s in ipairs(scopes) do
   local ids = chosen[i].order
   if #ids > 0 then
