@@ -50,6 +50,7 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import BinaryIO
@@ -843,28 +844,15 @@ def main(argv: list[str] | None = None) -> int:
         startup_timeout=args.timeout,
         version=args.kafka_version,
     )
-    try:
-        kafka.start()
-    except LocalKafkaError as exc:
-        print(f"localkafka: {exc}", file=sys.stderr)
-        return 1
-    try:
-        print(kafka.bootstrap, flush=True)
-        print(
+
+    def ready() -> str:
+        return (
             f"localkafka: broker ready in {kafka.startup_seconds:.1f} s; "
             f"controller {LOOPBACK}:{kafka.controller_port}; data dir {kafka.data_dir}; "
-            "Ctrl-C or SIGTERM stops it",
-            file=sys.stderr,
-            flush=True,
+            "Ctrl-C or SIGTERM stops it"
         )
-        while not stop_event.wait(1.0):
-            if not kafka.is_running:
-                print("localkafka: broker exited unexpectedly\n" + kafka.log_tail(), file=sys.stderr)
-                return 1
-    finally:
-        print("localkafka: stopping", file=sys.stderr, flush=True)
-        kafka.stop()
-    return 0
+
+    return _serve(kafka, ready, lambda: kafka.is_running, "broker", stop_event)
 
 
 def _run_cluster(args: argparse.Namespace, stop_event: threading.Event) -> int:
@@ -872,27 +860,41 @@ def _run_cluster(args: argparse.Namespace, stop_event: threading.Event) -> int:
         print("localkafka: --data-dir, --keep and --version are for a single broker", file=sys.stderr)
         return 2
     cluster = LocalKafkaCluster(args.brokers, num_partitions=args.partitions, startup_timeout=args.timeout)
+
+    def ready() -> str:
+        return (
+            f"localkafka: {args.brokers} brokers ready in {cluster.startup_seconds:.1f} s "
+            f"(replication {cluster.replication}, min.insync.replicas {cluster.min_insync}); "
+            "Ctrl-C or SIGTERM stops them"
+        )
+
+    return _serve(cluster, ready, lambda: all(node.is_running for node in cluster.nodes), "a broker", stop_event)
+
+
+def _serve(
+    servers: LocalKafka | LocalKafkaCluster,
+    ready: Callable[[], str],
+    running: Callable[[], bool],
+    what: str,
+    stop_event: threading.Event,
+) -> int:
+    """Start, print the bootstrap address (stdout) and a ready line (stderr), then wait for a stop;
+    exit 1 when the start fails or `what` exits on its own."""
     try:
-        cluster.start()
+        servers.start()
     except LocalKafkaError as exc:
         print(f"localkafka: {exc}", file=sys.stderr)
         return 1
     try:
-        print(cluster.bootstrap, flush=True)
-        print(
-            f"localkafka: {args.brokers} brokers ready in {cluster.startup_seconds:.1f} s "
-            f"(replication {cluster.replication}, min.insync.replicas {cluster.min_insync}); "
-            "Ctrl-C or SIGTERM stops them",
-            file=sys.stderr,
-            flush=True,
-        )
+        print(servers.bootstrap, flush=True)
+        print(ready(), file=sys.stderr, flush=True)
         while not stop_event.wait(1.0):
-            if not all(node.is_running for node in cluster.nodes):
-                print("localkafka: a broker exited unexpectedly\n" + cluster.log_tail(), file=sys.stderr)
+            if not running():
+                print(f"localkafka: {what} exited unexpectedly\n" + servers.log_tail(), file=sys.stderr)
                 return 1
     finally:
         print("localkafka: stopping", file=sys.stderr, flush=True)
-        cluster.stop()
+        servers.stop()
     return 0
 
 
