@@ -7,10 +7,10 @@ read API (one round trip, payload bounded by the active records in the request's
 
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
-from concurrent.futures import wait as futures_wait
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from importlib import resources
@@ -55,11 +55,12 @@ from .errors import ConcurrentUpdate
 from .keys import Keys
 from .read_index import CONTEXT_SCRIPT, WHOLE_UP_TO, ReadStats, index_entry
 from .reader import ContextRead
-from .scripts import LuaScript, run_pipeline
+from .scripts import ChunkedWrites, LuaScript, run_pipeline
 
 MAX_RETRIES = 5
-# users per apply pipeline: small enough that Redis starts applying while the rest are reconciled
-WRITE_CHUNK_USERS = 64
+# users per apply pipeline: Redis applies a chunk while the next is reconciled, and the batch waits
+# only for the last one's scripts (16 and 64 measured within the noise of each other; 16 waits less)
+WRITE_CHUNK_USERS = 16
 
 
 @dataclass(slots=True)
@@ -127,6 +128,7 @@ class Engine:
         self._scripts = [self._load, self._apply]
         self.read_stats = ReadStats()
         self._cache = ViewCache()
+        # a cluster client's chunks are sent and awaited here (state/scripts.py, ChunkedWrites)
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="slotstream-apply")
 
     # --- write side ---------------------------------------------------------------------------
@@ -198,15 +200,15 @@ class Engine:
         # Reconciliation is the single writer of a user, so the view it last wrote is usually
         # still current: reuse it and let the apply script's version check catch the exceptions.
         self._load_views([u for u in users if not self._cache.covers(u, needs[u])], by_user, needs)
-        # Reconcile in chunks of users; each chunk's writes go to Redis on the writer thread while
-        # the next chunk is reconciled here (users are independent: no chunk waits on another).
-        writes: list[tuple[list[_Staged], Future[list[Any]]]] = []
-        for first in range(0, len(users), WRITE_CHUNK_USERS):
-            staged_chunk = [self._reconcile_user(u, by_user[u]) for u in users[first : first + WRITE_CHUNK_USERS]]
-            writes.append((staged_chunk, self._writer.submit(self._write, staged_chunk)))
-        futures_wait([future for _, future in writes])  # every write settled before any is judged
-        staged = [stage for chunk, _ in writes for stage in chunk]
-        replies = [reply for _, future in writes for reply in future.result()]
+        # Reconcile in chunks of users; each chunk's writes go out to Redis while the next chunk is
+        # reconciled here (users are independent: no chunk waits on another).
+        staged: list[_Staged] = []
+        with ChunkedWrites(self.r, self._scripts, self._writer) as writes:
+            for first in range(0, len(users), WRITE_CHUNK_USERS):
+                chunk = [self._reconcile_user(u, by_user[u]) for u in users[first : first + WRITE_CHUNK_USERS]]
+                staged += chunk
+                writes.send(functools.partial(self._build_writes, chunk))
+            replies = writes.replies()  # every write settled before any is judged
         retry: OrderedDict[User, list[_Pending]] = OrderedDict()
         for stage, reply in zip(staged, replies, strict=True):
             if isinstance(reply, list) and int(reply[0]) < 0:
@@ -284,22 +286,18 @@ class Engine:
             stage.outcomes.append((p, res))
         return stage
 
-    def _write(self, staged: list[_Staged]) -> list[Any]:
-        """One pipelined round trip: each user's apply script (an echo for a user with nothing to write)."""
-
-        def build(pipe: Any) -> None:
-            for stage in staged:
-                if not stage.payload:
-                    pipe.echo("noop")
-                    continue
-                tenant, user = stage.user
-                self._apply(
-                    keys=[self.keys.meta(tenant, user)],
-                    args=[self.keys.prefix(tenant, user), stage.version, orjson.dumps(stage.payload), *stage.texts],
-                    client=pipe,
-                )
-
-        return run_pipeline(self.r, build, self._scripts)
+    def _build_writes(self, staged: list[_Staged], pipe: Any) -> None:
+        """Each user's apply script (an echo for a user with nothing to write)."""
+        for stage in staged:
+            if not stage.payload:
+                pipe.echo("noop")
+                continue
+            tenant, user = stage.user
+            self._apply(
+                keys=[self.keys.meta(tenant, user)],
+                args=[self.keys.prefix(tenant, user), stage.version, orjson.dumps(stage.payload), *stage.texts],
+                client=pipe,
+            )
 
     # --- read side ----------------------------------------------------------------------------
 

@@ -42,9 +42,12 @@ class LuaScript:
         self.sha = self.client.script_load(self.source)
         self._loaded = True
 
-    def __call__(self, keys: list[Any], args: list[Any], client: Any = None) -> Any:
+    def ensure_loaded(self) -> None:
         if not self._loaded:
             self.reload()
+
+    def __call__(self, keys: list[Any], args: list[Any], client: Any = None) -> Any:
+        self.ensure_loaded()
         target = client if client is not None else self.client
         if client is not None:  # a pipeline: queued, the reply comes with execute()
             return target.evalsha(self.sha, len(keys), *keys, *args)
@@ -68,3 +71,106 @@ def run_pipeline(client: redis.Redis, build: Callable[[Any], None], scripts: lis
             for script in scripts:
                 script.reload()
     raise AssertionError("unreachable")
+
+
+Build = Callable[[Any], None]  # queues commands on a pipeline
+
+
+class ChunkedWrites:
+    """Pipelines sent one chunk at a time as the caller builds them, their replies read together
+    at the end: Redis runs a chunk's scripts while the caller builds the next one.
+
+    On one server the chunks go out on one connection from the calling thread, and the replies are
+    read once every chunk is out. (A thread that sent and waited for each chunk would hand the GIL
+    back and forth with the builder: with CPython's 5 ms switch interval, the waits added up to the
+    whole Lua time of a batch.) A cluster client routes each command to its slot's node, so there
+    each chunk is a pipeline of its own on `writer`, a thread. Every script sent this way must be
+    safe to send twice (the apply script refuses an op id it has already applied): after NOSCRIPT
+    or a lost connection the chunks whose replies are missing are sent again."""
+
+    def __init__(self, client: redis.Redis, scripts: list[LuaScript], writer: Any) -> None:
+        self.client, self.scripts, self.writer = client, scripts, writer
+        self.streamed = isinstance(client, redis.Redis)  # a cluster client is not one
+        self.stacks: list[list[tuple[tuple[Any, ...], dict[str, Any]]]] = []
+        self.futures: list[Any] = []
+        self.connection: Any = None
+        self.lost = False  # the connection failed while sending: every chunk is sent again at the end
+
+    def __enter__(self) -> ChunkedWrites:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.connection is not None:  # left before the replies were read: they never will be
+            self._drop_connection()
+            self._release()
+
+    def send(self, build: Build) -> None:
+        for script in self.scripts:
+            script.ensure_loaded()
+        if not self.streamed:
+            self.futures.append(self.writer.submit(run_pipeline, self.client, build, self.scripts))
+            return
+        pipe = self.client.pipeline(transaction=False)
+        build(pipe)
+        stack = [(args, options) for args, options in pipe.command_stack]
+        self.stacks.append(stack)
+        if self.lost or not stack:
+            return
+        try:
+            if self.connection is None:
+                self.connection = self.client.connection_pool.get_connection()
+            self.connection.send_packed_command(self.connection.pack_commands([args for args, _ in stack]))
+        except (redis.ConnectionError, redis.TimeoutError):
+            self._drop_connection()
+            self.lost = True
+
+    def replies(self) -> list[Any]:
+        """Every command's reply in the order sent; raises the first error a command answered with."""
+        if not self.streamed:
+            return [reply for future in self.futures for reply in future.result()]
+        try:
+            replies = [] if self.lost else self._read()
+        finally:
+            self._release()
+        commands = [command for stack in self.stacks for command in stack]
+        if self.lost:  # nothing read is trusted: everything again, through a pipeline that retries
+            replies = self._again(commands)
+        missing = [i for i, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
+        if missing:
+            for script in self.scripts:
+                script.reload()
+            for i, reply in zip(missing, self._again([commands[i] for i in missing]), strict=True):
+                replies[i] = reply
+        for reply in replies:
+            if isinstance(reply, redis.ResponseError):
+                raise reply
+        return replies
+
+    def _read(self) -> list[Any]:
+        out: list[Any] = []
+        try:
+            for stack in self.stacks:
+                for args, options in stack:
+                    try:
+                        out.append(self.client.parse_response(self.connection, args[0], **options))
+                    except redis.ResponseError as err:
+                        out.append(err)
+        except (redis.ConnectionError, redis.TimeoutError):
+            self._drop_connection()
+            self.lost = True
+        return out
+
+    def _again(self, commands: list[tuple[tuple[Any, ...], dict[str, Any]]]) -> list[Any]:
+        pipe = self.client.pipeline(transaction=False)
+        for args, options in commands:
+            pipe.execute_command(*args, **options)
+        return pipe.execute(raise_on_error=False)
+
+    def _drop_connection(self) -> None:
+        if self.connection is not None:
+            self.connection.disconnect()
+
+    def _release(self) -> None:
+        if self.connection is not None:
+            self.client.connection_pool.release(self.connection)
+            self.connection = None
