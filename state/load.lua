@@ -1,7 +1,8 @@
 -- Load what reconciliation needs for one user's ops, in one round trip.
 -- KEYS[1] = <prefix>:meta (routes the call: every key of the user shares the hash tag)
 -- ARGV[1] = <prefix>, ARGV[2] = JSON {ops=[op ids], slots=[slot keys], ids=[record ids],
---           attrs=[[subject, attribute, family]], history=bool}
+--           attrs=[[subject, attribute, family]], history=bool, list_slots_up_to=n}
+-- slot_keys: every slot key of the user, when there are at most list_slots_up_to (else absent)
 -- The dependency index (<prefix>:dep) is always returned whole, with the records listed in it:
 -- reconciliation moves dependents to needs_review in the same apply, transitively.
 local P = ARGV[1]
@@ -32,6 +33,9 @@ local function load_slot(sk)
 end
 
 for _, sk in ipairs(req.slots or {}) do load_slot(sk) end
+if req.list_slots_up_to and redis.call('HLEN', P .. ':slot') <= req.list_slots_up_to then
+  out.slot_keys = redis.call('HKEYS', P .. ':slot')
+end
 for _, id in ipairs(req.ids or {}) do
   local target = redis.call('HGET', P .. ':alias', id)
   if target then out.aliases[id] = target; id = target end

@@ -78,3 +78,52 @@ def test_the_cache_is_bounded_and_cleared_after_a_failed_write(redis_client: red
     with pytest.raises(redis.exceptions.ConnectionError):
         engine.apply(op(1, "detailed"))
     assert not engine._cache.covers(("t", "u"), Needs(slots={f"user|{DETAIL}|global"}))
+
+
+def on(n: int, attribute: str, value: str, **extra: Any) -> dict[str, Any]:
+    body = op(n, value, **extra)
+    body["record"] = {**body["record"], "attribute": attribute, "kind": "knowledge"}
+    return body
+
+
+def test_an_op_on_a_slot_the_user_never_had_needs_no_load(redis_client: redis.Redis, namespace: str) -> None:
+    """The load listed the user's slot keys: a slot not among them is empty, so a first value
+    there is reconciled on the cached view."""
+    engine = Engine(redis_client, namespace)
+    loads = counting_loads(engine)
+    engine.apply(on(0, "knowledge.one", "a"))
+    engine.apply_many([on(1, "knowledge.two", "b"), on(2, "knowledge.three", "c")])
+    engine.apply(on(3, "knowledge.two", "b2", corrects_current=True))
+    assert loads[0] == 1
+    assert [r.value for r in engine.history("t", "u", "knowledge.two")] == ["b", "b2"]
+
+
+def test_a_slot_another_writer_created_meanwhile_is_found(redis_client: redis.Redis, namespace: str) -> None:
+    """The listed slot keys are those of the version loaded: a slot another writer added since
+    fails the apply script's version check, and the op is reconciled again on a fresh load."""
+    first, second = Engine(redis_client, namespace), Engine(redis_client, namespace)
+    first.apply(on(0, "knowledge.one", "a"))
+    second.apply(on(1, "knowledge.two", "theirs"))
+    res = first.apply(on(2, "knowledge.two", "mine", corrects_current=True))
+    assert res.outcome == "applied"
+    history = first.history("t", "u", "knowledge.two")
+    assert [(r.value, r.status.value) for r in history] == [("theirs", "superseded"), ("mine", "active")]
+
+
+def test_a_user_with_more_slots_than_are_listed_loads_each_new_slot(
+    redis_client: redis.Redis, namespace: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from slotstream.state import engine as engine_module
+
+    monkeypatch.setattr(engine_module, "LISTED_SLOTS_MAX", 1)
+    engine = Engine(redis_client, namespace)
+    loads = counting_loads(engine)
+    engine.apply(on(0, "knowledge.one", "a"))  # no slot yet: listed (empty)
+    engine.apply(on(1, "knowledge.two", "b"))  # a new slot, known to be empty
+    engine.apply(on(2, "knowledge.three", "c"))  # still listed as of the first load
+    assert loads[0] == 1
+    fresh = Engine(redis_client, namespace)
+    loads = counting_loads(fresh)
+    fresh.apply(on(3, "knowledge.one", "a2"))  # three slots now: more than listed
+    fresh.apply(on(4, "knowledge.four", "d"))  # unknown whether it exists: loaded
+    assert loads[0] == 2
