@@ -7,7 +7,6 @@ read API (one round trip, payload bounded by the active records in the request's
 
 from __future__ import annotations
 
-import functools
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -210,7 +209,7 @@ class Engine:
             for first in range(0, len(users), WRITE_CHUNK_USERS):
                 chunk = [self._reconcile_user(u, by_user[u]) for u in users[first : first + WRITE_CHUNK_USERS]]
                 staged += chunk
-                writes.send(functools.partial(self._build_writes, chunk))
+                writes.send(self._write_commands(chunk))
             replies = writes.replies()  # every write settled before any is judged
         retry: OrderedDict[User, list[_Pending]] = OrderedDict()
         for stage, reply in zip(staged, replies, strict=True):
@@ -290,18 +289,24 @@ class Engine:
             stage.outcomes.append((p, res))
         return stage
 
-    def _build_writes(self, staged: list[_Staged], pipe: Any) -> None:
+    def _write_commands(self, staged: list[_Staged]) -> list[tuple[Any, ...]]:
         """Each user's apply script (an echo for a user with nothing to write)."""
-        for stage in staged:
-            if not stage.payload:
-                pipe.echo("noop")
-                continue
-            tenant, user = stage.user
-            self._apply(
-                keys=[self.keys.meta(tenant, user)],
-                args=[self.keys.prefix(tenant, user), stage.version, orjson.dumps(stage.payload), *stage.texts],
-                client=pipe,
+        sha, keys = self._apply.sha, self.keys
+        return [
+            (
+                "EVALSHA",
+                sha,
+                1,
+                keys.meta(*stage.user),
+                keys.prefix(*stage.user),
+                stage.version,
+                orjson.dumps(stage.payload),
+                *stage.texts,
             )
+            if stage.payload
+            else ("ECHO", "noop")
+            for stage in staged
+        ]
 
     # --- read side ----------------------------------------------------------------------------
 

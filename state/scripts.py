@@ -73,9 +73,6 @@ def run_pipeline(client: redis.Redis, build: Callable[[Any], None], scripts: lis
     raise AssertionError("unreachable")
 
 
-Build = Callable[[Any], None]  # queues commands on a pipeline
-
-
 class ChunkedWrites:
     """Pipelines sent one chunk at a time as the caller builds them, their replies read together
     at the end: Redis runs a chunk's scripts while the caller builds the next one.
@@ -91,7 +88,7 @@ class ChunkedWrites:
     def __init__(self, client: redis.Redis, scripts: list[LuaScript], writer: Any) -> None:
         self.client, self.scripts, self.writer = client, scripts, writer
         self.streamed = isinstance(client, redis.Redis)  # a cluster client is not one
-        self.stacks: list[list[tuple[tuple[Any, ...], dict[str, Any]]]] = []
+        self.chunks: list[list[tuple[Any, ...]]] = []
         self.futures: list[Any] = []
         self.connection: Any = None
         self.lost = False  # the connection failed while sending: every chunk is sent again at the end
@@ -104,37 +101,36 @@ class ChunkedWrites:
             self._drop_connection()
             self._release()
 
-    def send(self, build: Build) -> None:
+    def send(self, commands: list[tuple[Any, ...]]) -> None:
+        """One chunk: each command's words, e.g. ("EVALSHA", sha, 1, key, arg, ...)."""
         for script in self.scripts:
             script.ensure_loaded()
+        self.chunks.append(commands)
         if not self.streamed:
-            self.futures.append(self.writer.submit(run_pipeline, self.client, build, self.scripts))
+            self.futures.append(self.writer.submit(self._again, commands))
             return
-        pipe = self.client.pipeline(transaction=False)
-        build(pipe)
-        stack = [(args, options) for args, options in pipe.command_stack]
-        self.stacks.append(stack)
-        if self.lost or not stack:
+        if self.lost or not commands:
             return
         try:
             if self.connection is None:
                 self.connection = self.client.connection_pool.get_connection()
-            self.connection.send_packed_command(self.connection.pack_commands([args for args, _ in stack]))
+            self.connection.send_packed_command(self.connection.pack_commands(commands))
         except (redis.ConnectionError, redis.TimeoutError):
             self._drop_connection()
             self.lost = True
 
     def replies(self) -> list[Any]:
         """Every command's reply in the order sent; raises the first error a command answered with."""
+        commands = [command for chunk in self.chunks for command in chunk]
         if not self.streamed:
-            return [reply for future in self.futures for reply in future.result()]
-        try:
-            replies = [] if self.lost else self._read()
-        finally:
-            self._release()
-        commands = [command for stack in self.stacks for command in stack]
-        if self.lost:  # nothing read is trusted: everything again, through a pipeline that retries
-            replies = self._again(commands)
+            replies = [reply for future in self.futures for reply in future.result()]
+        else:
+            try:
+                replies = [] if self.lost else self._read(commands)
+            finally:
+                self._release()
+            if self.lost:  # nothing read is trusted: everything again, through a pipeline that retries
+                replies = self._again(commands)
         missing = [i for i, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
         if missing:
             for script in self.scripts:
@@ -146,24 +142,25 @@ class ChunkedWrites:
                 raise reply
         return replies
 
-    def _read(self) -> list[Any]:
+    def _read(self, commands: list[tuple[Any, ...]]) -> list[Any]:
         out: list[Any] = []
+        read = self.connection.read_response  # no reply to these commands needs redis-py's callbacks
         try:
-            for stack in self.stacks:
-                for args, options in stack:
-                    try:
-                        out.append(self.client.parse_response(self.connection, args[0], **options))
-                    except redis.ResponseError as err:
-                        out.append(err)
+            for _ in commands:
+                try:
+                    out.append(read())
+                except redis.ResponseError as err:
+                    out.append(err)
         except (redis.ConnectionError, redis.TimeoutError):
             self._drop_connection()
             self.lost = True
         return out
 
-    def _again(self, commands: list[tuple[tuple[Any, ...], dict[str, Any]]]) -> list[Any]:
+    def _again(self, commands: list[tuple[Any, ...]]) -> list[Any]:
+        """Through an ordinary pipeline (with the client's retries; routed per node on a cluster)."""
         pipe = self.client.pipeline(transaction=False)
-        for args, options in commands:
-            pipe.execute_command(*args, **options)
+        for command in commands:
+            pipe.execute_command(*command)
         return pipe.execute(raise_on_error=False)
 
     def _drop_connection(self) -> None:

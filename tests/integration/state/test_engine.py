@@ -12,6 +12,7 @@ import redis
 
 from slotstream.memory.models import Status, iso
 from slotstream.state.engine import Engine
+from slotstream.state.scripts import ChunkedWrites
 
 from support import dump_namespace
 
@@ -258,16 +259,17 @@ def test_crash_mid_batch_then_redelivery_equals_one_clean_pass(redis_client, nam
 
 def test_a_correction_is_one_atomic_write(engine, redis_client, namespace, monkeypatch):
     engine.apply(rec_op("o1", id="old", value="concise"))
-    calls: list[int] = []
-    real = engine._apply.__call__
+    sent: list[tuple[Any, ...]] = []
+    real = ChunkedWrites.send
 
-    def counting(*args: Any, **kwargs: Any) -> Any:
-        calls.append(1)
-        return real(*args, **kwargs)
+    def recording(self: ChunkedWrites, commands: list[tuple[Any, ...]]) -> None:
+        sent.extend(commands)
+        real(self, commands)
 
-    monkeypatch.setattr(engine, "_apply", counting)
+    monkeypatch.setattr(ChunkedWrites, "send", recording)
     engine.apply(rec_op("o2", H, id="new", value="detailed", corrects="old"))
-    assert len(calls) == 1  # the new record, the old one's closing and the indexes: one script call
+    # the new record, the old one's closing and the indexes: one call of the apply script
+    assert [command[:2] for command in sent] == [("EVALSHA", engine._apply.sha)]
     hist = engine.history("t1", "u1", DETAIL)
     assert [(r.id, r.status) for r in hist] == [("old", Status.SUPERSEDED), ("new", Status.ACTIVE)]
 
