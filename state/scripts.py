@@ -8,6 +8,7 @@ script here is idempotent (the apply script refuses an op id it has already appl
 
 from __future__ import annotations
 
+import concurrent.futures
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -100,6 +101,8 @@ class ChunkedWrites:
         if self.connection is not None:  # left before the replies were read: they never will be
             self._drop_connection()
             self._release()
+        # left on an error: no chunk is still on its way when the caller sees it (and maybe retries)
+        concurrent.futures.wait(self.futures)
 
     def send(self, commands: list[tuple[Any, ...]]) -> None:
         """One chunk: each command's words, e.g. ("EVALSHA", sha, 1, key, arg, ...)."""

@@ -51,8 +51,13 @@ def clean_state(client: redis.Redis, namespace: str, rounds: int) -> dict[str, A
     return dump_namespace(client, namespace)
 
 
-def connections_in_use(client: redis.Redis) -> int:
-    return len(client.connection_pool._in_use_connections)
+def connections_in_use(client: Any) -> int:
+    """Connections taken from the pools and not given back (every node's, on a cluster)."""
+    if isinstance(client, redis.Redis):
+        pools = [client.connection_pool]
+    else:
+        pools = [node.redis_connection.connection_pool for node in client.get_nodes() if node.redis_connection]
+    return sum(len(pool._in_use_connections) for pool in pools)
 
 
 def test_a_batch_over_many_chunks_is_applied_whole(engine, redis_client, namespace, other_namespace):
@@ -73,8 +78,12 @@ def test_scripts_flushed_between_batches_are_loaded_and_the_chunks_sent_again(
     assert dump_namespace(redis_client, namespace) == clean_state(redis_client, other_namespace, 2)
 
 
-def kill_the_others(client: redis.Redis) -> None:
-    client.client_kill_filter(_type="normal", skipme=True)
+def kill_the_others(client: Any) -> None:
+    """Every other normal connection to the server (to every node of a cluster) is closed."""
+    if isinstance(client, redis.Redis):
+        client.client_kill_filter(_type="normal", skipme=True)
+    else:
+        client.client_kill_filter(_type="normal", skipme=True, target_nodes=client.get_nodes())
 
 
 def test_a_connection_killed_while_the_chunks_go_out_loses_nothing(
