@@ -86,43 +86,40 @@ def kill_the_others(client: Any) -> None:
         client.client_kill_filter(_type="normal", skipme=True, target_nodes=client.get_nodes())
 
 
-def test_a_connection_killed_while_the_chunks_go_out_loses_nothing(
-    engine, redis_client, namespace, other_namespace, monkeypatch
-):
-    engine.apply_many(batch(0))
+def kill_while_the_chunks_go_out(monkeypatch: pytest.MonkeyPatch, client: Any) -> None:
     reconcile_user = Engine._reconcile_user
     reconciled = [0]
 
     def kill_after_the_first_chunk(self: Engine, *args: Any) -> Any:
         reconciled[0] += 1
         if reconciled[0] == WRITE_CHUNK_USERS + 1:  # the first chunk is out, the second being built
-            kill_the_others(redis_client)
+            kill_the_others(client)
         return reconcile_user(self, *args)
 
     monkeypatch.setattr(Engine, "_reconcile_user", kill_after_the_first_chunk)
-    results = engine.apply_many(batch(1))
-    # the first chunk may have been applied before its reply was lost: sent again, it is a duplicate
-    assert {r.outcome for r in results} <= {"applied", "duplicate"}
-    assert connections_in_use(redis_client) == 0
-    monkeypatch.setattr(Engine, "_reconcile_user", reconcile_user)
-    assert dump_namespace(redis_client, namespace) == clean_state(redis_client, other_namespace, 2)
 
 
-def test_a_connection_killed_before_the_replies_are_read_loses_nothing(
-    engine, redis_client, namespace, other_namespace, monkeypatch
-):
-    engine.apply_many(batch(0))
+def kill_before_the_replies_are_read(monkeypatch: pytest.MonkeyPatch, client: Any) -> None:
     replies = ChunkedWrites.replies
 
     def kill_then_read(self: ChunkedWrites) -> list[Any]:
-        kill_the_others(redis_client)
+        kill_the_others(client)
         return replies(self)
 
     monkeypatch.setattr(ChunkedWrites, "replies", kill_then_read)
+
+
+@pytest.mark.parametrize("kill", [kill_while_the_chunks_go_out, kill_before_the_replies_are_read])
+def test_a_connection_killed_mid_batch_loses_nothing(
+    kill, engine, redis_client, namespace, other_namespace, monkeypatch
+):
+    engine.apply_many(batch(0))
+    kill(monkeypatch, redis_client)
     results = engine.apply_many(batch(1))
+    # a chunk may have been applied before its reply was lost: sent again, it is a duplicate
     assert {r.outcome for r in results} <= {"applied", "duplicate"}
     assert connections_in_use(redis_client) == 0
-    monkeypatch.setattr(ChunkedWrites, "replies", replies)
+    monkeypatch.undo()
     assert dump_namespace(redis_client, namespace) == clean_state(redis_client, other_namespace, 2)
 
 
