@@ -83,8 +83,9 @@ class ChunkedWrites:
     back and forth with the builder: with CPython's 5 ms switch interval, the waits added up to the
     whole Lua time of a batch.) A cluster client routes each command to its slot's node, so there
     each chunk is a pipeline of its own on `writer`, a thread. Every script sent this way must be
-    safe to send twice (the apply script refuses an op id it has already applied): after NOSCRIPT
-    or a lost connection the chunks whose replies are missing are sent again."""
+    safe to send twice (the apply script refuses an op id it has already applied): the commands
+    refused with NOSCRIPT are sent again once the scripts are loaded, and after a lost connection
+    every chunk is."""
 
     def __init__(self, client: redis.Redis, scripts: list[LuaScript], writer: Any) -> None:
         self.client, self.scripts, self.writer = client, scripts, writer
@@ -129,7 +130,7 @@ class ChunkedWrites:
             replies = [reply for future in self.futures for reply in future.result()]
         else:
             try:
-                replies = [] if self.lost else self._read(commands)
+                replies = [] if self.lost or not commands else self._read(commands)
             finally:
                 self._release()
             if self.lost:  # nothing read is trusted: everything again, through a pipeline that retries
