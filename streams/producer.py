@@ -9,6 +9,7 @@ secret.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -56,19 +57,39 @@ class SlotstreamProducer:
         )
 
     def _send(self, role: str, tenant: str, user: str, value: dict[str, Any]) -> FutureRecordMetadata:
-        key = user_key(tenant, user)
-        payload = orjson.dumps(scrub(value), default=_json_default)
-        if self.sealer is not None and tenant and user and not erasure(value):
-            sealed, created = self.sealer.seal_many([(tenant, user, key, payload)], int(time.time() * 1000))
+        return self._send_many(role, [(tenant, user, value)])[0]
+
+    def _send_many(self, role: str, items: list[tuple[str, str, dict[str, Any]]]) -> list[FutureRecordMetadata]:
+        """(tenant, user, value) items to one topic; the users' keys are asked for in one round trip."""
+        keyed = [(tenant, user, user_key(tenant, user), value) for tenant, user, value in items]
+        payloads = [orjson.dumps(scrub(value), default=_json_default) for _, _, _, value in keyed]
+        sealable = [
+            i
+            for i, (tenant, user, _, value) in enumerate(keyed)
+            if self.sealer is not None and tenant and user and not erasure(value)
+        ]
+        if sealable:
+            assert self.sealer is not None
+            sealed, created = self.sealer.seal_many(
+                [(keyed[i][0], keyed[i][1], keyed[i][2], payloads[i]) for i in sealable], int(time.time() * 1000)
+            )
             for record_key, stored in created:  # a user's first payload: its key's durable copy too
                 self._key_records.append(self._p.send(self.topics[KEYS], key=record_key, value=stored))
             if len(self._key_records) > 1000:  # delivered ones need no check; failed ones wait for flush
                 self._key_records = [f for f in self._key_records if not f.is_done or f.failed()]
-            payload = sealed[0]
-        return self._p.send(self.topics[role], key=key, value=payload)
+            for i, payload in zip(sealable, sealed, strict=True):
+                payloads[i] = payload
+        topic = self.topics[role]
+        return [
+            self._p.send(topic, key=key, value=payload) for (_, _, key, _), payload in zip(keyed, payloads, strict=True)
+        ]
 
     def send_turn(self, at: datetime | str, turn: dict[str, Any]) -> FutureRecordMetadata:
         return self._send(TURNS, turn["tenant"], turn["user"], {**turn, "at": at})
+
+    def send_turns(self, turns: Sequence[tuple[datetime | str, dict[str, Any]]]) -> list[FutureRecordMetadata]:
+        """Several turns, their users' keys asked for in one round trip (a load generator's burst)."""
+        return self._send_many(TURNS, [(turn["tenant"], turn["user"], {**turn, "at": at}) for at, turn in turns])
 
     def send_record(self, at: datetime | str, record: dict[str, Any], op_id: str | None = None) -> FutureRecordMetadata:
         return self._send(

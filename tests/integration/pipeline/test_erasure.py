@@ -45,11 +45,17 @@ def erased(
     tenant = stack.settings.namespace
     send = stack.producer
     at = lambda n: T0 + timedelta(minutes=n)  # noqa: E731 - a short clock for the script below
-    # kept: a user who states things and forgets one of them
-    send.send_turn(at(0), turn(tenant, "keeper", "I live in Beijing.", 0))
-    send.send_turn(at(1), turn(tenant, "keeper", "Please keep your answers short.", 1))
-    send.send_turn(at(2), turn(tenant, "keeper", "Forget that I live in Beijing.", 2))
-    send.send_turn(at(3), turn(tenant, "keeper", "I live in Beijing.", 3, role="assistant"))  # no evidence
+    # kept: a user who states things and forgets one of them; erased: everything this user said must
+    # be unreadable in the topics and absent from any replay (one burst: both users' keys at once)
+    send.send_turns(
+        [
+            (at(0), turn(tenant, "keeper", "I live in Beijing.", 0)),
+            (at(1), turn(tenant, "keeper", "Please keep your answers short.", 1)),
+            (at(2), turn(tenant, "keeper", "Forget that I live in Beijing.", 2)),
+            (at(3), turn(tenant, "keeper", "I live in Beijing.", 3, role="assistant")),  # no evidence
+            (at(0), turn(tenant, "leaver", ERASED_TEXT + ".", 0)),
+        ]
+    )
     # forgotten by command, then inferred again later (a suppression must hold it off)
     send.send_record(at(0), record(tenant, "editor", "knowledge.editor", "vim"), op_id="ed-0")
     send.send_command(
@@ -62,8 +68,6 @@ def erased(
     for n, op in ((1, "forget"), (2, "restore")):
         body = {"op": op, "tenant": tenant, "user": "lifter", "match": {"attribute": "knowledge.shell", "value": "zsh"}}
         send.send_command(at(n), body, op_id=f"lf-{n}")
-    # erased: everything this user said must be unreadable in the topics and absent from any replay
-    send.send_turn(at(0), turn(tenant, "leaver", ERASED_TEXT + ".", 0))
     send.send_record(at(1), record(tenant, "leaver", "knowledge.pet", "a cat called Mr Reykjavik"), op_id="lv-1")
     send.send_command(at(2), {"op": "erase_user", "tenant": tenant, "user": "leaver"}, op_id="lv-2")
     send.flush()
