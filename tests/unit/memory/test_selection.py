@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from slotstream.memory.models import ContextRequest, Record, Sensitivity, Status
 from slotstream.memory.selection import (
     ASSUMPTION_MIN_CONFIDENCE,
+    ROWS,
     Candidate,
     can_use,
     compact,
@@ -391,6 +392,26 @@ def test_compact_round_trip_is_selection_only():
     assert c.id == r.id and c.value == "detailed" and c.status == Status.ACTIVE
     assert "quote" not in str(d) and "very long quote" not in str(d)
     assert "detailed" in c.tokens
+
+
+@pytest.mark.parametrize("width", [20, 21])
+def test_rows_written_before_the_later_columns_decode_and_select_as_full_rows(width):
+    """Redis may hold rows from before the stored static value (20 columns) and before audiences,
+    dependencies and review notes (21): they decode with the defaults and select the same."""
+    records = [
+        rec(attribute=f"knowledge.item_{i}", kind="knowledge", value=f"api budget {i}", importance=i / 10)
+        for i in range(6)
+    ]
+    full = [compact(r) for r in records]
+    short = [row[:width] for row in full]
+    old = ROWS.decode(msgspec.json.encode(short))
+    assert [c.base for c in old] == ([-1.0] * 6 if width == 20 else [row[20] for row in full])
+    assert all(c.audience is None and c.dependency_until_ms is None and c.note is None for c in old)
+    req = ContextRequest(tenant="t1", user="u1", text="api budget", max_items=3)
+    before, now = select(req, old, NOW), select(req, ROWS.decode(msgspec.json.encode(full)), NOW)
+    assert (before.used_ids, before.context) == (now.used_ids, now.context) and len(now.used_ids) == 3
+    # the stored static value is rounded to 6 places; one worked out afresh differs past that
+    assert [i.score for i in before.items] == pytest.approx([i.score for i in now.items], abs=1e-6)
 
 
 _STATUSES = ["active", "candidate", "superseded", "rejected", "deleted", "expired", "archived"]
