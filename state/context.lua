@@ -253,10 +253,13 @@ end
 -- of the best one left out
 local picked, values = {}, {}
 for k = 1, #row_id do
-  if bound == nil or known[k] >= bound
-    or (row_static[k] + RELEVANCE_WEIGHT * most_relevance >= bound and exact(k) >= bound) then
+  local value = nil
+  if bound == nil or known[k] >= bound or row_static[k] + RELEVANCE_WEIGHT * most_relevance >= bound then
+    value = exact(k)  -- once per row: the lookups it makes are kept in `has`, the value in `known`
+  end
+  if value ~= nil and (bound == nil or value >= bound) then
     picked[#picked + 1] = k
-    values[#values + 1] = exact(k)
+    values[#values + 1] = value
   end
 end
 local keep_rows = 2 * per_list
