@@ -65,7 +65,8 @@ def test_a_batch_over_many_chunks_is_applied_whole(engine, redis_client, namespa
     assert [r.outcome for r in results] == ["applied"] * len(results)
     assert connections_in_use(redis_client) == 0
     assert dump_namespace(redis_client, namespace) == clean_state(redis_client, other_namespace, 1)
-    assert engine.context({"tenant": "t1", "user": f"u{USERS - 1}", "text": "detail"}, at=T0 + timedelta(days=1))
+    last = engine.context({"tenant": "t1", "user": f"u{USERS - 1}", "text": "detail"}, at=T0 + timedelta(days=1))
+    assert "detailed 0" in last.context and "concise 0" not in last.context  # the last chunk's user, corrected
 
 
 def test_scripts_flushed_between_batches_are_loaded_and_the_chunks_sent_again(
