@@ -147,7 +147,8 @@ def run_engine_bench(
             print(
                 f"apply: {ops} ops over 1000 users in batches of 500: {rate:,.0f} ops/s "
                 f"(client process on {cpu_share:.2f} of a core = {cpu_share / rate * 1e6:.0f} us of client CPU "
-                f"per op; Lua load+apply on the server: {scripts.get('usec', 0) / ops:.0f} us per op)"
+                f"per op; Lua load+apply on the server: {scripts.get('usec', 0) / ops:.0f} us per op; "
+                f"users loaded: {engine.users_loaded})"
             )
             print("  targets: >= 10,000 ops/s, <= 70 us of client CPU and <= 28 us of Lua per op")
 

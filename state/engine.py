@@ -129,6 +129,7 @@ class Engine:
         self._context = LuaScript(client, CONTEXT_SCRIPT.source)
         self._scripts = [self._load, self._apply]
         self.read_stats = ReadStats()
+        self.users_loaded = 0  # load round trips' users, over this engine's life (the apply bench prints it)
         self._cache = ViewCache()
         # a cluster client's chunks are sent and awaited here (state/scripts.py, ChunkedWrites)
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="slotstream-apply")
@@ -230,6 +231,7 @@ class Engine:
         """One pipelined round trip: each user's load script, into the view cache."""
         if not to_load:
             return
+        self.users_loaded += len(to_load)
 
         def build(pipe: Any) -> None:
             for tenant, user in to_load:

@@ -94,7 +94,7 @@ def test_an_op_on_a_slot_the_user_never_had_needs_no_load(redis_client: redis.Re
     engine.apply(on(0, "knowledge.one", "a"))
     engine.apply_many([on(1, "knowledge.two", "b"), on(2, "knowledge.three", "c")])
     engine.apply(on(3, "knowledge.two", "b2", corrects_current=True))
-    assert loads[0] == 1
+    assert loads[0] == 1 and engine.users_loaded == 1
     assert [r.value for r in engine.history("t", "u", "knowledge.two")] == ["b", "b2"]
 
 
