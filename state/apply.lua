@@ -1,25 +1,60 @@
 -- Apply one user's transitions atomically and idempotently.
 -- KEYS[1] = <prefix>:meta ; ARGV[1] = <prefix> ; ARGV[2] = expected version (-1: don't check)
--- ARGV[3] = JSON list of transitions, each:
---   {op, at, puts=[{id, json, slot, scope, live, act, ix, from_slot, from_scope}], created=[[slot, id]],
---    sup={key=json}, read_sup=[key], unsup=[key], deps={key=[id]}, log=[json], erase=bool, ledger=json}
--- where every json (and act) is the position in ARGV of that JSON text (ARGV[4] onwards): the texts
--- come as arguments of their own, so nothing here decodes a document escaped inside another.
--- read_sup: the keys of sup that selection reads (not a value corrected or retracted away, which
--- its record's status keeps out): kept again in <prefix>:rsup, so a lookup never reads the others.
+-- ARGV[3] = n, the number of transitions; ARGV[4 .. 3+n] = their op ids; then each transition as a
+-- flat run of arguments (state/apply_args.py writes them; nothing here decodes JSON to read them):
+--   op, at, at_ms, erase ("1"/"0"), ledger
+--   #puts, each: id, record JSON, slot, scope, live ("1"/"0"), from_slot, from_scope, row JSON
+--     (from_slot "" = not moved; row "" = not in the read model), and for a row: its index entry
+--     JSON, unit ("" = multi-valued), static value, #word keys, word keys, #main topics, topics,
+--     #related topics, topics
+--   #created, (slot, id) pairs ; #sup, (key, JSON, read "1"/"0") triples ; #unsup, keys
+--   #alias, (alias, target) pairs ; #deps, each: key, #ids, ids ; #log, log entry JSONs
+-- read: selection reads the suppression (not a value corrected or retracted away, which its
+-- record's status keeps out): kept again in <prefix>:rsup, so a lookup never reads the others.
 -- A put with from_slot moves the record: it leaves that slot's live list, history and read model.
--- A put with act (its read-model row) carries ix = [unit or false, static value, [word keys],
--- [main topics], [related topics]]: the read index below, kept with the read model in this script
--- so the two never disagree (context.lua reads it; state/read_index.py builds the entry).
+-- A row's index entry ([unit or false, static value, [word keys], [main topics], [related topics]],
+-- state/read_index.py) is stored as sent: an unchanged entry is recognised by its text.
 -- Returns {applied, 0, version}; {-1, 0, version} when the version check fails; {-2, 0, version}
 -- when one of the ops was applied before (the caller's view was stale).
 local P = ARGV[1]
 local expected = tonumber(ARGV[2])
-local version = tonumber(redis.call('HGET', P .. ':meta', 'version') or '0')
+local meta = redis.call('HMGET', P .. ':meta', 'version', 'watermark', 'rsup')
+local version = tonumber(meta[1] or '0')
 if expected >= 0 and expected ~= version then return {-1, 0, version} end
 local LOG_CAP = 10000
+local n_ops = tonumber(ARGV[3])
 
--- the slot's live list with `id` in it (kept in place, or appended) or out of it
+-- An op already applied means the caller reconciled on a stale view: apply nothing, let it reload.
+-- (asked in blocks: unpack cannot spread more than a few thousand values onto Lua's stack)
+for first = 4, 3 + n_ops, 1000 do
+  for _, seen in ipairs(redis.call('HMGET', P .. ':ops', unpack(ARGV, first, math.min(first + 999, 3 + n_ops)))) do
+    if seen then return {-2, 0, version} end
+  end
+end
+
+-- `command key values...` for a list of any length, in blocks (see above)
+local function call_in_blocks(command, key, values)
+  local reply
+  for first = 1, #values, 1000 do
+    reply = redis.call(command, key, unpack(values, first, math.min(first + 999, #values)))
+  end
+  return reply
+end
+
+local cursor = 4 + n_ops
+local function take()
+  local value = ARGV[cursor]
+  cursor = cursor + 1
+  return value
+end
+local function take_list()
+  local out = {}
+  for k = 1, tonumber(take()) do out[k] = take() end
+  return out
+end
+
+-- the slot's live list with `id` in it (kept in place, or appended) or out of it; unchanged lists
+-- are not written again
 local function set_live(slot, id, live)
   local raw = redis.call('HGET', P .. ':slot', slot)
   local kept, present = {}, false
@@ -27,6 +62,7 @@ local function set_live(slot, id, live)
     if other == id then present = true; if live then kept[#kept + 1] = other end
     else kept[#kept + 1] = other end
   end
+  if raw and present == live then return end
   if live and not present then kept[#kept + 1] = id end
   if #kept == 0 then redis.call('HSET', P .. ':slot', slot, '[]')
   else redis.call('HSET', P .. ':slot', slot, cjson.encode(kept)) end
@@ -37,20 +73,21 @@ end
 --   ixt:S:<word key>, ixp:S:<topic>, ixq:S:<topic>: zsets by static value of the rows holding the
 --   word, of the attributes mainly about the topic and of those related to it
 --   ixa:S hash id -> unit (single-valued attributes only)   ixu:S hash unit -> JSON list of ids
-local function index_keys(scope, entry)
+local function index_keys(scope, words, main, related)
   local keys = {}
-  for _, word in ipairs(entry[3]) do keys[#keys + 1] = P .. ':ixt:' .. scope .. ':' .. word end
-  for _, topic in ipairs(entry[4]) do keys[#keys + 1] = P .. ':ixp:' .. scope .. ':' .. topic end
-  for _, topic in ipairs(entry[5]) do keys[#keys + 1] = P .. ':ixq:' .. scope .. ':' .. topic end
+  for _, word in ipairs(words) do keys[#keys + 1] = P .. ':ixt:' .. scope .. ':' .. word end
+  for _, topic in ipairs(main) do keys[#keys + 1] = P .. ':ixp:' .. scope .. ':' .. topic end
+  for _, topic in ipairs(related) do keys[#keys + 1] = P .. ':ixq:' .. scope .. ':' .. topic end
   keys[#keys + 1] = P .. ':ixs:' .. scope
   return keys
 end
 
-local function unindex(scope, id)
-  local raw = redis.call('HGET', P .. ':ix:' .. scope, id)
+-- takes a row out of its scope's index; `raw` is its stored entry when the caller has read it
+local function unindex(scope, id, raw)
+  raw = raw or redis.call('HGET', P .. ':ix:' .. scope, id)
   if not raw then return end
   local entry = cjson.decode(raw)
-  for _, key in ipairs(index_keys(scope, entry)) do redis.call('ZREM', key, id) end
+  for _, key in ipairs(index_keys(scope, entry[3], entry[4], entry[5])) do redis.call('ZREM', key, id) end
   if entry[1] then
     local units_key = P .. ':ixu:' .. scope
     local kept = {}
@@ -64,17 +101,17 @@ local function unindex(scope, id)
   redis.call('HDEL', P .. ':ix:' .. scope, id)
 end
 
-local function index(scope, id, entry)
-  local encoded = cjson.encode(entry)
-  if redis.call('HGET', P .. ':ix:' .. scope, id) == encoded then return end
-  unindex(scope, id)
-  for _, key in ipairs(index_keys(scope, entry)) do redis.call('ZADD', key, entry[2], id) end
-  if entry[1] then
+local function index(scope, id, encoded, unit, static, words, main, related)
+  local stored = redis.call('HGET', P .. ':ix:' .. scope, id)
+  if stored == encoded then return end
+  if stored then unindex(scope, id, stored) end
+  for _, key in ipairs(index_keys(scope, words, main, related)) do redis.call('ZADD', key, static, id) end
+  if unit ~= '' then
     local units_key = P .. ':ixu:' .. scope
-    local ids = cjson.decode(redis.call('HGET', units_key, entry[1]) or '[]')
+    local ids = cjson.decode(redis.call('HGET', units_key, unit) or '[]')
     ids[#ids + 1] = id
-    redis.call('HSET', units_key, entry[1], cjson.encode(ids))
-    redis.call('HSET', P .. ':ixa:' .. scope, id, entry[1])
+    redis.call('HSET', units_key, unit, cjson.encode(ids))
+    redis.call('HSET', P .. ':ixa:' .. scope, id, unit)
   end
   redis.call('HSET', P .. ':ix:' .. scope, id, encoded)
 end
@@ -86,7 +123,8 @@ local function erase_user()
     keys[#keys + 1] = P .. ':act:' .. scope
     local seen = {}
     for _, raw in ipairs(redis.call('HVALS', P .. ':ix:' .. scope)) do
-      for _, key in ipairs(index_keys(scope, cjson.decode(raw))) do
+      local entry = cjson.decode(raw)
+      for _, key in ipairs(index_keys(scope, entry[3], entry[4], entry[5])) do
         if not seen[key] then seen[key] = true; keys[#keys + 1] = key end
       end
     end
@@ -99,7 +137,7 @@ local function erase_user()
 end
 
 -- a user whose suppressions were written before rsup existed: copy the ones selection reads, once
-if redis.call('HEXISTS', P .. ':meta', 'rsup') == 0 then
+if not meta[3] then
   local sup = redis.call('HGETALL', P .. ':sup')
   for i = 1, #sup, 2 do
     local raw = sup[i + 1]
@@ -110,76 +148,87 @@ if redis.call('HEXISTS', P .. ':meta', 'rsup') == 0 then
   redis.call('HSET', P .. ':meta', 'rsup', 1)
 end
 
-local batch = cjson.decode(ARGV[3])
--- An op already applied means the caller reconciled on a stale view: apply nothing, let it reload.
-for _, t in ipairs(batch) do
-  if redis.call('HEXISTS', P .. ':ops', t.op) == 1 then return {-2, 0, version} end
-end
-local applied, logged = 0, 0
-for _, t in ipairs(batch) do
-  do
-    if t.erase then
-      erase_user()
-      redis.call('HSET', P .. ':meta', 'erased_at', t.at)
-    end
-    for _, p in ipairs(t.puts or {}) do
-      redis.call('HSET', P .. ':rec', p.id, ARGV[p.json])
-      if p.from_slot then
-        set_live(p.from_slot, p.id, false)
-        redis.call('LREM', P .. ':hist:' .. redis.sha1hex(p.from_slot), 0, p.id)
-        redis.call('RPUSH', P .. ':hist:' .. redis.sha1hex(p.slot), p.id)
-        redis.call('HDEL', P .. ':act:' .. p.from_scope, p.id)
-        unindex(p.from_scope, p.id)
-      end
-      set_live(p.slot, p.id, p.live)
-      if p.act then
-        redis.call('HSET', P .. ':act:' .. p.scope, p.id, ARGV[p.act])
-        redis.call('SADD', P .. ':scopes', p.scope)
-        index(p.scope, p.id, p.ix)
-      else
-        redis.call('HDEL', P .. ':act:' .. p.scope, p.id)
-        unindex(p.scope, p.id)
-      end
-    end
-    for _, c in ipairs(t.created or {}) do
-      redis.call('RPUSH', P .. ':hist:' .. redis.sha1hex(c[1]), c[2])
-    end
-    for key, at_arg in pairs(t.sup or {}) do redis.call('HSET', P .. ':sup', key, ARGV[at_arg]) end
-    for _, key in ipairs(t.read_sup or {}) do redis.call('HSET', P .. ':rsup', key, ARGV[t.sup[key]]) end
-    for alias, target in pairs(t.alias or {}) do redis.call('HSET', P .. ':alias', alias, target) end
-    for key, ids in pairs(t.deps or {}) do
-      local raw_dep = redis.call('HGET', P .. ':dep', key)
-      local known = raw_dep and cjson.decode(raw_dep) or {}
-      local have = {}
-      for _, id in ipairs(known) do have[id] = true end
-      for _, id in ipairs(ids) do
-        if not have[id] then known[#known + 1] = id; have[id] = true end
-      end
-      redis.call('HSET', P .. ':dep', key, cjson.encode(known))
-    end
-    for _, key in ipairs(t.unsup or {}) do
-      redis.call('HDEL', P .. ':sup', key)
-      redis.call('HDEL', P .. ':rsup', key)
-    end
-    if t.log and #t.log > 0 then
-      local entries = {}
-      for k, at_arg in ipairs(t.log) do entries[k] = ARGV[at_arg] end
-      redis.call('RPUSH', P .. ':log', unpack(entries))
-      logged = logged + #entries
-    end
-    redis.call('HSET', P .. ':ops', t.op, ARGV[t.ledger])
-    -- the user's event-time watermark: the expiry sweep's clock for this user's records
-    local wm = tonumber(redis.call('HGET', P .. ':meta', 'watermark') or '0')
-    if t.at_ms > wm then redis.call('HSET', P .. ':meta', 'watermark', t.at_ms) end
-    version = redis.call('HINCRBY', P .. ':meta', 'version', 1)
-    applied = applied + 1
+-- the user's event-time watermark: the expiry sweep's clock for this user's records
+local watermark = tonumber(meta[2] or '0')
+local erased_at = nil
+local scopes_read = {}  -- scopes given a read-model row here: added to <prefix>:scopes once
+local log_length = 0
+for _ = 1, n_ops do
+  local op, at, at_ms, erase, ledger = take(), take(), tonumber(take()), take(), take()
+  if erase == '1' then
+    erase_user()
+    scopes_read = {}
+    erased_at = at
   end
+  for _ = 1, tonumber(take()) do
+    local id, json, slot, scope, live = take(), take(), take(), take(), take() == '1'
+    local from_slot, from_scope, row = take(), take(), take()
+    redis.call('HSET', P .. ':rec', id, json)
+    if from_slot ~= '' then
+      set_live(from_slot, id, false)
+      redis.call('LREM', P .. ':hist:' .. redis.sha1hex(from_slot), 0, id)
+      redis.call('RPUSH', P .. ':hist:' .. redis.sha1hex(slot), id)
+      redis.call('HDEL', P .. ':act:' .. from_scope, id)
+      unindex(from_scope, id)
+    end
+    set_live(slot, id, live)
+    if row ~= '' then
+      local encoded, unit, static = take(), take(), take()
+      local words = take_list()
+      local main = take_list()
+      local related = take_list()
+      redis.call('HSET', P .. ':act:' .. scope, id, row)
+      scopes_read[scope] = true
+      index(scope, id, encoded, unit, static, words, main, related)
+    else
+      redis.call('HDEL', P .. ':act:' .. scope, id)
+      unindex(scope, id)
+    end
+  end
+  for _ = 1, tonumber(take()) do
+    local slot, id = take(), take()
+    redis.call('RPUSH', P .. ':hist:' .. redis.sha1hex(slot), id)
+  end
+  for _ = 1, tonumber(take()) do
+    local key, json, read = take(), take(), take()
+    redis.call('HSET', P .. ':sup', key, json)
+    if read == '1' then redis.call('HSET', P .. ':rsup', key, json) end
+  end
+  local unsup = take_list()
+  for _ = 1, tonumber(take()) do
+    local alias, target = take(), take()
+    redis.call('HSET', P .. ':alias', alias, target)
+  end
+  for _ = 1, tonumber(take()) do
+    local key = take()
+    local ids = take_list()
+    local raw_dep = redis.call('HGET', P .. ':dep', key)
+    local known = raw_dep and cjson.decode(raw_dep) or {}
+    local have = {}
+    for _, id in ipairs(known) do have[id] = true end
+    for _, id in ipairs(ids) do
+      if not have[id] then known[#known + 1] = id; have[id] = true end
+    end
+    redis.call('HSET', P .. ':dep', key, cjson.encode(known))
+  end
+  for _, key in ipairs(unsup) do
+    redis.call('HDEL', P .. ':sup', key)
+    redis.call('HDEL', P .. ':rsup', key)
+  end
+  local log = take_list()
+  if #log > 0 then log_length = call_in_blocks('RPUSH', P .. ':log', log) end
+  redis.call('HSET', P .. ':ops', op, ledger)
+  if at_ms > watermark then watermark = at_ms end
 end
-if logged > 0 then redis.call('LTRIM', P .. ':log', -LOG_CAP, -1) end
-if applied > 0 then
-  -- the write stamp readers cache against (state/context_cache.py): the version, and the server's
-  -- time, which differs from any write lost in a crash even where the version climbs back
-  local now = redis.call('TIME')
-  redis.call('HSET', P .. ':meta', 'written', now[1] .. '.' .. now[2])
-end
-return {applied, 0, version}
+if log_length > LOG_CAP then redis.call('LTRIM', P .. ':log', -LOG_CAP, -1) end
+local scopes = {}
+for scope in pairs(scopes_read) do scopes[#scopes + 1] = scope end
+if #scopes > 0 then call_in_blocks('SADD', P .. ':scopes', scopes) end
+version = version + n_ops
+-- the write stamp readers cache against (state/context_cache.py): the version, and the server's
+-- time, which differs from any write lost in a crash even where the version climbs back
+local now = redis.call('TIME')
+local stamp = {'version', version, 'watermark', watermark, 'written', now[1] .. '.' .. now[2]}
+if erased_at then stamp[#stamp + 1] = 'erased_at'; stamp[#stamp + 1] = erased_at end
+redis.call('HSET', P .. ':meta', unpack(stamp))
+return {n_ops, 0, version}

@@ -21,9 +21,7 @@ import redis
 from slotstream.memory.errors import Reason, Rejected
 from slotstream.memory.models import (
     LIVE_STATUSES,
-    READ_MODEL_STATUSES,
     SELECTABLE_STATUSES,
-    SLOT_ONLY_REASONS,
     AnyCommand,
     Change,
     ContextRequest,
@@ -32,7 +30,6 @@ from slotstream.memory.models import (
     Outcome,
     Record,
     Suppression,
-    iso,
     owner,
     parse_time,
     slot_key,
@@ -46,13 +43,13 @@ from slotstream.memory.reconcile import (
     needs_for,
     reconcile,
 )
-from slotstream.memory.selection import compact
 from slotstream.memory.validation import op_id_for, validate_op
 
+from .apply_args import transition_args
 from .context_cache import STAMP_FIELDS, ContextCache
 from .errors import ConcurrentUpdate
 from .keys import Keys
-from .read_index import CONTEXT_SCRIPT, WHOLE_UP_TO, ReadStats, index_entry
+from .read_index import CONTEXT_SCRIPT, WHOLE_UP_TO, ReadStats
 from .reader import ContextRead
 from .scripts import ChunkedWrites, LuaScript, run_pipeline
 
@@ -90,10 +87,8 @@ class _Staged:
     version: int
     view: UserView
     outcomes: list[tuple[_Pending, ApplyResult]] = field(default_factory=list)
-    payload: list[dict[str, Any]] = field(default_factory=list)
-    # JSON texts the payload refers to by ARGV position: passed as arguments of their own, so the
-    # script never decodes a document escaped inside another
-    texts: list[str] = field(default_factory=list)
+    op_ids: list[str] = field(default_factory=list)  # the ops to write, in order
+    args: list[Any] = field(default_factory=list)  # their transitions, as apply.lua reads them
 
 
 @dataclass(slots=True)
@@ -219,7 +214,7 @@ class Engine:
                 self._cache.drop(stage.user)
                 retry[stage.user] = [p for p, _ in stage.outcomes]
                 continue
-            if stage.payload:
+            if stage.op_ids:
                 self._cache.advance(stage.user, stage.view, int(reply[2]))
             for p, res in stage.outcomes:
                 results[p.index] = res
@@ -279,14 +274,16 @@ class Engine:
                     reason=rej.reason.value,
                     changes=[change],
                 )
-                stage.payload.append(_encode(t, stage.texts))
+                stage.op_ids.append(p.op_id)
+                transition_args(t, stage.args)
                 res = ApplyResult(
                     p.op_id, Outcome.REJECTED, rej.reason.value, rej.detail, tenant, user, changes=t.changes
                 )
                 stage.outcomes.append((p, res))
                 continue
             stage.view.apply(t)  # later ops of the batch see this one before it is written
-            stage.payload.append(_encode(t, stage.texts))
+            stage.op_ids.append(p.op_id)
+            transition_args(t, stage.args)
             res = ApplyResult(p.op_id, t.outcome, t.reason, "", tenant, user, list(t.puts), t.changes, _due(t))
             stage.outcomes.append((p, res))
         return stage
@@ -302,10 +299,11 @@ class Engine:
                 keys.meta(*stage.user),
                 keys.prefix(*stage.user),
                 stage.version,
-                orjson.dumps(stage.payload),
-                *stage.texts,
+                len(stage.op_ids),
+                *stage.op_ids,
+                *stage.args,
             )
-            if stage.payload
+            if stage.op_ids
             else ("ECHO", "noop")
             for stage in staged
         ]
@@ -466,49 +464,3 @@ def _due(t: Transition) -> list[tuple[str, str, int | None]]:
         out.append((rec.id, "expire", expire_ms))
         out.append((rec.id, "review_due", review_ms))
     return out
-
-
-def _encode(t: Transition, texts: list[str]) -> dict[str, Any]:
-    """apply.lua's entry for one transition; every JSON text in it is appended to `texts` and named
-    by its ARGV position (the payload is ARGV[3], the texts follow)."""
-
-    def ref(text: str) -> int:
-        texts.append(text)
-        return len(texts) + 3
-
-    at = iso(t.at)
-    puts = []
-    for rec in t.puts.values():
-        put: dict[str, Any] = {
-            "id": rec.id,
-            "json": ref(rec.model_dump_json()),
-            "slot": rec.slot,
-            "scope": rec.scope,
-            "live": rec.status in LIVE_STATUSES,
-            "act": False,
-        }
-        if rec.status in READ_MODEL_STATUSES:
-            row = compact(rec)
-            put["act"] = ref(orjson.dumps(row).decode())
-            put["ix"] = index_entry(rec, row)
-        if rec.id in t.moved:
-            put["from_slot"] = t.moved[rec.id]
-            put["from_scope"] = t.moved[rec.id].split("|", 2)[2]
-        puts.append(put)
-    log = [ref(orjson.dumps({"op": t.op_id, "at": at, **c}).decode()) for c in t.changes]
-    return {
-        "op": t.op_id,
-        "at": at,
-        "at_ms": to_ms(t.at),
-        "puts": puts,
-        "created": [[t.puts[rid].slot, rid] for rid in t.created],
-        "sup": {s.key: ref(s.model_dump_json()) for s in t.suppress},
-        "read_sup": [s.key for s in t.suppress if s.reason not in SLOT_ONLY_REASONS],
-        "unsup": t.unsuppress,
-        "deps": t.deps,
-        "log": log,
-        "erase": t.erase,
-        "alias": t.aliases,
-        # the ledger entry: the op's event time and what it did (a caller waiting on it reads this)
-        "ledger": ref(orjson.dumps({"at": at, "o": t.outcome, "r": t.reason}).decode()),
-    }

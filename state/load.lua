@@ -68,10 +68,12 @@ for _, sk in ipairs(hist_slots) do
   out.history[sk] = ids
   for _, id in ipairs(ids) do want_id(id) end
 end
-if #want > 0 then
-  local vals = redis.call('HMGET', P .. ':rec', unpack(want))
-  for i, id in ipairs(want) do
-    if vals[i] then out.records[id] = vals[i] end
+-- in blocks: unpack cannot spread more than a few thousand values onto Lua's stack
+for first = 1, #want, 1000 do
+  local last = math.min(first + 999, #want)
+  local vals = redis.call('HMGET', P .. ':rec', unpack(want, first, last))
+  for i = first, last do
+    if vals[i - first + 1] then out.records[want[i]] = vals[i - first + 1] end
   end
 end
 return cjson.encode(out)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+import hiredis
 import redis
 from redis.exceptions import NoScriptError
 
@@ -118,7 +119,9 @@ class ChunkedWrites:
         try:
             if self.connection is None:
                 self.connection = self.client.connection_pool.get_connection()
-            self.connection.send_packed_command(self.connection.pack_commands(commands))
+            # packed by hiredis directly: redis-py's packer walks every argument again first, which
+            # cost more than the packing itself for the apply script's many short arguments
+            self.connection.send_packed_command([b"".join(map(hiredis.pack_command, commands))])
         except (redis.ConnectionError, redis.TimeoutError):
             self._drop_connection()
             self.lost = True
