@@ -134,10 +134,16 @@ class Candidate(msgspec.Struct, array_like=True, gc=False):
 ROWS = msgspec.json.Decoder(list[Candidate])
 
 
+@lru_cache(maxsize=4096)  # a refreshed value has the same words each time (texts are bounded in size)
+def _row_words(text: str) -> str:
+    """A read-model row's words: its tokens, sorted, each between spaces (a substring test finds one)."""
+    return " " + " ".join(sorted(tokens(text))) + " "
+
+
 def compact(rec: Record) -> list[Any]:
     """What the read model stores per selectable record: enough to select and render, positional
     (in `Candidate` field order) to keep the payload and its decoding small."""
-    toks = tokens(f"{rec.attribute.replace('.', ' ').replace('_', ' ')} {rec.value} {rec.statement}")
+    words = _row_words(f"{rec.attribute.replace('.', ' ').replace('_', ' ')} {rec.value} {rec.statement}")
     return [
         rec.id,
         rec.kind.value,
@@ -158,7 +164,7 @@ def compact(rec: Record) -> list[Any]:
         to_ms(rec.valid_until),
         to_ms(rec.review_at),
         rec.source,
-        " " + " ".join(sorted(toks)) + " ",
+        words,
         round(_static(rec.importance, rec.consequence, rec.actionability, rec.kind), 6),
         rec.audience,
         to_ms(rec.dependency_until),

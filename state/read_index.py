@@ -21,6 +21,7 @@ import hashlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from slotstream.memory.models import Cardinality, Record
@@ -39,17 +40,28 @@ def word_key(word: str) -> str:
     return hashlib.blake2b(word.encode(), digest_size=8).hexdigest()
 
 
+@lru_cache(maxsize=4096)  # the same words come back with every refresh of a value
+def _keys_of_words(words: str) -> tuple[str, ...]:
+    return tuple(word_key(word) for word in words.split())
+
+
+@lru_cache(maxsize=4096)
+def _topic_lists(attribute: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    main, related = topics_for(attribute)
+    return tuple(sorted(main)), tuple(sorted(related))
+
+
 def index_entry(rec: Record, row: list[Any]) -> list[Any]:
     """The entry apply.lua indexes a read-model row by: [unit (single-valued: the attribute, whose
     rows compete for one place) or False, static value, word keys, main topics, related topics].
     `row` is the record's compact row (selection.compact): its words and static value."""
-    main, related = topics_for(rec.attribute)
+    main, related = _topic_lists(rec.attribute)
     return [
         rec.attribute if rec.cardinality != Cardinality.MULTI else False,
         repr(row[20]),
-        [word_key(word) for word in row[19].split()],
-        sorted(main),
-        sorted(related),
+        _keys_of_words(row[19]),
+        main,
+        related,
     ]
 
 
