@@ -363,12 +363,11 @@ def _refresh(t: Transition, cur: Record, rec: Record, at: datetime, reason: str)
 
 
 def _blocking_suppressions(view: UserView, rec: Record) -> list[Suppression]:
+    found = [s for s in view.suppressions.values() if s.attribute == rec.attribute and s.covers(rec.scope)]
+    if not found:  # the common case: no hash to work out
+        return found
     vh = value_hash(rec.tenant, rec.user, rec.attribute, rec.normalized_value)
-    return [
-        s
-        for s in view.suppressions.values()
-        if s.attribute == rec.attribute and s.covers(rec.scope) and s.value_hash in (None, vh)
-    ]
+    return [s for s in found if s.value_hash in (None, vh)]
 
 
 def _suppression(
