@@ -4,16 +4,15 @@
 -- flat run of arguments (state/apply_args.py writes them; nothing here decodes JSON to read them):
 --   op, at, at_ms, erase ("1"/"0"), ledger
 --   #puts, each: id, record JSON, slot, scope, live ("1"/"0"), from_slot, from_scope, row JSON
---     (from_slot "" = not moved; row "" = not in the read model), and for a row: its index entry
---     JSON, unit ("" = multi-valued), static value, #word keys, word keys, #main topics, topics,
---     #related topics, topics
+--     (from_slot "" = not moved; row "" = not in the read model), and for a row its index entry
 --   #created, (slot, id) pairs ; #sup, (key, JSON, read "1"/"0") triples ; #unsup, keys
 --   #alias, (alias, target) pairs ; #deps, each: key, #ids, ids ; #log, log entry JSONs
 -- read: selection reads the suppression (not a value corrected or retracted away, which its
 -- record's status keeps out): kept again in <prefix>:rsup, so a lookup never reads the others.
 -- A put with from_slot moves the record: it leaves that slot's live list, history and read model.
--- A row's index entry ([unit or false, static value, [word keys], [main topics], [related topics]],
--- state/read_index.py) is stored as sent: an unchanged entry is recognised by its text.
+-- A row's index entry (JSON [unit or false, static value, [word keys], [main topics], [related
+-- topics]], state/read_index.py) is stored as sent: an unchanged entry is recognised by its text,
+-- and only a changed one is decoded.
 -- Returns {applied, 0, version}; {-1, 0, version} when the version check fails; {-2, 0, version}
 -- when one of the ops was applied before (the caller's view was stale).
 local P = ARGV[1]
@@ -101,12 +100,14 @@ local function unindex(scope, id, raw)
   redis.call('HDEL', P .. ':ix:' .. scope, id)
 end
 
-local function index(scope, id, encoded, unit, static, words, main, related)
+local function index(scope, id, encoded)
   local stored = redis.call('HGET', P .. ':ix:' .. scope, id)
   if stored == encoded then return end
   if stored then unindex(scope, id, stored) end
-  for _, key in ipairs(index_keys(scope, words, main, related)) do redis.call('ZADD', key, static, id) end
-  if unit ~= '' then
+  local entry = cjson.decode(encoded)
+  local unit = entry[1]
+  for _, key in ipairs(index_keys(scope, entry[3], entry[4], entry[5])) do redis.call('ZADD', key, entry[2], id) end
+  if unit then
     local units_key = P .. ':ixu:' .. scope
     local ids = cjson.decode(redis.call('HGET', units_key, unit) or '[]')
     ids[#ids + 1] = id
@@ -173,13 +174,9 @@ for _ = 1, n_ops do
     end
     set_live(slot, id, live)
     if row ~= '' then
-      local encoded, unit, static = take(), take(), take()
-      local words = take_list()
-      local main = take_list()
-      local related = take_list()
       redis.call('HSET', P .. ':act:' .. scope, id, row)
       scopes_read[scope] = true
-      index(scope, id, encoded, unit, static, words, main, related)
+      index(scope, id, take())
     else
       redis.call('HDEL', P .. ':act:' .. scope, id)
       unindex(scope, id)

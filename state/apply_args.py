@@ -44,10 +44,7 @@ def transition_args(t: Transition, out: list[Any]) -> None:
             out.append("")
             continue
         row = compact(rec)
-        entry = index_entry(rec, row)
-        unit, static, words, main, related = entry
-        out += (orjson.dumps(row), orjson.dumps(entry), unit or "", static, len(words), *words)
-        out += (len(main), *main, len(related), *related)
+        out += (orjson.dumps(row), orjson.dumps(index_entry(rec, row)))
     out.append(len(t.created))
     for rid in t.created:
         out += (t.puts[rid].slot, rid)
