@@ -76,7 +76,8 @@ def _record(tenant: str, user: str, i: int, rng: random.Random) -> dict[str, Any
     }
 
 
-def _apply_throughput(engine: Any, n_ops: int, batch: int, users: int) -> tuple[float, float]:
+def apply_bench_ops(n_ops: int, users: int) -> list[OpIn]:
+    """The apply line's ops: six attributes, four values, two authorities, over `users` users."""
     rng = random.Random(7)
     attrs = [
         "preference.response.detail",
@@ -105,6 +106,11 @@ def _apply_throughput(engine: Any, n_ops: int, batch: int, users: int) -> tuple[
                 },
             )
         )
+    return ops
+
+
+def _apply_throughput(engine: Any, n_ops: int, batch: int, users: int) -> tuple[float, float]:
+    ops = apply_bench_ops(n_ops, users)
     t = time.perf_counter()
     cpu = time.process_time()
     for s in range(0, n_ops, batch):
