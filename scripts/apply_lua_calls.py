@@ -1,0 +1,61 @@
+"""How many Redis commands apply.lua runs per applied op, by command, on the apply bench's ops.
+
+The engine's apply script is wrapped (in this process only) so that each `redis.call` is counted;
+the counts are added up in a hash of the namespace and printed per op. Each server call costs the
+script about 1–2.5 µs on this machine, so the count is most of its time (docs/BENCHMARKS.md,
+"Apply"). Usage:
+
+    python scripts/apply_lua_calls.py REDIS_URL [OPS]
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from slotstream.bench import apply_bench_ops
+from slotstream.state import engine as engine_module
+from slotstream.state.client import connect
+from slotstream.state.engine import Engine
+
+BATCH, USERS = 500, 1000
+
+# the script's body runs with a `redis` whose `call` counts, then the counts go to `KEYS[1]`'s
+# namespace marker hash (the script's one declared key stays its only one)
+COUNTING = """
+local real_call, counts = redis.call, {}
+local function counting_call(command, ...)
+  counts[command] = (counts[command] or 0) + 1
+  return real_call(command, ...)
+end
+local function body()
+  local redis = {call = counting_call, sha1hex = redis.sha1hex}
+%s
+end
+local reply = body()
+for command, n in pairs(counts) do real_call('HINCRBY', KEYS[1] .. ':calls', command, n) end
+return reply
+"""
+
+
+def main(url: str, n_ops: int) -> None:
+    original = engine_module._script
+    engine_module._script = lambda name: COUNTING % original(name) if name == "apply.lua" else original(name)
+    client = connect(url)
+    engine = Engine(client, namespace=f"calls{time.time_ns()}")
+    ops = apply_bench_ops(n_ops, USERS)
+    for first in range(0, n_ops, BATCH):
+        engine.apply_many(ops[first : first + BATCH])
+    counts: dict[str, int] = {}
+    for key in client.scan_iter(match=f"{engine.keys.namespace}:*:calls"):
+        for command, n in client.hgetall(key).items():
+            counts[command.decode()] = counts.get(command.decode(), 0) + int(n)
+    print(f"{sum(counts.values()) / n_ops:.1f} server calls per op in apply.lua")
+    for command, n in sorted(counts.items(), key=lambda item: -item[1]):
+        print(f"  {command:8} {n / n_ops:.2f}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) not in (2, 3):
+        sys.exit("usage: apply_lua_calls.py REDIS_URL [OPS]")
+    main(sys.argv[1], int(sys.argv[2]) if len(sys.argv) == 3 else 20_000)

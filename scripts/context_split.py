@@ -1,0 +1,91 @@
+"""Where one context lookup's time goes: the script on the server, the round trip, and decoding and
+selection in Python, for a user with SIZE active records (those of `slotstream bench engine`).
+
+    python scripts/context_split.py REDIS_URL SIZE [READ_WHOLE_UP_TO]
+
+Each figure is the best of seven runs of a few hundred calls (µs per call); the script's own time
+is the server's `INFO commandstats` over 300 calls. docs/BENCHMARKS.md, "Reads", quotes it.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections.abc import Callable
+from datetime import timedelta
+
+from slotstream.bench import T0, _record
+from slotstream.memory.models import ContextRequest, OpIn
+from slotstream.memory.selection import select
+from slotstream.runtime import tune_gc
+from slotstream.state.client import connect
+from slotstream.state.engine import Engine
+from slotstream.state.read_index import WHOLE_UP_TO
+from slotstream.state.reader import ROWS, ContextRead
+
+
+def best_of(call: Callable[[], object], calls: int, runs: int = 7) -> float:
+    """µs per call, the best of `runs` runs."""
+    timings = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        for _ in range(calls):
+            call()
+        timings.append((time.perf_counter() - start) / calls * 1e6)
+    return min(timings)
+
+
+def main(url: str, size: int, whole_up_to: int) -> None:
+    tune_gc()
+    client = connect(url)
+    engine = Engine(client, namespace=f"split{time.time_ns()}", read_whole_up_to=whole_up_to)
+    rng = random.Random(11)
+    user = f"size{size}"
+    records = [OpIn(at=T0, op_id=f"{user}:{i}", record=_record("bench", user, i, rng)) for i in range(size)]
+    for first in range(0, size, 1000):
+        engine.apply_many(records[first : first + 1000])
+    request = ContextRequest(
+        tenant="bench",
+        user=user,
+        session="s1",
+        project="p1",
+        text="what did we decide about the api latency budget",
+        max_items=8,
+        max_chars=2000,
+    )
+    at = T0 + timedelta(days=1)
+
+    def new_read() -> ContextRead:
+        return ContextRead(engine.keys, request, at, None, None, whole_up_to)
+
+    read = new_read()
+    reply = engine._context([read.meta], read.args())
+    client.config_resetstat()
+    for _ in range(300):
+        engine._context([read.meta], read.args())
+    script = client.info("commandstats")["cmdstat_evalsha"]["usec_per_call"]
+    rows = sum(len(ROWS.decode(joined)) for joined in reply[6:])
+    mode = "whole" if reply[2] in (b"whole", "whole") else "indexed"
+    print(f"{size} active records, {rows} rows returned ({mode})")
+    round_trip = best_of(lambda: engine._context([read.meta], read.args()), 300)
+    decoding = best_of(lambda: [ROWS.decode(joined) for joined in reply[6:]], 300)
+    print(f"  the script on the server:       {script:7.0f} us")
+    print(f"  round trip with the script:     {round_trip:7.0f} us")
+    print(f"  decoding the rows:              {decoding:7.0f} us")
+
+    def decode_and_select() -> object:
+        candidates = [c for joined in reply[6:] for c in ROWS.decode(joined)]
+        return select(request, candidates, read.when, [])
+
+    print(f"  decoding and selecting:         {best_of(decode_and_select, 300):7.0f} us")
+    print(f"  the reply to the answer:        {best_of(lambda: new_read().from_reply(reply), 300):7.0f} us")
+    print(f"  the whole lookup:               {best_of(lambda: engine.context(request, at), 300):7.0f} us")
+    client.set("split:probe", "x" * 200)
+    print(f"  a plain GET, for scale:         {best_of(lambda: client.get('split:probe'), 300):7.0f} us")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) not in (3, 4):
+        sys.exit("usage: context_split.py REDIS_URL SIZE [READ_WHOLE_UP_TO]")
+    main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) == 4 else WHOLE_UP_TO)

@@ -1,0 +1,65 @@
+"""The measuring scripts docs/BENCHMARKS.md quotes run against a real Redis and print what the docs
+say they print (they are not part of the package, so nothing else runs them)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+pytestmark = pytest.mark.integration
+
+SCRIPTS = Path(__file__).resolve().parents[3] / "scripts"
+
+
+@pytest.fixture
+def script_keys_dropped(redis_client: redis.Redis) -> Iterator[None]:
+    """The scripts write to namespaces of their own: dropped afterwards."""
+    yield
+    for pattern in ("instructions*", "calls*", "split*"):
+        for key in redis_client.scan_iter(match=pattern, count=1000):
+            redis_client.delete(key)
+
+
+def run(*args: str) -> str:
+    done = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def test_apply_lua_calls_counts_the_scripts_server_calls(
+    redis_url: str, redis_client: redis.Redis, script_keys_dropped: None
+) -> None:
+    out = run(str(SCRIPTS / "apply_lua_calls.py"), redis_url, "600")
+    total = re.search(r"([\d.]+) server calls per op in apply\.lua", out)
+    assert total is not None, out
+    per_command = {m[1]: float(m[2]) for m in re.finditer(r"^  (\w+)\s+([\d.]+)$", out, re.M)}
+    # every op writes its record and its ledger entry: at least one HSET each
+    assert per_command["HSET"] >= 1.0
+    assert float(total[1]) == pytest.approx(sum(per_command.values()), abs=0.1)
+
+
+def test_apply_instructions_applies_only_when_asked(
+    redis_url: str, redis_client: redis.Redis, script_keys_dropped: None
+) -> None:
+    run(str(SCRIPTS / "apply_instructions.py"), redis_url, "build")
+    assert not list(redis_client.scan_iter(match="instructions*:meta", count=1000))
+    run(str(SCRIPTS / "apply_instructions.py"), redis_url, "apply")
+    assert len(list(redis_client.scan_iter(match="instructions*:meta", count=1000))) == 200  # one per user
+
+
+def test_context_split_prints_each_part(redis_url: str, redis_client: redis.Redis, script_keys_dropped: None) -> None:
+    out = run(str(SCRIPTS / "context_split.py"), redis_url, "10")
+    assert "10 active records, 10 rows returned (whole)" in out
+    for part in (
+        "the script on the server",
+        "round trip with the script",
+        "the whole lookup",
+        "a plain GET, for scale",
+    ):
+        assert re.search(rf"{part}:\s+\d+ us", out), out
