@@ -15,8 +15,7 @@ import time
 from collections.abc import Callable
 from datetime import timedelta
 
-from slotstream.bench import T0, _record
-from slotstream.memory.models import ContextRequest, OpIn
+from slotstream.bench import T0, read_bench_user
 from slotstream.memory.selection import select
 from slotstream.runtime import tune_gc
 from slotstream.state.client import connect
@@ -40,20 +39,7 @@ def main(url: str, size: int, whole_up_to: int) -> None:
     tune_gc()
     client = connect(url)
     engine = Engine(client, namespace=f"split{time.time_ns()}", read_whole_up_to=whole_up_to)
-    rng = random.Random(11)
-    user = f"size{size}"
-    records = [OpIn(at=T0, op_id=f"{user}:{i}", record=_record("bench", user, i, rng)) for i in range(size)]
-    for first in range(0, size, 1000):
-        engine.apply_many(records[first : first + 1000])
-    request = ContextRequest(
-        tenant="bench",
-        user=user,
-        session="s1",
-        project="p1",
-        text="what did we decide about the api latency budget",
-        max_items=8,
-        max_chars=2000,
-    )
+    request = read_bench_user(engine, size, random.Random(11))
     at = T0 + timedelta(days=1)
 
     def new_read() -> ContextRead:

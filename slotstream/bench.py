@@ -76,6 +76,24 @@ def _record(tenant: str, user: str, i: int, rng: random.Random) -> dict[str, Any
     }
 
 
+def read_bench_user(engine: Any, size: int, rng: random.Random) -> ContextRequest:
+    """The read rows' user: `size` active records applied (user "size<size>"), and the request
+    asked for them (a day after they were written)."""
+    user = f"size{size}"
+    recs = [OpIn(at=T0, op_id=f"{user}:{i}", record=_record("bench", user, i, rng)) for i in range(size)]
+    for first in range(0, size, 1000):
+        engine.apply_many(recs[first : first + 1000])
+    return ContextRequest(
+        tenant="bench",
+        user=user,
+        session="s1",
+        project="p1",
+        text="what did we decide about the api latency budget",
+        max_items=8,
+        max_chars=2000,
+    )
+
+
 def apply_bench_ops(n_ops: int, users: int) -> list[OpIn]:
     """The apply line's ops: six attributes, four values, two authorities, over `users` users."""
     rng = random.Random(7)
@@ -165,19 +183,7 @@ def run_engine_bench(
             whole_engine = Engine(client, namespace=ns, read_whole_up_to=1 << 62)
             rng = random.Random(11)
             for size in sizes:
-                user = f"size{size}"
-                recs = [OpIn(at=T0, op_id=f"{user}:{i}", record=_record("bench", user, i, rng)) for i in range(size)]
-                for s in range(0, size, 1000):
-                    engine.apply_many(recs[s : s + 1000])
-                req = ContextRequest(
-                    tenant="bench",
-                    user=user,
-                    session="s1",
-                    project="p1",
-                    text="what did we decide about the api latency budget",
-                    max_items=8,
-                    max_chars=2000,
-                )
+                req = read_bench_user(engine, size, rng)
                 at = T0 + timedelta(days=1)
                 n = min(requests, 300) if size >= 10000 else requests
                 before = engine.read_stats.as_dict()
