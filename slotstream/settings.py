@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import Field, SecretStr, ValidationError
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from .errors import SettingsError
+from .state.client import cluster_nodes, is_cluster_url
 from .streams.topics import TopicSpec, topic_names, topic_specs
 
 PREFIX = "SLOTSTREAM_"
@@ -126,6 +127,16 @@ class Settings(BaseSettings):
     llm_model: str | None = Field(None, description="SLOTSTREAM_LLM_MODEL: required with SLOTSTREAM_LLM_URL")
     llm_timeout: float = Field(10.0, gt=0, description="SLOTSTREAM_LLM_TIMEOUT: seconds per model request")
     llm_api_key: SecretStr | None = Field(None, description="SLOTSTREAM_LLM_API_KEY: the model service's key")
+
+    @field_validator("redis_url")
+    @classmethod
+    def _redis_url_parses(cls, url: str | None) -> str | None:
+        """A cluster URL is checked node by node when the settings are read: a malformed one would
+        otherwise leave the client waiting for nodes it cannot reach. (A single server's URL is
+        parsed by redis-py when the client is built.)"""
+        if url is not None and is_cluster_url(url):
+            cluster_nodes(url)
+        return url
 
     @property
     def group(self) -> str:

@@ -32,28 +32,62 @@ def is_cluster_url(url: str) -> bool:
 
 def cluster_nodes(url: str) -> tuple[list[tuple[str, int]], dict[str, Any]]:
     """The startup nodes of a `redis+cluster://` URL and the connection options it carries
-    (user, password, TLS). A path other than "/" or "/0" is refused: a cluster has database 0 only."""
+    (user, password, TLS). ValueError for a URL that names no node, an empty node, a port that is
+    not one, a database other than 0 (a cluster has database 0 only) or query options (none is
+    read): refused at once, rather than a client that waits for nodes that cannot be. The message
+    never repeats the URL's text."""
     scheme, _, rest = url.partition("://")
     if scheme.lower() not in CLUSTER_SCHEMES:
         raise ValueError(f"not a Redis Cluster URL (want redis+cluster://host:port[,host:port]): {scheme}://")
-    parts = urlsplit(f"redis://{rest}")
+    try:
+        parts = urlsplit(f"redis://{rest}")
+    except ValueError as err:  # e.g. an unclosed "[" of an IPv6 address
+        raise ValueError(f"a Redis Cluster URL that does not parse: {err}") from None
     if parts.path not in ("", "/", "/0"):
         raise ValueError("a Redis Cluster URL names no database other than 0")
+    if parts.query or parts.fragment:
+        raise ValueError("a Redis Cluster URL takes no query options (?...) or fragment (#...)")
     hosts = parts.netloc.rpartition("@")[2]
-    nodes: list[tuple[str, int]] = []
-    for item in hosts.split(","):
-        host, _, port = item.strip().rpartition(":")
-        if not host:
-            host, port = port, "6379"
-        nodes.append((host.strip("[]"), int(port or 6379)))
+    if not hosts.strip():
+        raise ValueError("a Redis Cluster URL names at least one node: redis+cluster://host:port[,host:port]")
+    nodes = [_node(item, position) for position, item in enumerate(hosts.split(","), start=1)]
+    return nodes, _options(parts.username, parts.password, scheme)
+
+
+def _node(item: str, position: int) -> tuple[str, int]:
+    """One `host:port` (or `host`, port 6379; `[v6 address]:port`) of a cluster URL's node list.
+    Errors name the node's place in the list, not its text (a misplaced password would be in it)."""
+    entry = item.strip()
+    where = f"a Redis Cluster URL's node {position}"
+    if not entry:
+        raise ValueError(f"{where} is empty (',,' or a ',' at an end)")
+    if entry.startswith("[") and "]" in entry:  # an IPv6 address holds colons of its own
+        host, _, port = entry[1:].partition("]")
+        if port and not port.startswith(":"):
+            raise ValueError(f"{where}: an IPv6 address in brackets is followed by :port or nothing")
+        port = port[1:]
+    else:
+        host, _, port = entry.partition(":")
+        if ":" in port:
+            raise ValueError(f"{where} holds more than one ':' (an IPv6 address goes in brackets)")
+    if not host:
+        raise ValueError(f"{where} needs a host")
+    if not port:
+        return host, 6379
+    if not port.isdigit() or not 1 <= int(port) <= 65535:
+        raise ValueError(f"{where} needs a port from 1 to 65535")
+    return host, int(port)
+
+
+def _options(username: str | None, password: str | None, scheme: str) -> dict[str, Any]:
     options: dict[str, Any] = {}
-    if parts.username:
-        options["username"] = unquote(parts.username)
-    if parts.password:
-        options["password"] = unquote(parts.password)
+    if username:
+        options["username"] = unquote(username)
+    if password:
+        options["password"] = unquote(password)
     if CLUSTER_SCHEMES[scheme.lower()]:
         options["ssl"] = True
-    return nodes, options
+    return options
 
 
 class _ClusterPipeline(ClusterPipeline):
