@@ -72,11 +72,11 @@ end
 --   ixt:S:<word key>, ixp:S:<topic>, ixq:S:<topic>: zsets by static value of the rows holding the
 --   word, of the attributes mainly about the topic and of those related to it
 --   ixa:S hash id -> unit (single-valued attributes only)   ixu:S hash unit -> JSON list of ids
-local function index_keys(scope, words, main, related)
+local function index_keys(scope, entry)
   local keys = {}
-  for _, word in ipairs(words) do keys[#keys + 1] = P .. ':ixt:' .. scope .. ':' .. word end
-  for _, topic in ipairs(main) do keys[#keys + 1] = P .. ':ixp:' .. scope .. ':' .. topic end
-  for _, topic in ipairs(related) do keys[#keys + 1] = P .. ':ixq:' .. scope .. ':' .. topic end
+  for _, word in ipairs(entry[3]) do keys[#keys + 1] = P .. ':ixt:' .. scope .. ':' .. word end
+  for _, topic in ipairs(entry[4]) do keys[#keys + 1] = P .. ':ixp:' .. scope .. ':' .. topic end
+  for _, topic in ipairs(entry[5]) do keys[#keys + 1] = P .. ':ixq:' .. scope .. ':' .. topic end
   keys[#keys + 1] = P .. ':ixs:' .. scope
   return keys
 end
@@ -86,7 +86,7 @@ local function unindex(scope, id, raw)
   raw = raw or redis.call('HGET', P .. ':ix:' .. scope, id)
   if not raw then return end
   local entry = cjson.decode(raw)
-  for _, key in ipairs(index_keys(scope, entry[3], entry[4], entry[5])) do redis.call('ZREM', key, id) end
+  for _, key in ipairs(index_keys(scope, entry)) do redis.call('ZREM', key, id) end
   if entry[1] then
     local units_key = P .. ':ixu:' .. scope
     local kept = {}
@@ -106,7 +106,7 @@ local function index(scope, id, encoded)
   if stored then unindex(scope, id, stored) end
   local entry = cjson.decode(encoded)
   local unit = entry[1]
-  for _, key in ipairs(index_keys(scope, entry[3], entry[4], entry[5])) do redis.call('ZADD', key, entry[2], id) end
+  for _, key in ipairs(index_keys(scope, entry)) do redis.call('ZADD', key, entry[2], id) end
   if unit then
     local units_key = P .. ':ixu:' .. scope
     local ids = cjson.decode(redis.call('HGET', units_key, unit) or '[]')
@@ -124,8 +124,7 @@ local function erase_user()
     keys[#keys + 1] = P .. ':act:' .. scope
     local seen = {}
     for _, raw in ipairs(redis.call('HVALS', P .. ':ix:' .. scope)) do
-      local entry = cjson.decode(raw)
-      for _, key in ipairs(index_keys(scope, entry[3], entry[4], entry[5])) do
+      for _, key in ipairs(index_keys(scope, cjson.decode(raw))) do
         if not seen[key] then seen[key] = true; keys[#keys + 1] = key end
       end
     end
