@@ -1,7 +1,7 @@
 """apply.lua on a real Redis, where its argument layout (state/apply_args.py) meets limits a small
 batch never reaches: a user's batch of more ops than Lua can spread onto its stack at once, the
-change log's cap, and read-index entries written by the earlier script (JSON-in-JSON, whose empty
-lists were encoded as `{}`)."""
+change log's cap, and read-index entries written by the earlier script (encoded by the server's
+cjson, which wrote an empty list as `{}`; entries are now stored as the engine sends them)."""
 
 from __future__ import annotations
 
