@@ -574,7 +574,7 @@ def _one_per_slot(req: ContextRequest, usable: list[Candidate], excluded: list[E
     return keep
 
 
-SORTED_UP_TO = 400
+SORTED_UP_TO = 400  # rows: up to here a sort picks the best faster than heapq (docs/BENCHMARKS.md, Reads)
 
 
 def _ranked(req: ContextRequest, keep: list[Candidate], weights: dict[str, float]) -> list[tuple[float, Candidate]]:
@@ -605,11 +605,10 @@ def _ranked(req: ContextRequest, keep: list[Candidate], weights: dict[str, float
     # only the best few can fit the item budget (the char budget may skip a long one: spares); a
     # sort finds them faster than heapq's selection (Python code) up to a few hundred rows
     spares = 4 * req.max_items
-    if req.explain:
+    if req.explain or len(order) <= SORTED_UP_TO:
         order.sort()
-    elif len(order) <= SORTED_UP_TO:
-        order.sort()
-        del order[spares:]
+        if not req.explain:  # explain lists every row's fate
+            del order[spares:]
     else:
         order = heapq.nsmallest(spares, order)
     return [(-negated, keep[position]) for negated, _, position in order]
