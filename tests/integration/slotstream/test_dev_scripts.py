@@ -21,7 +21,7 @@ SCRIPTS = Path(__file__).resolve().parents[3] / "scripts"
 def script_keys_dropped(redis_client: redis.Redis) -> Iterator[None]:
     """The scripts write to namespaces of their own: dropped afterwards."""
     yield
-    for pattern in ("instructions*", "calls*", "split*"):
+    for pattern in ("instructions*", "workerinstructions*", "calls*", "split*"):
         for key in redis_client.scan_iter(match=pattern, count=1000):
             redis_client.delete(key)
 
@@ -63,3 +63,13 @@ def test_context_split_prints_each_part(redis_url: str, redis_client: redis.Redi
         "a plain GET, for scale",
     ):
         assert re.search(rf"{part}:\s+\d+ us", out), out
+
+
+def test_worker_instructions_runs_each_handler_only_when_asked(
+    redis_url: str, redis_client: redis.Redis, script_keys_dropped: None
+) -> None:
+    run(str(SCRIPTS / "worker_instructions.py"), redis_url, "extract", "chat80")
+    assert not list(redis_client.scan_iter(match="workerinstructions*", count=1000))  # extraction alone writes nothing
+    # every op the extractor yields is applied (the script asserts no dead letter)
+    run(str(SCRIPTS / "worker_instructions.py"), redis_url, "apply", "chat80")
+    assert list(redis_client.scan_iter(match="workerinstructions*:meta", count=1000))
