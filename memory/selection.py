@@ -589,14 +589,10 @@ def _ranked(req: ContextRequest, keep: list[Candidate], weights: dict[str, float
                 if padded in c.tokens:
                     relevance[position] += weight
     request_topics = topics_of(req.text) if req.text else frozenset()
-    if request_topics:  # topic_relevance, unrolled: it is asked for every row
+    if request_topics:
         for position, c in enumerate(keep):
             if relevance[position] < TOPIC_RELEVANCE:
-                main, related = topics_for(c.attribute)
-                if not main.isdisjoint(request_topics):
-                    relevance[position] = TOPIC_RELEVANCE
-                elif relevance[position] < TOPIC_RELEVANCE / 2 and not related.isdisjoint(request_topics):
-                    relevance[position] = TOPIC_RELEVANCE / 2
+                relevance[position] = max(relevance[position], topic_relevance(c.attribute, request_topics))
     # (-value, id, position): tuples order by value, then id; the position finds the candidate
     order = [
         (-(RELEVANCE_WEIGHT * rel + (c.base if c.base >= 0 else static_value(c))), c.id, position)
