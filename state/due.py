@@ -52,13 +52,20 @@ class DueIndex:
         entry, the sweep op's time) for sweep ops that changed nothing. One round trip."""
         if not changes and not handled:
             return
+        # a batch changes many entries: per partition one ZADD and one ZREM, each entry ending as
+        # its last change in the batch says (the order of the batch's changes of one entry matters)
+        final: dict[int, dict[str, int | None]] = {}
+        for partition, entry, due_ms in changes:
+            final.setdefault(partition, {})[entry.member] = due_ms
 
         def build(pipe: Any) -> None:
-            for partition, entry, due_ms in changes:
-                if due_ms is None:
-                    pipe.zrem(self.keys.due(partition), entry.member)
-                else:
-                    pipe.zadd(self.keys.due(partition), {entry.member: due_ms})
+            for partition, members in final.items():
+                due = {member: due_ms for member, due_ms in members.items() if due_ms is not None}
+                gone = [member for member, due_ms in members.items() if due_ms is None]
+                if due:
+                    pipe.zadd(self.keys.due(partition), due)
+                if gone:
+                    pipe.zrem(self.keys.due(partition), *gone)
             for partition, entry, at_ms in handled:
                 self._zrem_if_due(keys=[self.keys.due(partition)], args=[entry.member, at_ms], client=pipe)
 
