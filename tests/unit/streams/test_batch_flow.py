@@ -1,0 +1,105 @@
+"""The way of a batch through `BatchFlow`, with processors that only log what they are asked to do
+(the Kafka runtimes and the real processors are in tests/integration/pipeline)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Mapping, Sequence
+
+from slotstream.streams.batches import AppConfig, BatchFlow, Delivered, Headers
+from slotstream.streams.messages import BatchOutput, Compacted, Keyed, RawMessage
+from slotstream.streams.topics import OPS, TURNS
+
+APPLY_SECONDS = 0.05
+
+
+class _Logged:
+    def __init__(self, name: str, topic: str, log: list[str], lock: threading.Lock) -> None:
+        self.processor, self.source_topic = name, topic
+        self.log, self.lock = log, lock
+
+    def note(self, what: str) -> None:
+        with self.lock:
+            self.log.append(what)
+
+    def record(self, batch: list[RawMessage], out: BatchOutput) -> None:
+        self.note(f"{self.processor} record {batch[0].offset}")
+
+    def positions(self, partitions: list[int]) -> Mapping[int, int]:
+        return dict.fromkeys(partitions, 0)
+
+    def check(self) -> None:
+        return None
+
+    def stop(self) -> None:
+        return None
+
+
+class _Extraction(_Logged):
+    def process(self, batch: list[RawMessage]) -> BatchOutput:
+        self.note(f"extract {batch[0].offset}")
+        out = BatchOutput()
+        out.ops = [(b"t/u", msg.value or b"") for msg in batch]
+        return out
+
+
+class _Reconciliation(_Logged):
+    def process(self, batch: list[RawMessage]) -> BatchOutput:
+        self.note(f"reconcile {batch[0].offset}")
+        return BatchOutput()
+
+    def apply_produced(self, produced: list[RawMessage]) -> tuple[list[RawMessage], BatchOutput]:
+        self.note(f"fused apply of {produced[0].value!r} begins")
+        time.sleep(APPLY_SECONDS)  # the engine's writes
+        self.note(f"fused apply of {produced[0].value!r} ends")
+        return produced, BatchOutput()
+
+    def record_produced(self, applied: list[RawMessage], out: BatchOutput) -> None:
+        self.note(f"fused record {applied[0].offset}")
+
+
+def _flow(log: list[str]) -> BatchFlow:
+    lock = threading.Lock()
+    config = AppConfig(group="g", bootstrap="unused:9092", topics={TURNS: "x.turns", OPS: "x.ops"}, partitions=1)
+    processors = {
+        TURNS: _Extraction("extraction", "x.turns", log, lock),
+        OPS: _Reconciliation("reconciliation", "x.ops", log, lock),
+    }
+    offsets = {"next": 0}
+
+    async def send_once(role: str, items: Sequence[Keyed | Compacted], headers: Headers) -> list[Delivered]:
+        first = offsets["next"]
+        offsets["next"] += len(items)
+        return [Delivered(0, first + k, None) for k in range(len(items))]
+
+    return BatchFlow(config, processors, send_once, lambda: frozenset({0}))
+
+
+def test_a_turns_batch_is_taken_only_once_the_last_ones_fused_apply_is_over() -> None:
+    """Run beside the next turns batch, a fused apply shares the GIL with its extraction and both
+    take longer: the turns loop hands a batch on only once its fused apply finished."""
+    log: list[str] = []
+    flow = _flow(log)
+
+    async def two_batches() -> None:
+        for offset in (0, 1):
+            batch = [RawMessage("x.turns", 0, offset, b"t/u", f"turn {offset}".encode())]
+            await flow.handle(flow.processors[TURNS], batch)
+        await flow.settled()
+
+    try:
+        asyncio.run(two_batches())
+    finally:
+        flow.shutdown()
+    assert sorted(log) == sorted(
+        [f"extract {n}" for n in (0, 1)]
+        + [f"extraction record {n}" for n in (0, 1)]
+        + [f"fused apply of b'turn {n}' {edge}" for n in (0, 1) for edge in ("begins", "ends")]
+        + [f"fused record {n}" for n in (0, 1)]
+    ), log
+    # the batch's position and its fused apply go on beside each other; the next batch waits
+    assert log.index("extract 1") > log.index("fused apply of b'turn 0' ends"), log
+    assert log.index("extract 1") > log.index("fused record 0"), log
+    assert log.index("extract 1") > log.index("extraction record 0"), log
