@@ -61,6 +61,11 @@ class SlotstreamProducer:
 
     def _send_many(self, role: str, items: list[tuple[str, str, dict[str, Any]]]) -> list[FutureRecordMetadata]:
         """(tenant, user, value) items to one topic; the users' keys are asked for in one round trip."""
+        return self.send_prepared(role, self.prepare(items))
+
+    def prepare(self, items: list[tuple[str, str, dict[str, Any]]]) -> list[tuple[bytes, bytes]]:
+        """(tenant, user, value) items as the (key, payload) records `send_prepared` sends: scrubbed
+        and sealed (a user's first payload sends its key's durable copy now)."""
         keyed = [(tenant, user, user_key(tenant, user), value) for tenant, user, value in items]
         payloads = [orjson.dumps(scrub(value), default=_json_default) for _, _, _, value in keyed]
         sealable = [
@@ -79,10 +84,16 @@ class SlotstreamProducer:
                 self._key_records = [f for f in self._key_records if not f.is_done or f.failed()]
             for i, payload in zip(sealable, sealed, strict=True):
                 payloads[i] = payload
+        return [(key, payload) for (_, _, key, _), payload in zip(keyed, payloads, strict=True)]
+
+    def prepare_turns(self, turns: Sequence[tuple[datetime | str, dict[str, Any]]]) -> list[tuple[bytes, bytes]]:
+        """Turns as records for `send_prepared(TURNS, ...)`: a load generator prepares them before
+        it starts, so that its own work does not take the machine from what it measures."""
+        return self.prepare([(turn["tenant"], turn["user"], {**turn, "at": at}) for at, turn in turns])
+
+    def send_prepared(self, role: str, records: list[tuple[bytes, bytes]]) -> list[FutureRecordMetadata]:
         topic = self.topics[role]
-        return [
-            self._p.send(topic, key=key, value=payload) for (_, _, key, _), payload in zip(keyed, payloads, strict=True)
-        ]
+        return [self._p.send(topic, key=key, value=payload) for key, payload in records]
 
     def send_turn(self, at: datetime | str, turn: dict[str, Any]) -> FutureRecordMetadata:
         return self._send(TURNS, turn["tenant"], turn["user"], {**turn, "at": at})
