@@ -226,36 +226,37 @@ class BatchFlow:
             await self._handle(processor, batch)
 
     async def _handle(self, processor: BatchProcessor, batch: list[RawMessage]) -> None:
+        fusing = self.fusing
+        if processor is self.turns and fusing is not None and not fusing.done() and len(batch) < self.config.batch_size:
+            # Less than a full batch: the worker keeps up, and this batch waits for the last one's
+            # fused apply. Run beside it, the two share one GIL and each takes longer, so the last
+            # batch's turns reach Redis later. (A full batch means a backlog: it runs beside the
+            # fused apply, whose waits for Redis it fills.)
+            await asyncio.wait([fusing])
         out: BatchOutput = await self.on_thread(processor, processor.process, batch)
-        fusing = None
         if processor is self.turns and self.fuse_into is not None and out.ops:
-            fusing = await self.deliver_and_fuse(processor.processor, out)
+            await self.deliver_and_fuse(processor.processor, out)
         else:
             await self.deliver(processor.processor, out)
         await self.on_thread(processor, processor.record, batch, out)
-        if fusing is not None:
-            # The next turns batch waits for this one's fused apply. Run beside it, the two shared
-            # one GIL: each took longer, and a turn's ops waited for the batch after it as well.
-            await asyncio.wait([fusing])
 
-    async def deliver_and_fuse(self, what: str, out: BatchOutput) -> asyncio.Task[None] | None:
+    async def deliver_and_fuse(self, what: str, out: BatchOutput) -> None:
         """A turns batch's records delivered, then its ops applied at once where they are next in
-        line; the fused apply, or None when it did not start (the batch's position does not wait
-        for it: its ops are on the ops topic, where the ops consumer finds them if the fused apply
-        never happens). Reconciliation is held from before the ops go out: the ops consumer, which
-        may fetch them at once, waits for the fused apply instead of applying them itself."""
+        line (the batch's position does not wait for it: its ops are on the ops topic, where the
+        ops consumer finds them if the fused apply never happens). Reconciliation is held from
+        before the ops go out: the ops consumer, which may fetch them at once, waits for the fused
+        apply instead of applying them itself."""
         try:
             await asyncio.wait_for(self.reconciling.acquire(), FUSE_WAIT_SECONDS)
         except TimeoutError:
             await self.deliver(what, out)  # the ops consumer applies them
-            return None
+            return
         try:
             delivered = await self.deliver(what, out)
         except BaseException:
             self.reconciling.release()
             raise
         self.fusing = asyncio.create_task(self._fuse_then_release(what, out.ops, delivered))
-        return self.fusing
 
     async def settled(self) -> None:
         """The fused apply in flight is over (a revocation or a stop waits for it)."""

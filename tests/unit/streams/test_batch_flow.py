@@ -12,7 +12,7 @@ from slotstream.streams.batches import AppConfig, BatchFlow, Delivered, Headers
 from slotstream.streams.messages import BatchOutput, Compacted, Keyed, RawMessage
 from slotstream.streams.topics import OPS, TURNS
 
-APPLY_SECONDS = 0.05
+APPLY_SECONDS = 0.2
 
 
 class _Logged:
@@ -60,9 +60,10 @@ class _Reconciliation(_Logged):
         self.note(f"fused record {applied[0].offset}")
 
 
-def _flow(log: list[str]) -> BatchFlow:
+def _flow(log: list[str], batch_size: int) -> BatchFlow:
     lock = threading.Lock()
-    config = AppConfig(group="g", bootstrap="unused:9092", topics={TURNS: "x.turns", OPS: "x.ops"}, partitions=1)
+    topics = {TURNS: "x.turns", OPS: "x.ops"}
+    config = AppConfig(group="g", bootstrap="unused:9092", topics=topics, partitions=1, batch_size=batch_size)
     processors = {
         TURNS: _Extraction("extraction", "x.turns", log, lock),
         OPS: _Reconciliation("reconciliation", "x.ops", log, lock),
@@ -77,20 +78,18 @@ def _flow(log: list[str]) -> BatchFlow:
     return BatchFlow(config, processors, send_once, lambda: frozenset({0}))
 
 
-def test_a_turns_batch_is_taken_only_once_the_last_ones_fused_apply_is_over() -> None:
-    """Run beside the next turns batch, a fused apply shares the GIL with its extraction and both
-    take longer: the turns loop hands a batch on only once its fused apply finished."""
+def _two_batches(batch_size: int) -> list[str]:
     log: list[str] = []
-    flow = _flow(log)
+    flow = _flow(log, batch_size)
 
-    async def two_batches() -> None:
+    async def run() -> None:
         for offset in (0, 1):
             batch = [RawMessage("x.turns", 0, offset, b"t/u", f"turn {offset}".encode())]
             await flow.handle(flow.processors[TURNS], batch)
         await flow.settled()
 
     try:
-        asyncio.run(two_batches())
+        asyncio.run(run())
     finally:
         flow.shutdown()
     assert sorted(log) == sorted(
@@ -99,7 +98,22 @@ def test_a_turns_batch_is_taken_only_once_the_last_ones_fused_apply_is_over() ->
         + [f"fused apply of b'turn {n}' {edge}" for n in (0, 1) for edge in ("begins", "ends")]
         + [f"fused record {n}" for n in (0, 1)]
     ), log
-    # the batch's position and its fused apply go on beside each other; the next batch waits
+    assert log.index("extract 1") > log.index("extraction record 0"), log
+    return log
+
+
+def test_a_turns_batch_short_of_full_waits_for_the_last_ones_fused_apply() -> None:
+    """Run beside the next turns batch, a fused apply shares the GIL with its extraction and both
+    take longer: while the worker keeps up (batches short of full), a batch waits for it."""
+    log = _two_batches(batch_size=500)
     assert log.index("extract 1") > log.index("fused apply of b'turn 0' ends"), log
     assert log.index("extract 1") > log.index("fused record 0"), log
-    assert log.index("extract 1") > log.index("extraction record 0"), log
+
+
+def test_a_full_turns_batch_runs_beside_the_last_ones_fused_apply() -> None:
+    """A full batch means a backlog: it is extracted while the last batch's ops are applied (the
+    apply waits for Redis, and the extraction fills those waits)."""
+    log = _two_batches(batch_size=1)
+    assert log.index("extract 1") < log.index("fused apply of b'turn 0' ends"), log
+    # the fused applies still take turns: the second begins once the first was recorded
+    assert log.index("fused apply of b'turn 1' begins") > log.index("fused record 0"), log
