@@ -92,6 +92,19 @@ def tokens(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+@dataclass(frozen=True, slots=True)
+class RequestTerms:
+    """What selection reads of a request's text: its words and its topics. Worked out once per
+    lookup (the read's arguments need them too)."""
+
+    query: frozenset[str]
+    topics: frozenset[str]
+
+
+def terms_of(req: ContextRequest) -> RequestTerms:
+    return RequestTerms(tokens(req.text), topics_of(req.text) if req.text else frozenset())
+
+
 class Candidate(msgspec.Struct, array_like=True, gc=False):
     """A selection-only view of a record: a read-model row (`compact`), decoded positionally.
     Enum-typed fields hold their plain string values (StrEnum members compare equal to them), so
@@ -331,6 +344,7 @@ def topics_for(attribute: str) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(spec.topics), frozenset(spec.related)
 
 
+@lru_cache(maxsize=4096)  # a call per row and request: a hit costs a fraction of working it out
 def topic_relevance(attribute: str, request_topics: frozenset[str]) -> float:
     """`TOPIC_RELEVANCE` when the record's family matters to one of the request's topics, half of
     it when it only relates to one, else 0."""
@@ -477,18 +491,21 @@ def select(
     suppressions: list[Suppression] | None = None,
     frequency: DocFrequency | None = None,
     considered: int | None = None,
+    terms: RequestTerms | None = None,
 ) -> ContextResponse:
     """Scope, eligibility (incl. suppressions), one value per single-valued attribute, rank, budget, render.
 
     `candidates` are every row in the request's scopes, or (the indexed read) the ones that can
     make the budget: then `frequency` and `considered` describe all the rows, so the weights and
-    the response are those of the whole read."""
+    the response are those of the whole read. `terms`: `terms_of(req)`, when the caller has it."""
     excluded: list[Exclusion] = []
-    query = tokens(req.text)
+    if terms is None:
+        terms = terms_of(req)
     if frequency is None:
-        frequency = doc_frequency(query, candidates)
-    usable = _eligible(req, candidates, to_ms(at) or 0, suppressions or [], excluded)
-    scored = _ranked(req, _one_per_slot(req, usable, excluded), relevance_weights(query, frequency))
+        frequency = doc_frequency(terms.query, candidates)
+    usable = _eligible(req, candidates, to_ms(at) or 0, suppressions or [], excluded, terms.topics)
+    weights = relevance_weights(terms.query, frequency)
+    scored = _ranked(req, _one_per_slot(req, usable, excluded), weights, terms.topics)
     items = _budgeted(req, scored, excluded)
     blocks: list[str] = []
     for section in _SECTION_ORDER:
@@ -513,13 +530,13 @@ def _eligible(
     at_ms: int,
     suppressions: list[Suppression],
     excluded: list[Exclusion],
+    request_topics: frozenset[str],
 ) -> list[Candidate]:
     """Scope and eligibility at the request's time, suppressions, the request's own overrides."""
     usable: list[Candidate] = []
     sup_attrs = {s.attribute for s in suppressions}
     scope_set = frozenset(req.scopes())
     allow_personal = req.allow_personal
-    request_topics: frozenset[str] | None = None
     for c in candidates:
         window = c.window
         if window is None:
@@ -533,8 +550,6 @@ def _eligible(
                 excluded.append(Exclusion(id=c.id, attribute=c.attribute, reason=reason, detail=c.note))
             continue
         if c.audience or c.sensitivity == _SPECIAL:
-            if request_topics is None:
-                request_topics = topics_of(req.text)
             reason = _withheld(c, req, request_topics)
         if reason is None and c.attribute in sup_attrs and suppressed(c, suppressions, req.tenant, req.user):
             reason = "suppressed"
@@ -577,7 +592,9 @@ def _one_per_slot(req: ContextRequest, usable: list[Candidate], excluded: list[E
 SORTED_UP_TO = 400  # rows: up to here a sort picks the best faster than heapq (docs/BENCHMARKS.md, Reads)
 
 
-def _ranked(req: ContextRequest, keep: list[Candidate], weights: dict[str, float]) -> list[tuple[float, Candidate]]:
+def _ranked(
+    req: ContextRequest, keep: list[Candidate], weights: dict[str, float], request_topics: frozenset[str]
+) -> list[tuple[float, Candidate]]:
     """Best first: weighted lexical relevance to the query plus the stored static value (never confidence)."""
     # relevance summed word by word in the weights' order (the indexed read sums in the same order);
     # a word that weighs nothing (no row holds it) adds nothing and is not looked for
@@ -588,7 +605,6 @@ def _ranked(req: ContextRequest, keep: list[Candidate], weights: dict[str, float
             for position, c in enumerate(keep):
                 if padded in c.tokens:
                     relevance[position] += weight
-    request_topics = topics_of(req.text) if req.text else frozenset()
     if request_topics:
         for position, c in enumerate(keep):
             if relevance[position] < TOPIC_RELEVANCE:

@@ -26,9 +26,8 @@ from slotstream.memory.selection import (
     prepare,
     relevance_weights,
     select,
-    tokens,
+    terms_of,
 )
-from slotstream.memory.topics import topics_of
 
 from .context_cache import STAMP_FIELDS, ContextCache
 from .deploy import parse_pointer
@@ -61,8 +60,9 @@ class ContextRead:
         self.meta = keys.meta(req.tenant, req.user)
         self.prefix = keys.prefix(req.tenant, req.user)
         self.cached = cache.candidate(self.user, self.scopes) if cache is not None else None
-        self.words = sorted(tokens(req.text))
-        self.topics = sorted(topics_of(req.text)) if req.text else []
+        self.terms = terms_of(req)
+        self.words = sorted(self.terms.query)
+        self.topics = sorted(self.terms.topics)
         # explain lists every row's fate: only a whole read has them all
         self.whole_up_to = WHOLE_ALWAYS if req.explain else whole_up_to
         self.forced = False  # reading whole after an uncertified answer (counted as that)
@@ -76,7 +76,7 @@ class ContextRead:
         if not self.cached.prepared:  # asked again unchanged: worth preparing for the next times
             prepare(c for scope_rows in self.cached.scopes.values() for c in scope_rows)
             self.cached.prepared = True
-        return select(self.req, rows, self.when, self.cached.suppressions)
+        return select(self.req, rows, self.when, self.cached.suppressions, terms=self.terms)
 
     def args(self, whole: bool = False) -> list[Any]:
         """context.lua's arguments (its one key is `self.meta`)."""
@@ -108,9 +108,11 @@ class ContextRead:
                 self.stats.count("whole_small" if total <= self.whole_up_to else "whole_unindexed", len(candidates))
             if self.cache is not None:
                 self.cache.store(self.user, (version or None, written or None), by_scope, sups)
-            return select(self.req, candidates, self.when, sups)
+            return select(self.req, candidates, self.when, sups, terms=self.terms)
         frequency, bound = self._left_out(int(total), lists)
-        answer = select(self.req, candidates, self.when, sups, frequency=frequency, considered=int(total))
+        answer = select(
+            self.req, candidates, self.when, sups, frequency=frequency, considered=int(total), terms=self.terms
+        )
         if not budget_certified(answer, self.req, bound):
             if self.stats is not None:
                 self.stats.count("uncertified", len(candidates))
