@@ -21,7 +21,7 @@ SCRIPTS = Path(__file__).resolve().parents[3] / "scripts"
 def script_keys_dropped(redis_client: redis.Redis) -> Iterator[None]:
     """The scripts write to namespaces of their own: dropped afterwards."""
     yield
-    for pattern in ("instructions*", "workerinstructions*", "calls*", "split*"):
+    for pattern in ("instructions*", "workerinstructions*", "contextinstructions*", "calls*", "split*"):
         for key in redis_client.scan_iter(match=pattern, count=1000):
             redis_client.delete(key)
 
@@ -63,6 +63,15 @@ def test_context_split_prints_each_part(redis_url: str, redis_client: redis.Redi
         "a plain GET, for scale",
     ):
         assert re.search(rf"{part}:\s+\d+ us", out), out
+
+
+def test_context_instructions_reads_as_each_mode_says(
+    redis_url: str, redis_client: redis.Redis, script_keys_dropped: None
+) -> None:
+    made = {"build": "20 lookups, 0 answers", "read": "1020 lookups, 0 answers", "answer": "20 lookups, 1000 answers"}
+    for mode, work in made.items():
+        out = run(str(SCRIPTS / "context_instructions.py"), redis_url, "10", mode)
+        assert f"10 active records, 10 considered; {work} from one reply" in out, out
 
 
 def test_worker_instructions_runs_each_handler_only_when_asked(
