@@ -598,22 +598,21 @@ def _ranked(
     """Best first: weighted lexical relevance to the query plus the stored static value (never confidence)."""
     # relevance summed word by word in the weights' order (the indexed read sums in the same order);
     # a word that weighs nothing (no row holds it) adds nothing and is not looked for
-    relevance = [0.0] * len(keep)
-    for word, weight in weights.items():
-        if weight > 0:
-            padded = f" {word} "
-            for position, c in enumerate(keep):
-                if padded in c.tokens:
-                    relevance[position] += weight
-    if request_topics:
-        for position, c in enumerate(keep):
-            if relevance[position] < TOPIC_RELEVANCE:
-                relevance[position] = max(relevance[position], topic_relevance(c.attribute, request_topics))
+    words = [(f" {word} ", weight) for word, weight in weights.items() if weight > 0]
     # (-value, id, position): tuples order by value, then id; the position finds the candidate
-    order = [
-        (-(RELEVANCE_WEIGHT * rel + (c.base if c.base >= 0 else static_value(c))), c.id, position)
-        for position, (c, rel) in enumerate(zip(keep, relevance, strict=True))
-    ]
+    order = []
+    for position, c in enumerate(keep):
+        row_words = c.tokens
+        relevance = 0.0
+        for padded, weight in words:
+            if padded in row_words:
+                relevance += weight
+        if request_topics and relevance < TOPIC_RELEVANCE:
+            topical = topic_relevance(c.attribute, request_topics)
+            if topical > relevance:
+                relevance = topical
+        base = c.base if c.base >= 0 else static_value(c)
+        order.append((-(RELEVANCE_WEIGHT * relevance + base), c.id, position))
     # only the best few can fit the item budget (the char budget may skip a long one: spares); a
     # sort finds them faster than heapq's selection (Python code) up to a few hundred rows
     spares = 4 * req.max_items
