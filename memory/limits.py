@@ -45,6 +45,13 @@ def check_shape(data: Any, max_depth: int = MAX_DEPTH, max_nodes: int = MAX_NODE
         raise Rejected(Reason.TOO_LARGE, f"{what} has more than {max_nodes} JSON elements")
 
 
+def within_shape(raw: bytes, max_depth: int = MAX_DEPTH, max_nodes: int = MAX_NODES) -> bool:
+    """True when the JSON text `raw` cannot parse to anything `check_shape` refuses, whatever it
+    holds: every element starts at a byte of its own, and every level of nesting opens with a
+    bracket (brackets inside strings only make the test stricter). Spares small messages the walk."""
+    return len(raw) <= max_nodes and raw.count(b"{") + raw.count(b"[") <= max_depth
+
+
 def _count(item: Any, depth: int, max_depth: int, what: str) -> int:
     if isinstance(item, dict):
         children: Any = item.values()

@@ -23,6 +23,7 @@ from slotstream.memory.limits import (
     MAX_DEPTH,
     MAX_MESSAGE_BYTES,
     check_shape,
+    within_shape,
 )
 from slotstream.memory.models import iso, to_ms
 from slotstream.memory.sealing import is_sealed
@@ -64,7 +65,8 @@ def decode(msg: RawMessage, model: type[M], defaults: dict[str, Any] | None = No
     except orjson.JSONDecodeError as err:
         raise BadMessage(Reason.INVALID_JSON.value, str(err)[:200]) from None
     try:
-        check_shape(data, MAX_DEPTH)
+        if not within_shape(raw, MAX_DEPTH):
+            check_shape(data, MAX_DEPTH)
     except Rejected as rej:
         raise refused(rej) from None
     if not isinstance(data, dict):

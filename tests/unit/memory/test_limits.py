@@ -6,12 +6,15 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from slotstream.memory.errors import Reason, Rejected
 from slotstream.memory.extraction import Turn
-from slotstream.memory.limits import MAX_DEPTH, MAX_NODES, MAX_TURN_CHARS, check_shape
+from slotstream.memory.limits import MAX_DEPTH, MAX_NODES, MAX_TURN_CHARS, check_shape, within_shape
 from slotstream.memory.models import OpIn, parse_time, slot_key
 from slotstream.memory.validation import (
     build_record,
@@ -81,6 +84,29 @@ def test_a_lifetime_added_near_the_end_of_the_range_does_not_overflow() -> None:
         at=datetime(2199, 12, 31, tzinfo=UTC),
     )
     assert rec.valid_until is not None and rec.valid_until > rec.observed_at
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | st.text("[]{}a", max_size=3),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text("ab[{", max_size=2), inner, max_size=4),
+    max_leaves=30,
+)
+
+
+@given(_JSON, st.integers(1, 6), st.integers(1, 40))
+def test_a_message_within_shape_by_its_bytes_passes_the_walk(data: Any, max_depth: int, max_nodes: int) -> None:
+    """`within_shape` may say no to a message the walk accepts (brackets in strings), never yes to
+    one it refuses."""
+    if within_shape(orjson.dumps(data), max_depth, max_nodes):
+        check_shape(data, max_depth, max_nodes)
+
+
+def test_within_shape_at_the_bounds() -> None:
+    assert within_shape(orjson.dumps(nested(MAX_DEPTH)))
+    check_shape(nested(MAX_DEPTH))
+    assert not within_shape(orjson.dumps(nested(MAX_DEPTH + 1)))
+    assert not within_shape(orjson.dumps(["x" * MAX_NODES]))  # long: the walk decides
+    assert within_shape(orjson.dumps({"text": "a" * 100, "user": "u"}))
 
 
 def test_shape_depth_and_size() -> None:

@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from slotstream.memory.extraction import Turn
-from slotstream.memory.limits import DEAD_LETTER_EXCERPT_CHARS, MAX_MESSAGE_BYTES
+from slotstream.memory.limits import DEAD_LETTER_EXCERPT_CHARS, MAX_MESSAGE_BYTES, MAX_NODES
 from slotstream.processors.extraction import ExtractionService
 from slotstream.processors.messages import (
     BadMessage,
@@ -58,6 +58,8 @@ def test_decode_bounds() -> None:
         reason_of(parse_op, msg(orjson.dumps({"at": AT, "record": {"v": [[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]}})))
         == "too_deep"
     )
+    many = orjson.dumps({"at": AT, "record": {"v": [0] * (MAX_NODES + 1)}})  # small and flat, too many elements
+    assert reason_of(parse_op, msg(many)) == "too_large"
     assert reason_of(parse_op, msg(b"{not json")) == "invalid_json"
     assert reason_of(parse_op, msg(b'"a string"')) == "invalid_field"
     assert parse_op(msg(op())).op_id == "x.ops:2:41"  # no op id of its own: the source position
