@@ -8,6 +8,9 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 
+import pytest
+
+from slotstream.streams import batches
 from slotstream.streams.batches import AppConfig, BatchFlow, Delivered, Headers
 from slotstream.streams.messages import BatchOutput, Compacted, Keyed, RawMessage
 from slotstream.streams.topics import OPS, TURNS
@@ -25,7 +28,7 @@ class _Logged:
             self.log.append(what)
 
     def record(self, batch: list[RawMessage], out: BatchOutput) -> None:
-        self.note(f"{self.processor} record {batch[0].offset}")
+        self.note(f"{self.processor} record {batch[0].offset} {sorted(out.counts.items())}")
 
     def positions(self, partitions: list[int]) -> Mapping[int, int]:
         return dict.fromkeys(partitions, 0)
@@ -94,11 +97,11 @@ def _two_batches(batch_size: int) -> list[str]:
         flow.shutdown()
     assert sorted(log) == sorted(
         [f"extract {n}" for n in (0, 1)]
-        + [f"extraction record {n}" for n in (0, 1)]
+        + [f"extraction record {n} []" for n in (0, 1)]
         + [f"fused apply of b'turn {n}' {edge}" for n in (0, 1) for edge in ("begins", "ends")]
         + [f"fused record {n}" for n in (0, 1)]
     ), log
-    assert log.index("extract 1") > log.index("extraction record 0"), log
+    assert log.index("extract 1") > log.index("extraction record 0 []"), log
     return log
 
 
@@ -117,3 +120,25 @@ def test_a_full_turns_batch_runs_beside_the_last_ones_fused_apply() -> None:
     assert log.index("extract 1") < log.index("fused apply of b'turn 0' ends"), log
     # the fused applies still take turns: the second begins once the first was recorded
     assert log.index("fused apply of b'turn 1' begins") > log.index("fused record 0"), log
+
+
+def test_a_turns_batch_that_cannot_have_reconciliation_in_time_leaves_its_ops_to_the_consumer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An ops batch holding reconciliation (a promote pausing it, say) past the fused apply's wait:
+    the turns batch's ops are delivered, not applied at once, and counted as left to the consumer."""
+    monkeypatch.setattr(batches, "FUSE_WAIT_SECONDS", 0.05)
+    log: list[str] = []
+    flow = _flow(log, batch_size=500)
+
+    async def held_reconciliation() -> None:
+        async with flow.reconciling:
+            batch = [RawMessage("x.turns", 0, 0, b"t/u", b"turn 0")]
+            await flow.handle(flow.processors[TURNS], batch)
+        await flow.settled()
+
+    try:
+        asyncio.run(held_reconciliation())
+    finally:
+        flow.shutdown()
+    assert log == ["extract 0", "extraction record 0 [('fused_apply:left_to_consumer', 1)]"], log
