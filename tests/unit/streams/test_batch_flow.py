@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 import pytest
 
@@ -81,6 +81,19 @@ def _flow(log: list[str], batch_size: int) -> BatchFlow:
     return BatchFlow(config, processors, send_once, lambda: frozenset({0}))
 
 
+def _run(flow: BatchFlow, work: Callable[[], Awaitable[None]]) -> None:
+    """`work`, then every fused apply it started, on a loop of its own; the flow's threads closed."""
+
+    async def settled() -> None:
+        await work()
+        await flow.settled()
+
+    try:
+        asyncio.run(settled())
+    finally:
+        flow.shutdown()
+
+
 def _two_batches(batch_size: int) -> list[str]:
     log: list[str] = []
     flow = _flow(log, batch_size)
@@ -89,12 +102,8 @@ def _two_batches(batch_size: int) -> list[str]:
         for offset in (0, 1):
             batch = [RawMessage("x.turns", 0, offset, b"t/u", f"turn {offset}".encode())]
             await flow.handle(flow.processors[TURNS], batch)
-        await flow.settled()
 
-    try:
-        asyncio.run(run())
-    finally:
-        flow.shutdown()
+    _run(flow, run)
     assert sorted(log) == sorted(
         [f"extract {n}" for n in (0, 1)]
         + [f"extraction record {n} []" for n in (0, 1)]
@@ -135,10 +144,6 @@ def test_a_turns_batch_that_cannot_have_reconciliation_in_time_leaves_its_ops_to
         async with flow.reconciling:
             batch = [RawMessage("x.turns", 0, 0, b"t/u", b"turn 0")]
             await flow.handle(flow.processors[TURNS], batch)
-        await flow.settled()
 
-    try:
-        asyncio.run(held_reconciliation())
-    finally:
-        flow.shutdown()
+    _run(flow, held_reconciliation)
     assert log == ["extract 0", "extraction record 0 [('fused_apply:left_to_consumer', 1)]"], log
