@@ -63,6 +63,8 @@ def test_context_split_prints_each_part(redis_url: str, redis_client: redis.Redi
         "a plain GET, for scale",
     ):
         assert re.search(rf"{part}:\s+\d+ us", out), out
+    interleaved = r"setting up the read \d+ us, the call \d+ us, the reply to the answer \d+ us"
+    assert re.search(rf"interleaved \(medians of 2,000\): {interleaved}", out), out
 
 
 def test_context_instructions_reads_as_each_mode_says(
