@@ -118,7 +118,17 @@ local function index(scope, id, encoded)
 end
 
 local function erase_user()
-  -- the ops ledger stays: op ids are offsets, not user data, and keep redeliveries idempotent
+  -- the ops ledger stays: op ids are offsets, not user data, and keep redeliveries idempotent; the
+  -- record ids its entries list (their last field, ',"p":[...]') go
+  local ledger, kept = redis.call('HGETALL', P .. ':ops'), {}
+  for i = 1, #ledger, 2 do
+    local cut = string.find(ledger[i + 1], ',"p":', 1, true)
+    if cut then
+      kept[#kept + 1] = ledger[i]
+      kept[#kept + 1] = string.sub(ledger[i + 1], 1, cut - 1) .. '}'
+    end
+  end
+  call_in_blocks('HSET', P .. ':ops', kept)
   local keys = {P .. ':rec', P .. ':slot', P .. ':sup', P .. ':rsup', P .. ':log', P .. ':scopes', P .. ':alias', P .. ':dep'}
   for _, scope in ipairs(redis.call('SMEMBERS', P .. ':scopes')) do
     keys[#keys + 1] = P .. ':act:' .. scope

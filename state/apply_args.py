@@ -26,8 +26,13 @@ def _flag(value: bool) -> str:
 def transition_args(t: Transition, out: list[Any]) -> None:
     """Append one transition's arguments to `out` (its op id goes in the script's id list)."""
     at = iso(t.at)
-    # the ledger entry: the op's event time and what it did (a caller waiting on it reads this)
-    ledger = orjson.dumps({"at": at, "o": t.outcome, "r": t.reason})
+    # the ledger entry: the op's event time and what it did (a caller waiting on it reads this), and
+    # the records it wrote: a redelivery finds the op a duplicate and works their expiry entries out
+    # again from them (Engine.apply_many), in case the first delivery's were never written
+    entry: dict[str, Any] = {"at": at, "o": t.outcome, "r": t.reason}
+    if t.puts:
+        entry["p"] = list(t.puts)
+    ledger = orjson.dumps(entry)
     out += (t.op_id, at, to_ms(t.at), _flag(t.erase), ledger, len(t.puts))
     for rec in t.puts.values():
         from_slot = t.moved.get(rec.id, "")

@@ -176,7 +176,35 @@ class Engine:
             raise
         if pending:
             raise ConcurrentUpdate(f"state kept changing under {len(pending)} users; gave up after {MAX_RETRIES} tries")
-        return [r for r in results if r is not None]
+        done = [r for r in results if r is not None]
+        self._due_of_duplicates([r for r in done if r.outcome == Outcome.DUPLICATE and r.tenant and r.user])
+        return done
+
+    def _due_of_duplicates(self, duplicates: list[ApplyResult]) -> None:
+        """A duplicate's expiry entries, from the records its first apply wrote (its ledger entry
+        lists them) as they are now. The first delivery's entries may never have been written: the
+        index is written after the apply, and a crash or an outage in between leaves a redelivery
+        that finds every op applied. Two round trips, for duplicates only."""
+        if not duplicates:
+            return
+        keys = self.keys
+        pipe = self.r.pipeline(transaction=False)
+        for res in duplicates:
+            pipe.hget(keys.ledger(res.tenant or "", res.user or ""), res.op_id)
+        written: list[list[str]] = []
+        for raw in pipe.execute():
+            entry = orjson.loads(raw) if raw and raw.startswith(b"{") else {}
+            written.append(list(entry.get("p") or ()))  # entries written before the list have none
+        pipe = self.r.pipeline(transaction=False)
+        for res, ids in zip(duplicates, written, strict=True):
+            if ids:
+                pipe.hmget(keys.records(res.tenant or "", res.user or ""), ids)
+        stored = iter(pipe.execute())
+        for res, ids in zip(duplicates, written, strict=True):
+            if not ids:
+                continue
+            for record_id, raw in zip(ids, next(stored), strict=True):
+                res.due += _due_of(record_id, Record.model_validate_json(raw) if raw else None)
 
     def _needs(self, items: list[_Pending]) -> Needs:
         total = Needs()
@@ -458,9 +486,13 @@ def _view(state: dict[str, Any]) -> UserView:
 def _due(t: Transition) -> list[tuple[str, str, int | None]]:
     out: list[tuple[str, str, int | None]] = []
     for rec in t.puts.values():
-        live = rec.status in LIVE_STATUSES
-        expire_ms = to_ms(rec.valid_until) if live else None
-        review_ms = to_ms(rec.review_at) if live and rec.status in SELECTABLE_STATUSES else None
-        out.append((rec.id, "expire", expire_ms))
-        out.append((rec.id, "review_due", review_ms))
+        out += _due_of(rec.id, rec)
     return out
+
+
+def _due_of(record_id: str, rec: Record | None) -> list[tuple[str, str, int | None]]:
+    """A record's expiry index entries (None: it is not, or no longer, stored)."""
+    live = rec is not None and rec.status in LIVE_STATUSES
+    expire_ms = to_ms(rec.valid_until) if rec is not None and live else None
+    review_ms = to_ms(rec.review_at) if rec is not None and live and rec.status in SELECTABLE_STATUSES else None
+    return [(record_id, "expire", expire_ms), (record_id, "review_due", review_ms)]

@@ -103,3 +103,63 @@ def test_an_op_dated_ahead_of_its_ingest_time_is_refused(service: Reconciliation
     out = service.handle([message(0, record(T0 + timedelta(days=3), "knowledge.db", "postgres"))])
     assert [orjson.loads(v)["reason"] for _, v in out.dead] == ["event_time_in_future"]
     assert not service.engine.records("t", "u") and not out.watermark
+
+
+class _IndexDownOnce(DueIndex):
+    """The expiry index's first write fails as a dropped connection does: the ops are applied, their
+    index entries are not."""
+
+    def __init__(self, client: redis.Redis, namespace: str) -> None:
+        super().__init__(client, namespace)
+        self.failures = 1
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        if self.failures:
+            self.failures -= 1
+            raise redis.ConnectionError("Connection closed by server.")
+        super().update(*args, **kwargs)
+
+
+def test_a_batch_retried_after_its_index_write_failed_still_indexes_its_records(
+    redis_client: redis.Redis, namespace: str, other_namespace: str
+) -> None:
+    """The runner retries a batch whose handler raised; by then every op is in the ledger, so the
+    retry's ops are duplicates, and their entries come from the records the first apply wrote."""
+    service = ReconciliationService(Engine(redis_client, namespace), _IndexDownOnce(redis_client, namespace), 300.0)
+    until, review = T0 + timedelta(hours=2), T0 + timedelta(days=3)
+    batch = [
+        message(0, record(T0, "knowledge.trip", "Rome", valid_until=iso(until))),
+        message(1, record(T0, "knowledge.stack", "postgres", review_at=iso(review))),
+    ]
+    with pytest.raises(redis.ConnectionError):
+        service.handle(batch)
+    due_key = Keys(namespace).due(1)
+    assert redis_client.zcard(due_key) == 0
+    out = service.handle(batch)
+    assert [orjson.loads(v)["outcome"] for _, v in out.changes] == ["duplicate", "duplicate"]
+    indexed = redis_client.zrange(due_key, 0, -1, withscores=True)
+    trip = next(r for r in service.engine.records("t", "u") if r.attribute == "knowledge.trip")
+    stack = next(r for r in service.engine.records("t", "u") if r.attribute == "knowledge.stack")
+    assert (DueEntry("t", "u", trip.id, "expire").member.encode(), to_ms(until)) in indexed
+    assert (DueEntry("t", "u", stack.id, "review_due").member.encode(), to_ms(review)) in indexed
+    clean = other_namespace  # the same batch where nothing failed
+    ReconciliationService(Engine(redis_client, clean), DueIndex(redis_client, clean), 300.0).handle(batch)
+    assert indexed == redis_client.zrange(Keys(clean).due(1), 0, -1, withscores=True)
+
+
+def test_a_duplicate_takes_its_records_entries_as_they_are_now(
+    service: ReconciliationService, redis_client: redis.Redis, namespace: str
+) -> None:
+    """A redelivery after later ops changed the record must not bring back an entry they removed."""
+    until = T0 + timedelta(hours=2)
+    first = message(0, record(T0, "knowledge.trip", "Rome", valid_until=iso(until)))
+    service.handle([first])
+    (rec,) = service.engine.records("t", "u")
+    forget = {
+        "at": iso(T0 + timedelta(minutes=5)),
+        "command": {"op": "forget", "tenant": "t", "user": "u", "record_id": rec.id},
+    }
+    service.handle([message(1, forget)])
+    out = service.handle([first, message(1, forget)])  # both again, as after a crash
+    assert [orjson.loads(v)["outcome"] for _, v in out.changes] == ["duplicate", "duplicate"]
+    assert redis_client.zcard(Keys(namespace).due(1)) == 0

@@ -236,6 +236,28 @@ def test_same_batch_redelivered(engine, redis_client, namespace):
     assert dump_namespace(redis_client, namespace) == state
 
 
+def test_a_duplicate_reports_the_expiry_entries_of_the_records_it_wrote_as_they_are_now(
+    engine, redis_client, namespace
+):
+    """The expiry index is written after the apply: a redelivery must be able to write it again."""
+    until = T0 + 2 * D
+    first = engine.apply_many(
+        [
+            rec_op("o1", id="trip", attribute="knowledge.trip", value="Rome", valid_until=iso(until)),
+            rec_op("o2", H, id="stack", attribute="knowledge.stack", value="postgres"),
+        ]
+    )
+    assert ("trip", "expire", until.timestamp() * 1000) in first[0].due
+    forget = cmd_op("o3", 2 * H, op="forget", record_id="stack")
+    gone = [("stack", "expire", None), ("stack", "review_due", None)]
+    assert engine.apply(forget).due == gone
+    for again in (engine, Engine(redis_client, namespace=namespace)):  # cached view, and a fresh one
+        trip, stack, forgotten = again.apply_many([rec_op("o1"), rec_op("o2"), forget])
+        assert (trip.outcome, stack.outcome, forgotten.outcome) == ("duplicate",) * 3
+        assert trip.due == first[0].due
+        assert stack.due == gone and forgotten.due == gone  # as the record is now, not as o2 left it
+
+
 @pytest.mark.parametrize("crash_after", [1, 2, 4])
 def test_crash_mid_batch_then_redelivery_equals_one_clean_pass(redis_client, namespace, other_namespace, crash_after):
     batch = [
