@@ -1,7 +1,9 @@
--- Apply one user's transitions atomically and idempotently.
--- KEYS[1] = <prefix>:meta ; ARGV[1] = <prefix> ; ARGV[2] = expected version (-1: don't check)
--- ARGV[3] = n, the number of transitions; ARGV[4 .. 3+n] = their op ids; then each transition as a
--- flat run of arguments (state/apply_args.py writes them; nothing here decodes JSON to read them):
+-- Apply users' transitions, each user's atomically and idempotently; several users per call (one
+-- call's fixed costs, about the price of a dozen writes on this server, are shared among them).
+-- KEYS = the users' <prefix>:meta keys, in order (on a cluster, users of one hash slot only).
+-- ARGV, per user in the order of KEYS: <prefix>, expected version (-1: don't check), n (the number
+-- of transitions), m (the number of their arguments), the n op ids, then the m arguments: each
+-- transition as a flat run (state/apply_args.py writes them; nothing here decodes JSON to read them):
 --   op, at, at_ms, erase ("1"/"0"), ledger
 --   #puts, each: id, record JSON, slot, scope, live ("1"/"0"), from_slot, from_scope, row JSON
 --     (from_slot "" = not moved; row "" = not in the read model), and for a row its index entry
@@ -13,25 +15,15 @@
 -- A row's index entry (JSON [unit or false, static value, [word keys], [main topics], [related
 -- topics]], state/read_index.py) is stored as sent: an unchanged entry is recognised by its text,
 -- and only a changed one is decoded.
--- Returns {applied, 0, version}; {-1, 0, version} when the version check fails; {-2, 0, version}
--- when one of the ops was applied before (the caller's view was stale).
-local P = ARGV[1]
-local expected = tonumber(ARGV[2])
-local meta = redis.call('HMGET', P .. ':meta', 'version', 'watermark', 'rsup')
-local version = tonumber(meta[1] or '0')
-if expected >= 0 and expected ~= version then return {-1, 0, version} end
+-- Returns, per user, {applied, 0, version}; {-1, 0, version} when the version check fails;
+-- {-2, 0, version} when one of the ops was applied before (the caller's view was stale). A user
+-- refused either way is left as it was; the others are applied all the same.
 local LOG_CAP = 10000
-local n_ops = tonumber(ARGV[3])
+local P  -- the prefix of the user being applied: every function below works on that user's keys
+local cursor = 1  -- the next argument to read
 
--- An op already applied means the caller reconciled on a stale view: apply nothing, let it reload.
--- (asked in blocks: unpack cannot spread more than a few thousand values onto Lua's stack)
-for first = 4, 3 + n_ops, 1000 do
-  for _, seen in ipairs(redis.call('HMGET', P .. ':ops', unpack(ARGV, first, math.min(first + 999, 3 + n_ops)))) do
-    if seen then return {-2, 0, version} end
-  end
-end
-
--- `command key values...` for a list of any length, in blocks (see above)
+-- `command key values...` for a list of any length, in blocks: unpack cannot spread more than a
+-- few thousand values onto Lua's stack
 local function call_in_blocks(command, key, values)
   local reply
   for first = 1, #values, 1000 do
@@ -40,7 +32,6 @@ local function call_in_blocks(command, key, values)
   return reply
 end
 
-local cursor = 4 + n_ops
 local function take()
   local value = ARGV[cursor]
   cursor = cursor + 1
@@ -146,95 +137,123 @@ local function erase_user()
   end
 end
 
--- a user whose suppressions were written before rsup existed: copy the ones selection reads, once
-if not meta[3] then
-  local sup = redis.call('HGETALL', P .. ':sup')
-  for i = 1, #sup, 2 do
-    local raw = sup[i + 1]
-    if not (string.find(raw, '"reason":"corrected"', 1, true) or string.find(raw, '"reason":"retracted"', 1, true)) then
-      redis.call('HSET', P .. ':rsup', sup[i], raw)
+local written  -- the server's time, for the write stamp: asked once a call
+local function apply_user()
+  P = take()
+  local expected, n_ops, n_args = tonumber(take()), tonumber(take()), tonumber(take())
+  local ids_from = cursor
+  local after = cursor + n_ops + n_args  -- where the next user's arguments start
+  local meta = redis.call('HMGET', P .. ':meta', 'version', 'watermark', 'rsup')
+  local version = tonumber(meta[1] or '0')
+  if expected >= 0 and expected ~= version then cursor = after; return {-1, 0, version} end
+  -- An op already applied means the caller reconciled on a stale view: apply nothing, let it reload.
+  -- (asked in blocks, as call_in_blocks does)
+  for first = ids_from, ids_from + n_ops - 1, 1000 do
+    local last = math.min(first + 999, ids_from + n_ops - 1)
+    for _, seen in ipairs(redis.call('HMGET', P .. ':ops', unpack(ARGV, first, last))) do
+      if seen then cursor = after; return {-2, 0, version} end
     end
   end
-  redis.call('HSET', P .. ':meta', 'rsup', 1)
+  cursor = ids_from + n_ops
+
+  -- a user whose suppressions were written before rsup existed: copy the ones selection reads, once
+  if not meta[3] then
+    local sup = redis.call('HGETALL', P .. ':sup')
+    for i = 1, #sup, 2 do
+      local raw = sup[i + 1]
+      if not (string.find(raw, '"reason":"corrected"', 1, true) or string.find(raw, '"reason":"retracted"', 1, true)) then
+        redis.call('HSET', P .. ':rsup', sup[i], raw)
+      end
+    end
+    redis.call('HSET', P .. ':meta', 'rsup', 1)
+  end
+
+  -- the user's event-time watermark: the expiry sweep's clock for this user's records
+  local watermark = tonumber(meta[2] or '0')
+  local erased_at = nil
+  local scopes_read = {}  -- scopes given a read-model row here: added to <prefix>:scopes once
+  local log_length = 0
+  for _ = 1, n_ops do
+    local op, at, at_ms, erase, ledger = take(), take(), tonumber(take()), take(), take()
+    if erase == '1' then
+      erase_user()
+      scopes_read = {}
+      erased_at = at
+    end
+    for _ = 1, tonumber(take()) do
+      local id, json, slot, scope, live = take(), take(), take(), take(), take() == '1'
+      local from_slot, from_scope, row = take(), take(), take()
+      redis.call('HSET', P .. ':rec', id, json)
+      if from_slot ~= '' then
+        set_live(from_slot, id, false)
+        redis.call('LREM', P .. ':hist:' .. redis.sha1hex(from_slot), 0, id)
+        redis.call('RPUSH', P .. ':hist:' .. redis.sha1hex(slot), id)
+        redis.call('HDEL', P .. ':act:' .. from_scope, id)
+        unindex(from_scope, id)
+      end
+      set_live(slot, id, live)
+      if row ~= '' then
+        redis.call('HSET', P .. ':act:' .. scope, id, row)
+        scopes_read[scope] = true
+        index(scope, id, take())
+      else
+        redis.call('HDEL', P .. ':act:' .. scope, id)
+        unindex(scope, id)
+      end
+    end
+    for _ = 1, tonumber(take()) do
+      local slot, id = take(), take()
+      redis.call('RPUSH', P .. ':hist:' .. redis.sha1hex(slot), id)
+    end
+    for _ = 1, tonumber(take()) do
+      local key, json, read = take(), take(), take()
+      redis.call('HSET', P .. ':sup', key, json)
+      if read == '1' then redis.call('HSET', P .. ':rsup', key, json) end
+    end
+    local unsup = take_list()
+    for _ = 1, tonumber(take()) do
+      local alias, target = take(), take()
+      redis.call('HSET', P .. ':alias', alias, target)
+    end
+    for _ = 1, tonumber(take()) do
+      local key = take()
+      local ids = take_list()
+      local raw_dep = redis.call('HGET', P .. ':dep', key)
+      local known = raw_dep and cjson.decode(raw_dep) or {}
+      local have = {}
+      for _, id in ipairs(known) do have[id] = true end
+      for _, id in ipairs(ids) do
+        if not have[id] then known[#known + 1] = id; have[id] = true end
+      end
+      redis.call('HSET', P .. ':dep', key, cjson.encode(known))
+    end
+    for _, key in ipairs(unsup) do
+      redis.call('HDEL', P .. ':sup', key)
+      redis.call('HDEL', P .. ':rsup', key)
+    end
+    local log = take_list()
+    if #log > 0 then log_length = call_in_blocks('RPUSH', P .. ':log', log) end
+    redis.call('HSET', P .. ':ops', op, ledger)
+    if at_ms > watermark then watermark = at_ms end
+  end
+  if log_length > LOG_CAP then redis.call('LTRIM', P .. ':log', -LOG_CAP, -1) end
+  local scopes = {}
+  for scope in pairs(scopes_read) do scopes[#scopes + 1] = scope end
+  if #scopes > 0 then call_in_blocks('SADD', P .. ':scopes', scopes) end
+  version = version + n_ops
+  -- the write stamp readers cache against (state/context_cache.py): the version, and the server's
+  -- time, which differs from any write lost in a crash even where the version climbs back
+  if not written then
+    local now = redis.call('TIME')
+    written = now[1] .. '.' .. now[2]
+  end
+  local stamp = {'version', version, 'watermark', watermark, 'written', written}
+  if erased_at then stamp[#stamp + 1] = 'erased_at'; stamp[#stamp + 1] = erased_at end
+  redis.call('HSET', P .. ':meta', unpack(stamp))
+  if cursor ~= after then error('apply.lua: a user\'s arguments did not add up to their count') end
+  return {n_ops, 0, version}
 end
 
--- the user's event-time watermark: the expiry sweep's clock for this user's records
-local watermark = tonumber(meta[2] or '0')
-local erased_at = nil
-local scopes_read = {}  -- scopes given a read-model row here: added to <prefix>:scopes once
-local log_length = 0
-for _ = 1, n_ops do
-  local op, at, at_ms, erase, ledger = take(), take(), tonumber(take()), take(), take()
-  if erase == '1' then
-    erase_user()
-    scopes_read = {}
-    erased_at = at
-  end
-  for _ = 1, tonumber(take()) do
-    local id, json, slot, scope, live = take(), take(), take(), take(), take() == '1'
-    local from_slot, from_scope, row = take(), take(), take()
-    redis.call('HSET', P .. ':rec', id, json)
-    if from_slot ~= '' then
-      set_live(from_slot, id, false)
-      redis.call('LREM', P .. ':hist:' .. redis.sha1hex(from_slot), 0, id)
-      redis.call('RPUSH', P .. ':hist:' .. redis.sha1hex(slot), id)
-      redis.call('HDEL', P .. ':act:' .. from_scope, id)
-      unindex(from_scope, id)
-    end
-    set_live(slot, id, live)
-    if row ~= '' then
-      redis.call('HSET', P .. ':act:' .. scope, id, row)
-      scopes_read[scope] = true
-      index(scope, id, take())
-    else
-      redis.call('HDEL', P .. ':act:' .. scope, id)
-      unindex(scope, id)
-    end
-  end
-  for _ = 1, tonumber(take()) do
-    local slot, id = take(), take()
-    redis.call('RPUSH', P .. ':hist:' .. redis.sha1hex(slot), id)
-  end
-  for _ = 1, tonumber(take()) do
-    local key, json, read = take(), take(), take()
-    redis.call('HSET', P .. ':sup', key, json)
-    if read == '1' then redis.call('HSET', P .. ':rsup', key, json) end
-  end
-  local unsup = take_list()
-  for _ = 1, tonumber(take()) do
-    local alias, target = take(), take()
-    redis.call('HSET', P .. ':alias', alias, target)
-  end
-  for _ = 1, tonumber(take()) do
-    local key = take()
-    local ids = take_list()
-    local raw_dep = redis.call('HGET', P .. ':dep', key)
-    local known = raw_dep and cjson.decode(raw_dep) or {}
-    local have = {}
-    for _, id in ipairs(known) do have[id] = true end
-    for _, id in ipairs(ids) do
-      if not have[id] then known[#known + 1] = id; have[id] = true end
-    end
-    redis.call('HSET', P .. ':dep', key, cjson.encode(known))
-  end
-  for _, key in ipairs(unsup) do
-    redis.call('HDEL', P .. ':sup', key)
-    redis.call('HDEL', P .. ':rsup', key)
-  end
-  local log = take_list()
-  if #log > 0 then log_length = call_in_blocks('RPUSH', P .. ':log', log) end
-  redis.call('HSET', P .. ':ops', op, ledger)
-  if at_ms > watermark then watermark = at_ms end
-end
-if log_length > LOG_CAP then redis.call('LTRIM', P .. ':log', -LOG_CAP, -1) end
-local scopes = {}
-for scope in pairs(scopes_read) do scopes[#scopes + 1] = scope end
-if #scopes > 0 then call_in_blocks('SADD', P .. ':scopes', scopes) end
-version = version + n_ops
--- the write stamp readers cache against (state/context_cache.py): the version, and the server's
--- time, which differs from any write lost in a crash even where the version climbs back
-local now = redis.call('TIME')
-local stamp = {'version', version, 'watermark', watermark, 'written', now[1] .. '.' .. now[2]}
-if erased_at then stamp[#stamp + 1] = 'erased_at'; stamp[#stamp + 1] = erased_at end
-redis.call('HSET', P .. ':meta', unpack(stamp))
-return {n_ops, 0, version}
+local replies = {}
+for k = 1, #KEYS do replies[k] = apply_user() end
+return replies

@@ -91,32 +91,25 @@ def _options(username: str | None, password: str | None, scheme: str) -> dict[st
 
 
 class _ClusterPipeline(ClusterPipeline):
-    """redis-py refuses EVALSHA and ECHO in a cluster pipeline: a script's keys might span slots,
-    and ECHO names no key. Here every script is called with keys of one hash tag (a user's, or a
-    namespace's bookkeeping), so the pipeline routes each call to the node that owns its keys, and
-    ECHO (the engine's placeholder reply for a user with nothing to write) to any node."""
+    """redis-py refuses EVALSHA in a cluster pipeline: a script's keys might span slots. Here every
+    script is called with keys of one hash slot (a user's hash tag, users grouped by slot, or a
+    namespace's bookkeeping), so the pipeline routes each call to the node that owns its keys."""
 
     def evalsha(self, sha: str, numkeys: int, *keys_and_args: Any) -> Any:
         return self.execute_command("EVALSHA", sha, numkeys, *keys_and_args)
-
-    def echo(self, value: Any, **kwargs: Any) -> Any:
-        return self.execute_command("ECHO", value, **kwargs)
 
 
 class _AsyncClusterPipeline(AsyncClusterPipeline):
-    """The same two commands allowed in the asyncio cluster pipeline (the reader's context script)."""
+    """The same command allowed in the asyncio cluster pipeline (the reader's context script)."""
 
     def evalsha(self, sha: str, numkeys: int, *keys_and_args: Any) -> Any:
         return self.execute_command("EVALSHA", sha, numkeys, *keys_and_args)
-
-    def echo(self, value: Any, **kwargs: Any) -> Any:
-        return self.execute_command("ECHO", value, **kwargs)
 
 
 class _Cluster(RedisCluster):
     def pipeline(self, transaction: Any = None, shard_hint: Any = None) -> _ClusterPipeline:
         pipe = super().pipeline(transaction=transaction, shard_hint=shard_hint)
-        pipe.__class__ = _ClusterPipeline  # the same object, with the two commands above allowed
+        pipe.__class__ = _ClusterPipeline  # the same object, with EVALSHA allowed
         return cast(_ClusterPipeline, pipe)
 
 

@@ -229,15 +229,22 @@ class Engine:
         # Reconcile in chunks of users; each chunk's writes go out to Redis while the next chunk is
         # reconciled here (users are independent: no chunk waits on another).
         staged: list[_Staged] = []
+        users_of_calls: list[list[int]] = []  # per call sent, the positions in `staged` of its users
         with ChunkedWrites(self.r, self._scripts, self._writer) as writes:
             for first in range(0, len(users), WRITE_CHUNK_USERS):
                 chunk = [self._reconcile_user(u, by_user[u]) for u in users[first : first + WRITE_CHUNK_USERS]]
+                commands, users_of_commands = self._write_commands(chunk)
+                users_of_calls += [[len(staged) + k for k in of_command] for of_command in users_of_commands]
                 staged += chunk
-                writes.send(self._write_commands(chunk))
+                writes.send(commands)
             replies = writes.replies()  # every write settled before any is judged
+        user_replies: list[Any] = [None] * len(staged)  # None: the user had nothing to write
+        for positions, reply in zip(users_of_calls, replies, strict=True):
+            for position, user_reply in zip(positions, reply, strict=True):
+                user_replies[position] = user_reply
         retry: OrderedDict[User, list[_Pending]] = OrderedDict()
-        for stage, reply in zip(staged, replies, strict=True):
-            if isinstance(reply, list) and int(reply[0]) < 0:
+        for stage, reply in zip(staged, user_replies, strict=True):
+            if reply is not None and int(reply[0]) < 0:
                 # another writer moved first, or an op was applied before: reload and redo
                 self._cache.drop(stage.user)
                 retry[stage.user] = [p for p, _ in stage.outcomes]
@@ -316,25 +323,23 @@ class Engine:
             stage.outcomes.append((p, res))
         return stage
 
-    def _write_commands(self, staged: list[_Staged]) -> list[tuple[Any, ...]]:
-        """Each user's apply script (an echo for a user with nothing to write)."""
+    def _write_commands(self, staged: list[_Staged]) -> tuple[list[tuple[Any, ...]], list[list[int]]]:
+        """The apply script's calls for the users with something to write, several users a call
+        (on a cluster, users of one hash slot); and per call, its users' positions in `staged`."""
         sha, keys = self._apply.sha, self.keys
-        return [
-            (
-                "EVALSHA",
-                sha,
-                1,
-                keys.meta(*stage.user),
-                keys.prefix(*stage.user),
-                stage.version,
-                len(stage.op_ids),
-                *stage.op_ids,
-                *stage.args,
-            )
-            if stage.op_ids
-            else ("ECHO", "noop")
-            for stage in staged
-        ]
+        slot_of = None if isinstance(self.r, redis.Redis) else getattr(self.r, "keyslot", None)
+        calls: dict[int, tuple[list[str], list[Any], list[int]]] = {}
+        for position, stage in enumerate(staged):
+            if not stage.op_ids:
+                continue
+            meta = keys.meta(*stage.user)
+            call_keys, args, positions = calls.setdefault(slot_of(meta) if slot_of else 0, ([], [], []))
+            call_keys.append(meta)
+            args += (keys.prefix(*stage.user), stage.version, len(stage.op_ids), len(stage.args), *stage.op_ids)
+            args += stage.args
+            positions.append(position)
+        commands = [("EVALSHA", sha, len(call_keys), *call_keys, *args) for call_keys, args, _ in calls.values()]
+        return commands, [positions for _, _, positions in calls.values()]
 
     # --- read side ----------------------------------------------------------------------------
 

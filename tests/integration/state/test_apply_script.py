@@ -125,3 +125,17 @@ def test_entries_written_by_the_earlier_script_are_replaced_or_taken_out(
     for id_, entry in entries.items():
         for word in entry[2]:
             assert id_ in {member.decode() for member, _ in word_lists[word]}
+
+
+def test_a_call_whose_arguments_do_not_add_up_is_refused_with_a_reason(
+    redis_client: redis.Redis, namespace: str
+) -> None:
+    """Every user's arguments carry their count: a layout the script misreads stops the call with an
+    error, before a next user's arguments could be taken for this one's."""
+    engine = Engine(redis_client, namespace)
+    engine.apply_many([note(0)])
+    keys = Keys(namespace)
+    engine._apply.ensure_loaded()
+    args = [keys.prefix("t1", "u1"), -1, 0, 2, "stray", "arguments"]  # no transition, two arguments
+    with pytest.raises(redis.ResponseError, match="did not add up"):
+        redis_client.evalsha(engine._apply.sha, 1, keys.meta("t1", "u1"), *args)

@@ -313,6 +313,40 @@ def test_another_writer_between_load_and_apply(redis_client, namespace):
     assert other.apply(rec_op("o3", 2 * H, id="c", value="concise")).outcome == "duplicate"
 
 
+def test_one_stale_user_in_a_call_is_redone_alone_and_the_others_are_applied_once(
+    redis_client, namespace, monkeypatch
+):
+    """Several users share one call of the apply script; a user whose state moved underneath is
+    refused by the script alone, and only that user goes round again."""
+    mine = Engine(redis_client, namespace=namespace)
+    users = [("t1", f"u{k}") for k in range(4)]
+    mine.apply_many([rec_op(f"first-{user}", tenant=tenant, user=user, id=f"a-{user}") for tenant, user in users])
+    other = Engine(redis_client, namespace=namespace)
+    other.apply(rec_op("behind", H, user="u2", id="b-u2", value="detailed", corrects="a-u2"))
+    sent: list[tuple[Any, ...]] = []
+    real = ChunkedWrites.send
+
+    def recording(self: ChunkedWrites, commands: list[tuple[Any, ...]]) -> None:
+        sent.extend(commands)
+        real(self, commands)
+
+    monkeypatch.setattr(ChunkedWrites, "send", recording)
+    res = mine.apply_many(
+        [rec_op(f"next-{user}", 2 * H, tenant=tenant, user=user, value="detailed") for tenant, user in users]
+    )
+    # u2's op was reconciled again on the state the other engine left: it repeats b-u2's value
+    assert [r.outcome for r in res] == ["applied", "applied", "refreshed", "applied"]
+    keys = mine.keys
+    if isinstance(redis_client, redis.Redis):  # one server: every user of the chunk in one call
+        assert [command[2:3] for command in sent] == [(4,), (1,)]
+        assert sent[1][3] == keys.meta("t1", "u2")
+    else:  # a cluster: a call per hash slot, and the stale user's call again
+        assert len(sent) == 5 and sent[-1][2:4] == (1, keys.meta("t1", "u2"))
+    assert [r.id for r in mine.records("t1", "u2") if r.status == Status.ACTIVE] == ["b-u2"]
+    for _, user in users:
+        assert redis_client.hlen(keys.ledger("t1", user)) == (3 if user == "u2" else 2)
+
+
 # --- batches ---------------------------------------------------------------------------------
 
 
