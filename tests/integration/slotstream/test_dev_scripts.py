@@ -84,3 +84,10 @@ def test_worker_instructions_runs_each_handler_only_when_asked(
     # every op the extractor yields is applied (the script asserts no dead letter)
     run(str(SCRIPTS / "worker_instructions.py"), redis_url, "apply", "chat80")
     assert list(redis_client.scan_iter(match="workerinstructions*:meta", count=1000))
+
+
+def test_apply_server_instructions_applies_the_ops_on_a_server_of_its_own() -> None:
+    # without valgrind nothing is counted; the run still starts, fills and stops its own servers
+    out = run(str(SCRIPTS / "apply_server_instructions.py"), "100", "--wrapper", "")
+    assert "applied 100 and 200 ops over 1000 users on a fresh server each" in out
+    assert "server instructions: not counted (no valgrind)" in out
