@@ -313,9 +313,7 @@ def test_another_writer_between_load_and_apply(redis_client, namespace):
     assert other.apply(rec_op("o3", 2 * H, id="c", value="concise")).outcome == "duplicate"
 
 
-def test_one_stale_user_in_a_call_is_redone_alone_and_the_others_are_applied_once(
-    redis_client, namespace, monkeypatch
-):
+def test_one_stale_user_in_a_call_is_redone_alone_and_the_others_are_applied_once(redis_client, namespace, monkeypatch):
     """Several users share one call of the apply script; a user whose state moved underneath is
     refused by the script alone, and only that user goes round again."""
     mine = Engine(redis_client, namespace=namespace)
