@@ -148,6 +148,9 @@ class Transition:
     aliases: dict[str, str] = field(default_factory=dict)  # an op's record id -> the record it refreshed
     moved: dict[str, str] = field(default_factory=dict)  # record id -> the slot it was moved out of
     deps: dict[str, list[str]] = field(default_factory=dict)  # dependency index entries to add
+    # a forget by record id as forgets by match, one per value it suppressed: what a replay of a
+    # later range applies instead, since the records it names are not in the rebuilt state
+    as_matches: list[dict[str, Any]] = field(default_factory=list)
 
     def put(self, rec: Record, change: Change, **extra: Any) -> Record:
         self.puts[rec.id] = rec
@@ -758,7 +761,11 @@ def _forget(view: UserView, cmd: ForgetCommand, at: datetime, t: Transition) -> 
         for other in targets.values():
             by_value.setdefault(other.normalized_value, []).append(other.id)
         for ids in by_value.values():
-            suppressions.append(_suppression(t, targets[ids[0]], rec.scope, at, "forget", sorted(ids)))
+            first = targets[ids[0]]
+            suppressions.append(_suppression(t, first, rec.scope, at, "forget", sorted(ids)))
+            t.as_matches.append(
+                {"subject": first.subject, "attribute": first.attribute, "value": first.value, "scope": rec.scope}
+            )
     if cmd.match is not None:
         m = cmd.match
         wanted = normalize_value(m.value) if m.value is not None else None

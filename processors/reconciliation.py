@@ -13,7 +13,7 @@ import orjson
 
 from slotstream.memory.models import OpIn, Outcome, iso, to_ms
 from slotstream.state.due import DueEntry, DueIndex
-from slotstream.state.engine import Engine
+from slotstream.state.engine import ApplyResult, Engine
 from slotstream.state.user_keys import UserKeys, record_key
 from slotstream.streams.schemas import ChangeMessage
 
@@ -87,7 +87,7 @@ class ReconciliationService:
                 changes.append((msg.partition, DueEntry(res.tenant or "", res.user or "", record_id, kind), due_ms))
             cmd = op.command or {}
             if self.user_keys is not None and cmd.get("op") in CONTROL_OPS:
-                self._control(out, op, msg, res.outcome)
+                self._control(out, op, msg, res)
             if cmd.get("op") in SWEEP_OPS and res.outcome in (Outcome.NOOP, Outcome.DUPLICATE, Outcome.REJECTED):
                 # the sweep's op changed nothing: its index entry is stale (record gone or handled)
                 handled.append(
@@ -100,10 +100,14 @@ class ReconciliationService:
         self.due_index.update(changes, handled)
         return out
 
-    def _control(self, out: BatchOutput, op: OpIn, msg: RawMessage, outcome: str) -> None:
+    def _control(self, out: BatchOutput, op: OpIn, msg: RawMessage, res: ApplyResult) -> None:
         """A forget, a restore or an erasure that took effect, kept on the control topic (with where it sits in
-        the ops topic) for replays of later ranges; an erasure also shreds the user's keys."""
+        the ops topic) for replays of later ranges; an erasure also shreds the user's keys. A forget
+        by record id is kept with the forgets by match it amounts to (the values it suppressed): a
+        replay of a later range has no record of that id. (Sealed with the user's key, like the
+        ops that stated those values.)"""
         assert self.user_keys is not None
+        outcome = res.outcome
         cmd = op.command or {}
         tenant, user = str(cmd.get("tenant")), str(cmd.get("user"))
         ingest_ms = msg.timestamp_ms or to_ms(op.at) or 0
@@ -119,6 +123,8 @@ class ReconciliationService:
             "position": {"topic": msg.topic, "partition": msg.partition, "offset": msg.offset},
             "ingest_ms": ingest_ms,
         }
+        if cmd["op"] == "forget" and res.as_matches:
+            entry["as_matches"] = res.as_matches
         key = f"{tenant}/{user}/{cmd['op']}/{op.op_id}".encode()
         if cmd["op"] == "erase_user":
             out.control.append((f"{tenant}/{user}/erase_user".encode(), orjson.dumps(entry)))

@@ -125,6 +125,22 @@ def make_plan(
     return plan, False
 
 
+def _as_replayed(op: dict[str, Any], as_matches: Any, position: str) -> list[dict[str, Any]]:
+    """A control entry's op as a replay of a later range applies it. A forget by record id names a
+    record the rebuilt state does not hold (it was stated before the range): it is applied as the
+    forgets by match of the values it suppressed, which reconciliation kept in the entry; a match
+    the forget also had stays. Each gets an op id of its own, derived from the forget's."""
+    command = op.get("command") or {}
+    if command.get("op") != "forget" or not command.get("record_id") or not isinstance(as_matches, list):
+        return [op]
+    op_id = op.get("op_id") or position
+    by_match = {name: field for name, field in command.items() if name != "record_id"}
+    out = [{**op, "command": by_match}] if command.get("match") else []
+    for n, match in enumerate(as_matches):
+        out.append({**op, "op_id": f"{op_id}:value{n}", "command": {**by_match, "match": match}})
+    return out
+
+
 def apply_control_first(settings: Settings, client: redis.Redis, namespace: str, plan: Plan) -> int:
     """The forgets, restores and erasures of the control topic that sit before the range (in the ops topic),
     applied first: a range that starts later still keeps what the user deleted deleted. Those in
@@ -156,8 +172,9 @@ def apply_control_first(settings: Settings, client: redis.Redis, namespace: str,
             if where.get("topic") != ops_topic or offset >= starts.get(partition, 0):
                 continue
             key = user_key(str(command.get("tenant")), str(command.get("user")))
-            value = orjson.dumps(op)
-            first.append(RawMessage(ops_topic, partition, offset, key, value, entry.get("ingest_ms")))
+            for replayed in _as_replayed(op, entry.get("as_matches"), f"{ops_topic}:{partition}:{offset}"):
+                value = orjson.dumps(replayed)
+                first.append(RawMessage(ops_topic, partition, offset, key, value, entry.get("ingest_ms")))
         return BatchOutput()
 
     # an erased user's forgets no longer open (their key is gone): the erasure covers them

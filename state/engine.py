@@ -74,6 +74,8 @@ class ApplyResult:
     changes: list[dict[str, Any]] = field(default_factory=list)
     # (record id, "expire" | "review_due", due epoch ms or None when no longer due) for the expiry index
     due: list[tuple[str, str, int | None]] = field(default_factory=list)
+    # a forget by record id, as forgets by match (Transition.as_matches): kept for replays
+    as_matches: list[dict[str, Any]] = field(default_factory=list)
 
 
 User = tuple[str, str]  # (tenant, user)
@@ -319,7 +321,9 @@ class Engine:
             stage.view.apply(t)  # later ops of the batch see this one before it is written
             stage.op_ids.append(p.op_id)
             transition_args(t, stage.args)
-            res = ApplyResult(p.op_id, t.outcome, t.reason, "", tenant, user, list(t.puts), t.changes, _due(t))
+            res = ApplyResult(
+                p.op_id, t.outcome, t.reason, "", tenant, user, list(t.puts), t.changes, _due(t), t.as_matches
+            )
             stage.outcomes.append((p, res))
         return stage
 

@@ -63,6 +63,11 @@ def erased(
         {"op": "forget", "tenant": tenant, "user": "editor", "match": {"attribute": "knowledge.editor"}},
         op_id="ed-1",
     )
+    # forgotten by record id: a replay of a later range has no record of that id to forget
+    send.send_record(at(0), record(tenant, "byid", "knowledge.editor", "emacs", id="byid-editor"), op_id="bi-0")
+    send.send_command(
+        at(1), {"op": "forget", "tenant": tenant, "user": "byid", "record_id": "byid-editor"}, op_id="bi-1"
+    )
     # forgotten, then let back in by the user (restore): a later inference is accepted again
     send.send_record(at(0), record(tenant, "lifter", "knowledge.shell", "zsh"), op_id="lf-0")
     for n, op in ((1, "forget"), (2, "restore")):
@@ -84,6 +89,11 @@ def erased(
         at(5),
         record(tenant, "lifter", "knowledge.shell", "zsh", authority="system_inferred", statement="uses zsh"),
         op_id="lf-3",
+    )
+    send.send_record(
+        at(5),
+        record(tenant, "byid", "knowledge.editor", "emacs", authority="system_inferred", statement="uses emacs"),
+        op_id="bi-2",
     )
     send.flush()
     stack.barrier()
@@ -190,6 +200,23 @@ def test_a_replay_of_a_later_range_applies_the_earlier_forget_first(
     editor = user_state(redis_client, Keys(target), tenant, "editor")
     assert editor["suppressions"]  # brought in from the control topic
     assert not [r for r in editor["records"].values() if r["value"] == "vim"]
+
+
+def test_a_replay_of_a_later_range_applies_an_earlier_forget_by_record_id_by_its_values(
+    erased: LocalStack, target: str, redis_client: redis.Redis
+) -> None:
+    """The forget named a record stated before the range, which the rebuilt state does not hold: its
+    control entry carries the values it suppressed, and those are forgotten first instead."""
+    tenant = erased.settings.namespace
+    live = user_state(erased.client, Keys(tenant), tenant, "byid")
+    assert not [r for r in live["records"].values() if r["value"] == "emacs"]  # held off live
+    ops = [r for r in raw_records(erased, OPS) if r.key == user_key(tenant, "byid")]
+    start = ops[-1]  # the inference
+    bound = Bound.parse([f"ops:{start.partition}={start.offset}"])
+    assert replay(erased.settings, target, "ops", start=bound, show=quiet) == 0
+    byid = user_state(redis_client, Keys(target), tenant, "byid")
+    assert byid["suppressions"]  # brought in from the control topic, by value
+    assert not [r for r in byid["records"].values() if r["value"] == "emacs"]
 
 
 def test_a_replay_of_a_later_range_applies_the_earlier_restore_too(

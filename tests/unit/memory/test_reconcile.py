@@ -544,6 +544,24 @@ def test_forget_by_id_takes_the_same_value_and_the_correction_chain():
     assert_forgotten(s.get(b.id), "detailed")  # c replaced it: what the user deleted includes it
 
 
+def test_a_forget_by_id_as_forgets_by_match_suppresses_the_same_values_where_no_record_is():
+    """What a replay of a later range applies in place of a forget by id (its records are not in
+    the rebuilt state): the same suppressions, by value, from forgets by match on nothing."""
+    s = Sim()
+    _, a = s.record(T0, value="concise", scope="project:p1")
+    _, b = s.record(T0 + H, value="Detailed", scope="project:p1", corrects=a.id)
+    by_id = s.command(T0 + 2 * H, op="forget", record_id=b.id)
+    assert [m["value"] for m in by_id.as_matches] == ["Detailed", "concise"]
+    empty = Sim()
+    by_value = [empty.command(T0 + 2 * H, op="forget", match=match) for match in by_id.as_matches]
+
+    def kept(suppressions: list[Any]) -> set[tuple[str, str | None, str | None]]:
+        return {(x.attribute, x.scope, x.value_hash) for x in suppressions}
+
+    assert kept([x for t in by_value for x in t.suppress]) == kept(by_id.suppress)
+    assert all(m["scope"] == "project:p1" for m in by_id.as_matches)
+
+
 def test_forgotten_value_is_not_used_from_another_scope():
     s = Sim()
     _, g = s.record(T0, value="concise")
