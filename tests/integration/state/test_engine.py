@@ -279,16 +279,23 @@ def test_crash_mid_batch_then_redelivery_equals_one_clean_pass(redis_client, nam
     assert dump_namespace(redis_client, namespace) == dump_namespace(redis_client, other_namespace)
 
 
-def test_a_correction_is_one_atomic_write(engine, redis_client, namespace, monkeypatch):
-    engine.apply(rec_op("o1", id="old", value="concise"))
-    sent: list[tuple[Any, ...]] = []
+@pytest.fixture
+def sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, ...]]:
+    """Every command the engine's writes send from now on (ChunkedWrites.send still sends them)."""
+    commands: list[tuple[Any, ...]] = []
     real = ChunkedWrites.send
 
-    def recording(self: ChunkedWrites, commands: list[tuple[Any, ...]]) -> None:
-        sent.extend(commands)
-        real(self, commands)
+    def recording(self: ChunkedWrites, chunk: list[tuple[Any, ...]]) -> None:
+        commands.extend(chunk)
+        real(self, chunk)
 
     monkeypatch.setattr(ChunkedWrites, "send", recording)
+    return commands
+
+
+def test_a_correction_is_one_atomic_write(engine, sent):
+    engine.apply(rec_op("o1", id="old", value="concise"))
+    sent.clear()
     engine.apply(rec_op("o2", H, id="new", value="detailed", corrects="old"))
     # the new record, the old one's closing and the indexes: one call of the apply script
     assert [command[:2] for command in sent] == [("EVALSHA", engine._apply.sha)]
@@ -313,7 +320,7 @@ def test_another_writer_between_load_and_apply(redis_client, namespace):
     assert other.apply(rec_op("o3", 2 * H, id="c", value="concise")).outcome == "duplicate"
 
 
-def test_one_stale_user_in_a_call_is_redone_alone_and_the_others_are_applied_once(redis_client, namespace, monkeypatch):
+def test_one_stale_user_in_a_call_is_redone_alone_and_the_others_are_applied_once(redis_client, namespace, sent):
     """Several users share one call of the apply script; a user whose state moved underneath is
     refused by the script alone, and only that user goes round again."""
     mine = Engine(redis_client, namespace=namespace)
@@ -321,14 +328,7 @@ def test_one_stale_user_in_a_call_is_redone_alone_and_the_others_are_applied_onc
     mine.apply_many([rec_op(f"first-{user}", tenant=tenant, user=user, id=f"a-{user}") for tenant, user in users])
     other = Engine(redis_client, namespace=namespace)
     other.apply(rec_op("behind", H, user="u2", id="b-u2", value="detailed", corrects="a-u2"))
-    sent: list[tuple[Any, ...]] = []
-    real = ChunkedWrites.send
-
-    def recording(self: ChunkedWrites, commands: list[tuple[Any, ...]]) -> None:
-        sent.extend(commands)
-        real(self, commands)
-
-    monkeypatch.setattr(ChunkedWrites, "send", recording)
+    sent.clear()
     res = mine.apply_many(
         [rec_op(f"next-{user}", 2 * H, tenant=tenant, user=user, value="detailed") for tenant, user in users]
     )
