@@ -157,7 +157,8 @@ local function apply_user()
   cursor = ids_from + n_ops
 
   -- a user whose suppressions were written before rsup existed: copy the ones selection reads, once
-  if not meta[3] then
+  -- (a user with no state yet has none: the write stamp below marks it)
+  if not meta[3] and version > 0 then
     local sup = redis.call('HGETALL', P .. ':sup')
     for i = 1, #sup, 2 do
       local raw = sup[i + 1]
@@ -165,7 +166,6 @@ local function apply_user()
         redis.call('HSET', P .. ':rsup', sup[i], raw)
       end
     end
-    redis.call('HSET', P .. ':meta', 'rsup', 1)
   end
 
   -- the user's event-time watermark: the expiry sweep's clock for this user's records
@@ -247,7 +247,7 @@ local function apply_user()
     local now = redis.call('TIME')
     written = now[1] .. '.' .. now[2]
   end
-  local stamp = {'version', version, 'watermark', watermark, 'written', written}
+  local stamp = {'version', version, 'watermark', watermark, 'written', written, 'rsup', 1}
   if erased_at then stamp[#stamp + 1] = 'erased_at'; stamp[#stamp + 1] = erased_at end
   redis.call('HSET', P .. ':meta', unpack(stamp))
   if cursor ~= after then error('apply.lua: a user\'s arguments did not add up to their count') end
