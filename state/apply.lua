@@ -1,5 +1,5 @@
--- Apply users' transitions, each user's atomically and idempotently; several users per call (one
--- call's fixed costs, about the price of a dozen writes on this server, are shared among them).
+-- Apply users' transitions, each user's atomically and idempotently; several users per call (they
+-- share a call's start, its first server call and the server's time for the write stamp).
 -- KEYS = the users' <prefix>:meta keys, in order (on a cluster, users of one hash slot only).
 -- ARGV, per user in the order of KEYS: <prefix>, expected version (-1: don't check), n (the number
 -- of transitions), m (the number of their arguments), the n op ids, then the m arguments: each
@@ -250,6 +250,7 @@ local function apply_user()
   local stamp = {'version', version, 'watermark', watermark, 'written', written, 'rsup', 1}
   if erased_at then stamp[#stamp + 1] = 'erased_at'; stamp[#stamp + 1] = erased_at end
   redis.call('HSET', P .. ':meta', unpack(stamp))
+  -- a layout bug would have the next user's arguments read as this one's: stop the call here
   if cursor ~= after then error('apply.lua: a user\'s arguments did not add up to their count') end
   return {n_ops, 0, version}
 end
