@@ -6,6 +6,7 @@ is gone for good); dead letters of opened payloads carry no excerpt."""
 from __future__ import annotations
 
 import dataclasses
+import logging
 import time
 from collections.abc import Callable
 
@@ -16,6 +17,7 @@ from slotstream.state.user_keys import Sealer, User, UserKeys
 from .messages import BatchOutput, RawMessage, refuse
 
 Handler = Callable[[list[RawMessage]], BatchOutput]
+log = logging.getLogger(__name__)
 
 
 def owner(key: bytes | None) -> User | None:
@@ -39,6 +41,7 @@ class Sealed:
         sealed_owners = {o for m in batch if is_sealed(m.value) and (o := owner(m.key)) is not None}
         held = self.keys.keys_of(sealed_owners) if sealed_owners else {}
         opened: list[RawMessage] = []
+        opened_with: dict[User, set[str]] = {}  # per user, the ids of the keys its input was opened with
         for msg in batch:
             if not is_sealed(msg.value):
                 opened.append(msg)
@@ -46,9 +49,12 @@ class Sealed:
             opened_msg = self._open(msg, held, out)
             if opened_msg is not None:
                 opened.append(opened_msg)
+                who = owner(msg.key)
+                assert who is not None and msg.value is not None  # it opened
+                opened_with.setdefault(who, set()).add(key_id(msg.value))
         inner = self.handle(opened)
         if self.sealer is not None and (inner.ops or inner.control_private):
-            self._seal_ops(inner)
+            self._seal_ops(inner, opened_with)
         out.merge(inner)
         return out
 
@@ -71,18 +77,30 @@ class Sealed:
             return None
         return dataclasses.replace(msg, value=plaintext, sealed=True)
 
-    def _seal_ops(self, out: BatchOutput) -> None:
+    def _seal_ops(self, out: BatchOutput, opened_with: dict[User, set[str]]) -> None:
         """Seal the ops produced (extraction's) and the private control records (a forget names
-        what it forgets), each with its user's key."""
+        what it forgets), each with its user's key: for a user whose input was sealed, the key it
+        was opened with. A user erased while the batch was handled has no such key any more: what
+        the batch made of their input is dropped, not sealed with a key created after the erasure
+        (which would open it again), and counted as `sealing:erased_meanwhile`."""
         assert self.sealer is not None
         items = []
         for key, value in [*out.ops, *out.control_private]:
             who = owner(key)
             assert who is not None and key is not None and value is not None  # keyed by user, never tombstones
             items.append((who[0], who[1], key, value))
-        values, created = self.sealer.seal_many(items, int(time.time() * 1000))
+        values, created = self.sealer.seal_opened(items, int(time.time() * 1000), opened_with)
         n_ops = len(out.ops)
-        out.ops = [(key, sealed) for (key, _), sealed in zip(out.ops, values[:n_ops], strict=True)]
-        out.control += [(key, sealed) for (key, _), sealed in zip(out.control_private, values[n_ops:], strict=True)]
+        dropped = sum(1 for value in values if value is None)
+        if dropped:
+            log.warning("%s: dropped %d payloads of users erased during their batch", self.processor, dropped)
+            out.count("sealing:erased_meanwhile", dropped)
+        kept = zip(out.ops, values[:n_ops], strict=True)
+        out.ops = [(key, sealed) for (key, _), sealed in kept if sealed is not None]
+        out.control += [
+            (key, sealed)
+            for (key, _), sealed in zip(out.control_private, values[n_ops:], strict=True)
+            if sealed is not None
+        ]
         out.control_private = []
         out.keys += created

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any, cast
 
 import redis
@@ -28,12 +28,19 @@ KeyRecord = tuple[bytes, bytes | None]  # keys-topic record: b"tenant/user/kid",
 
 # KEYS[1] = the user's keys hash; ARGV = a new key id and its stored value. Returns the current
 # key id and its value, plus 1 when it was created now.
+# ARGV: a new key's id and stored form (used when the user has no current key), and optionally the
+# ids of the keys the payload's input was opened with ("" or absent: none): then the payload is
+# sealed with one of those or not at all ({"", "", 2}), and no key is created. A current key that is
+# not among them means the user was erased after the input was opened.
 _CURRENT = """
 local cur = redis.call('HGET', KEYS[1], 'current')
-if cur then
-  local val = redis.call('HGET', KEYS[1], cur)
-  if val then return {cur, val, 0} end
+local val = cur and redis.call('HGET', KEYS[1], cur)
+local opened = ARGV[3]
+if opened and opened ~= '' then
+  if val and string.find(' ' .. opened .. ' ', ' ' .. cur .. ' ', 1, true) then return {cur, val, 0} end
+  return {'', '', 2}
 end
+if val then return {cur, val, 0} end
 redis.call('HSET', KEYS[1], 'current', ARGV[1], ARGV[1], ARGV[2])
 return {ARGV[1], ARGV[2], 1}
 """
@@ -68,11 +75,19 @@ class UserKeys:
     def current(self, tenant: str, user: str, now_ms: int) -> tuple[str, bytes, KeyRecord | None]:
         """The key new payloads of the user are sealed with: (id, key, the keys-topic record to
         produce when it was created now)."""
-        return self.current_many([(tenant, user)], now_ms)[(tenant, user)]
+        found = self.current_many([(tenant, user)], now_ms)[(tenant, user)]
+        assert found is not None  # only a caller naming the keys its input was opened with gets none
+        return found
 
-    def current_many(self, users: Iterable[User], now_ms: int) -> dict[User, tuple[str, bytes, KeyRecord | None]]:
-        """`current` for several users in one round trip."""
+    def current_many(
+        self, users: Iterable[User], now_ms: int, opened: Mapping[User, Collection[str]] | None = None
+    ) -> dict[User, tuple[str, bytes, KeyRecord | None] | None]:
+        """`current` for several users in one round trip. `opened`: for a user whose payloads come
+        from input opened with these key ids, the current key only if it is one of them, else
+        None and no key created (the user was erased since: what was said before the erasure
+        must not be sealed with a key that opens after it)."""
         wanted = list(dict.fromkeys(users))
+        opened = opened or {}
         fresh = {}
         for tenant, user in wanted:
             kid, key = new_key_id(), new_key()
@@ -84,15 +99,18 @@ class UserKeys:
 
         def build(pipe: Any) -> None:
             for (tenant, user), (kid, _, stored) in fresh.items():
-                self._current(keys=[user_data_keys(tenant, user)], args=[kid, stored], client=pipe)
+                with_keys = " ".join(sorted(opened.get((tenant, user), ())))
+                self._current(keys=[user_data_keys(tenant, user)], args=[kid, stored, with_keys], client=pipe)
 
         if not self._current._loaded:
             self._current.reload()
-        out: dict[User, tuple[str, bytes, KeyRecord | None]] = {}
+        out: dict[User, tuple[str, bytes, KeyRecord | None] | None] = {}
         for (tenant, user), reply in zip(wanted, run_pipeline(self.r, build, [self._current]), strict=True):
             got_kid, got_stored, created = reply
             got = got_kid.decode()
-            if created:
+            if created == 2:
+                out[(tenant, user)] = None
+            elif created:
                 out[(tenant, user)] = (got, fresh[(tenant, user)][1], (record_key(tenant, user, got), got_stored))
             else:
                 out[(tenant, user)] = (got, self._unwrap(tenant, user, got, got_stored), None)
@@ -161,20 +179,29 @@ class Sealer:
         self._recent: OrderedDict[User, tuple[str, bytes, float]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def _current(self, users: list[User], now_ms: int) -> dict[User, tuple[str, bytes, KeyRecord | None]]:
+    def _current(
+        self, users: list[User], now_ms: int, opened: Mapping[User, Collection[str]] | None = None
+    ) -> dict[User, tuple[str, bytes, KeyRecord | None] | None]:
         try:
-            found = self.keys.current_many(users, now_ms)
+            found = self.keys.current_many(users, now_ms, opened)
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
             now = time.monotonic()
             with self._lock:
                 recent = {u: self._recent.get(u) for u in users}
             if any(r is None or now - r[2] > self.fallback_seconds for r in recent.values()):
                 raise
-            return {u: (r[0], r[1], None) for u, r in recent.items() if r is not None}
+            wanted = opened or {}
+            return {
+                u: (r[0], r[1], None) if u not in wanted or r[0] in wanted[u] else None
+                for u, r in recent.items()
+                if r is not None
+            }
         now = time.monotonic()
         with self._lock:
-            for who, (kid, key, _) in found.items():
-                self._recent[who] = (kid, key, now)
+            for who, current in found.items():
+                if current is None:
+                    continue
+                self._recent[who] = (current[0], current[1], now)
                 self._recent.move_to_end(who)
             while len(self._recent) > self.remembered:
                 self._recent.popitem(last=False)
@@ -183,10 +210,19 @@ class Sealer:
     def seal_many(self, items: list[tuple[str, str, bytes, bytes]], now_ms: int) -> tuple[list[bytes], list[KeyRecord]]:
         """(tenant, user, record key, plaintext) items -> sealed values, and the key records of
         keys created now (to produce to the keys topic before the values)."""
-        found = self._current(list(dict.fromkeys((tenant, user) for tenant, user, _, _ in items)), now_ms)
-        created = [new for _, _, new in found.values() if new is not None]
-        out = []
+        values, created = self.seal_opened(items, now_ms, {})
+        return [value for value in values if value is not None], created
+
+    def seal_opened(
+        self, items: list[tuple[str, str, bytes, bytes]], now_ms: int, opened: Mapping[User, Collection[str]]
+    ) -> tuple[list[bytes | None], list[KeyRecord]]:
+        """`seal_many` for payloads made from sealed input: a user's are sealed only with a key
+        their input was opened with (`opened`: the key ids, per user), else left None (the user
+        was erased since the input was opened). Users not in `opened` are sealed as usual."""
+        found = self._current(list(dict.fromkeys((tenant, user) for tenant, user, _, _ in items)), now_ms, opened)
+        created = [current[2] for current in found.values() if current is not None and current[2] is not None]
+        out: list[bytes | None] = []
         for tenant, user, rkey, plaintext in items:
-            kid, key, _ = found[(tenant, user)]
-            out.append(seal(key, kid, rkey, plaintext))
+            current = found[(tenant, user)]
+            out.append(None if current is None else seal(current[1], current[0], rkey, plaintext))
         return out, created
