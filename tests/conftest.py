@@ -97,6 +97,15 @@ def other_namespace(redis_client: redis.Redis) -> Iterator[str]:
 
 
 @pytest.fixture
+def keys_tenant(redis_client: redis.Redis) -> Iterator[str]:
+    """A fresh tenant for users' data keys (kept outside any namespace), whose keys are dropped afterwards."""
+    name = f"uk{uuid.uuid4().hex[:8]}"
+    yield name
+    for key in redis_client.scan_iter(match=f"slotstream:ukeys:{{{name}:*"):
+        redis_client.delete(key)
+
+
+@pytest.fixture
 def engine(redis_client: redis.Redis, namespace: str):
     from slotstream.state.engine import Engine
 

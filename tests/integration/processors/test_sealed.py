@@ -4,8 +4,7 @@ was handled gets no new key, and nothing of what they said before the erasure op
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 import redis
@@ -20,11 +19,8 @@ pytestmark = pytest.mark.integration
 
 
 @pytest.fixture
-def tenant(redis_client: redis.Redis) -> Iterator[str]:
-    name = f"se{uuid.uuid4().hex[:8]}"
-    yield name
-    for key in redis_client.scan_iter(match=f"slotstream:ukeys:{{{name}:*"):
-        redis_client.delete(key)
+def tenant(keys_tenant: str) -> str:
+    return keys_tenant
 
 
 def sealed_turn(keys: UserKeys, tenant: str, user: str, offset: int) -> RawMessage:

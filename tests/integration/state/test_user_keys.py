@@ -5,8 +5,6 @@ Redis lost and never what was erased."""
 from __future__ import annotations
 
 import threading
-import uuid
-from collections.abc import Iterator
 
 import pytest
 import redis
@@ -20,11 +18,8 @@ pytestmark = pytest.mark.integration
 
 
 @pytest.fixture
-def tenant(redis_client: redis.Redis) -> Iterator[str]:
-    name = f"uk{uuid.uuid4().hex[:8]}"
-    yield name
-    for key in redis_client.scan_iter(match=f"slotstream:ukeys:{{{name}:*"):
-        redis_client.delete(key)
+def tenant(keys_tenant: str) -> str:
+    return keys_tenant
 
 
 def test_concurrent_first_payloads_share_one_key(redis_client: redis.Redis, tenant: str) -> None:
