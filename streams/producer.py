@@ -57,15 +57,12 @@ class SlotstreamProducer:
         )
 
     def _send(self, role: str, tenant: str, user: str, value: dict[str, Any]) -> FutureRecordMetadata:
-        return self._send_many(role, [(tenant, user, value)])[0]
-
-    def _send_many(self, role: str, items: list[tuple[str, str, dict[str, Any]]]) -> list[FutureRecordMetadata]:
-        """(tenant, user, value) items to one topic; the users' keys are asked for in one round trip."""
-        return self.send_prepared(role, self.prepare(items))
+        return self.send_prepared(role, self.prepare([(tenant, user, value)]))[0]
 
     def prepare(self, items: list[tuple[str, str, dict[str, Any]]]) -> list[tuple[bytes, bytes]]:
         """(tenant, user, value) items as the (key, payload) records `send_prepared` sends: scrubbed
-        and sealed (a user's first payload sends its key's durable copy now)."""
+        and sealed, the users' keys asked for in one round trip (a user's first payload sends its
+        key's durable copy now)."""
         keyed = [(tenant, user, user_key(tenant, user), value) for tenant, user, value in items]
         payloads = [orjson.dumps(scrub(value), default=_json_default) for _, _, _, value in keyed]
         sealable = [
@@ -100,7 +97,7 @@ class SlotstreamProducer:
 
     def send_turns(self, turns: Sequence[tuple[datetime | str, dict[str, Any]]]) -> list[FutureRecordMetadata]:
         """Several turns, their users' keys asked for in one round trip (a load generator's burst)."""
-        return self._send_many(TURNS, [(turn["tenant"], turn["user"], {**turn, "at": at}) for at, turn in turns])
+        return self.send_prepared(TURNS, self.prepare_turns(turns))
 
     def send_record(self, at: datetime | str, record: dict[str, Any], op_id: str | None = None) -> FutureRecordMetadata:
         return self._send(
