@@ -3,6 +3,7 @@ messages, the dead letters, the event-time watermark and the expiry index out.""
 
 from __future__ import annotations
 
+import socket
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -105,27 +106,18 @@ def test_an_op_dated_ahead_of_its_ingest_time_is_refused(service: Reconciliation
     assert not service.engine.records("t", "u") and not out.watermark
 
 
-class _IndexDownOnce(DueIndex):
-    """The expiry index's first write fails as a dropped connection does: the ops are applied, their
-    index entries are not."""
-
-    def __init__(self, client: redis.Redis, namespace: str) -> None:
-        super().__init__(client, namespace)
-        self.failures = 1
-
-    def update(self, *args: Any, **kwargs: Any) -> None:
-        if self.failures:
-            self.failures -= 1
-            raise redis.ConnectionError("Connection closed by server.")
-        super().update(*args, **kwargs)
-
-
 def test_a_batch_retried_after_its_index_write_failed_still_indexes_its_records(
     redis_client: redis.Redis, namespace: str, other_namespace: str
 ) -> None:
     """The runner retries a batch whose handler raised; by then every op is in the ledger, so the
     retry's ops are duplicates, and their entries come from the records the first apply wrote."""
-    service = ReconciliationService(Engine(redis_client, namespace), _IndexDownOnce(redis_client, namespace), 300.0)
+    # the index's first write goes to a server that is not there (a real refused connection): the
+    # ops are applied, their index entries are not; the retry finds the server again
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        gone = probe.getsockname()[1]
+    unreachable = DueIndex(redis.Redis(port=gone, socket_connect_timeout=1, retry_on_error=[]), namespace)
+    service = ReconciliationService(Engine(redis_client, namespace), unreachable, 300.0)
     until, review = T0 + timedelta(hours=2), T0 + timedelta(days=3)
     batch = [
         message(0, record(T0, "knowledge.trip", "Rome", valid_until=iso(until))),
@@ -134,7 +126,8 @@ def test_a_batch_retried_after_its_index_write_failed_still_indexes_its_records(
     with pytest.raises(redis.ConnectionError):
         service.handle(batch)
     due_key = Keys(namespace).due(1)
-    assert redis_client.zcard(due_key) == 0
+    assert redis_client.zcard(due_key) == 0 and len(service.engine.records("t", "u")) == 2
+    service.due_index = DueIndex(redis_client, namespace)
     out = service.handle(batch)
     assert [orjson.loads(v)["outcome"] for _, v in out.changes] == ["duplicate", "duplicate"]
     indexed = redis_client.zrange(due_key, 0, -1, withscores=True)
