@@ -46,19 +46,18 @@ class Sealed:
             if not is_sealed(msg.value):
                 opened.append(msg)
                 continue
-            opened_msg = self._open(msg, held, out)
+            opened_msg = self._open(msg, held, out, opened_with)
             if opened_msg is not None:
                 opened.append(opened_msg)
-                who = owner(msg.key)
-                assert who is not None and msg.value is not None  # it opened
-                opened_with.setdefault(who, set()).add(key_id(msg.value))
         inner = self.handle(opened)
         if self.sealer is not None and (inner.ops or inner.control_private):
             self._seal_ops(inner, opened_with)
         out.merge(inner)
         return out
 
-    def _open(self, msg: RawMessage, held: dict[User, dict[str, bytes]], out: BatchOutput) -> RawMessage | None:
+    def _open(
+        self, msg: RawMessage, held: dict[User, dict[str, bytes]], out: BatchOutput, opened_with: dict[User, set[str]]
+    ) -> RawMessage | None:
         who = owner(msg.key)
         assert msg.value is not None
         try:
@@ -75,6 +74,7 @@ class Sealed:
         except SealError as err:
             refuse(out, msg, Reason.SEALED_INVALID.value, str(err), self.processor)
             return None
+        opened_with.setdefault(who, set()).add(kid)
         return dataclasses.replace(msg, value=plaintext, sealed=True)
 
     def _seal_ops(self, out: BatchOutput, opened_with: dict[User, set[str]]) -> None:
