@@ -125,7 +125,7 @@ def check_value(value: Any, attribute: str) -> str:
     return text
 
 
-def parse_record(data: dict[str, Any]) -> RecordIn:
+def parse_record(data: Any) -> RecordIn:  # raw JSON: checked below
     if not isinstance(data, dict):
         raise Rejected(Reason.INVALID_FIELD, "record must be an object")
     try:
@@ -134,7 +134,7 @@ def parse_record(data: dict[str, Any]) -> RecordIn:
         raise pydantic_reason(err) from None
 
 
-def parse_command(data: dict[str, Any]) -> AnyCommand:
+def parse_command(data: Any) -> AnyCommand:  # raw JSON: checked below
     if not isinstance(data, dict):
         raise Rejected(Reason.INVALID_FIELD, "command must be an object")
     if data.get("op") not in COMMAND_OPS:

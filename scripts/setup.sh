@@ -15,18 +15,34 @@ pick_python() {
 }
 
 stamp=".venv/.slotstream-installed"
-want="$(sha1sum pyproject.toml | cut -c1-40)"
 if [ ! -x .venv/bin/python ]; then
   py="$(pick_python)"
   echo "setup: creating .venv with $py" >&2
   "$py" -m venv .venv
 fi
+compile="${SLOTSTREAM_COMPILE:-1}"
+# the install is redone when the metadata, the build or a compiled module's source changes: a
+# compiled module sits beside its source (editable install) and is imported instead of it
+sources="$(.venv/bin/python slotstream/compiled.py)"
+want="$( { echo "compile=$compile"; cat pyproject.toml setup.py; echo "$sources" | xargs cat; } | sha1sum | cut -c1-40)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "setup: installing the project and its dependencies into .venv" >&2
   .venv/bin/python -m pip install -q --upgrade pip
+  # compiled modules left from an earlier build would shadow the sources
+  find memory state streams processors sidecar slotstream -name '*.so' -delete
+  rm -rf build/mypyc
+  if [ "$compile" != "0" ]; then echo "setup: compiling the hot modules with mypyc (about 2 minutes)" >&2; fi
   .venv/bin/python -m pip install -q -e '.[dev]'
+  if [ "$compile" != "0" ] && ! .venv/bin/python -c 'import sys; from slotstream import compiled; sys.exit(1 if compiled.missing() else 0)'; then
+    echo "setup: the hot modules did not compile (a C compiler is needed; SLOTSTREAM_COMPILE=0 installs them as plain Python)" >&2
+    .venv/bin/python -c 'from slotstream import compiled; print("not compiled:", *compiled.missing())' >&2
+    exit 1
+  fi
   echo "$want" > "$stamp"
 fi
+# the stamp matched the sources' content: compiled modules older than a source touched since are
+# still its build (the tests' session start checks the times)
+find memory state streams processors sidecar slotstream -name '*.so' -exec touch {} +
 # The local Kafka broker runs on the JVM and is resolved from Maven Central: a JDK >= 17 and Maven.
 if [ -z "${SLOTSTREAM_KAFKA_BOOTSTRAP:-}" ]; then
   if ! command -v java >/dev/null 2>&1 || ! command -v mvn >/dev/null 2>&1; then

@@ -15,9 +15,24 @@ from pathlib import Path
 import pytest
 import redis
 
+from slotstream.compiled import compiled_paths
 from slotstream.localkafka import docker_available
 from slotstream.localredis import LocalRedis, LocalRedisCluster
 from slotstream.state.client import connect, is_cluster_url
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """A compiled module is imported instead of its source: one built before the source last
+    changed would be what the tests test."""
+    stale = [
+        path
+        for path in compiled_paths()
+        for built in (ROOT / path).parent.glob(f"{Path(path).stem}.*.so")
+        if built.stat().st_mtime < (ROOT / path).stat().st_mtime
+    ]
+    if stale:
+        pytest.exit(f"compiled before their source changed: {', '.join(stale)}; run scripts/setup.sh", returncode=2)
+
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"

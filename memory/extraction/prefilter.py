@@ -637,7 +637,7 @@ def build() -> None:
     _index()
     for entry in _TESTED.values():
         if entry.table is None and entry.sources is not None:
-            entry.table = Table.of_ways(entry.ways)
+            entry.table = Table(entry.ways)
     while _WHEN_BUILT:
         _WHEN_BUILT.pop(0)()
 
@@ -723,18 +723,17 @@ class Table:
     telling clause of each of their ways) rather than pattern by pattern. An entry of several
     patterns is tried only where all of them may match (a pattern and its gate)."""
 
-    def __init__(self, entries: Sequence[Alternative]) -> None:
-        index = _index()
-        self._made(
-            [_combined([index.options.get(id(pattern), ([0], [0]))[0] for pattern in entry]) for entry in entries]
-        )
+    def __init__(self, entries: Sequence[list[int]]) -> None:
+        """The table of entries given by their ways (as clause bits)."""
+        self._made(entries)
 
     @classmethod
-    def of_ways(cls, entries: Sequence[list[int]]) -> Table:
-        """The table of entries given by their ways (as clause bits)."""
-        table = cls.__new__(cls)
-        table._made(entries)
-        return table
+    def of_patterns(cls, entries: Sequence[Alternative]) -> Table:
+        """The table of entries given as patterns (a pattern, or a pattern and its gate)."""
+        index = _index()
+        return cls(
+            [_combined([index.options.get(id(pattern), ([0], [0]))[0] for pattern in entry]) for entry in entries]
+        )
 
     def _made(self, entries: Sequence[list[int]]) -> None:
         self.size = len(entries)
@@ -924,7 +923,7 @@ def test(pattern: re.Pattern[str], text: str) -> bool:
     if entry is None or entry.sources is None:
         return pattern.search(text) is not None
     if entry.table is None:
-        entry.table = Table.of_ways(entry.ways)
+        entry.table = Table(entry.ways)
     return any(entry.alternative(position).search(text) for position in entry.table.may_match(seen_here))
 
 

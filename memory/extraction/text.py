@@ -124,7 +124,7 @@ def _table(patterns: list[Pattern]) -> prefilter.Table:
         entry = _TABLES[id(patterns)] = (
             patterns,
             held,
-            prefilter.Table([(p.rx, p.gate) if p.gate is not None else (p.rx,) for p in held]),
+            prefilter.Table.of_patterns([(p.rx, p.gate) if p.gate is not None else (p.rx,) for p in held]),
         )
     return entry[2]
 

@@ -10,6 +10,7 @@ wiring, local servers, scenarios, evaluation, benchmarks) sits on top.
 from __future__ import annotations
 
 import ast
+import os
 import shutil
 import subprocess
 import sys
@@ -91,8 +92,11 @@ def test_the_wheel_has_one_import_root_and_the_lua_scripts(tmp_path: Path) -> No
     shutil.copytree(
         ROOT,
         src,
-        ignore=shutil.ignore_patterns(".venv", ".cache", ".git", "var", "build", "tests", "__pycache__", "*.egg-info"),
+        ignore=shutil.ignore_patterns(
+            ".venv", ".cache", ".git", "var", "build", "tests", "__pycache__", "*.egg-info", "*.so"
+        ),
     )
+    # the layout of a plain build (the compiled one is the long suite's, below: minutes of C)
     subprocess.run(
         [
             sys.executable,
@@ -109,6 +113,7 @@ def test_the_wheel_has_one_import_root_and_the_lua_scripts(tmp_path: Path) -> No
         check=True,
         capture_output=True,
         timeout=300,
+        env={**os.environ, "SLOTSTREAM_COMPILE": "0"},
     )
     (wheel,) = tmp_path.glob("slotstream-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
@@ -126,3 +131,55 @@ def test_the_wheel_has_one_import_root_and_the_lua_scripts(tmp_path: Path) -> No
         for path in (ROOT / layer).rglob("*.py"):
             inside = "/".join(filter(None, ["slotstream", package, *path.relative_to(ROOT / layer).parts]))
             assert inside in names, f"{path.relative_to(ROOT)} is not in the wheel"
+
+
+def test_the_listed_hot_modules_run_compiled() -> None:
+    from slotstream import compiled
+
+    listed = [compiled.module_name(path) for path in compiled.compiled_paths()]
+    assert {"slotstream.memory.reconcile", "slotstream.memory.extraction.extractor"} <= set(listed)
+    # pydantic models and an unbounded walk of a producer's value stay interpreted (pyproject.toml)
+    assert not {"slotstream.memory.extraction.model", "slotstream.memory.secrets"} & set(listed)
+    if os.environ.get("SLOTSTREAM_COMPILE", "1") == "0":
+        assert compiled.missing() == listed
+    else:
+        assert compiled.missing() == []
+
+
+@pytest.mark.long
+def test_the_compiled_wheel_has_one_import_root_and_every_listed_module_compiled(tmp_path: Path) -> None:
+    from slotstream import compiled
+
+    src = tmp_path / "src"
+    shutil.copytree(
+        ROOT,
+        src,
+        ignore=shutil.ignore_patterns(
+            ".venv", ".cache", ".git", "var", "build", "tests", "__pycache__", "*.egg-info", "*.so"
+        ),
+    )
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(src),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=900,
+        env={**os.environ, "SLOTSTREAM_COMPILE": "1"},
+    )
+    (wheel,) = tmp_path.glob("slotstream-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith((".dist-info", ".data"))}
+    assert tops == {"slotstream"}, tops
+    built = {n.split(".cpython-")[0].replace("/", ".") for n in names if n.endswith(".so")}
+    listed = {compiled.module_name(path) for path in compiled.compiled_paths()}
+    assert built == listed | {"slotstream._native__mypyc"}, built ^ (listed | {"slotstream._native__mypyc"})

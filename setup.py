@@ -1,0 +1,94 @@
+"""Compiles the per-turn and per-op modules to C with mypyc; everything else stays plain Python.
+
+The modules are listed in pyproject.toml (`[tool.slotstream.compile]`). A machine without a C
+compiler gets them as plain Python; SLOTSTREAM_COMPILE=0 skips compiling on purpose. The source
+stays the only truth: a compiled module is built from the same file, and the tests run on what
+`scripts/setup.sh` built (docs/BENCHMARKS.md, "Compiled modules").
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from setuptools import setup
+from setuptools.command.build_ext import build_ext
+
+ROOT = Path(__file__).resolve().parent
+BUILD = ROOT / "build" / "mypyc"
+LAYERS = ("memory", "state", "streams", "processors", "sidecar")
+
+
+def _compiled_list() -> Any:
+    """slotstream/compiled.py, loaded by its path: nothing is installed yet."""
+    spec = importlib.util.spec_from_file_location("slotstream_compiled", ROOT / "slotstream" / "compiled.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _linked_tree() -> Path:
+    """The installed layout as links: mypyc names a module by its path, and the layer folders
+    install under `slotstream` (pyproject's package-dir)."""
+    tree = BUILD / "tree"
+    package = tree / "slotstream"
+    package.mkdir(parents=True, exist_ok=True)
+    for source in [*(ROOT / "slotstream").glob("*.py"), *(ROOT / layer for layer in LAYERS)]:
+        link = package / source.name
+        if not link.is_symlink():
+            link.symlink_to(source)
+    return tree
+
+
+def compiled_modules() -> list[Any]:
+    if os.environ.get("SLOTSTREAM_COMPILE", "1") == "0":
+        return []
+    try:
+        from mypyc.build import mypycify
+    except ImportError:
+        print("setup: mypyc is not installed; every module stays plain Python", file=sys.stderr)
+        return []
+    tree = _linked_tree()
+    here = os.getcwd()
+    os.chdir(tree)  # the module names come from the paths below
+    try:
+        extensions = mypycify(
+            [
+                "--config-file",
+                str(ROOT / "pyproject.toml"),
+                *(f"slotstream/{path}" for path in _compiled_list().compiled_paths(ROOT)),
+            ],
+            group_name="slotstream._native",
+            opt_level="3",
+            multi_file=True,  # a C file a module, compiled side by side (ParallelBuildExt)
+            target_dir=str(BUILD / "c"),
+        )
+    finally:
+        os.chdir(here)
+    for extension in extensions:
+        extension.include_dirs.append(str(BUILD / "c" / "slotstream"))  # the group's headers
+        extension.optional = True  # no C compiler: the plain modules are used
+    return extensions
+
+
+class ParallelBuildExt(build_ext):
+    """Compiles an extension's C files on every core (one extension holds all the modules' code)."""
+
+    def build_extensions(self) -> None:
+        compile_serially = self.compiler.compile
+
+        def compile_in_parallel(sources: list[str], *args: Any, **kwargs: Any) -> list[str]:
+            with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+                batches = pool.map(lambda source: compile_serially([source], *args, **kwargs), sources)
+                return [obj for batch in batches for obj in batch]
+
+        self.compiler.compile = compile_in_parallel
+        super().build_extensions()
+
+
+setup(ext_modules=compiled_modules(), cmdclass={"build_ext": ParallelBuildExt})
