@@ -87,8 +87,10 @@ def test_the_import_check_sees_a_violation(tmp_path: Path) -> None:
     assert "slotstream.state.engine" in names and "slotstream.state" in names
 
 
-def test_the_wheel_has_one_import_root_and_the_lua_scripts(tmp_path: Path) -> None:
-    src = tmp_path / "src"  # a copy: the build leaves its build/ folder there, not in the checkout
+def _wheel_names(tmp_path: Path, compile: bool) -> list[str]:
+    """The files of a wheel built from a copy of the checkout (the build leaves its build/ folder
+    there), after checking its only top-level name is `slotstream`."""
+    src = tmp_path / "src"
     shutil.copytree(
         ROOT,
         src,
@@ -96,7 +98,6 @@ def test_the_wheel_has_one_import_root_and_the_lua_scripts(tmp_path: Path) -> No
             ".venv", ".cache", ".git", "var", "build", "tests", "__pycache__", "*.egg-info", "*.so"
         ),
     )
-    # the layout of a plain build (the compiled one is the long suite's, below: minutes of C)
     subprocess.run(
         [
             sys.executable,
@@ -112,13 +113,19 @@ def test_the_wheel_has_one_import_root_and_the_lua_scripts(tmp_path: Path) -> No
         ],
         check=True,
         capture_output=True,
-        timeout=300,
-        env={**os.environ, "SLOTSTREAM_COMPILE": "0"},
+        timeout=900,
+        env={**os.environ, "SLOTSTREAM_COMPILE": "1" if compile else "0"},
     )
     (wheel,) = tmp_path.glob("slotstream-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith((".dist-info", ".data"))}
     assert tops == {"slotstream"}, tops
+    return names
+
+
+def test_the_wheel_has_one_import_root_and_the_lua_scripts(tmp_path: Path) -> None:
+    # a plain build's layout (the compiled build is the long suite's, below: minutes of C)
+    names = _wheel_names(tmp_path, compile=False)
     assert {"slotstream/state/apply.lua", "slotstream/state/load.lua"} <= set(names)
     for layer, package in (
         ("memory", "memory"),
@@ -150,36 +157,7 @@ def test_the_listed_hot_modules_run_compiled() -> None:
 def test_the_compiled_wheel_has_one_import_root_and_every_listed_module_compiled(tmp_path: Path) -> None:
     from slotstream import compiled
 
-    src = tmp_path / "src"
-    shutil.copytree(
-        ROOT,
-        src,
-        ignore=shutil.ignore_patterns(
-            ".venv", ".cache", ".git", "var", "build", "tests", "__pycache__", "*.egg-info", "*.so"
-        ),
-    )
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "-q",
-            "-w",
-            str(tmp_path),
-            str(src),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=900,
-        env={**os.environ, "SLOTSTREAM_COMPILE": "1"},
-    )
-    (wheel,) = tmp_path.glob("slotstream-*.whl")
-    names = zipfile.ZipFile(wheel).namelist()
-    tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith((".dist-info", ".data"))}
-    assert tops == {"slotstream"}, tops
+    names = _wheel_names(tmp_path, compile=True)
     built = {n.split(".cpython-")[0].replace("/", ".") for n in names if n.endswith(".so")}
     listed = {compiled.module_name(path) for path in compiled.compiled_paths()}
     assert built == listed | {"slotstream._native__mypyc"}, built ^ (listed | {"slotstream._native__mypyc"})
