@@ -147,7 +147,8 @@ def test_the_listed_hot_modules_run_compiled() -> None:
     assert {"slotstream.memory.reconcile", "slotstream.memory.extraction.extractor"} <= set(listed)
     # pydantic models and an unbounded walk of a producer's value stay interpreted (pyproject.toml)
     assert not {"slotstream.memory.extraction.model", "slotstream.memory.secrets"} & set(listed)
-    if os.environ.get("SLOTSTREAM_COMPILE", "1") == "0":
+    # all or none: scripts/setup.sh compiles them all, or none where asked to or with no C compiler
+    if os.environ.get("SLOTSTREAM_COMPILE", "1") == "0" or not (shutil.which("cc") or shutil.which("gcc")):
         assert compiled.missing() == listed
     else:
         assert compiled.missing() == []
