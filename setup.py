@@ -20,7 +20,6 @@ from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
 BUILD = ROOT / "build" / "mypyc"
-LAYERS = ("memory", "state", "streams", "processors", "sidecar")
 
 
 def _compiled_list() -> Any:
@@ -32,13 +31,13 @@ def _compiled_list() -> Any:
     return module
 
 
-def _linked_tree() -> Path:
+def _linked_tree(layers: list[str]) -> Path:
     """The installed layout as links: mypyc names a module by its path, and the layer folders
     install under `slotstream` (pyproject's package-dir)."""
     tree = BUILD / "tree"
     package = tree / "slotstream"
     package.mkdir(parents=True, exist_ok=True)
-    for source in [*(ROOT / "slotstream").glob("*.py"), *(ROOT / layer for layer in LAYERS)]:
+    for source in [*(ROOT / "slotstream").glob("*.py"), *(ROOT / layer for layer in layers)]:
         link = package / source.name
         if not link.is_symlink():
             link.symlink_to(source)
@@ -53,7 +52,8 @@ def compiled_modules() -> list[Any]:
     except ImportError:
         print("setup: mypyc is not installed; every module stays plain Python", file=sys.stderr)
         return []
-    tree = _linked_tree()
+    listing = _compiled_list()
+    tree = _linked_tree([folder for folder in listing.package_of_folder(ROOT) if folder != "slotstream"])
     here = os.getcwd()
     os.chdir(tree)  # the module names come from the paths below
     try:
@@ -61,7 +61,7 @@ def compiled_modules() -> list[Any]:
             [
                 "--config-file",
                 str(ROOT / "pyproject.toml"),
-                *(f"slotstream/{path}" for path in _compiled_list().compiled_paths(ROOT)),
+                *(f"slotstream/{path}" for path in listing.compiled_paths(ROOT)),
             ],
             group_name="slotstream._native",
             opt_level="3",

@@ -9,45 +9,44 @@ from __future__ import annotations
 
 import importlib.machinery
 import importlib.util
-import sys
 import tomllib
 from pathlib import Path
+from typing import Any, cast
 
 ROOT = Path(__file__).resolve().parent.parent
-# where each layer folder installs (pyproject's package-dir)
-PACKAGE_OF_FOLDER = {
-    "slotstream": "slotstream",
-    "memory": "slotstream.memory",
-    "state": "slotstream.state",
-    "streams": "slotstream.streams",
-    "processors": "slotstream.processors",
-    "sidecar": "slotstream.sidecar",
-}
+
+
+def _tool(root: Path) -> dict[str, Any]:
+    return cast(dict[str, Any], tomllib.loads((root / "pyproject.toml").read_text())["tool"])
+
+
+def package_of_folder(root: Path = ROOT) -> dict[str, str]:
+    """Where each layer folder installs (pyproject's package-dir): `memory` -> `slotstream.memory`."""
+    return {folder: package for package, folder in _tool(root)["setuptools"]["package-dir"].items()}
 
 
 def compiled_paths(root: Path = ROOT) -> list[str]:
     """The listed files, relative to the repository root, sorted."""
-    config = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["slotstream"]["compile"]
+    config = _tool(root)["slotstream"]["compile"]
     listed = {str(path.relative_to(root)) for pattern in config["modules"] for path in root.glob(pattern)}
     return sorted(listed - set(config.get("exclude", [])))
 
 
-def module_name(path: str) -> str:
+def module_name(path: str, root: Path = ROOT) -> str:
     """`memory/extraction/text.py` -> `slotstream.memory.extraction.text`."""
     folder, *rest = Path(path).with_suffix("").parts
-    return ".".join([PACKAGE_OF_FOLDER[folder], *rest])
+    return ".".join([package_of_folder(root)[folder], *rest])
 
 
 def missing(root: Path = ROOT) -> list[str]:
     """The listed modules this install imports as plain Python (none after a compiling install)."""
     plain = []
     for path in compiled_paths(root):
-        spec = importlib.util.find_spec(module_name(path))
+        spec = importlib.util.find_spec(module_name(path, root))
         if spec is None or not isinstance(spec.loader, importlib.machinery.ExtensionFileLoader):
-            plain.append(module_name(path))
+            plain.append(module_name(path, root))
     return plain
 
 
 if __name__ == "__main__":
     print("\n".join(compiled_paths()))
-    sys.exit(0)
