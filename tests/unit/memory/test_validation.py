@@ -204,8 +204,17 @@ def test_missing_attribute_and_unknown_fields():
         parse_record({"tenant": "t", "user": "u", "attribute": "a", "value": "x", "authority": "god"})
     assert err.value.reason == Reason.INVALID_FIELD
     with pytest.raises(Rejected) as err:
-        parse_record(["not", "an", "object"])  # type: ignore[arg-type]
+        parse_record(["not", "an", "object"])
     assert err.value.reason == Reason.INVALID_FIELD
+
+
+@pytest.mark.parametrize("raw", [["op", "forget"], "forget", None, 7])
+def test_a_command_that_is_not_a_json_object_is_refused_with_its_reason(raw: Any) -> None:
+    # raw JSON reaches parse_command unchecked; compiled, a narrower annotation would raise a
+    # TypeError on entry instead of this reason
+    with pytest.raises(Rejected) as err:
+        parse_command(raw)
+    assert (err.value.reason, err.value.detail) == (Reason.INVALID_FIELD, "command must be an object")
 
 
 # --- defaults -------------------------------------------------------------------------------
