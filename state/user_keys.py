@@ -26,12 +26,11 @@ from .scripts import LuaScript, run_pipeline
 User = tuple[str, str]  # tenant, user
 KeyRecord = tuple[bytes, bytes | None]  # keys-topic record: b"tenant/user/kid", stored value (None: erased)
 
-# KEYS[1] = the user's keys hash; ARGV = a new key id and its stored value. Returns the current
-# key id and its value, plus 1 when it was created now.
-# ARGV: a new key's id and stored form (used when the user has no current key), and optionally the
-# ids of the keys the payload's input was opened with ("" or absent: none): then the payload is
-# sealed with one of those or not at all ({"", "", 2}), and no key is created. A current key that is
-# not among them means the user was erased after the input was opened.
+# KEYS[1] = the user's keys hash. ARGV = a new key's id and stored form (used when the user has no
+# current key), and optionally the space-joined ids of the keys the payload's input was opened with
+# ("" or absent: none). Returns the current key's id and stored form, plus 1 when it was created
+# now; with opened ids, the current key only if it is among them, else {"", "", 2} and no key is
+# created (a current key not among them means the user was erased after the input was opened).
 _CURRENT = """
 local cur = redis.call('HGET', KEYS[1], 'current')
 local val = cur and redis.call('HGET', KEYS[1], cur)
@@ -211,7 +210,9 @@ class Sealer:
         """(tenant, user, record key, plaintext) items -> sealed values, and the key records of
         keys created now (to produce to the keys topic before the values)."""
         values, created = self.seal_opened(items, now_ms, {})
-        return [value for value in values if value is not None], created
+        sealed = [value for value in values if value is not None]
+        assert len(sealed) == len(values)  # naming no opened keys, nothing is left unsealed
+        return sealed, created
 
     def seal_opened(
         self, items: list[tuple[str, str, bytes, bytes]], now_ms: int, opened: Mapping[User, Collection[str]]
