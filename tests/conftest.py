@@ -20,6 +20,9 @@ from slotstream.localkafka import docker_available
 from slotstream.localredis import LocalRedis, LocalRedisCluster
 from slotstream.state.client import connect, is_cluster_url
 
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     """A compiled module is imported instead of its source: one built before the source last
@@ -32,10 +35,6 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     ]
     if stale:
         pytest.exit(f"compiled before their source changed: {', '.join(stale)}; run scripts/setup.sh", returncode=2)
-
-
-ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
 
 
 def docker_engine_available() -> bool:
