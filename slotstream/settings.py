@@ -86,6 +86,11 @@ class Settings(BaseSettings):
     )
     data_dir: str = Field("var", description="SLOTSTREAM_DATA_DIR: where the embedded Redis and Kafka keep data")
     profile: str | None = Field(None, description="SLOTSTREAM_PROFILE: a worker writes cProfile dumps here")
+    batch_timeline: str | None = Field(
+        None,
+        description="SLOTSTREAM_BATCH_TIMELINE: a worker appends a line per batch here "
+        "(its stages' times; streams/timeline.py)",
+    )
     fault_markers: str | None = Field(
         None,
         description="SLOTSTREAM_FAULT_MARKERS: fault tests only: a message "

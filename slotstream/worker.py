@@ -143,6 +143,7 @@ def build_processors(settings: Settings, processors: Iterable[str] = PROCESSORS,
         session_timeout=settings.session_timeout,
         expiry_interval=settings.expiry_interval,
         profile=settings.profile,
+        timeline=settings.batch_timeline,
     )
     return config, runners, sweep
 

@@ -17,6 +17,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from typing import Any, NoReturn, TypeVar
 
 from .errors import RestartWorker, Stopping, StopWorker
 from .messages import BatchOutput, Compacted, Keyed, RawMessage
+from .timeline import BatchClock, Timeline, age_ms
 from .topics import CHANGES, CONTROL, DLQ, KEYS, OPS, ORIGIN_HEADER, TURNS
 from .types import AppliesProduced, BatchProcessor, Sweep
 
@@ -48,6 +50,7 @@ class AppConfig:
     expiry_interval: float = 1.0
     profile: str | None = None  # cProfile dumps of each processor's thread go to <profile>.<processor>
     fused_apply: bool = True  # a worker running extraction and reconciliation applies its extracted ops at once
+    timeline: str | None = None  # one line per batch appended here (streams/timeline.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +158,7 @@ class BatchFlow:
         # recording theirs: neither applies what the other applied but has not recorded yet.
         self.reconciling = asyncio.Lock()
         self.fusing: asyncio.Task[None] | None = None
+        self.timeline = Timeline(config.timeline) if config.timeline else None
         # one thread per processor: its batches run in order, and one processor standing still (a
         # promote pausing it) never holds up another's batch. A fused apply runs on reconciliation's
         # thread, so it never runs beside a batch of the ops consumer.
@@ -173,6 +177,8 @@ class BatchFlow:
     def shutdown(self) -> None:
         for thread in self.threads.values():
             thread.shutdown(wait=False, cancel_futures=True)
+        if self.timeline is not None:
+            self.timeline.close()
 
     async def on_thread(self, processor: Any, fn: Callable[..., T], *args: Any) -> T:
         loop = asyncio.get_running_loop()
@@ -226,6 +232,7 @@ class BatchFlow:
             await self._handle(processor, batch)
 
     async def _handle(self, processor: BatchProcessor, batch: list[RawMessage]) -> None:
+        clock = BatchClock(processor.processor, batch) if self.timeline is not None else None
         fusing = self.fusing
         if processor is self.turns and fusing is not None and not fusing.done() and len(batch) < self.config.batch_size:
             # Less than a full batch: the worker keeps up, and this batch waits for the last one's
@@ -233,14 +240,23 @@ class BatchFlow:
             # batch's turns reach Redis later. (A full batch means a backlog: it runs beside the
             # fused apply, whose waits for Redis it fills.)
             await asyncio.wait([fusing])
+        if clock is not None:
+            clock.mark("waited")
         out: BatchOutput = await self.on_thread(processor, processor.process, batch)
+        if clock is not None:
+            clock.mark("processed")
         if processor is self.turns and self.fuse_into is not None and out.ops:
-            await self.deliver_and_fuse(processor.processor, out)
+            await self.deliver_and_fuse(processor.processor, out, clock.oldest if clock is not None else None)
         else:
             await self.deliver(processor.processor, out)
+        if clock is not None:
+            clock.mark("delivered")
         await self.on_thread(processor, processor.record, batch, out)
+        if clock is not None and self.timeline is not None:
+            clock.mark("recorded")
+            self.timeline.write(clock.line)
 
-    async def deliver_and_fuse(self, what: str, out: BatchOutput) -> None:
+    async def deliver_and_fuse(self, what: str, out: BatchOutput, oldest_ms: int | None = None) -> None:
         """A turns batch's records delivered, then its ops applied at once where they are next in
         line (the batch's position does not wait for it: its ops are on the ops topic, where the
         ops consumer finds them if the fused apply never happens). Reconciliation is held from
@@ -259,16 +275,18 @@ class BatchFlow:
         except BaseException:
             self.reconciling.release()
             raise
-        self.fusing = asyncio.create_task(self._fuse_then_release(what, out.ops, delivered))
+        self.fusing = asyncio.create_task(self._fuse_then_release(what, out.ops, delivered, oldest_ms))
 
     async def settled(self) -> None:
         """The fused apply in flight is over (a revocation or a stop waits for it)."""
         if self.fusing is not None and not self.fusing.done():
             await asyncio.wait([self.fusing])
 
-    async def _fuse_then_release(self, what: str, ops: list[Keyed], delivered: list[Delivered]) -> None:
+    async def _fuse_then_release(
+        self, what: str, ops: list[Keyed], delivered: list[Delivered], oldest_ms: int | None = None
+    ) -> None:
         try:
-            await self.fuse(what, ops, delivered)
+            await self.fuse(what, ops, delivered, oldest_ms)
         except StopWorker as stop:
             stop_now(stop)
         except RestartWorker as restart:
@@ -280,10 +298,13 @@ class BatchFlow:
         finally:
             self.reconciling.release()
 
-    async def fuse(self, origin: str, ops: list[Keyed], delivered: list[Delivered]) -> None:
+    async def fuse(
+        self, origin: str, ops: list[Keyed], delivered: list[Delivered], oldest_ms: int | None = None
+    ) -> None:
         """The ops just delivered, as the ops consumer would read them (same topic, partition,
         offset, sealed payload, append time, origin header), applied by reconciliation when they
-        are next in line on an ops partition this worker owns. The caller holds `reconciling`."""
+        are next in line on an ops partition this worker owns. The caller holds `reconciling`.
+        `oldest_ms`: the append time of the oldest turn the ops came from (for the timeline)."""
         applier, reconciliation = self.fuse_into, self.ops
         assert applier is not None and reconciliation is not None
         owned = self.owned_ops()
@@ -296,7 +317,17 @@ class BatchFlow:
         ]
         if not produced:
             return
+        started = time.perf_counter()
         applied, out = await self.on_thread(reconciliation, applier.apply_produced, produced)
+        if self.timeline is not None:
+            self.timeline.write(
+                {
+                    "processor": "fused_apply",
+                    "records": len(applied),
+                    "applied_ms": round((time.perf_counter() - started) * 1000, 2),
+                    "visible_age_ms": age_ms(oldest_ms),
+                }
+            )
         if not applied:
             return
         await self.deliver(reconciliation.processor, out)

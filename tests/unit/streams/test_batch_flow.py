@@ -7,7 +7,9 @@ import asyncio
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from pathlib import Path
 
+import orjson
 import pytest
 
 from slotstream.streams import batches
@@ -63,10 +65,12 @@ class _Reconciliation(_Logged):
         self.note(f"fused record {applied[0].offset}")
 
 
-def _flow(log: list[str], batch_size: int) -> BatchFlow:
+def _flow(log: list[str], batch_size: int, timeline: str | None = None) -> BatchFlow:
     lock = threading.Lock()
     topics = {TURNS: "x.turns", OPS: "x.ops"}
-    config = AppConfig(group="g", bootstrap="unused:9092", topics=topics, partitions=1, batch_size=batch_size)
+    config = AppConfig(
+        group="g", bootstrap="unused:9092", topics=topics, partitions=1, batch_size=batch_size, timeline=timeline
+    )
     processors = {
         TURNS: _Extraction("extraction", "x.turns", log, lock),
         OPS: _Reconciliation("reconciliation", "x.ops", log, lock),
@@ -147,3 +151,35 @@ def test_a_turns_batch_that_cannot_have_reconciliation_in_time_leaves_its_ops_to
 
     _run(flow, held_reconciliation)
     assert log == ["extract 0", "extraction record 0 [('fused_apply:left_to_consumer', 1)]"], log
+
+
+def test_the_timeline_has_each_batchs_stages_and_its_oldest_turns_age_when_applied(tmp_path: Path) -> None:
+    """SLOTSTREAM_BATCH_TIMELINE: a line per batch with its stages' times in order, and a line per
+    fused apply with the age its batch's oldest turn had once its ops were applied."""
+    path = tmp_path / "timeline.jsonl"
+    flow = _flow([], batch_size=500, timeline=str(path))
+    appended_ms = int(time.time() * 1000) - 300  # the turns sat on their topic 300 ms
+
+    async def run() -> None:
+        for offset in (0, 1):
+            batch = [
+                RawMessage("x.turns", 0, 2 * offset + k, b"t/u", f"turn {offset}".encode(), appended_ms + k)
+                for k in (0, 1)
+            ]
+            await flow.handle(flow.processors[TURNS], batch)
+
+    _run(flow, run)
+    lines = [orjson.loads(line) for line in path.read_bytes().splitlines()]
+    batches_seen = [line for line in lines if line["processor"] == "extraction"]
+    fused = [line for line in lines if line["processor"] == "fused_apply"]
+    assert len(batches_seen) == 2 and len(fused) == 2, lines
+    for line in batches_seen:
+        assert line["records"] == 2
+        assert line["oldest_age_ms"] >= 300
+        assert 0 <= line["waited"] <= line["processed"] <= line["delivered"] <= line["recorded"], line
+    # the second batch waited for the first one's fused apply (short of full)
+    assert batches_seen[1]["waited"] >= APPLY_SECONDS * 1000 * 0.5, batches_seen
+    for line in fused:
+        assert line["records"] == 2
+        assert line["applied_ms"] >= APPLY_SECONDS * 1000
+        assert line["visible_age_ms"] >= 300 + APPLY_SECONDS * 1000, line

@@ -1,0 +1,56 @@
+"""Summarize a worker's batch timeline (SLOTSTREAM_BATCH_TIMELINE, streams/timeline.py).
+
+    SLOTSTREAM_BATCH_TIMELINE=/tmp/timeline.jsonl slotstream bench pipeline --skip-throughput \\
+        --rate 900 --seconds 20 --runtime lean
+    python scripts/batch_timeline.py /tmp/timeline.jsonl
+
+Prints, per processor, the number of batches, the records a batch (median), and the p50 / p99 of
+each stage's end, in milliseconds from the batch's start; for fused applies, their time on
+reconciliation's thread and the age of the batch's oldest turn once its ops were in Redis (a
+turn's freshness, the worker's part of it: the bench's probe adds its producer and its lookup).
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+STAGES = ("oldest_age_ms", "waited", "processed", "delivered", "recorded", "applied_ms", "visible_age_ms")
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def summarize(lines: list[dict[str, Any]]) -> list[str]:
+    by_processor: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for line in lines:
+        by_processor[line["processor"]].append(line)
+    out = []
+    for processor, batches in sorted(by_processor.items()):
+        records = statistics.median(b["records"] for b in batches)
+        parts = [f"{processor}: {len(batches)} batches, {records:.0f} records a batch (median)"]
+        for stage in STAGES:
+            values = [b[stage] for b in batches if b.get(stage) is not None]
+            if values:
+                parts.append(f"{stage} p50 {percentile(values, 0.5):.1f} / p99 {percentile(values, 0.99):.1f}")
+        out.append("; ".join(parts))
+    return out
+
+
+def main(path: str) -> None:
+    lines = [orjson.loads(raw) for raw in Path(path).read_bytes().splitlines() if raw.strip()]
+    for row in summarize(lines):
+        print(row)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: batch_timeline.py TIMELINE_FILE")
+    main(sys.argv[1])

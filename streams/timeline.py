@@ -1,0 +1,61 @@
+"""Where a worker's batches spend their time: one JSON line per batch, appended to a file
+(`SLOTSTREAM_BATCH_TIMELINE`), for finding what a turn waits for between its append to the turns
+topic and its ops reaching Redis. `scripts/batch_timeline.py` summarizes a file.
+
+A processor's batch line: `processor`, `records`, `oldest_age_ms` (how long the batch's oldest
+record had been on its topic when the batch started; the input topics stamp the broker's append
+time), and the milliseconds from the batch's start to the end of each stage: `waited` (for the
+last fused apply, see `BatchFlow._handle`), `processed`, `delivered`, `recorded`. A fused apply's
+line: `processor` "fused_apply", `records` (the ops applied), `applied_ms` (its time on
+reconciliation's thread) and `visible_age_ms`: the age of the oldest turn of its batch when its ops
+were in Redis, which is that turn's freshness.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import IO, Any
+
+import orjson
+
+from .messages import RawMessage
+
+
+def oldest_ms(batch: Sequence[RawMessage]) -> int | None:
+    """The earliest append time of a batch's records (None when the broker gave none)."""
+    stamps = [msg.timestamp_ms for msg in batch if msg.timestamp_ms is not None]
+    return min(stamps) if stamps else None
+
+
+def age_ms(since_ms: int | None) -> float | None:
+    return None if since_ms is None else round(time.time() * 1000 - since_ms, 1)
+
+
+class Timeline:
+    """Appends batch lines to `path`; every write is from the worker's event loop."""
+
+    def __init__(self, path: str) -> None:
+        self._file: IO[bytes] = open(path, "ab", buffering=0)  # noqa: SIM115 - closed by close()
+
+    def write(self, line: dict[str, Any]) -> None:
+        self._file.write(orjson.dumps(line) + b"\n")
+
+    def close(self) -> None:
+        self._file.close()
+
+
+class BatchClock:
+    """The stage times of one batch, from its start."""
+
+    def __init__(self, processor: str, batch: Sequence[RawMessage]) -> None:
+        self.started = time.perf_counter()
+        self.oldest = oldest_ms(batch)
+        self.line: dict[str, Any] = {
+            "processor": processor,
+            "records": len(batch),
+            "oldest_age_ms": age_ms(self.oldest),
+        }
+
+    def mark(self, stage: str) -> None:
+        self.line[stage] = round((time.perf_counter() - self.started) * 1000, 2)
