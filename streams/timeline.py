@@ -13,6 +13,7 @@ were in Redis, which is that turn's freshness.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Sequence
 from typing import IO, Any
@@ -20,6 +21,8 @@ from typing import IO, Any
 import orjson
 
 from .messages import RawMessage
+
+log = logging.getLogger("slotstream.worker")
 
 
 def oldest_ms(batch: Sequence[RawMessage]) -> int | None:
@@ -33,16 +36,25 @@ def age_ms(since_ms: int | None) -> float | None:
 
 
 class Timeline:
-    """Appends batch lines to `path`; every write is from the worker's event loop."""
+    """Appends batch lines to `path`; every write is from the worker's event loop. A failed write
+    (a full disk) stops the timeline, never a batch: it is a diagnosis, not the worker's work."""
 
     def __init__(self, path: str) -> None:
-        self._file: IO[bytes] = open(path, "ab", buffering=0)  # noqa: SIM115 - closed by close()
+        self._file: IO[bytes] | None = open(path, "ab", buffering=0)  # noqa: SIM115 - closed by close()
 
     def write(self, line: dict[str, Any]) -> None:
-        self._file.write(orjson.dumps(line) + b"\n")
+        if self._file is None:
+            return
+        try:
+            self._file.write(orjson.dumps(line) + b"\n")
+        except OSError as err:
+            log.warning("batch timeline: writing failed (%s); no more lines", err)
+            self.close()
 
     def close(self) -> None:
-        self._file.close()
+        if self._file is not None:
+            self._file.close()
+            self._file = None
 
 
 class BatchClock:

@@ -183,3 +183,23 @@ def test_the_timeline_has_each_batchs_stages_and_its_oldest_turns_age_when_appli
         assert line["records"] == 2
         assert line["applied_ms"] >= APPLY_SECONDS * 1000
         assert line["visible_age_ms"] >= 300 + APPLY_SECONDS * 1000, line
+
+
+def test_a_timeline_on_a_full_disk_stops_without_failing_a_batch() -> None:
+    """Every write to /dev/full fails as on a full disk (ENOSPC): the timeline stops, the batches
+    and their fused applies go on and are recorded."""
+    log: list[str] = []
+    flow = _flow(log, batch_size=500, timeline="/dev/full")
+
+    async def run() -> None:
+        for offset in (0, 1):
+            await flow.handle(flow.processors[TURNS], [RawMessage("x.turns", 0, offset, b"t/u", b"turn")])
+
+    _run(flow, run)
+    assert [line for line in log if "record" in line] == [
+        "extraction record 0 []",
+        "fused record 0",
+        "extraction record 1 []",
+        "fused record 1",
+    ], log
+    assert flow.timeline is not None and flow.timeline._file is None
