@@ -21,6 +21,8 @@ if [ ! -x .venv/bin/python ]; then
   "$py" -m venv .venv
 fi
 compile="${SLOTSTREAM_COMPILE:-1}"
+# the compiled modules an install left beside their sources; arguments: what find does with them
+compiled_modules() { find memory state streams processors sidecar slotstream -name '*.so' "$@"; }
 # the install is redone when the metadata, the build or a compiled module's source changes: a
 # compiled module sits beside its source (editable install) and is imported instead of it
 sources="$(.venv/bin/python slotstream/compiled.py)"
@@ -29,7 +31,7 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "setup: installing the project and its dependencies into .venv" >&2
   .venv/bin/python -m pip install -q --upgrade pip
   # compiled modules left from an earlier build would shadow the sources
-  find memory state streams processors sidecar slotstream -name '*.so' -delete
+  compiled_modules -delete
   rm -rf build/mypyc
   # the dependencies and the tools first, plain; then the compiling build in this environment, so
   # mypyc type-checks against the same packages as scripts/typecheck.sh
@@ -47,13 +49,13 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
       exit 1
     fi
     echo "setup: no C compiler: the hot modules stay plain Python (docs/BENCHMARKS.md, \"Compiled modules\")" >&2
-    find memory state streams processors sidecar slotstream -name '*.so' -delete
+    compiled_modules -delete
   fi
   echo "$want" > "$stamp"
 fi
 # the stamp matched the sources' content: compiled modules older than a source touched since are
 # still its build (the tests' session start checks the times)
-find memory state streams processors sidecar slotstream -name '*.so' -exec touch {} +
+compiled_modules -exec touch {} +
 # The local Kafka broker runs on the JVM and is resolved from Maven Central: a JDK >= 17 and Maven.
 if [ -z "${SLOTSTREAM_KAFKA_BOOTSTRAP:-}" ]; then
   if ! command -v java >/dev/null 2>&1 || ! command -v mvn >/dev/null 2>&1; then
