@@ -25,7 +25,7 @@ from typing import Any, NoReturn, TypeVar
 
 from .errors import RestartWorker, Stopping, StopWorker
 from .messages import BatchOutput, Compacted, Keyed, RawMessage
-from .timeline import BatchClock, Timeline, age_ms
+from .timeline import Timeline, age_ms, clock
 from .topics import CHANGES, CONTROL, DLQ, KEYS, OPS, ORIGIN_HEADER, TURNS
 from .types import AppliesProduced, BatchProcessor, Sweep
 
@@ -232,7 +232,7 @@ class BatchFlow:
             await self._handle(processor, batch)
 
     async def _handle(self, processor: BatchProcessor, batch: list[RawMessage]) -> None:
-        clock = BatchClock(processor.processor, batch) if self.timeline is not None else None
+        timed = clock(self.timeline, processor.processor, batch)
         fusing = self.fusing
         if processor is self.turns and fusing is not None and not fusing.done() and len(batch) < self.config.batch_size:
             # Less than a full batch: the worker keeps up, and this batch waits for the last one's
@@ -240,21 +240,17 @@ class BatchFlow:
             # batch's turns reach Redis later. (A full batch means a backlog: it runs beside the
             # fused apply, whose waits for Redis it fills.)
             await asyncio.wait([fusing])
-        if clock is not None:
-            clock.mark("waited")
+        timed.mark("waited")
         out: BatchOutput = await self.on_thread(processor, processor.process, batch)
-        if clock is not None:
-            clock.mark("processed")
+        timed.mark("processed")
         if processor is self.turns and self.fuse_into is not None and out.ops:
-            await self.deliver_and_fuse(processor.processor, out, clock.oldest if clock is not None else None)
+            await self.deliver_and_fuse(processor.processor, out, timed.oldest)
         else:
             await self.deliver(processor.processor, out)
-        if clock is not None:
-            clock.mark("delivered")
+        timed.mark("delivered")
         await self.on_thread(processor, processor.record, batch, out)
-        if clock is not None and self.timeline is not None:
-            clock.mark("recorded")
-            self.timeline.write(clock.line)
+        timed.mark("recorded")
+        timed.done()
 
     async def deliver_and_fuse(self, what: str, out: BatchOutput, oldest_ms: int | None = None) -> None:
         """A turns batch's records delivered, then its ops applied at once where they are next in

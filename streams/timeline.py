@@ -58,9 +58,10 @@ class Timeline:
 
 
 class BatchClock:
-    """The stage times of one batch, from its start."""
+    """The stage times of one batch, from its start; its line goes to `timeline` when it is done."""
 
-    def __init__(self, processor: str, batch: Sequence[RawMessage]) -> None:
+    def __init__(self, timeline: Timeline, processor: str, batch: Sequence[RawMessage]) -> None:
+        self.timeline = timeline
         self.started = time.perf_counter()
         self.oldest = oldest_ms(batch)
         self.line: dict[str, Any] = {
@@ -71,3 +72,26 @@ class BatchClock:
 
     def mark(self, stage: str) -> None:
         self.line[stage] = round((time.perf_counter() - self.started) * 1000, 2)
+
+    def done(self) -> None:
+        self.timeline.write(self.line)
+
+
+class _Unclocked(BatchClock):
+    """A batch's clock with the timeline off: marks nothing, reads no append times."""
+
+    def __init__(self) -> None:
+        self.oldest = None
+
+    def mark(self, stage: str) -> None:
+        return None
+
+    def done(self) -> None:
+        return None
+
+
+UNCLOCKED: BatchClock = _Unclocked()
+
+
+def clock(timeline: Timeline | None, processor: str, batch: Sequence[RawMessage]) -> BatchClock:
+    return UNCLOCKED if timeline is None else BatchClock(timeline, processor, batch)
