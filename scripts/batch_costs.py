@@ -12,14 +12,12 @@ namespace.
 
 from __future__ import annotations
 
-import random
 import statistics
 import sys
 import time
 
-import orjson
+from worker_instructions import turn_messages  # this folder: the same turns as the instruction counts
 
-from slotstream.bench_pipeline import _turn
 from slotstream.processors.extraction import ExtractionService
 from slotstream.processors.reconciliation import ReconciliationService
 from slotstream.runtime import tune_gc
@@ -33,12 +31,7 @@ TURNS = 6000
 
 def main(url: str, batch: int, users: int) -> None:
     tune_gc()
-    rng = random.Random(5)
-    turns = []
-    for i in range(TURNS):
-        at, turn = _turn(rng, i, users, "bench")
-        key = f"{turn['tenant']}/{turn['user']}".encode()
-        turns.append(RawMessage("turns", 0, i, key, orjson.dumps({**turn, "at": at})))
+    turns = turn_messages("bench", turns=TURNS, users=users)
     client = connect(url)
     namespace = f"batchcosts{time.time_ns()}"
     extraction = ExtractionService()

@@ -38,11 +38,12 @@ TURNS, USERS, BATCH = 1000, 50, 50
 STAGES = ("build", "extract", "apply")
 
 
-def turn_messages(mix: str, seed: int = 5) -> list[RawMessage]:
+def turn_messages(mix: str, seed: int = 5, turns: int = TURNS, users: int = USERS) -> list[RawMessage]:
+    """The pipeline bench's turns as the turns topic holds them (scrubbed, not sealed)."""
     rng = random.Random(seed)
     messages = []
-    for i in range(TURNS):
-        at, turn = _turn(rng, i, USERS, mix)
+    for i in range(turns):
+        at, turn = _turn(rng, i, users, mix)
         body = {**turn, "at": at}
         messages.append(RawMessage("turns", 0, i, f"{turn['tenant']}/{turn['user']}".encode(), orjson.dumps(body)))
     return messages
