@@ -37,7 +37,8 @@ RULE_FAMILIES: list[tuple[Callable[[str, datetime], list[Hit]], Trigger]] = [
 # a goal is considered only when nothing more specific matched
 FAMILIES: list[Callable[[str, datetime], list[Hit]]] = [family for family, _ in RULE_FAMILIES]
 GOAL_REQUIRES = GOAL.requires
-_TRIGGERS = prefilter.Triggers([*(requires for _, requires in RULE_FAMILIES), GOAL_REQUIRES])
+# (on a sentence, the quick look: each family checks its trigger first and looks its patterns up)
+_TRIGGERS = prefilter.Triggers([*(requires for _, requires in RULE_FAMILIES), GOAL_REQUIRES], quick=True)
 
 
 def analyze(text: str, at: datetime) -> list[Hit]:

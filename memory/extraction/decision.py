@@ -970,4 +970,5 @@ DECISION = Family(
     trigger=_TRIGGER,
     guard=_NOT_MINE,
     fallback=_marker_fallback,
+    fallback_needs=(_MARKER_EN, _MARKER_ZH),  # a clause that says a choice was made
 )

@@ -318,7 +318,9 @@ _DETAIL.insert(
         zh(r"(?:少|别|不要|不用)(?:点|些)?(?:铺垫|绕弯子?|兜圈子|客套|寒暄|废话|小作文|写小作文)"), "concise", True
     ),
 )
-_DETAIL.append(Pattern(zh(r"^.+$"), _detail_cue, True))
+# (the cue gives nothing without a cue word or a "too …": the gate says so to the prefilter)
+_CUE_GATE = zh("|".join((_CONCISE_CUE.pattern, _DETAILED_CUE.pattern, _TOO.pattern)))
+_DETAIL.append(Pattern(zh(r"^.+$"), _detail_cue, True, _CUE_GATE))
 
 
 # the words without which no pattern (or the cue fallback) can read a detail preference

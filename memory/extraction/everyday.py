@@ -1279,17 +1279,20 @@ _ROUTINE_EN = [
 ]
 
 
-# every routine statement is one of these, or says how often (the prefilter's look at `_routine_en`)
-_ROUTINE_EN_REQUIRES = one_of(*_ROUTINE_EN, _FREQ_EN)
+_SELF_EN = rx(r"\b(?:I|I'm|my)\b")
+_I_EN = rx(r"\bI(?:'m)?\b")
+# every routine statement is about the user, and is one of these or says how often the user does it
+# (the prefilter's look at `_routine_en`)
+_ROUTINE_EN_REQUIRES = one_of(_SELF_EN) & one_of(*_ROUTINE_EN, (_I_EN, _FREQ_EN))
 
 
 def _routine_en(t: str) -> list[Found]:
-    if not re.search(r"(?i)\b(?:I|I'm|my)\b", t):
+    if not _SELF_EN.search(t):
         return []
     for r in _ROUTINE_EN:
         if prefilter.search(r, t):
             return [("profile.routine", _v(_strip_subject_en(t)), False)]
-    m = re.search(r"(?i)\bI(?:'m)?\b", t)
+    m = _I_EN.search(t)
     verb = re.search(
         r"(?i)\bI\s+(?:usually\s+|always\s+|normally\s+|never\s+|generally\s+|typically\s+|often\s+|also\s+)*(?P<v>[a-z]+)\b",
         t,

@@ -15,8 +15,8 @@ from datetime import datetime
 from ..models import Kind
 from . import prefilter
 from .family import Hit
-from .prefilter import one_of
-from .text import Getter, Pattern, clean, rx, scan, slugify, tables, to_int, zh
+from .prefilter import one_of, rewritten
+from .text import Getter, Pattern, clean, matched_by, rx, scan, slugify, tables, to_int, zh
 
 _LEVELS = {
     "beginner": "beginner",
@@ -1622,7 +1622,9 @@ class _Expertise:
     that are not about the user; a level said about the past gives nothing."""
 
     rule = "expertise"
-    requires = one_of(_ABOUT_ME)  # the prefilter's look: `_expertise_hits` checks it first
+    # the prefilter's look: a word for the user (`_expertise_hits` checks it first) and one of the
+    # patterns, in the sentence with the level words that are not about the user cut out
+    requires = rewritten(one_of(_ABOUT_ME) & one_of(*matched_by(_EXPERTISE)))
 
     @staticmethod
     def hits(text: str, at: datetime) -> list[Hit]:

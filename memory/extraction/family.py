@@ -12,7 +12,7 @@ from typing import Any
 from ..models import Kind
 from . import prefilter
 from .prefilter import ANYTHING, Trigger, one_of
-from .text import Pattern, scan, tables
+from .text import Pattern, matched_by, scan, tables
 
 
 @dataclass(slots=True)
@@ -50,6 +50,8 @@ class Family:
     guard: re.Pattern[str] | None = None
     # tried when no pattern matched: the family's general shapes, text -> (value, match) or None
     fallback: Callable[[str], tuple[Any, re.Match[str]] | None] | None = None
+    # patterns of which the fallback cannot give a value without one matching (none: it may on anything)
+    fallback_needs: tuple[re.Pattern[str], ...] = ()
 
     def __post_init__(self) -> None:
         # (only tested for a match: each of their alternatives is tried only where its words are)
@@ -58,12 +60,13 @@ class Family:
 
     @cached_property
     def requires(self) -> Trigger:
-        """What the family cannot fire without: its trigger, or (with no fallback) one of its patterns."""
-        if self.trigger is not None:
-            return one_of(self.trigger)
+        """What the family cannot fire without: its trigger, and one of its patterns (with its gate)
+        or, with a fallback, one of what the fallback needs."""
+        ways: list[re.Pattern[str] | tuple[re.Pattern[str], ...]] = list(matched_by(self.patterns))
         if self.fallback is not None:
-            return ANYTHING
-        return one_of(*((p.rx, p.gate) if p.gate is not None else p.rx for p in self.patterns))
+            ways += self.fallback_needs
+        matched = ANYTHING if self.fallback is not None and not self.fallback_needs else one_of(*ways)
+        return one_of(self.trigger) & matched if self.trigger is not None else matched
 
     def hits(self, text: str, at: datetime) -> list[Hit]:
         if self.trigger is not None and not prefilter.test(self.trigger, text):

@@ -214,8 +214,9 @@ _ANY_FORGET = zh(
 )
 
 
-# what the family cannot fire without (the prefilter's look): `forget_command` checks it first
-FORGET_REQUIRES = one_of(_ANY_FORGET)
+# what the family cannot fire without (the prefilter's look): `forget_command` checks the words first,
+# then reads what to forget with one of the patterns
+FORGET_REQUIRES = one_of(_ANY_FORGET) & one_of(_FORGET_EN, _FORGET_ZH, _NOT_KEEP_EN, _NOT_KEEP_ZH, _OBJECT_FIRST_ZH)
 
 
 def forget_command(text: str, at: datetime) -> list[dict[str, Any]] | None:

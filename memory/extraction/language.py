@@ -316,7 +316,7 @@ _AS_ADJECTIVE = zh(
 )
 
 
-_LANGUAGE += [Pattern(zh(r"^.+$"), _language_cue, True)]
+_LANGUAGE += [Pattern(zh(r"^.+$"), _language_cue, True, _ANSWER_CUE)]  # (the cue needs a word for the answers)
 
 
 # every pattern names a language: a sentence without one stops here

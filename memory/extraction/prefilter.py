@@ -12,7 +12,13 @@ The look is exact in one direction only: when it says a pattern cannot match, th
 match, so the extractor's results never change; when it says it may, the pattern is tried as
 before. Case is read the way the engine reads it (a pattern matched as written is looked for as
 written; a character the engine's case folding could equate with a letter of the index in a way
-lower case does not makes a text hold everything), and word boundaries as `\b` reads them.
+lower case does not makes a text hold everything), and word boundaries as `\b` reads them (a word
+next to a character outside words, `\s+it\s+is`, has one there as well: "it" is not in "write").
+
+A family's trigger names everything it cannot fire without: the words it checks first and one of
+its patterns (with a pattern's gate, and for a cue or fallback the words that one needs), so that a
+turn of chit-chat with a trigger word but nothing a pattern could read is dropped whole. In a
+trigger, a pattern only tested is looked at by its alternatives; a quick look reads it whole.
 
 - `required_literals(pattern)`: what any match of a pattern contains.
 - `indexed(...)`, `tested(...)`: patterns declared to the index (a tested one is only searched for
@@ -34,7 +40,6 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
-from math import prod
 from typing import Any
 
 # the engine's own parser: what a pattern means is read, not guessed; without it (a Python whose
@@ -72,7 +77,11 @@ _BOUNDARIES = re.compile(r"\b")
 # strings it gives): a literal all of whose letters are matched as written is looked for as written
 # ("ET", a zone, is not in "detail"); any other one in lower case.
 _FOLDED = "\x02"
-_MARKS = str.maketrans("", "", BOUNDARY + _FOLDED)
+# At an end of a literal: the pattern has a character there that is never part of a word (`\s+`):
+# a boundary, when the literal's own character at that end is part of one ("\s+it\s+is" is not in
+# "write this").
+_NONWORD = "\x03"
+_MARKS = str.maketrans("", "", BOUNDARY + _FOLDED + _NONWORD)
 
 
 class _Node:
@@ -80,11 +89,12 @@ class _Node:
     not known), and `options`, what a match needs besides one of those strings: alternatives, each
     sets of literals of which the match contains one string each."""
 
-    __slots__ = ("exact", "options")
+    __slots__ = ("exact", "nonword", "options")
 
-    def __init__(self, exact: Literals | None, options: Options = _NOTHING) -> None:
+    def __init__(self, exact: Literals | None, options: Options = _NOTHING, nonword: bool = False) -> None:
         self.exact = exact
         self.options = options
+        self.nonword = nonword  # it matches one character or more, none of them part of a word
 
 
 _EMPTY = frozenset({""})
@@ -187,6 +197,8 @@ def _sequence(items: Any, words: bool, fold: bool, lead: Literals = _EMPTY) -> _
             node, run = _node(op, av, words, fold, run), _EMPTY
         else:
             node = _node(op, av, words, fold)
+        if node.nonword:  # the strings either side end or start next to a character outside words
+            run = frozenset(prefix + _NONWORD for prefix in run)
         if node.exact is not None and len(run) * len(node.exact) <= _EXACT_MAX:
             run = frozenset(prefix + suffix for prefix in run for suffix in node.exact)
             options = _both(options, node.options)
@@ -196,6 +208,8 @@ def _sequence(items: Any, words: bool, fold: bool, lead: Literals = _EMPTY) -> _
             options = _both(options, ((run,),))
         options = _both(options, node.options)
         run = node.exact if node.exact is not None else _EMPTY  # too many combinations: a new run
+        if node.nonword:
+            run = frozenset({_NONWORD})
     if glued:
         run = frozenset(prefix + glued for prefix in run)
     if not exact and _useful(run):
@@ -232,8 +246,11 @@ def _node(op: Any, av: Any, words: bool, fold: bool, lead: Literals = _EMPTY) ->
             elif item_op.name == "RANGE" and item[1] - item[0] < _CLASS_MAX:
                 chars.update(_letter(chr(code), fold) for code in range(item[0], item[1] + 1))
             else:
-                return _UNKNOWN  # a category, a negation or a wide range: any character
-        return _Node(frozenset(chars)) if len(chars) <= _CLASS_MAX else _UNKNOWN
+                # a category, a negation or a wide range: any character (of those outside words, "\s")
+                return _Node(None, nonword=True) if _outside_words(av) else _UNKNOWN
+        if len(chars) <= _CLASS_MAX:
+            return _Node(frozenset(chars))
+        return _Node(None, nonword=True) if _outside_words(av) else _UNKNOWN
     if name == "AT":
         return _Node(frozenset({BOUNDARY}) if words and av.name == "AT_BOUNDARY" else _EMPTY)
     if name == "ASSERT_NOT":
@@ -264,8 +281,30 @@ def _node(op: Any, av: Any, words: bool, fold: bool, lead: Literals = _EMPTY) ->
             for _ in range(low):
                 exact = frozenset(prefix + suffix for prefix in exact for suffix in inner.exact)
             return _Node(exact, inner.options)
-        return _Node(None, _all(inner))
+        # ("\s+": one character outside words or more)
+        outside = len(item) == 1 and item[0][0].name == "IN" and _outside_words(item[0][1])
+        return _Node(None, _all(inner), nonword=outside)
     return _UNKNOWN  # any character, a back-reference, ...
+
+
+_NOT_IN_WORDS = frozenset({"CATEGORY_SPACE", "CATEGORY_NOT_WORD", "CATEGORY_UNI_SPACE", "CATEGORY_UNI_NOT_WORD"})
+
+
+def _outside_words(items: Any) -> bool:
+    """Whether a character class (the items of an IN) matches only characters that are never part of
+    a word, as `\b` tells them apart in any mode: whitespace, or what is not a word character."""
+    if not items:
+        return False
+    for item_op, item in items:
+        if item_op.name == "CATEGORY":
+            if item.name not in _NOT_IN_WORDS:
+                return False
+        elif item_op.name == "LITERAL":
+            if _is_word(chr(item)) or chr(item).lower() != chr(item).upper():
+                return False
+        else:
+            return False  # a negation, a range: not looked at
+    return True
 
 
 def _is_word(ch: str) -> bool:
@@ -273,16 +312,22 @@ def _is_word(ch: str) -> bool:
 
 
 def _marked(literal: str) -> str | None:
-    r"""The literal as the looked-at text shows it: with a boundary wherever its characters make one
-    and at an end where its pattern says `\b` (one said between two letters, where none can be, is
-    left out); as written when every letter of it is matched as written, else in lower case. None
-    when lower case would not line up character for character ("İ") or nothing is left."""
+    r"""The literal as the looked-at text shows it: with a boundary wherever its characters make one,
+    at an end where its pattern says `\b` (one said between two letters, where none can be, is
+    left out) and at an end next to a character outside words where its own is a word's; as
+    written when every letter of it is matched as written, else in lower case. None when lower
+    case would not line up character for character ("İ") or nothing is left."""
     chars = literal.translate(_MARKS)
     if not chars:
         return None
     # ("Σ" is always lowered: its lower case depends on its neighbours)
     as_written = _FOLDED not in literal and any(ch.lower() != ch.upper() for ch in chars) and "\u03a3" not in chars
-    out = [BOUNDARY] if literal.startswith(BOUNDARY) else []
+    ends = BOUNDARY + _NONWORD
+    lead = literal[: len(literal) - len(literal.lstrip(ends + _FOLDED))]
+    tail = literal[len(literal.rstrip(ends)) :]
+    if _NONWORD in literal.strip(ends + _FOLDED):
+        return None  # (never made: a character outside words is only looked at from an end)
+    out = [BOUNDARY] if BOUNDARY in lead or (_NONWORD in lead and _is_word(chars[0])) else []
     for at, ch in enumerate(chars):
         if at and _is_word(chars[at - 1]) != _is_word(ch):
             out.append(BOUNDARY)
@@ -290,7 +335,7 @@ def _marked(literal: str) -> str | None:
         if len(shown) != 1:
             return None
         out.append(shown)
-    if literal.endswith(BOUNDARY):
+    if BOUNDARY in tail or (_NONWORD in tail and _is_word(chars[-1])):
         out.append(BOUNDARY)
     return "".join(out)
 
@@ -537,6 +582,8 @@ class _Index:
     exact: dict[int, Need]  # id(pattern) -> what a match needs in the text read
     jointed: dict[int, Need]  # the same, in a text the text read was glued together from
     options: dict[int, tuple[list[int], list[int]]]  # id(pattern) -> its ways, exact and jointed
+    # a tested pattern's ways read whole (fewer: its many alternatives summed up), for a quick look
+    read_whole: dict[int, tuple[list[int], list[int]]]
     score: Callable[[int], tuple[int, int]]  # how telling a clause (by its position) is
     patterns: list[re.Pattern[str]]  # kept alive: the ids above stay theirs
     everything: int  # every clause bit: what a text nothing can be said about "has"
@@ -605,19 +652,33 @@ def _index() -> _Index:
             [bits_of(way) for way in ways],
             [bits_of(_jointed(clause) for clause in way) for way in ways],
         )
-    # the patterns only tested, cut into their alternatives, each read from its source
+    # the patterns only tested, cut into their alternatives, each read from its source; a match of
+    # the pattern is a match of one of them, so their ways are the pattern's in a trigger (where
+    # reading it whole summed up its many alternatives). `test` looks at a tested pattern as read
+    # whole, then at its alternatives' table: the quick no, then the exact look, each done once.
+    read_whole: dict[int, tuple[list[int], list[int]]] = {}
     for entry in _TESTED.values():
         entry.sources = _alternatives_of(entry.pattern)
         if entry.sources is not None:
             flags = entry.pattern.flags
+            alternatives = [way for source in entry.sources for way in _source_literals(source, flags)]
             entry.ways = [[bits_of(way) for way in _source_literals(source, flags)] for source in entry.sources]
             entry.compiled = [None] * len(entry.sources)
+            read_whole[id(entry.pattern)] = options[id(entry.pattern)]
+            exact = [bits_of(way) for way in alternatives]
+            jointed = [bits_of(_jointed(clause) for clause in way) for way in alternatives]
+            # (an alternative nothing is known about says nothing of the pattern: read whole, it may)
+            options[id(entry.pattern)] = (
+                exact if all(exact) else read_whole[id(entry.pattern)][0],
+                jointed if all(jointed) else read_whole[id(entry.pattern)][1],
+            )
     automaton = _Automaton(literal_bits)
     # the characters literals looked for in lower case can have (and more: lower case of all)
     unsafe, trusted = _unsafe_characters(frozenset(ch.lower() for ch in automaton.alphabet if len(ch.lower()) == 1))
     everything = (1 << len(clause_bits)) - 1
-    index = _Index(automaton, {}, {}, options, scores.__getitem__, patterns, everything, unsafe, trusted)
+    index = _Index(automaton, {}, {}, options, read_whole, scores.__getitem__, patterns, everything, unsafe, trusted)
     for key, (exact, jointed) in options.items():
+        exact, jointed = read_whole.get(key, (exact, jointed))
         index.exact[key] = index.need(exact)
         index.jointed[key] = index.need(jointed)
     return index
@@ -757,19 +818,21 @@ class Table:
 
 
 def _combined(parts: list[list[int]]) -> list[int]:
-    """The ways patterns that must all match may: a way of each, together (past `_OPTIONS_MAX`,
-    what every way of each needs, together)."""
+    """The ways patterns that must all match may: a way of each, together. Past `_OPTIONS_MAX`
+    combinations, the patterns with the fewest ways are combined so (at least the first, however
+    many ways it has), and of the others only what every way of each needs is added to each (a
+    match of them all holds a way of each one)."""
     combined = [0]
-    if prod(len(part) for part in parts) <= _OPTIONS_MAX:
-        for part in parts:
+    common = 0
+    for part in sorted(parts, key=len):
+        if len(combined) == 1 or len(combined) * len(part) <= _OPTIONS_MAX:
             combined = [way | option for way in combined for option in part]
-    else:
-        for part in parts:
-            common = part[0]
-            for option in part[1:]:
-                common &= option
-            combined[0] |= common
-    return combined
+            continue
+        shared = part[0]
+        for option in part[1:]:
+            shared &= option
+        common |= shared
+    return [way | common for way in combined]
 
 
 _GLOBAL_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
@@ -953,8 +1016,10 @@ class Trigger:
 
     groups: tuple[tuple[Alternative, ...], ...] = ()
     rewritten: bool = False
-    # the groups as clause bits, by `jointed` (filled on first use: the index is built by then)
-    _compiled: dict[bool, tuple[Need, ...]] = field(default_factory=dict, init=False, repr=False, compare=False)
+    # the groups as clause bits, by `jointed` and `quick` (filled on first use: the index is built by then)
+    _compiled: dict[tuple[bool, bool], tuple[Need, ...]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         for group in self.groups:
@@ -968,7 +1033,7 @@ class Trigger:
         """False only when the family cannot fire on the text `seen` was taken from (`jointed`: or
         on any text glued together from its pieces at `JOINTS` or whitespace)."""
         jointed = jointed or self.rewritten
-        needs = self._compiled.get(jointed)
+        needs = self._compiled.get((jointed, False))
         if needs is None:
             needs = self._needs(jointed)
         bits = seen.bits
@@ -977,16 +1042,19 @@ class Trigger:
                 return False
         return True
 
-    def _needs(self, jointed: bool) -> tuple[Need, ...]:
+    def _needs(self, jointed: bool, quick: bool = False) -> tuple[Need, ...]:
         """What each group needs: the ways its alternatives may match (an alternative's patterns
-        all matching: a way of each, together; past `_OPTIONS_MAX` ways, what they all need)."""
-        if jointed not in self._compiled:
+        all matching: a way of each, together; past `_OPTIONS_MAX` ways, what they all need).
+        `quick`: tested patterns read whole (fewer ways, for a quick look)."""
+        key = (jointed, quick)
+        if key not in self._compiled:
             index = _index()
+            read = index.options if not quick else {**index.options, **index.read_whole}
             needs: list[Need] = []
             for group in self.groups:
                 ways: list[int] = []
                 for alternative in group:
-                    ways += _combined([index.options.get(id(pattern), ([0], [0]))[jointed] for pattern in alternative])
+                    ways += _combined([read.get(id(pattern), ([0], [0]))[jointed] for pattern in alternative])
                 need = index.need(ways)
                 if need != _NO_NEED:
                     needs.append(need)
@@ -996,8 +1064,18 @@ class Trigger:
                 if many is None:
                     single |= common
             merged = [need for need in needs if need[1] is not None]
-            self._compiled[jointed] = ((single, None), *merged) if single else tuple(merged)
-        return self._compiled[jointed]
+            self._compiled[key] = ((single, None), *merged) if single else tuple(merged)
+        return self._compiled[key]
+
+    def _read_whole(self) -> bool:
+        """Whether a tested pattern of it has fewer ways read whole than by its alternatives."""
+        index = _index()
+        return any(
+            id(pattern) in index.read_whole and index.read_whole[id(pattern)] != index.options[id(pattern)]
+            for group in self.groups
+            for alternative in group
+            for pattern in alternative
+        )
 
 
 ANYTHING = Trigger()
@@ -1022,11 +1100,14 @@ class Triggers:
     """Several families' triggers looked at together: which of them may fire on a text. A quick
     look at one need of each, through one telling clause of each of its ways, then the rest of the
     trigger for those that pass it (most families have one need: the quick look is all).
-    `jointed`: looked for in a text the families read glued together from pieces of it."""
+    `jointed`: looked for in a text the families read glued together from pieces of it.
+    `quick`: the quick look only, for families that look at the rest themselves before anything
+    costly (a family's patterns, which its scan looks up anyway: the rest would be done twice)."""
 
-    def __init__(self, triggers: Iterable[Trigger], jointed: bool = False) -> None:
+    def __init__(self, triggers: Iterable[Trigger], jointed: bool = False, quick: bool = False) -> None:
         self.triggers = tuple(triggers)
         self.jointed = jointed
+        self.quick = quick
         self._look: tuple[_Lookup, list[int], list[bool]] | None = None
         when_built(self._looked)
 
@@ -1036,8 +1117,9 @@ class Triggers:
             always: list[int] = []
             whole: list[bool] = []  # whether the quick look is the whole trigger
             for position, trigger in enumerate(self.triggers):
-                needs = trigger._needs(self.jointed or trigger.rewritten)
-                whole.append(len(needs) <= 1)
+                needs = trigger._needs(self.jointed or trigger.rewritten, quick=True)
+                # (the rest of the trigger: its other needs, and its tested patterns' alternatives)
+                whole.append(self.quick or (len(needs) <= 1 and not trigger._read_whole()))
                 if not needs:
                     always.append(position)
                     continue

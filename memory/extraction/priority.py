@@ -10,8 +10,8 @@ from datetime import datetime, timedelta
 from ..models import Kind
 from . import prefilter
 from .family import Hit
-from .prefilter import one_of
-from .text import Pattern, captured, clean, day_end, month_end, rx, scan, tables, week_end, zh
+from .prefilter import one_of, rewritten
+from .text import Pattern, captured, clean, day_end, matched_by, month_end, rx, scan, tables, week_end, zh
 
 _TM_EN = rx(
     r"""
@@ -783,8 +783,12 @@ def _priority_cue(text: str) -> str | None:
 
 
 # what the family cannot fire without (the prefilter's look): a time marker, or one of the words
-# `priority_hits` checks for before anything else when there is none
-PRIORITY_REQUIRES = one_of(_TM_EN, _TM_ZH, _PRIORITY_WORD, _OWN_FOCUS, _GENERAL_NEEDS_NO_TIME)
+# `priority_hits` checks for before anything else when there is none; and a value read by one of
+# the patterns or, next to a time marker, by the cue (in the sentence with the marker blanked out)
+PRIORITY_REQUIRES = rewritten(
+    one_of(_TM_EN, _TM_ZH, _PRIORITY_WORD, _OWN_FOCUS, _GENERAL_NEEDS_NO_TIME)
+    & one_of(*matched_by(_PRIORITY_EN + _PRIORITY_ZH + _GENERAL_EN + _GENERAL_ZH), _FOCUS_CUE_EN, _FOCUS_CUE_ZH)
+)
 
 
 # the words of the sentence are looked for only where the prefilter finds them (`prefilter.search`, `test`)

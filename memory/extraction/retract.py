@@ -441,8 +441,17 @@ def _retract_en(text: str) -> RetractTarget | None:
 
 
 # what the family cannot fire without (the prefilter's look): a retraction names what it takes back
-# (`_retract_en` stops without an object or a "what we decided" clause, `_retract_zh` without an object)
-RETRACT_REQUIRES = one_of(_OBJECT_REF_EN, _DECIDED_CLAUSE_EN, _OBJECT_REF_ZH)
+# and says it is taken back (`_retract_en` stops without an object or a "what we decided" clause, or
+# without a word that takes it back; `_retract_zh` without an object, or without a predicate or a verb)
+RETRACT_REQUIRES = one_of(
+    *(
+        (named, taken_back)
+        for named in (_OBJECT_REF_EN, _DECIDED_CLAUSE_EN)
+        for taken_back in (_CONSIDER_EN, _DONT_RELY_EN, _RETRACT_VERB_EN, _INVALID_EN)
+    ),
+    (_OBJECT_REF_ZH, _INVALID_ZH),
+    (_OBJECT_REF_ZH, _RETRACT_VERB_ZH),
+)
 
 
 def retract_match(text: str) -> RetractTarget | None:

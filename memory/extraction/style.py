@@ -391,9 +391,19 @@ _ORDER_TRIGGER = zh(
 )
 
 
-# what each family cannot fire without (the prefilter's look): the trigger each checks first
-STYLE_REQUIRES = one_of(_STYLE_TRIGGER)
-ORDER_REQUIRES = one_of(_ORDER_TRIGGER)
+# what each family cannot fire without (the prefilter's look): the trigger each checks first, and
+# what gives it a value: one of its patterns, or the cue (a request, and a kind it puts first)
+STYLE_REQUIRES = one_of(_STYLE_TRIGGER) & one_of(
+    *(pattern for pattern, _ in _STYLE_EN + _STYLE_ZH),
+    *(pattern for pattern, value in _STYLE_EXTRA if value == "example first"),
+    *((ASKING, kind) for kind in _STYLE_KINDS.values()),
+)
+ORDER_REQUIRES = one_of(_ORDER_TRIGGER) & one_of(
+    *(pattern for pattern, _ in _ORDER_EN + _ORDER_ZH),
+    *(pattern for pattern, value in _STYLE_EXTRA if value == "conclusion first"),
+    *_NEGATED_ORDER,
+    (ASKING, _ORDER_KINDS["conclusion first"]),
+)
 # the tables the families search: tried only on a sentence that has their words
 prefilter.indexed(*(pattern for table in (_STYLE_EN, _STYLE_ZH, _ORDER_EN, _ORDER_ZH) for pattern, _ in table))
 prefilter.tested(_STYLE_TRIGGER, _ORDER_TRIGGER, *(pattern for pattern, _ in _STYLE_EXTRA), *_NEGATED_ORDER)

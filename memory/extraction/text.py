@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
@@ -113,6 +113,12 @@ def gated(pattern: Pattern, gate: str) -> Pattern:
     return Pattern(pattern.rx, pattern.value, pattern.neg_ok, re.compile(gate))
 
 
+def matched_by(patterns: Sequence[Pattern]) -> tuple[tuple[re.Pattern[str], ...], ...]:
+    """Each pattern as the prefilter looks at it: with its gate (both must match), for a `Table` or
+    a trigger that one of the patterns must match (`prefilter.one_of(*matched_by(patterns))`)."""
+    return tuple((p.rx, p.gate) if p.gate is not None else (p.rx,) for p in patterns)
+
+
 # the prefilter's table for each list of patterns scanned (the list kept, with what it held)
 _TABLES: dict[int, tuple[list[Pattern], tuple[Pattern, ...], prefilter.Table]] = {}
 
@@ -124,7 +130,7 @@ def _table(patterns: list[Pattern]) -> prefilter.Table:
         entry = _TABLES[id(patterns)] = (
             patterns,
             held,
-            prefilter.Table.of_patterns([(p.rx, p.gate) if p.gate is not None else (p.rx,) for p in held]),
+            prefilter.Table.of_patterns(list(matched_by(held))),
         )
     return entry[2]
 

@@ -322,7 +322,7 @@ def _timezone_cue(m: re.Match[str]) -> str | None:
     return None
 
 
-_TIMEZONE += [Pattern(zh(r"^.+$"), _timezone_cue)]
+_TIMEZONE += [Pattern(zh(r"^.+$"), _timezone_cue, gate=_OWN_TIME)]  # (the cue needs the user's own time)
 
 
 # every pattern names a zone (an offset, an abbreviation, "<city> time", 东八区, 北京时间)

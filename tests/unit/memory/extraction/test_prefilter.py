@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
@@ -22,13 +23,19 @@ import pytest
 from slotstream.bench_pipeline import _turn as bench_turn
 from slotstream.memory.extraction import RuleExtractor, Turn, prefilter
 from slotstream.memory.extraction.analyze import GOAL_REQUIRES, RULE_FAMILIES
-from slotstream.memory.extraction.detail import _OVER
-from slotstream.memory.extraction.everyday import EVERYDAY_REQUIRES, everyday_hits
+from slotstream.memory.extraction.decision import DECISION
+from slotstream.memory.extraction.detail import _OVER, DETAIL
+from slotstream.memory.extraction.everyday import _ROUTINE_EN_REQUIRES, EVERYDAY_REQUIRES, _routine_en, everyday_hits
+from slotstream.memory.extraction.expertise import EXPERTISE
 from slotstream.memory.extraction.extractor import _CLAUSES, TURN_TRIGGERS, turn_may_hold
 from slotstream.memory.extraction.forget import FORGET_REQUIRES, forget_command
 from slotstream.memory.extraction.goal import GOAL
+from slotstream.memory.extraction.language import LANGUAGE
 from slotstream.memory.extraction.prefilter import JOINTS, Trigger, required_literals
+from slotstream.memory.extraction.priority import PRIORITY_REQUIRES, priority_hits
 from slotstream.memory.extraction.retract import RETRACT_REQUIRES, retract_match
+from slotstream.memory.extraction.style import ORDER_REQUIRES, STYLE_REQUIRES, order_hits, style_hits
+from slotstream.memory.extraction.timezone import TIMEZONE
 
 ROOT = Path(__file__).resolve().parents[4]
 CORPORA = ("phrasings", "phrasings_fresh", "everyday", "everyday_fresh")
@@ -162,6 +169,71 @@ def test_a_rule_family_that_fires_has_its_trigger_in_the_sentence() -> None:
                 assert requires.may_fire(prefilter.seen(text), jointed=True), text
 
 
+# Sentences a family reads through its cue, its fallback or a second way that the corpora seldom
+# reach; a family's look names what each of these needs, so each is checked here by name.
+THROUGH_CUES = [
+    ("decision", "Final call, Postgres for the database"),  # the marker fallback, in English
+    ("decision", "After a long debate, Postgres for the database"),
+    ("decision", "It's official: Kotlin for the mobile app"),
+    ("decision", "Everyone agreed, Redis for the cache"),
+    ("decision", "讨论完了，我们用GraphQL，不用REST"),  # and in Chinese
+    ("detail", "Could you make your explanations more thorough"),  # the cue: a word for the answers
+    ("detail", "Your answers are way too long"),  # "too …" about the answers
+    ("detail", "Please make the replies crisp"),
+    ("detail", "Your replies are too wordy"),  # "too …" alone, no cue word
+    ("language", "Can we switch the conversation to Korean"),  # the cue
+    ("language", "French is the language I prefer"),
+    ("timezone", "Schedule everything in CET"),  # the cue: the user's own time
+    ("timezone", "We stick with IST"),
+    ("timezone", "安排会议都以东京时间为准"),
+    ("priority", "This week I'm mostly on the billing migration"),
+    ("priority", "Today is all about the Q3 report"),
+    ("priority", "这周我主要忙发布的事"),
+    ("priority", "Today, mainly the Q3 report"),  # the cue beside a time marker, no pattern
+    ("priority", "本周全力投入新版本"),
+    ("explanation_style", "Can you show me an example before the theory"),
+    ("explanation_style", "请先给例子再讲原理"),
+    ("explanation_style", "Can you open with a code sample"),  # the cue: a request, a kind first
+    ("explanation_style", "Could you do examples, then theory"),
+    ("order", "Can you put the answer first and the reasoning after"),
+    ("order", "请先说结论"),
+    ("expertise", "I'm fairly comfortable with Rust"),
+    ("expertise", "I taught statistics for ten years"),
+    ("retract", "我收回之前的估算"),  # a verb before the object
+    ("retract", "我否决之前的方案"),  # a verb no predicate has
+    ("retract", "无视我之前的结论"),
+    ("retract", "Scratch what we decided about the launch date"),
+    ("retract", "The estimate I gave you is no longer valid"),
+    ("routine", "I run every morning before work"),  # how often, said by the user
+    ("routine", "I usually walk the dog at 7"),
+]
+
+
+# each family by name: what it reads from a sentence, and what it cannot fire without
+READERS: dict[str, tuple[Callable[[str], object], Trigger]] = {
+    "decision": (lambda text: DECISION.hits(text, AT), DECISION.requires),
+    "detail": (lambda text: DETAIL.hits(text, AT), DETAIL.requires),
+    "language": (lambda text: LANGUAGE.hits(text, AT), LANGUAGE.requires),
+    "timezone": (lambda text: TIMEZONE.hits(text, AT), TIMEZONE.requires),
+    "priority": (lambda text: priority_hits(text, AT), PRIORITY_REQUIRES),
+    "explanation_style": (lambda text: style_hits(text, AT), STYLE_REQUIRES),
+    "order": (lambda text: order_hits(text, AT), ORDER_REQUIRES),
+    "expertise": (lambda text: EXPERTISE.hits(text, AT), EXPERTISE.requires),
+    "retract": (retract_match, RETRACT_REQUIRES),
+    "routine": (_routine_en, _ROUTINE_EN_REQUIRES),
+}
+
+
+@pytest.mark.parametrize(("name", "text"), THROUGH_CUES)
+def test_a_family_reading_a_sentence_through_its_cue_may_fire_on_it(name: str, text: str) -> None:
+    read, requires = READERS[name]
+    with prefilter.disabled():
+        assert read(text), text  # the family does read it: the case is a real one
+    assert requires.may_fire(prefilter.seen(text)), text
+    assert requires.may_fire(prefilter.seen(text), jointed=True), text
+    assert_same([user_turn(text), user_turn(text + "。" if re.search(r"[\u4e00-\u9fff]", text) else text + ".")])
+
+
 def test_everyday_families_give_the_same_hits() -> None:
     for text in sentences():
         # the user's clauses and the whole sentence: a relative's name is read from the whole one
@@ -188,6 +260,15 @@ def test_a_turn_the_prefilter_drops_gives_nothing() -> None:
     assert dropped  # some ordinary chat is dropped outright
     for text in dropped:
         assert OFF.extract(user_turn(text)).items == [], text
+
+
+def test_most_ordinary_chat_is_dropped_before_it_is_split() -> None:
+    # the families' looks name what a pattern needs, not only a trigger word: "write a short haiku"
+    # has a detail word but nothing a detail pattern reads (64% of these lines are dropped; 29% when
+    # a family's look was its trigger word alone)
+    chat = [text for name in CORPORA for text in read_lines(ROOT / "tests" / "corpus" / name / "ordinary_chat.jsonl")]
+    dropped = [text for text in chat if not turn_may_hold(text)]
+    assert len(dropped) >= 0.6 * len(chat), f"{len(dropped)} of {len(chat)} dropped"
 
 
 # --- the joints the extractor and the families glue text at ------------------------------------------
