@@ -240,9 +240,10 @@ def value_has_secret(value: Any) -> bool:
     return False
 
 
-def redact(text: str) -> str:
-    """Replace every secret span by a marker naming its kind; the rest of the text stays."""
-    spans = sorted(find_secrets(text), key=lambda s: (s[1], -s[2]))
+def redact(text: str, found: list[tuple[str, int, int]] | None = None) -> str:
+    """Replace every secret span by a marker naming its kind; the rest of the text stays.
+    `found`: the text's `find_secrets`, when the caller has them already."""
+    spans = sorted(find_secrets(text) if found is None else found, key=lambda s: (s[1], -s[2]))
     out, pos = [], 0
     for kind, start, end in spans:
         if start < pos:  # overlaps the span just redacted: widen it
@@ -255,10 +256,11 @@ def redact(text: str) -> str:
     return "".join(out)
 
 
-def refusal_spans(text: str) -> list[tuple[str, int, int]]:
+def refusal_spans(text: str, found: list[tuple[str, int, int]] | None = None) -> list[tuple[str, int, int]]:
     """Spans a sentence must not overlap to be kept: secrets, and markers left where a producer
-    already redacted one (the sentence was about the secret)."""
-    return find_secrets(text) + [("redacted", m.start(), m.end()) for m in REDACTION_MARK.finditer(text)]
+    already redacted one (the sentence was about the secret). `found`: as for `redact`."""
+    secrets = find_secrets(text) if found is None else found
+    return secrets + [("redacted", m.start(), m.end()) for m in REDACTION_MARK.finditer(text)]
 
 
 def scrub(data: Any) -> Any:

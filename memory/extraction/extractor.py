@@ -8,7 +8,7 @@ from typing import Any
 
 from ..models import Cardinality, Kind, iso
 from ..registry import TEMPORARY_LIFETIME, resolve
-from ..secrets import redact, refusal_spans
+from ..secrets import find_secrets, redact, refusal_spans
 from . import prefilter
 from .analyze import GOAL_REQUIRES, RULE_FAMILIES, analyze
 from .everyday import EVERYDAY_REQUIRES, everyday_hits
@@ -165,7 +165,8 @@ class RuleExtractor:
             return self._extract(turn)
 
     def _extract(self, turn: Turn) -> Extraction:
-        redacted_text = redact(turn.text)
+        found = find_secrets(turn.text)  # (once a turn: the redacted text and the refusals both read them)
+        redacted_text = redact(turn.text, found)
         if turn.role != "user":
             return Extraction(redacted_text=redacted_text)  # an assistant's answer is never evidence
         if QUOTED_SPEAKER.match(turn.text):
@@ -179,7 +180,7 @@ class RuleExtractor:
             if code not in refused:
                 refused.append(code)
 
-        spans = refusal_spans(turn.text)
+        spans = refusal_spans(turn.text, found)
         if not turn_may_hold(turn.text):
             # no family can use any of it: only a secret in it is still reported
             if any(a < s.end and b > s.start for s in split_sentences(turn.text) for _, a, b in spans):

@@ -123,6 +123,9 @@ def main() -> None:
             )
         passed = sum(1 for turn in fields if turn_may_hold(turn["text"]))
         print(f"  turns the prefilter passes: {passed}/{len(fields)} = {passed / len(fields):.1%}")
+    chat = [json.loads(line)["text"] for path in CHAT for line in path.read_text(encoding="utf-8").splitlines() if line]
+    dropped = sum(1 for text in chat if not turn_may_hold(text))
+    print(f"the corpora's ordinary chat lines it drops whole: {dropped}/{len(chat)} = {dropped / len(chat):.1%}")
 
 
 if __name__ == "__main__":
