@@ -204,6 +204,8 @@ THROUGH_CUES = [
     ("retract", "无视我之前的结论"),
     ("retract", "Scratch what we decided about the launch date"),
     ("retract", "The estimate I gave you is no longer valid"),
+    ("forget", "I don't want you to know my address"),  # not to keep, in a verb forget's own patterns lack
+    ("forget", "I'd rather you didn't know where I live"),
     ("routine", "I run every morning before work"),  # how often, said by the user
     ("routine", "I usually walk the dog at 7"),
 ]
@@ -221,6 +223,7 @@ READERS: dict[str, tuple[Callable[[str], object], Trigger]] = {
     "expertise": (lambda text: EXPERTISE.hits(text, AT), EXPERTISE.requires),
     "retract": (retract_match, RETRACT_REQUIRES),
     "routine": (_routine_en, _ROUTINE_EN_REQUIRES),
+    "forget": (lambda text: forget_command(text, AT), FORGET_REQUIRES),
 }
 
 
