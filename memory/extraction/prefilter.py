@@ -239,17 +239,17 @@ def _node(op: Any, av: Any, words: bool, fold: bool, lead: Literals = _EMPTY) ->
     if name == "LITERAL":
         return _Node(frozenset({_letter(chr(av), fold)}))
     if name == "IN":
-        chars: set[str] = set()
+        chars: set[str] | None = set()
         for item_op, item in av:
-            if item_op.name == "LITERAL":
+            if item_op.name == "LITERAL" and chars is not None:
                 chars.add(_letter(chr(item), fold))
-            elif item_op.name == "RANGE" and item[1] - item[0] < _CLASS_MAX:
+            elif item_op.name == "RANGE" and item[1] - item[0] < _CLASS_MAX and chars is not None:
                 chars.update(_letter(chr(code), fold) for code in range(item[0], item[1] + 1))
             else:
-                # a category, a negation or a wide range: any character (of those outside words, "\s")
-                return _Node(None, nonword=True) if _outside_words(av) else _UNKNOWN
-        if len(chars) <= _CLASS_MAX:
+                chars = None  # a category, a negation or a wide range
+        if chars is not None and len(chars) <= _CLASS_MAX:
             return _Node(frozenset(chars))
+        # any character (of those outside words, "\s")
         return _Node(None, nonword=True) if _outside_words(av) else _UNKNOWN
     if name == "AT":
         return _Node(frozenset({BOUNDARY}) if words and av.name == "AT_BOUNDARY" else _EMPTY)
@@ -661,12 +661,15 @@ def _index() -> _Index:
         entry.sources = _alternatives_of(entry.pattern)
         if entry.sources is not None:
             flags = entry.pattern.flags
-            alternatives = [way for source in entry.sources for way in _source_literals(source, flags)]
             entry.ways = [[bits_of(way) for way in _source_literals(source, flags)] for source in entry.sources]
             entry.compiled = [None] * len(entry.sources)
             read_whole[id(entry.pattern)] = options[id(entry.pattern)]
-            exact = [bits_of(way) for way in alternatives]
-            jointed = [bits_of(_jointed(clause) for clause in way) for way in alternatives]
+            exact = [bits for ways in entry.ways for bits in ways]
+            jointed = [
+                bits_of(_jointed(clause) for clause in way)
+                for source in entry.sources
+                for way in _source_literals(source, flags)
+            ]
             # (an alternative nothing is known about says nothing of the pattern: read whole, it may)
             options[id(entry.pattern)] = (
                 exact if all(exact) else read_whole[id(entry.pattern)][0],
