@@ -4,8 +4,10 @@ selection in Python, for a user with SIZE active records (those of `slotstream b
     python scripts/context_split.py REDIS_URL SIZE [READ_WHOLE_UP_TO]
 
 Each figure is the best of seven runs of a few hundred calls (µs per call); the script's own time
-is the server's `INFO commandstats` over 300 calls. The last line times the steps of 2,000 lookups
-one after the other, as a lookup runs them (medians). docs/BENCHMARKS.md, "Reads", quotes it.
+is the server's `INFO commandstats` over 300 calls. For a whole read, the same rows read by the
+transaction a lookup sends once the user was small at its last lookup (state/reader.py,
+`queue_whole`) are timed too. The last line times the steps of 2,000 lookups one after the other,
+as a lookup runs them (medians). docs/BENCHMARKS.md, "Reads", quotes it.
 """
 
 from __future__ import annotations
@@ -60,6 +62,22 @@ def main(url: str, size: int, whole_up_to: int) -> None:
     decoding = best_of(lambda: [ROWS.decode(joined) for joined in reply[6:]], 300)
     print(f"  the script on the server:       {script:7.0f} us")
     print(f"  round trip with the script:     {round_trip:7.0f} us")
+
+    def whole_transaction() -> list[object]:
+        pipe = client.pipeline(transaction=True)
+        new_read().queue_whole(pipe)
+        return list(pipe.execute())
+
+    if mode == "whole":  # what a lookup of a user that was small at its last lookup sends instead
+        whole_transaction()
+        client.config_resetstat()
+        for _ in range(300):
+            whole_transaction()
+        server = sum(
+            stats["usec"] for name, stats in client.info("commandstats").items() if name != "cmdstat_config|resetstat"
+        )
+        print(f"  the same rows in a transaction, on the server: {server / 300:7.0f} us")
+        print(f"  round trip with the transaction: {best_of(whole_transaction, 300):7.0f} us")
     print(f"  decoding the rows:              {decoding:7.0f} us")
 
     def decode_and_select() -> object:

@@ -38,7 +38,8 @@ def observe_request(route: str, method: str, status: int, seconds: float) -> Non
 PRODUCED = Counter("slotstream_produced", "Records the sidecar produced", ["topic"])
 CONTEXT_READS = Counter(
     "slotstream_context_reads",
-    "Context lookups by how their rows were read: whole_small, whole_unindexed, indexed, or uncertified "
+    "Context lookups by how their rows were read: whole_small, whole_unindexed, whole_grown (read whole "
+    "on the size found at the user's last lookup, and past the threshold now), indexed, or uncertified "
     "(read through the index, not certified, then read whole)",
     ["how"],
 )

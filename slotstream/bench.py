@@ -197,7 +197,8 @@ def run_engine_bench(
                     ratios.append(_pct(lat, 0.99) / _pct(floor_round, 0.99))
                     whole_ratios.append(_pct(whole, 0.99) / _pct(floor_round, 0.99))
                 after = engine.read_stats.as_dict()
-                lookups = sum(after[k] - before[k] for k in ("whole_small", "whole_unindexed", "indexed"))
+                answered = ("whole_small", "whole_unindexed", "whole_grown", "indexed")
+                lookups = sum(after[k] - before[k] for k in answered)
                 rows_read = (after["rows"] - before["rows"]) / max(1, lookups)
                 target = READ_TARGETS.get(size)
                 print(

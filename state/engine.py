@@ -49,7 +49,7 @@ from .apply_args import transition_args
 from .context_cache import STAMP_FIELDS, ContextCache
 from .errors import ConcurrentUpdate
 from .keys import Keys
-from .read_index import CONTEXT_SCRIPT, WHOLE_UP_TO, ReadStats
+from .read_index import CONTEXT_SCRIPT, WHOLE_UP_TO, ReadStats, SmallScopes
 from .reader import ContextRead
 from .scripts import ChunkedWrites, LuaScript, run_pipeline
 
@@ -126,6 +126,7 @@ class Engine:
         self._context = LuaScript(client, CONTEXT_SCRIPT.source)
         self._scripts = [self._load, self._apply]
         self.read_stats = ReadStats()
+        self.small_scopes = SmallScopes()  # whose next lookup reads whole without the script
         self.users_loaded = 0  # load round trips' users, over this engine's life (the apply bench prints it)
         self._cache = ViewCache()
         # a cluster client's chunks are sent and awaited here (state/scripts.py, ChunkedWrites)
@@ -348,19 +349,34 @@ class Engine:
     # --- read side ----------------------------------------------------------------------------
 
     def context(self, request: ContextRequest | dict[str, Any], at: datetime | str | None = None) -> ContextResponse:
-        """Assemble the context for one request: one script call (the rows that can make the
-        budget, with a certificate; state/read_index.py), then pure selection."""
+        """Assemble the context for one request: one round trip, then pure selection. The round
+        trip is a script call (the rows that can make the budget, with a certificate;
+        state/read_index.py), or for scopes small at the user's last lookup a whole read in a
+        transaction (state/reader.py, `queue_whole`)."""
         req = request if isinstance(request, ContextRequest) else ContextRequest.model_validate(request)
-        read = ContextRead(self.keys, req, at, self.context_cache, self.read_stats, self.read_whole_up_to)
+        read = ContextRead(
+            self.keys, req, at, self.context_cache, self.read_stats, self.read_whole_up_to, self.small_scopes
+        )
         if read.cached is not None:
             answer = read.from_cache(self.r.hmget(read.meta, STAMP_FIELDS))
             if answer is not None:
                 return answer
-        answer = read.from_reply(self._context([read.meta], read.args()))
+        answer = self._read_whole(read) if read.whole_first else None
+        if answer is None:  # not read whole, or written before rsup existed (the script filters it)
+            answer = read.from_reply(self._context([read.meta], read.args()))
         if answer is None:  # not certified: read the scopes whole
+            read.forced = True
+            answer = self._read_whole(read)
+        if answer is None:  # written before rsup existed: the script filters its suppressions
             answer = read.from_reply(self._context([read.meta], read.args(whole=True)))
         assert answer is not None  # a whole read is always its own certificate
         return answer
+
+    def _read_whole(self, read: ContextRead) -> ContextResponse | None:
+        """The scopes whole in one transaction (every key is the user's: one hash slot on a cluster)."""
+        pipe = self.r.pipeline(transaction=True)
+        read.queue_whole(pipe)
+        return read.from_whole(pipe.execute())
 
     def history(
         self, tenant: str, user: str, attribute: str, scope: str = "global", subject: str = "user"

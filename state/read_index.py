@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -72,14 +73,58 @@ def per_list(max_items: int) -> int:
     return max_items + 4
 
 
+class SmallScopes:
+    """The users, with the scopes they asked for, whose last context lookup found at most the
+    threshold's rows. Their next lookup reads the scopes whole in a transaction (HMGET and HVALS),
+    not through context.lua: a script turns every row into a Lua string and back, which costs the
+    server about 0.4 µs a row, plus the joining (docs/BENCHMARKS.md, "Reads"). A user not seen yet,
+    or past the threshold, goes through the script, which decides. Bounded: the users read least
+    recently go first."""
+
+    def __init__(self, max_entries: int = 65_536) -> None:
+        self.max_entries = max_entries
+        self._small: OrderedDict[tuple[str, str, tuple[str, ...]], None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def small(self, user: tuple[str, str], scopes: Sequence[str]) -> bool:
+        key = (*user, tuple(scopes))
+        with self._lock:
+            if key not in self._small:
+                return False
+            self._small.move_to_end(key)
+            return True
+
+    def note(self, user: tuple[str, str], scopes: Sequence[str], small: bool) -> None:
+        key = (*user, tuple(scopes))
+        with self._lock:
+            if not small:
+                self._small.pop(key, None)
+                return
+            self._small[key] = None
+            self._small.move_to_end(key)
+            while len(self._small) > self.max_entries:
+                self._small.popitem(last=False)
+
+    def clear(self) -> None:
+        """Forget every user (the reader moved to another namespace)."""
+        with self._lock:
+            self._small.clear()
+
+    def __len__(self) -> int:
+        return len(self._small)
+
+
 @dataclass
 class ReadStats:
     """How context lookups were answered: scopes read whole because they are small, or because
-    their index does not cover them (rows written before it existed), from the index, and from the
-    index but not certified (then read whole: a second round trip)."""
+    their index does not cover them (rows written before it existed), or because they were small
+    at the user's last lookup and have grown past the threshold since (the next lookup goes
+    through the index); from the index, and from the index but not certified (then read whole: a
+    second round trip)."""
 
     whole_small: int = 0
     whole_unindexed: int = 0
+    whole_grown: int = 0
     indexed: int = 0
     uncertified: int = 0
     rows: int = 0  # rows transferred and parsed, over every lookup
@@ -101,6 +146,7 @@ class ReadStats:
         return {
             "whole_small": self.whole_small,
             "whole_unindexed": self.whole_unindexed,
+            "whole_grown": self.whole_grown,
             "indexed": self.indexed,
             "uncertified": self.uncertified,
             "rows": self.rows,

@@ -13,6 +13,7 @@ from typing import Any, cast
 
 import orjson
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster as AsyncRedisCluster
 from redis.exceptions import NoScriptError
 
 from slotstream.memory.errors import Reason, Rejected
@@ -20,6 +21,7 @@ from slotstream.memory.models import ContextRequest, ContextResponse, Record, Su
 from slotstream.memory.selection import (
     ROWS,
     TOPIC_RELEVANCE,
+    Candidate,
     DocFrequency,
     budget_certified,
     left_out_bound,
@@ -32,7 +34,7 @@ from slotstream.memory.selection import (
 from .context_cache import STAMP_FIELDS, ContextCache
 from .deploy import parse_pointer
 from .keys import Keys, deploy_pointer
-from .read_index import CONTEXT_SCRIPT, WHOLE_UP_TO, ReadStats, per_list, word_key
+from .read_index import CONTEXT_SCRIPT, WHOLE_UP_TO, ReadStats, SmallScopes, per_list, word_key
 
 PAGE_MAX = 200
 WHOLE_ALWAYS = 1 << 62  # a row count no scope reaches: context.lua returns every row
@@ -41,9 +43,10 @@ WHOLE_ALWAYS = 1 << 62  # a row count no scope reaches: context.lua returns ever
 class ContextRead:
     """One context lookup's reads, the same for the synchronous engine and the async reader (only
     the I/O differs): with a cache, first the user's write stamp alone; if the cached rows still
-    hold, nothing more. Otherwise one script call (context.lua): small scopes whole, large ones
-    through the read index (state/read_index.py) with a certificate; an uncertified answer is read
-    again whole (`args(whole=True)`)."""
+    hold, nothing more. Otherwise, for scopes that were small at the user's last lookup
+    (`whole_first`, from SmallScopes), a whole read in a transaction (`queue_whole`); for the
+    others one script call (context.lua): small scopes whole, large ones through the read index
+    (state/read_index.py) with a certificate. An uncertified answer is read again whole."""
 
     def __init__(
         self,
@@ -53,18 +56,23 @@ class ContextRead:
         cache: ContextCache | None,
         stats: ReadStats | None = None,
         whole_up_to: int = WHOLE_UP_TO,
+        small: SmallScopes | None = None,
     ) -> None:
         self.req, self.when, self.cache, self.stats = req, context_time(req, at), cache, stats
         self.user = (req.tenant, req.user)
         self.scopes = req.scopes()
+        self.keys = keys
         self.meta = keys.meta(req.tenant, req.user)
         self.prefix = keys.prefix(req.tenant, req.user)
         self.cached = cache.candidate(self.user, self.scopes) if cache is not None else None
         self.terms = terms_of(req)
         self.words = sorted(self.terms.query)
         self.topics = sorted(self.terms.topics)
+        self.threshold, self.small = whole_up_to, small
         # explain lists every row's fate: only a whole read has them all
         self.whole_up_to = WHOLE_ALWAYS if req.explain else whole_up_to
+        # read whole without the script when that is what the script would do (as far as is known)
+        self.whole_first = req.explain or (small is not None and small.small(self.user, self.scopes))
         self.forced = False  # reading whole after an uncertified answer (counted as that)
 
     def from_cache(self, stamp: Sequence[bytes | str | None]) -> ContextResponse | None:
@@ -96,19 +104,38 @@ class ContextRead:
             *self.topics,
         ]
 
+    def queue_whole(self, pipe: Any) -> None:
+        """The commands of a whole read without the script, for a transaction (one snapshot, like
+        the script's): the write stamp, whether rsup is complete, rsup, and each scope's rows."""
+        tenant, user = self.user
+        pipe.hmget(self.meta, "version", "written", "rsup")
+        pipe.hvals(self.keys.read_suppressions(tenant, user))
+        for scope in self.scopes:
+            pipe.hvals(self.keys.active(tenant, user, scope))
+
+    def from_whole(self, replies: Sequence[Any]) -> ContextResponse | None:
+        """The answer from `queue_whole`'s replies (after the transaction's own); None for a user
+        written before rsup existed, whose suppressions only the script filters (read it instead)."""
+        (version, written, complete), sups_raw, *rows = replies
+        if version is not None and complete is None:
+            self._note_size(None)
+            return None
+        total = sum(len(scope_rows) for scope_rows in rows)
+        by_scope = {scope: ROWS.decode(_joined(values)) for scope, values in zip(self.scopes, rows, strict=True)}
+        how = "whole_small" if total <= self.whole_up_to else "whole_grown"
+        return self._whole_answer(version, written, total, how, sups_raw, by_scope)
+
     def from_reply(self, reply: list[Any]) -> ContextResponse | None:
         """The answer from context.lua's reply; None when an indexed read is not certified (read
-        again with `args(whole=True)`)."""
+        again whole)."""
         version, written, mode, total, lists, sups_raw, *rows = reply
-        sups = [Suppression.model_validate_json(v) for v in sups_raw]
         by_scope = {scope: ROWS.decode(joined) for scope, joined in zip(self.scopes, rows, strict=True)}
-        candidates = [c for scope in self.scopes for c in by_scope[scope]]
         if mode in (b"whole", "whole"):
-            if self.stats is not None and not self.forced:
-                self.stats.count("whole_small" if total <= self.whole_up_to else "whole_unindexed", len(candidates))
-            if self.cache is not None:
-                self.cache.store(self.user, (version or None, written or None), by_scope, sups)
-            return select(self.req, candidates, self.when, sups, terms=self.terms)
+            how = "whole_small" if total <= self.whole_up_to else "whole_unindexed"
+            return self._whole_answer(version, written, int(total), how, sups_raw, by_scope)
+        self._note_size(int(total))
+        sups = [Suppression.model_validate_json(v) for v in sups_raw]
+        candidates = [c for scope in self.scopes for c in by_scope[scope]]
         frequency, bound = self._left_out(int(total), lists)
         answer = select(
             self.req, candidates, self.when, sups, frequency=frequency, considered=int(total), terms=self.terms
@@ -120,6 +147,30 @@ class ContextRead:
         if self.stats is not None:
             self.stats.count("indexed", len(candidates))
         return answer
+
+    def _whole_answer(
+        self,
+        version: bytes | str | None,
+        written: bytes | str | None,
+        total: int,
+        how: str,
+        sups_raw: Sequence[bytes | str],
+        by_scope: dict[str, list[Candidate]],
+    ) -> ContextResponse:
+        """Every row of the scopes read: the answer is its own certificate."""
+        self._note_size(total)
+        sups = [Suppression.model_validate_json(v) for v in sups_raw]
+        candidates = [c for scope in self.scopes for c in by_scope[scope]]
+        if self.stats is not None and not self.forced:
+            self.stats.count(how, len(candidates))
+        if self.cache is not None:
+            self.cache.store(self.user, (version or None, written or None), by_scope, sups)
+        return select(self.req, candidates, self.when, sups, terms=self.terms)
+
+    def _note_size(self, total: int | None) -> None:
+        """What the next lookup of these scopes reads first (None: the script, whatever the size)."""
+        if self.small is not None:
+            self.small.note(self.user, self.scopes, total is not None and total <= self.threshold)
 
     def _left_out(self, total: int, lists: list[Any]) -> tuple[DocFrequency, float | None]:
         """The whole read's word frequencies, and the most a row left out can score: a row not read
@@ -141,6 +192,11 @@ class ContextRead:
         read_not_returned = None if script_bound is None else script_bound + 1e-9
         bounds = [b for b in (unread, read_not_returned) if b is not None]
         return frequency, max(bounds) if bounds else None
+
+
+def _joined(values: Sequence[bytes | str]) -> bytes:
+    """A scope's HVALS as one JSON array, decoded in one call (as the script joins them)."""
+    return b"[" + b",".join(v if isinstance(v, bytes) else v.encode() for v in values) + b"]"
 
 
 def context_time(req: ContextRequest, at: datetime | str | None) -> datetime:
@@ -174,6 +230,8 @@ class AsyncReader:
         self.keys = Keys(base)  # the namespace read last
         self.cache = cache
         self.stats = ReadStats()
+        self.small = SmallScopes()
+        self.cluster = isinstance(client, AsyncRedisCluster)
 
     def _follow(self, raw: bytes | str | None) -> bool:
         """Take the pointer's namespace; True when it is not the one read last."""
@@ -181,6 +239,7 @@ class AsyncReader:
         if name == self.keys.namespace:
             return False
         self.keys = Keys(name)
+        self.small.clear()
         if self.cache is not None:
             self.cache.clear()
         return True
@@ -196,41 +255,60 @@ class AsyncReader:
     async def context(self, req: ContextRequest, at: datetime | str | None = None) -> ContextResponse:
         # The pointer is read in the same round trip as the namespace read last (the usual case:
         # unchanged); when it names another one, the lookup starts again there.
-        read = ContextRead(self.keys, req, at, self.cache, self.stats)
+        read = ContextRead(self.keys, req, at, self.cache, self.stats, small=self.small)
+        # on a cluster the pointer's hash slot is not the user's, and a transaction holds one slot
+        whole_first = read.whole_first and not self.cluster
 
         def first_trip(pipe: Any) -> None:
             pipe.get(self.pointer)
             if read.cached is not None:
                 pipe.hmget(read.meta, STAMP_FIELDS)
+            elif whole_first:
+                read.queue_whole(pipe)
             else:
-                self._queue_read(pipe, read, whole=False)
+                self._queue_read(pipe, read)
 
-        pointer, *replies = await self._execute(first_trip)
+        pointer, *replies = await self._execute(first_trip, transaction=whole_first and read.cached is None)
         if self._follow(pointer):
             return await self.context(req, at)
+        answer: ContextResponse | None
         if read.cached is not None:
             answer = read.from_cache(replies[0])
             if answer is not None:
                 return answer
-            replies = [await self._read(read, whole=False)]
-        answer = read.from_reply(replies[0])
-        if answer is None:
-            answer = read.from_reply(await self._read(read, whole=True))
+            answer = await self._read_whole(read) if whole_first else None
+            if answer is None:
+                answer = read.from_reply(await self._read(read))
+        elif whole_first:
+            answer = read.from_whole(replies)
+            if answer is None:  # written before rsup existed: the script reads its suppressions
+                answer = read.from_reply(await self._read(read))
+        else:
+            answer = read.from_reply(replies[0])
+        if answer is None:  # not certified: read the scopes whole
+            read.forced = True
+            if not self.cluster:
+                answer = await self._read_whole(read)
+            if answer is None:
+                answer = read.from_reply(await self._read(read, whole=True))
         assert answer is not None  # a whole read is always its own certificate
         return answer
 
-    def _queue_read(self, pipe: Any, read: ContextRead, whole: bool) -> None:
+    async def _read_whole(self, read: ContextRead) -> ContextResponse | None:
+        return read.from_whole(await self._execute(read.queue_whole, transaction=True))
+
+    def _queue_read(self, pipe: Any, read: ContextRead, whole: bool = False) -> None:
         pipe.evalsha(CONTEXT_SCRIPT.sha, 1, read.meta, *read.args(whole))
 
-    async def _read(self, read: ContextRead, whole: bool) -> list[Any]:
+    async def _read(self, read: ContextRead, whole: bool = False) -> list[Any]:
         replies = await self._execute(lambda pipe: self._queue_read(pipe, read, whole))
         return cast(list[Any], replies[0])
 
-    async def _execute(self, build: Callable[[Any], None]) -> list[Any]:
+    async def _execute(self, build: Callable[[Any], None], transaction: bool = False) -> list[Any]:
         """Build and execute a pipeline, loading the read script first if the server does not have
         it (a restart or a flush dropped it); the pipeline only reads, so sending it again is safe."""
         for attempt in (1, 2):
-            pipe = self.r.pipeline(transaction=False)
+            pipe = self.r.pipeline(transaction=transaction)
             build(pipe)
             try:
                 replies: list[Any] = await pipe.execute()

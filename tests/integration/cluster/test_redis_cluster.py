@@ -189,6 +189,25 @@ def test_the_async_reader_answers_like_the_engine(
     assert sum(1 for text in answers if text) >= len(users) // 2
 
 
+def test_a_small_users_next_lookups_are_one_transaction_in_its_slot(cluster_client: redis.Redis, ns: str) -> None:
+    """The engine reads a user whose scopes were small at its last lookup whole in a transaction,
+    without the script: on a cluster too (every key of the user is in its hash slot)."""
+    work = build(turn_users=6, op_users=6)
+    apply_in_order(cluster_client, work, ns)
+    engine = Engine(cluster_client, ns)
+    at = T0 + timedelta(hours=1)
+    requests = [
+        ContextRequest(tenant=work.tenant, user=user, text="how should you answer?")
+        for user in sorted({item.user for item in work.items})
+    ]
+    first = [engine.context(req, at) for req in requests]
+    script, scripts_after = engine._context, []
+    engine._context = lambda *args: scripts_after.append(args) or script(*args)  # type: ignore[assignment]
+    again = [engine.context(req, at) for req in requests]
+    assert again == first and scripts_after == []
+    assert engine.read_stats.whole_small == 2 * len(requests) and any(answer.context for answer in again)
+
+
 def test_dropping_a_namespace_empties_every_master(cluster: LocalRedisCluster, cluster_client: redis.Redis) -> None:
     name = f"c-{uuid.uuid4().hex[:8]}"
     apply_in_order(cluster_client, build(turn_users=6, op_users=6), name)
