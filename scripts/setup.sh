@@ -27,6 +27,17 @@ compiled_modules() { find memory state streams processors sidecar slotstream -na
 # compiled module sits beside its source (editable install) and is imported instead of it
 sources="$(.venv/bin/python slotstream/compiled.py)"
 want="$( { echo "compile=$compile"; cat pyproject.toml setup.py; echo "$sources" | xargs cat; } | sha1sum | cut -c1-40)"
+# a compiled module deleted by hand (to try the plain one) is built again, whatever the stamp says
+# (looked for as a file: the compiled modules share one library, which can still load the deleted one)
+if [ "$compile" != "0" ] && [ -f "$stamp" ] && { command -v cc || command -v gcc; } >/dev/null 2>&1; then
+  for source in $sources; do
+    if ! compgen -G "${source%.py}.cpython-*.so" >/dev/null; then
+      echo "setup: $source has no compiled module beside it: building them again" >&2
+      rm -f "$stamp"
+      break
+    fi
+  done
+fi
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "setup: installing the project and its dependencies into .venv" >&2
   .venv/bin/python -m pip install -q --upgrade pip

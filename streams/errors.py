@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from slotstream.errors import SettingsError
 from slotstream.memory.errors import SlotstreamError
 
 
@@ -29,3 +30,8 @@ class Stopping(StreamsError):
 class BrokerUnavailable(StreamsError):
     """Kafka did not take a record in time (or is not connected yet): nothing is known to be
     written, so the caller may send it again (ids make the retry harmless)."""
+
+
+class TimelineUnwritable(StreamsError, SettingsError):
+    """SLOTSTREAM_BATCH_TIMELINE names a file the worker cannot append to (found at start, so a
+    mistyped folder is an error with its reason, not a traceback)."""

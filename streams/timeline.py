@@ -20,6 +20,7 @@ from typing import IO, Any
 
 import orjson
 
+from .errors import TimelineUnwritable
 from .messages import RawMessage
 
 log = logging.getLogger("slotstream.worker")
@@ -40,7 +41,12 @@ class Timeline:
     (a full disk) stops the timeline, never a batch: it is a diagnosis, not the worker's work."""
 
     def __init__(self, path: str) -> None:
-        self._file: IO[bytes] | None = open(path, "ab", buffering=0)  # noqa: SIM115 - closed by close()
+        try:
+            self._file: IO[bytes] | None = open(path, "ab", buffering=0)  # noqa: SIM115 - closed by close()
+        except OSError as err:
+            raise TimelineUnwritable(
+                f"SLOTSTREAM_BATCH_TIMELINE: cannot append to {path!r}: {err.strerror or err}"
+            ) from None
 
     def write(self, line: dict[str, Any]) -> None:
         if self._file is None:

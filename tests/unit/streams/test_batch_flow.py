@@ -12,6 +12,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from slotstream.errors import SettingsError
 from slotstream.streams import batches
 from slotstream.streams.batches import AppConfig, BatchFlow, Delivered, Headers
 from slotstream.streams.messages import BatchOutput, Compacted, Keyed, RawMessage
@@ -183,6 +184,12 @@ def test_the_timeline_has_each_batchs_stages_and_its_oldest_turns_age_when_appli
         assert line["records"] == 2
         assert line["applied_ms"] >= APPLY_SECONDS * 1000
         assert line["visible_age_ms"] >= 300 + APPLY_SECONDS * 1000, line
+
+
+def test_a_timeline_the_worker_cannot_append_to_is_a_settings_error_naming_it(tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-folder" / "timeline.jsonl"
+    with pytest.raises(SettingsError, match=r"SLOTSTREAM_BATCH_TIMELINE: cannot append to .*no-such-folder.*"):
+        _flow([], batch_size=500, timeline=str(missing))
 
 
 def test_a_timeline_on_a_full_disk_stops_without_failing_a_batch() -> None:
