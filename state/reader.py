@@ -196,7 +196,10 @@ class ContextRead:
 
 def _joined(values: Sequence[bytes | str]) -> bytes:
     """A scope's HVALS as one JSON array, decoded in one call (as the script joins them)."""
-    return b"[" + b",".join(v if isinstance(v, bytes) else v.encode() for v in values) + b"]"
+    try:
+        return b"[" + b",".join(cast(Sequence[bytes], values)) + b"]"
+    except TypeError:  # a client that decodes replies gives str
+        return b"[" + b",".join(v if isinstance(v, bytes) else v.encode() for v in values) + b"]"
 
 
 def context_time(req: ContextRequest, at: datetime | str | None) -> datetime:

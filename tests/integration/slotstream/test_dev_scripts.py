@@ -21,7 +21,8 @@ SCRIPTS = Path(__file__).resolve().parents[3] / "scripts"
 def script_keys_dropped(redis_client: redis.Redis) -> Iterator[None]:
     """The scripts write to namespaces of their own: dropped afterwards."""
     yield
-    for pattern in ("instructions*", "workerinstructions*", "contextinstructions*", "calls*", "split*"):
+    patterns = ("instructions*", "workerinstructions*", "contextinstructions*", "contextpaths*", "calls*", "split*")
+    for pattern in patterns:
         for key in redis_client.scan_iter(match=pattern, count=1000):
             redis_client.delete(key)
 
@@ -61,6 +62,8 @@ def test_context_split_prints_each_part(redis_url: str, redis_client: redis.Redi
         "round trip with the script",
         "the whole lookup",
         "a plain GET, for scale",
+        "the same rows in a transaction, on the server",
+        "round trip with the transaction",
     ):
         assert re.search(rf"{part}:\s+\d+ us", out), out
     interleaved = r"setting up the read \d+ us, the call \d+ us, the reply to the answer \d+ us"
@@ -74,6 +77,16 @@ def test_context_instructions_reads_as_each_mode_says(
     for mode, work in made.items():
         out = run(str(SCRIPTS / "context_instructions.py"), redis_url, "10", mode)
         assert f"10 active records, 10 considered; {work} from one reply" in out, out
+
+
+def test_context_paths_instructions_reads_by_the_path_it_is_asked(
+    redis_url: str, redis_client: redis.Redis, script_keys_dropped: None
+) -> None:
+    made = {"build": "0 lookups, 0 read whole, 0", "script": "1020 lookups, 1020 read whole, 1020"}
+    made["transaction"] = "1020 lookups, 1020 read whole, 1"  # the first lookup only
+    for path, work in made.items():
+        out = run(str(SCRIPTS / "context_paths_instructions.py"), redis_url, "10", path)
+        assert f"10 active records; {work} through the script" in out, out
 
 
 def test_worker_instructions_runs_each_handler_only_when_asked(

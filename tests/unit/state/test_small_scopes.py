@@ -28,3 +28,11 @@ def test_the_bound_holds_and_the_users_read_least_recently_go_first() -> None:
     assert [small.small(("t1", user), ["global"]) for user in "abcd"] == [True, False, True, True]
     small.clear()
     assert len(small) == 0 and not small.small(("t1", "a"), ["global"])
+
+
+def test_a_scopes_rows_are_joined_into_one_array_as_bytes_or_str() -> None:
+    from slotstream.state.reader import _joined
+
+    assert _joined([b'["a"]', b'["b"]']) == b'[["a"],["b"]]'
+    assert _joined(['["a"]', '["é"]']) == '[["a"],["é"]]'.encode()
+    assert _joined([]) == b"[]"
