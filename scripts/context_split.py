@@ -6,7 +6,8 @@ selection in Python, for a user with SIZE active records (those of `slotstream b
 Each figure is the best of seven runs of a few hundred calls (µs per call); the script's own time
 is the server's `INFO commandstats` over 300 calls. For a whole read, the same rows read by the
 transaction a lookup sends once the user was small at its last lookup (state/reader.py,
-`queue_whole`) are timed too. The last line times the steps of 2,000 lookups one after the other,
+`queue_whole`) are timed too, and the engine's lookups by each path, alternately (the client
+process's CPU time and the wall time). The last line times the steps of 2,000 lookups one after the other,
 as a lookup runs them (medians). docs/BENCHMARKS.md, "Reads", quotes it.
 """
 
@@ -24,7 +25,7 @@ from slotstream.memory.selection import select
 from slotstream.runtime import tune_gc
 from slotstream.state.client import connect
 from slotstream.state.engine import Engine
-from slotstream.state.read_index import WHOLE_UP_TO
+from slotstream.state.read_index import WHOLE_UP_TO, SmallScopes
 from slotstream.state.reader import ROWS, ContextRead
 
 
@@ -105,6 +106,23 @@ def main(url: str, size: int, whole_up_to: int) -> None:
             steps[name].append(seconds * 1e6)
     parts = ", ".join(f"{name} {statistics.median(values):.0f} us" for name, values in steps.items())
     print(f"  interleaved (medians of 2,000): {parts}")
+    if mode == "whole":
+        # the engine's lookups by each path, alternately: what the client's process spends on them
+        script_only = Engine(client, namespace=engine.keys.namespace, read_whole_up_to=whole_up_to)
+        script_only.small_scopes = SmallScopes(max_entries=0)  # remembers no one: the script every time
+        paths = {"by the script": script_only, "in a transaction": engine}
+        spent: dict[str, list[tuple[float, float]]] = {name: [] for name in paths}
+        for _ in range(3):
+            for name, reader in paths.items():
+                cpu, wall = time.process_time(), time.perf_counter()
+                for _ in range(2000):
+                    reader.context(request, at)
+                cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+                spent[name].append((cpu / 2000 * 1e6, wall / 2000 * 1e6))
+        for name, runs in spent.items():
+            cpu_runs = " / ".join(f"{cpu:.0f}" for cpu, _ in runs)
+            wall_runs = " / ".join(f"{wall:.0f}" for _, wall in runs)
+            print(f"  a lookup {name}, three runs of 2,000: client CPU {cpu_runs} us, wall {wall_runs} us")
 
 
 if __name__ == "__main__":

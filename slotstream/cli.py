@@ -481,9 +481,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from slotstream.streams.errors import TimelineUnwritable
+
     try:
         return int(args.func(args) or 0)
-    except SettingsError as err:
+    except (SettingsError, TimelineUnwritable) as err:
         print(f"slotstream: {err}", file=sys.stderr)
         return 2
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from slotstream.errors import SettingsError
 from slotstream.memory.errors import SlotstreamError
 
 
@@ -32,6 +31,7 @@ class BrokerUnavailable(StreamsError):
     written, so the caller may send it again (ids make the retry harmless)."""
 
 
-class TimelineUnwritable(StreamsError, SettingsError):
+class TimelineUnwritable(StreamsError, ValueError):
     """SLOTSTREAM_BATCH_TIMELINE names a file the worker cannot append to (found at start, so a
-    mistyped folder is an error with its reason, not a traceback)."""
+    mistyped folder is an error with its reason, not a traceback; the command reports it as it
+    reports a setting's bad value)."""

@@ -21,7 +21,7 @@ SCRIPTS = Path(__file__).resolve().parents[3] / "scripts"
 def script_keys_dropped(redis_client: redis.Redis) -> Iterator[None]:
     """The scripts write to namespaces of their own: dropped afterwards."""
     yield
-    patterns = ("instructions*", "workerinstructions*", "contextinstructions*", "contextpaths*", "calls*", "split*")
+    patterns = ("instructions*", "workerinstructions*", "contextinstructions*", "calls*", "split*")
     for pattern in patterns:
         for key in redis_client.scan_iter(match=pattern, count=1000):
             redis_client.delete(key)
@@ -68,25 +68,25 @@ def test_context_split_prints_each_part(redis_url: str, redis_client: redis.Redi
         assert re.search(rf"{part}:\s+\d+ us", out), out
     interleaved = r"setting up the read \d+ us, the call \d+ us, the reply to the answer \d+ us"
     assert re.search(rf"interleaved \(medians of 2,000\): {interleaved}", out), out
+    for path in ("by the script", "in a transaction"):
+        runs = r"\d+ / \d+ / \d+ us"
+        assert re.search(rf"a lookup {path}, three runs of 2,000: client CPU {runs}, wall {runs}", out), out
 
 
 def test_context_instructions_reads_as_each_mode_says(
     redis_url: str, redis_client: redis.Redis, script_keys_dropped: None
 ) -> None:
-    made = {"build": "20 lookups, 0 answers", "read": "1020 lookups, 0 answers", "answer": "20 lookups, 1000 answers"}
+    # a small user's first lookup is the script's, the others are whole reads in a transaction;
+    # `script` sends every one to the script (and each mode makes one more lookup to print its figures)
+    made = {
+        "build": "20 lookups, 0 answers from one reply; 1 script calls",
+        "read": "1020 lookups, 0 answers from one reply; 1 script calls",
+        "script": "1020 lookups, 0 answers from one reply; 1021 script calls",
+        "answer": "20 lookups, 1000 answers from one reply; 2 script calls",
+    }
     for mode, work in made.items():
         out = run(str(SCRIPTS / "context_instructions.py"), redis_url, "10", mode)
-        assert f"10 active records, 10 considered; {work} from one reply" in out, out
-
-
-def test_context_paths_instructions_reads_by_the_path_it_is_asked(
-    redis_url: str, redis_client: redis.Redis, script_keys_dropped: None
-) -> None:
-    made = {"build": "0 lookups, 0 read whole, 0", "script": "1020 lookups, 1020 read whole, 1020"}
-    made["transaction"] = "1020 lookups, 1020 read whole, 1"  # the first lookup only
-    for path, work in made.items():
-        out = run(str(SCRIPTS / "context_paths_instructions.py"), redis_url, "10", path)
-        assert f"10 active records; {work} through the script" in out, out
+        assert f"10 active records, 10 considered; {work}" in out, out
 
 
 def test_worker_instructions_runs_each_handler_only_when_asked(

@@ -12,9 +12,10 @@ from pathlib import Path
 import orjson
 import pytest
 
-from slotstream.errors import SettingsError
+from slotstream.cli import main
 from slotstream.streams import batches
 from slotstream.streams.batches import AppConfig, BatchFlow, Delivered, Headers
+from slotstream.streams.errors import TimelineUnwritable
 from slotstream.streams.messages import BatchOutput, Compacted, Keyed, RawMessage
 from slotstream.streams.topics import OPS, TURNS
 
@@ -186,10 +187,21 @@ def test_the_timeline_has_each_batchs_stages_and_its_oldest_turns_age_when_appli
         assert line["visible_age_ms"] >= 300 + APPLY_SECONDS * 1000, line
 
 
-def test_a_timeline_the_worker_cannot_append_to_is_a_settings_error_naming_it(tmp_path: Path) -> None:
+def test_a_timeline_the_worker_cannot_append_to_is_an_error_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     missing = tmp_path / "no-such-folder" / "timeline.jsonl"
-    with pytest.raises(SettingsError, match=r"SLOTSTREAM_BATCH_TIMELINE: cannot append to .*no-such-folder.*"):
+    with pytest.raises(TimelineUnwritable, match=r"SLOTSTREAM_BATCH_TIMELINE: cannot append to .*no-such-folder.*"):
         _flow([], batch_size=500, timeline=str(missing))
+
+    # the command reports it as it reports a setting's bad value: a line and exit code 2
+    def start_worker(args: object) -> int:
+        _flow([], batch_size=500, timeline=str(missing))
+        return 0
+
+    monkeypatch.setattr("slotstream.cli.cmd_worker", start_worker)
+    assert main(["worker"]) == 2
+    assert "slotstream: SLOTSTREAM_BATCH_TIMELINE: cannot append to" in capsys.readouterr().err
 
 
 def test_a_timeline_on_a_full_disk_stops_without_failing_a_batch() -> None:
