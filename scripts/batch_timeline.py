@@ -7,7 +7,8 @@
 Prints, per processor, the number of batches, the records a batch (median), and the p50 / p99 of
 each stage's end, in milliseconds from the batch's start; for fused applies, their time on
 reconciliation's thread and the age of the batch's oldest turn once its ops were in Redis (a
-turn's freshness, the worker's part of it: the bench's probe adds its producer and its lookup).
+turn's freshness, the worker's part of it: the bench's probe adds its producer and its lookup);
+and per generation, the garbage collections: how many, their pauses in all and the longest.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ def summarize(lines: list[dict[str, Any]]) -> list[str]:
     for line in lines:
         by_processor[line["processor"]].append(line)
     out = []
+    collections = by_processor.pop("gc", [])
     for processor, batches in sorted(by_processor.items()):
         records = statistics.median(b["records"] for b in batches)
         parts = [f"{processor}: {len(batches)} batches, {records:.0f} records a batch (median)"]
@@ -41,6 +43,12 @@ def summarize(lines: list[dict[str, Any]]) -> list[str]:
             if values:
                 parts.append(f"{stage} p50 {percentile(values, 0.5):.1f} / p99 {percentile(values, 0.99):.1f}")
         out.append("; ".join(parts))
+    for generation in sorted({c["generation"] for c in collections}):
+        pauses = [c["pause_ms"] for c in collections if c["generation"] == generation]
+        out.append(
+            f"gc generation {generation}: {len(pauses)} collections, {sum(pauses):.1f} ms in all, "
+            f"the longest {max(pauses):.1f} ms"
+        )
     return out
 
 

@@ -8,11 +8,13 @@ time), and the milliseconds from the batch's start to the end of each stage: `wa
 last fused apply, see `BatchFlow._handle`), `processed`, `delivered`, `recorded`. A fused apply's
 line: `processor` "fused_apply", `records` (the ops applied), `applied_ms` (its time on
 reconciliation's thread) and `visible_age_ms`: the age of the oldest turn of its batch when its ops
-were in Redis, which is that turn's freshness.
+were in Redis, which is that turn's freshness. A garbage collection's line: `processor` "gc",
+`generation`, `pause_ms`, `collected`.
 """
 
 from __future__ import annotations
 
+import gc
 import logging
 import time
 from collections.abc import Sequence
@@ -37,8 +39,11 @@ def age_ms(since_ms: int | None) -> float | None:
 
 
 class Timeline:
-    """Appends batch lines to `path`; every write is from the worker's event loop. A failed write
-    (a full disk) stops the timeline, never a batch: it is a diagnosis, not the worker's work."""
+    """Appends batch lines to `path`, and a line per garbage collection of the process (`processor`
+    "gc", `generation`, `pause_ms`, `collected`): a collection stops every thread, so its pause
+    is in whichever batches were running. Batch lines are written from the worker's event loop, a
+    collection's from the thread it ran on; each line is one unbuffered append. A failed write (a
+    full disk) stops the timeline, never a batch: it is a diagnosis, not the worker's work."""
 
     def __init__(self, path: str) -> None:
         try:
@@ -47,6 +52,16 @@ class Timeline:
             raise TimelineUnwritable(
                 f"SLOTSTREAM_BATCH_TIMELINE: cannot append to {path!r}: {err.strerror or err}"
             ) from None
+        self._collection_started = 0.0
+        gc.callbacks.append(self._on_collection)
+
+    def _on_collection(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._collection_started = time.perf_counter()
+            return
+        pause_ms = round((time.perf_counter() - self._collection_started) * 1000, 2)
+        line = {"processor": "gc", "generation": info["generation"], "pause_ms": pause_ms}
+        self.write(line | {"collected": info["collected"]})
 
     def write(self, line: dict[str, Any]) -> None:
         if self._file is None:
@@ -58,6 +73,8 @@ class Timeline:
             self.close()
 
     def close(self) -> None:
+        if self._on_collection in gc.callbacks:
+            gc.callbacks.remove(self._on_collection)
         if self._file is not None:
             self._file.close()
             self._file = None

@@ -3,6 +3,7 @@ say they print (they are not part of the package, so nothing else runs them)."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -87,6 +88,24 @@ def test_context_instructions_reads_as_each_mode_says(
     for mode, work in made.items():
         out = run(str(SCRIPTS / "context_instructions.py"), redis_url, "10", mode)
         assert f"10 active records, 10 considered; {work}" in out, out
+
+
+def test_batch_timeline_summarizes_stages_and_collections(tmp_path: Path) -> None:
+    lines = [
+        {"processor": "extraction", "records": 4, "oldest_age_ms": 30.0, "waited": 0.1, "processed": 8.0},
+        {"processor": "extraction", "records": 6, "oldest_age_ms": 50.0, "waited": 0.2, "processed": 12.0},
+        {"processor": "gc", "generation": 0, "pause_ms": 1.5, "collected": 3},
+        {"processor": "gc", "generation": 2, "pause_ms": 40.0, "collected": 0},
+        {"processor": "gc", "generation": 0, "pause_ms": 2.5, "collected": 0},
+    ]
+    path = tmp_path / "timeline.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    out = run(str(SCRIPTS / "batch_timeline.py"), str(path)).splitlines()
+    assert out[0].startswith("extraction: 2 batches, 5 records a batch (median); oldest_age_ms p50 "), out
+    assert out[1:] == [
+        "gc generation 0: 2 collections, 4.0 ms in all, the longest 2.5 ms",
+        "gc generation 2: 1 collections, 40.0 ms in all, the longest 40.0 ms",
+    ]
 
 
 def test_worker_instructions_runs_each_handler_only_when_asked(

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -185,6 +186,30 @@ def test_the_timeline_has_each_batchs_stages_and_its_oldest_turns_age_when_appli
         assert line["records"] == 2
         assert line["applied_ms"] >= APPLY_SECONDS * 1000
         assert line["visible_age_ms"] >= 300 + APPLY_SECONDS * 1000, line
+
+
+def test_the_timeline_has_a_line_per_garbage_collection_until_the_flow_shuts_down(tmp_path: Path) -> None:
+    path = tmp_path / "timeline.jsonl"
+    flow = _flow([], batch_size=500, timeline=str(path))
+
+    async def run() -> None:
+        await flow.handle(flow.processors[TURNS], [RawMessage("x.turns", 0, 0, b"t/u", b"turn")])
+        cycle: list[object] = []
+        cycle.append(cycle)  # garbage only a collection finds
+        del cycle
+        gc.collect()
+
+    _run(flow, run)
+    written = path.read_bytes()
+    gc.collect()  # after the shutdown: no line, and the timeline no longer hears of collections
+    assert path.read_bytes() == written
+    assert not [hook for hook in gc.callbacks if getattr(hook, "__self__", None) is flow.timeline]
+    lines = [orjson.loads(line) for line in written.splitlines()]
+    # (the interpreter may collect on its own as well: generation 0 or 1, any number of times)
+    collections = [line for line in lines if line["processor"] == "gc"]
+    assert all(c["pause_ms"] >= 0 and c["generation"] in (0, 1, 2) for c in collections), collections
+    assert any(c["generation"] == 2 and c["collected"] >= 1 for c in collections), collections
+    assert [line["processor"] for line in lines if line["processor"] != "gc"] == ["extraction", "fused_apply"]
 
 
 def test_a_timeline_the_worker_cannot_append_to_is_an_error_naming_it(
