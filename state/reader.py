@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import datetime
+from functools import cached_property
 from typing import Any, cast
 
 import orjson
@@ -71,9 +72,13 @@ class ContextRead:
         self.threshold, self.small = whole_up_to, small
         # explain lists every row's fate: only a whole read has them all
         self.whole_up_to = WHOLE_ALWAYS if req.explain else whole_up_to
-        # read whole without the script when that is what the script would do (as far as is known)
-        self.whole_first = req.explain or (small is not None and small.small(self.user, self.scopes))
         self.forced = False  # reading whole after an uncertified answer (counted as that)
+
+    @cached_property
+    def whole_first(self) -> bool:
+        """Read whole without the script: what the script would do, as far as is known. (Asked
+        only when the rows are read: a lookup the cache answers never needs it.)"""
+        return self.req.explain or (self.small is not None and self.small.small(self.user, self.scopes))
 
     def from_cache(self, stamp: Sequence[bytes | str | None]) -> ContextResponse | None:
         """The answer from the cached rows if `stamp` (read just now) is theirs, else None."""
@@ -259,8 +264,9 @@ class AsyncReader:
         # The pointer is read in the same round trip as the namespace read last (the usual case:
         # unchanged); when it names another one, the lookup starts again there.
         read = ContextRead(self.keys, req, at, self.cache, self.stats, small=self.small)
-        # on a cluster the pointer's hash slot is not the user's, and a transaction holds one slot
-        whole_first = read.whole_first and not self.cluster
+        # on a cluster the pointer's hash slot is not the user's, and a transaction holds one slot;
+        # a lookup the cache may answer asks first for the stamp alone
+        whole_first = read.cached is None and not self.cluster and read.whole_first
 
         def first_trip(pipe: Any) -> None:
             pipe.get(self.pointer)
@@ -271,28 +277,28 @@ class AsyncReader:
             else:
                 self._queue_read(pipe, read)
 
-        pointer, *replies = await self._execute(first_trip, transaction=whole_first and read.cached is None)
+        pointer, *replies = await self._execute(first_trip, transaction=whole_first)
         if self._follow(pointer):
             return await self.context(req, at)
-        answer: ContextResponse | None
+        answer: ContextResponse | None = None
+        scripted = False  # the script was asked already (its answer, if any, was not certified)
         if read.cached is not None:
             answer = read.from_cache(replies[0])
             if answer is not None:
                 return answer
-            answer = await self._read_whole(read) if whole_first else None
-            if answer is None:
-                answer = read.from_reply(await self._read(read))
+            if not self.cluster and read.whole_first:
+                answer = await self._read_whole(read)
         elif whole_first:
             answer = read.from_whole(replies)
-            if answer is None:  # written before rsup existed: the script reads its suppressions
-                answer = read.from_reply(await self._read(read))
         else:
-            answer = read.from_reply(replies[0])
+            answer, scripted = read.from_reply(replies[0]), True
+        if answer is None and not scripted:  # not read yet, or written before rsup existed
+            answer = read.from_reply(await self._read(read))
         if answer is None:  # not certified: read the scopes whole
             read.forced = True
             if not self.cluster:
                 answer = await self._read_whole(read)
-            if answer is None:
+            if answer is None:  # (or written before rsup existed: the script filters its suppressions)
                 answer = read.from_reply(await self._read(read, whole=True))
         assert answer is not None  # a whole read is always its own certificate
         return answer

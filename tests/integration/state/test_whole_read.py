@@ -1,6 +1,6 @@
 """A whole read without the script, on a real Redis (state/reader.py, `queue_whole`): once a user's
 scopes were small at a lookup, the next lookups read them whole in one transaction and answer
-exactly as context.lua's whole read does, through corrections, forgets, expiry and moves; a scope
+exactly as context.lua's whole read does, through corrections, forgets, expiry and three scopes; a scope
 grown past the threshold is read whole once more (counted) and then through the index; a user
 written before rsup existed is read by the script, which filters its suppressions; the async reader
 does the same, with and without its cache (on a cluster it keeps the script: its first round trip
