@@ -367,6 +367,9 @@ def _refresh(t: Transition, cur: Record, rec: Record, at: datetime, reason: str)
 
 def _blocking_suppressions(view: UserView, rec: Record) -> list[Suppression]:
     found = [s for s in view.suppressions.values() if s.attribute == rec.attribute and s.covers(rec.scope)]
+    # by key: a view's dicts are in load order or in write order (state/engine.py caches views),
+    # and what a transition writes must not depend on which
+    found.sort(key=lambda s: s.key)
     if not found:  # the common case: no hash to work out
         return found
     vh = value_hash(rec.tenant, rec.user, rec.attribute, rec.normalized_value)
@@ -811,7 +814,7 @@ def _forget(view: UserView, cmd: ForgetCommand, at: datetime, t: Transition) -> 
 def _matched(view: UserView, m: Match) -> list[Record]:
     """Every record (any status) in the slots a match names, oldest first per slot."""
     out: list[Record] = []
-    for sk, ids in view.history.items():
+    for sk, ids in sorted(view.history.items()):  # by slot key, as _blocking_suppressions says why
         subject, attribute, scope = sk.split("|", 2)
         if subject != m.subject or not m.attribute_matches(attribute) or (m.scope and scope != m.scope):
             continue
@@ -870,7 +873,7 @@ def _move(view: UserView, cmd: MoveCommand, at: datetime, t: Transition) -> Tran
             update["valid_until"] = start + lifetime if lifetime else None
         t.moved[rid] = source
         t.put(rec.model_copy(update=update), Change.MOVED, **{"from": cmd.from_scope})
-    for s in list(view.suppressions.values()):
+    for _, s in sorted(view.suppressions.items()):  # by key, as _blocking_suppressions says why
         if s.attribute == cmd.attribute and s.scope == cmd.from_scope:
             t.unsuppress.append(s.key)
             t.suppress.append(s.model_copy(update={"scope": cmd.to_scope}))
@@ -884,7 +887,7 @@ def _restore(view: UserView, cmd: RestoreCommand, at: datetime, t: Transition) -
     wanted = value_hash(t.tenant, t.user, m.attribute, normalize_value(m.value)) if m.value is not None else None
     keys = [
         s.key
-        for s in view.suppressions.values()
+        for _, s in sorted(view.suppressions.items())  # by key, as _blocking_suppressions says why
         if m.attribute_matches(s.attribute)
         and (m.scope is None or s.scope == m.scope)
         and (wanted is None or s.value_hash == wanted)

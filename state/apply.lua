@@ -108,7 +108,9 @@ local function index(scope, id, encoded)
   redis.call('HSET', P .. ':ix:' .. scope, id, encoded)
 end
 
-local function erase_user()
+-- `written_scopes`: the scopes this call gave a read-model row before the erase, not yet added to
+-- <prefix>:scopes (that happens once, at the end of the call): their rows and index go too
+local function erase_user(written_scopes)
   -- the ops ledger stays: op ids are offsets, not user data, and keep redeliveries idempotent; the
   -- record ids its entries list (their last field, ',"p":[...]') go
   local ledger, kept = redis.call('HGETALL', P .. ':ops'), {}
@@ -121,7 +123,9 @@ local function erase_user()
   end
   call_in_blocks('HSET', P .. ':ops', kept)
   local keys = {P .. ':rec', P .. ':slot', P .. ':sup', P .. ':rsup', P .. ':log', P .. ':scopes', P .. ':alias', P .. ':dep'}
-  for _, scope in ipairs(redis.call('SMEMBERS', P .. ':scopes')) do
+  local scopes = redis.call('SMEMBERS', P .. ':scopes')
+  for scope in pairs(written_scopes) do scopes[#scopes + 1] = scope end
+  for _, scope in ipairs(scopes) do
     keys[#keys + 1] = P .. ':act:' .. scope
     local seen = {}
     for _, raw in ipairs(redis.call('HVALS', P .. ':ix:' .. scope)) do
@@ -176,7 +180,7 @@ local function apply_user()
   for _ = 1, n_ops do
     local op, at, at_ms, erase, ledger = take(), take(), tonumber(take()), take(), take()
     if erase == '1' then
-      erase_user()
+      erase_user(scopes_read)
       scopes_read = {}
       erased_at = at
     end

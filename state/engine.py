@@ -456,8 +456,10 @@ class ViewCache:
         if unloaded and (entry.slot_keys is None or not unloaded.isdisjoint(entry.slot_keys)):
             return False
         for rid in needs.ids:
+            # as a load does: a record by id comes with its slot's live list (a dependent loaded
+            # with the dependency index comes without it)
             rec = entry.view.get(rid)
-            if rec is None or (needs.with_history and rec.slot not in entry.history):
+            if rec is None or rec.slot not in entry.slots or (needs.with_history and rec.slot not in entry.history):
                 return False
         return True
 
@@ -482,9 +484,22 @@ class ViewCache:
             self._entries.popitem(last=False)
 
     def advance(self, user: tuple[str, str], view: UserView, version: int) -> None:
+        """The view as written at `version`. A slot's live list or history the view did not hold
+        whole before (a dependent sent to review in a slot never loaded, a record created in a slot
+        whose history was never loaded) is partial after the write: it is dropped, never held, so
+        the next op that needs it loads it."""
         entry = self._entries.get(user)
         if entry is None:
             return
+
+        def whole(slot: str, held: set[str]) -> bool:
+            # a slot the last load did not list had nothing stored: what the view holds is all of it
+            return slot in held or (entry.slot_keys is not None and slot not in entry.slot_keys)
+
+        for partial in [slot for slot in view.slots if not whole(slot, entry.slots)]:
+            del view.slots[partial]
+        for partial in [slot for slot in view.history if not whole(slot, entry.history)]:
+            del view.history[partial]
         entry.view, entry.version, entry.applied = view, version, set()
         entry.slots |= set(view.slots)
         entry.history |= set(view.history)

@@ -76,9 +76,11 @@ def op_sequences(
     max_ops: int = 25,
     prefix: str = "",
     erase: bool = True,
+    dependencies: bool = False,
 ) -> list[dict[str, Any]]:
     """Wire ops with increasing event times; targets are ids of earlier record ops (known up front:
-    records carry explicit ids, corrections get `derive_id('r_', op_id)`)."""
+    records carry explicit ids, corrections get `derive_id('r_', op_id)`). With `dependencies`, a
+    record may depend on an earlier record or on an attribute's slot (rule 9)."""
     n = draw(st.integers(1, max_ops))
     at = T0
     ids: list[str] = []
@@ -103,6 +105,9 @@ def op_sequences(
             }
             if ids and draw(st.integers(0, 3)) == 0:
                 rec["corrects"] = target
+            if dependencies and ids and draw(st.integers(0, 2)) == 0:
+                on = draw(st.sampled_from([target, "slot:" + draw(st.sampled_from(ATTRS))]))
+                rec["depends_on"] = [on]
             validity = draw(st.sampled_from(["none"] * 4 + ["until", "from", "window"]))
             if validity == "until":
                 rec["valid_until"] = iso(at + draw(st.sampled_from([2 * H, 2 * D, 10 * D])))

@@ -139,3 +139,27 @@ def test_a_call_whose_arguments_do_not_add_up_is_refused_with_a_reason(
     args = [keys.prefix("t1", "u1"), -1, 0, 2, "stray", "arguments"]  # no transition, two arguments
     with pytest.raises(redis.ResponseError, match="did not add up"):
         redis_client.evalsha(engine._apply.sha, 1, keys.meta("t1", "u1"), *args)
+
+
+def test_an_erase_in_the_call_that_gave_a_scope_its_first_row_takes_the_row_out(
+    redis_client: redis.Redis, namespace: str
+) -> None:
+    """A user's scopes are listed once at the end of a call; an erase later in the same call must
+    take out the rows and the read index written earlier in it, or the erased value is still read."""
+    engine = Engine(redis_client, namespace)
+    results = engine.apply_many(
+        [
+            {
+                "at": "2026-10-01T00:00:00Z",
+                "op_id": "op0",
+                "record": {"tenant": "t", "user": "u", "attribute": "profile.home_city", "value": "Paris"},
+            },
+            {"at": "2026-10-01T00:01:00Z", "op_id": "op1", "command": {"tenant": "t", "user": "u", "op": "erase_user"}},
+        ]
+    )
+    assert [r.outcome for r in results] == [Outcome.APPLIED, Outcome.APPLIED]
+    left = {name.split(":", 2)[2] for name in dump_namespace(redis_client, namespace) if name.startswith("{t:u}")}
+    assert left == {"meta", "ops", "log"}  # the log holds the erase's own entries only
+    assert {change["op"] for change in engine.changes("t", "u")} == {"op1"}
+    out = engine.context(ContextRequest(tenant="t", user="u", text="where do I live"), at="2026-10-01T00:02:00Z")
+    assert out.used_ids == [] and "Paris" not in out.context

@@ -1,7 +1,8 @@
 """Property-based tests (hypothesis) with real Redis (the `redis_client` session fixture; a fresh
 namespace per example):
   (d) applying an op twice equals applying it once;
-  (e) nothing of tenant A is ever returned for tenant B.
+  (e) nothing of tenant A is ever returned for tenant B;
+  (f) an engine reusing its cached view across calls writes what engines loading every time write.
 """
 
 from __future__ import annotations
@@ -64,6 +65,30 @@ def test_applying_an_op_twice_equals_applying_it_once(redis_client, ops, data):
         again = engine.apply_many(ops[: k + 1])
         assert all(r.outcome in ("duplicate", "rejected") for r in again)
         assert dump_namespace(redis_client, ns) == once
+
+
+@pytest.mark.integration
+@settings(REDIS, max_examples=60)
+@given(ops=op_sequences(max_ops=20, dependencies=True), batches=st.lists(st.integers(1, 4), min_size=20, max_size=20))
+def test_a_cached_view_writes_what_a_fresh_load_writes(redis_client, ops, batches):
+    """The single writer of a user reconciles on the view it last wrote (state/engine.py, ViewCache).
+    That view must hold exactly what a load would return for every slot it claims to hold: a
+    dependent sent to review in a slot it never loaded, or a record created in a slot whose history
+    it never loaded, must not leave a partial list behind that a later op reconciles on."""
+    with Namespace(redis_client) as cached_ns, Namespace(redis_client) as fresh_ns:
+        cached = Engine(redis_client, namespace=cached_ns)
+        cached_outcomes: list[tuple[str, str | None]] = []
+        fresh_outcomes: list[tuple[str, str | None]] = []
+        position = 0
+        for size in batches:
+            batch = ops[position : position + size]
+            position += size
+            cached_outcomes += [(r.outcome, r.reason) for r in cached.apply_many(batch)]
+            for op in batch:  # a new engine per op: nothing cached, every op reconciled on a fresh load
+                fresh = Engine(redis_client, namespace=fresh_ns).apply(op)
+                fresh_outcomes.append((fresh.outcome, fresh.reason))
+        assert cached_outcomes == fresh_outcomes
+        assert dump_namespace(redis_client, cached_ns) == dump_namespace(redis_client, fresh_ns)
 
 
 VALUES_A = ("aaa-one", "aaa-two", "aaa-three")

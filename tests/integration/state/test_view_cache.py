@@ -127,3 +127,68 @@ def test_a_user_with_more_slots_than_are_listed_loads_each_new_slot(
     fresh.apply(on(3, "knowledge.one", "a2"))  # three slots now: more than listed
     fresh.apply(on(4, "knowledge.four", "d"))  # unknown whether it exists: loaded
     assert loads[0] == 2
+
+
+def about(n: int, attribute: str, value: str, **extra: Any) -> dict[str, Any]:
+    body = op(n, value, **extra)
+    record = {k: v for k, v in body["record"].items() if k != "kind"}
+    body["record"] = {**record, "attribute": attribute, "authority": "user_explicit"}
+    return body
+
+
+def test_a_dependent_sent_to_review_does_not_leave_its_slot_half_known(
+    redis_client: redis.Redis, namespace: str
+) -> None:
+    """A correction sends the records derived from the corrected one to review. They come with the
+    dependency index, not with their slots: the likes slot here was never loaded, so the view knows
+    only the dependent's place in it. Held as if whole, it would hide "jazz", and saying "jazz" again
+    would store a second active jazz instead of refreshing the first."""
+    Engine(redis_client, namespace).apply(about(0, "profile.home_city", "Paris"))
+    setup = Engine(redis_client, namespace)
+    paris = setup.records("t", "u")[0].id
+    setup.apply_many(
+        [about(1, "profile.likes", "cafes in paris", depends_on=[paris]), about(2, "profile.likes", "jazz")]
+    )
+    engine = Engine(redis_client, namespace)  # its view: the home city slot and the dependency index
+    corrected = engine.apply(about(3, "profile.home_city", "Berlin", corrects_current=True))
+    assert "needs_review" in [change["type"] for change in corrected.changes]
+    again = engine.apply(about(4, "profile.likes", "jazz"))
+    assert again.outcome == "refreshed"
+    likes = sorted((r.value, r.status.value) for r in engine.records("t", "u") if r.attribute == "profile.likes")
+    assert likes == [("cafes in paris", "needs_review"), ("jazz", "active")]
+
+
+def test_a_forget_after_a_correction_takes_the_corrected_away_value_too(
+    redis_client: redis.Redis, namespace: str
+) -> None:
+    """The correction's load held the slot's live list but not its history; the record it created
+    went into a history the view held only in part. A forget of the new value then walks that
+    history for what it replaced: held as if whole, the corrected-away value stays stored."""
+    Engine(redis_client, namespace).apply(about(0, "preference.language", "English"))
+    engine = Engine(redis_client, namespace)
+    french = engine.apply(about(1, "preference.language", "French", corrects_current=True)).record_ids[0]
+    forget = {
+        "at": op(2, "")["at"],
+        "op_id": "op2",
+        "command": {"tenant": "t", "user": "u", "op": "forget", "record_id": french},
+    }
+    assert engine.apply(forget).outcome == "applied"
+    assert [(r.value, r.status.value) for r in engine.records("t", "u")] == [(None, "deleted"), (None, "deleted")]
+
+
+def test_a_record_known_only_as_a_dependent_is_loaded_with_its_slot(redis_client: redis.Redis, namespace: str) -> None:
+    """A command on a record by id is reconciled with the record's slot, as a load gives it."""
+    Engine(redis_client, namespace).apply(about(0, "profile.home_city", "Paris"))
+    setup = Engine(redis_client, namespace)
+    paris = setup.records("t", "u")[0].id
+    dependent = setup.apply(about(1, "profile.likes", "cafes in paris", depends_on=[paris])).record_ids[0]
+    engine = Engine(redis_client, namespace)
+    engine.apply(about(2, "profile.home_city", "Berlin", corrects_current=True))  # loads the dependent, not its slot
+    loads = counting_loads(engine)
+    expire = {
+        "at": op(3, "")["at"],
+        "op_id": "op3",
+        "command": {"tenant": "t", "user": "u", "op": "expire", "record_id": dependent},
+    }
+    engine.apply(expire)
+    assert loads[0] == 1

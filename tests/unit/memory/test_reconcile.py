@@ -807,3 +807,49 @@ def test_fact_kind_is_stored_as_fact():
     s = Sim()
     _, rec = s.record(T0, **fact_wire())
     assert s.get(rec.id).kind == Kind.FACT and s.get(rec.id).authority == Authority.AUTHORITATIVE_SOURCE
+
+
+# === a view's dict order does not reach what is written ==========================================
+
+
+def _reordered(view: Any) -> Any:
+    """The same view with every dict in reverse order: a load fills them in Redis's order, the
+    engine's cached view (state/engine.py) in the order ops wrote them."""
+    from slotstream.memory.reconcile import UserView
+
+    return UserView(
+        dict(reversed(view.records.items())),
+        {k: list(v) for k, v in reversed(view.slots.items())},
+        {k: list(v) for k, v in reversed(view.history.items())},
+        dict(reversed(view.suppressions.items())),
+        view.erased_at,
+        dict(view.aliases),
+        {k: list(v) for k, v in view.dependents.items()},
+    )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        {"op": "forget", "match": {"attribute": "priority.focus"}},
+        {"op": "restore", "match": {"attribute": "priority.focus"}},
+    ],
+)
+def test_a_transition_does_not_depend_on_the_order_of_the_views_dicts(command):
+    """Found by tests/integration/state/test_properties.py: a forget by match walked the slots in
+    the view's order, so its changes, its ledger entry and which record a per-value suppression
+    names differed between a loaded view and a cached one."""
+    from slotstream.memory.reconcile import reconcile
+
+    s = Sim()
+    for n, (value, scope) in enumerate([("ship", "session:s1"), ("rest", "global"), ("ship", "project:p1")]):
+        s.record(T0 + n * H, attribute="priority.focus", value=value, scope=scope, authority="user_explicit")
+    if command["op"] == "restore":
+        s.command(T0 + 3 * H, op="forget", match={"attribute": "priority.focus"})
+    cmd = parse_command({"tenant": "t1", "user": "u1", **command})
+    at = T0 + 4 * H
+    one, other = reconcile(s.view, cmd, at, "op-x"), reconcile(_reordered(s.view), cmd, at, "op-x")
+    assert one.changes == other.changes
+    assert list(one.puts) == list(other.puts)
+    assert [x.model_dump() for x in one.suppress] == [x.model_dump() for x in other.suppress]
+    assert one.unsuppress == other.unsuppress
