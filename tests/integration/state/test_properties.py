@@ -40,7 +40,7 @@ class Namespace:
 
 @pytest.mark.integration
 @settings(REDIS)
-@given(ops=op_sequences(max_ops=15), data=st.data())
+@given(ops=op_sequences(max_ops=15, dependencies=True), data=st.data())
 def test_applying_an_op_twice_equals_applying_it_once(redis_client, ops, data):
     k = data.draw(st.integers(0, len(ops) - 1), label="op applied twice")
     with Namespace(redis_client) as ns:
