@@ -5,8 +5,10 @@
 -- of transitions), m (the number of their arguments), the n op ids, then the m arguments: each
 -- transition as a flat run (state/apply_args.py writes them; nothing here decodes JSON to read them):
 --   op, at, at_ms, erase ("1"/"0"), ledger
---   #puts, each: id, record JSON, slot, scope, live ("1"/"0"), from_slot, from_scope, row JSON
---     (from_slot "" = not moved; row "" = not in the read model), and for a row its index entry
+--   #puts, each: id, record JSON, slot, scope, live ("1"/"0"), created ("1"/"0"), from_slot,
+--     from_scope, row JSON (from_slot "" = not moved; row "" = not in the read model), and for a row
+--     its index entry. created: the record is new to the user, so it has no row or index entry to
+--     read or take out.
 --   #created, (slot, id) pairs ; #sup, (key, JSON, read "1"/"0") triples ; #unsup, keys
 --   #alias, (alias, target) pairs ; #deps, each: key, #ids, ids ; #log, log entry JSONs
 -- read: selection reads the suppression (not a value corrected or retracted away, which its
@@ -91,8 +93,8 @@ local function unindex(scope, id, raw)
   redis.call('HDEL', P .. ':ix:' .. scope, id)
 end
 
-local function index(scope, id, encoded)
-  local stored = redis.call('HGET', P .. ':ix:' .. scope, id)
+local function index(scope, id, encoded, created)
+  local stored = not created and redis.call('HGET', P .. ':ix:' .. scope, id)
   if stored == encoded then return end
   if stored then unindex(scope, id, stored) end
   local entry = cjson.decode(encoded)
@@ -185,7 +187,7 @@ local function apply_user()
       erased_at = at
     end
     for _ = 1, tonumber(take()) do
-      local id, json, slot, scope, live = take(), take(), take(), take(), take() == '1'
+      local id, json, slot, scope, live, created = take(), take(), take(), take(), take() == '1', take() == '1'
       local from_slot, from_scope, row = take(), take(), take()
       redis.call('HSET', P .. ':rec', id, json)
       if from_slot ~= '' then
@@ -199,8 +201,8 @@ local function apply_user()
       if row ~= '' then
         redis.call('HSET', P .. ':act:' .. scope, id, row)
         scopes_read[scope] = true
-        index(scope, id, take())
-      else
+        index(scope, id, take(), created)
+      elseif not created then
         redis.call('HDEL', P .. ':act:' .. scope, id)
         unindex(scope, id)
       end
