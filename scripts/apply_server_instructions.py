@@ -8,29 +8,59 @@ applying one op costs the server (scripts, command parsing, replies), without it
 
     python scripts/apply_server_instructions.py [OPS]          # default 4000; about two minutes
 
-`--wrapper ""` runs the server without valgrind (nothing is counted): the test of this script uses
+`--replay-writes` asks what the same writes would cost without the apply script: each call of
+apply.lua is run once on a plain server of its own with every write it makes recorded, and the
+recorded writes of each call are then sent to the counted server as one MULTI/EXEC transaction,
+after a WATCH of the call's users' meta keys (what an optimistic apply computed by the client
+would send). The reads the script makes are left out: such an apply would make them in its load.
+Without valgrind the replayed state is compared with the state the script left.
+
+`--wrapper ""` runs the server without valgrind (nothing is counted): the tests of this script use
 it. docs/BENCHMARKS.md ("Apply") quotes its output.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import shlex
 import socket
 import subprocess
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import redis
 
 from slotstream.bench import apply_bench_ops
 from slotstream.localredis import server_binary
+from slotstream.state import engine as engine_module
 from slotstream.state.client import connect
 from slotstream.state.engine import Engine
 
 USERS, BATCH = 1000, 500
 VALGRIND = "valgrind --tool=callgrind --callgrind-out-file=/dev/null"
 COLLECTED = re.compile(r"Collected : (\d+)")
+# apply.lua's body run with a `redis` whose `call` records each write (command and arguments); the
+# call's writes go to a list under its first user's prefix, as one JSON array
+WRITES = ("HSET", "HDEL", "ZADD", "ZREM", "RPUSH", "LREM", "SADD", "DEL", "LTRIM")
+RECORDING = """
+local real_call, recorded, writes = redis.call, {}, {%s}
+local function recording_call(command, ...)
+  if writes[command] then recorded[#recorded + 1] = {command, ...} end
+  return real_call(command, ...)
+end
+local function body()
+  local redis = {call = recording_call, sha1hex = redis.sha1hex}
+%s
+end
+local reply = body()
+real_call('RPUSH', KEYS[1] .. ':writes', cjson.encode(recorded))
+return reply
+"""
+Calls = list[list[list[Any]]]  # per call of apply.lua, its writes: [command, argument, ...]
 
 
 def _free_port() -> int:
@@ -39,12 +69,15 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def server_run(n_ops: int, wrapper: str) -> int | None:
-    """Apply the first `n_ops` bench ops on a fresh server; its instructions (None: not counted)."""
+@contextmanager
+def _server(wrapper: str) -> Iterator[tuple[int, list[int | None]]]:
+    """A server of its own on a free port; yields the port and a list that holds, once the server
+    has stopped, its instruction count (None: not counted)."""
     port = _free_port()
     command = [*shlex.split(wrapper), server_binary(), "--port", str(port), "--bind", "127.0.0.1"]
     command += ["--save", "", "--appendonly", "no"]
     server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    counted: list[int | None] = []
     try:
         deadline = time.monotonic() + 60
         while True:  # the port answers once the server listens (under valgrind, seconds)
@@ -55,32 +88,120 @@ def server_run(n_ops: int, wrapper: str) -> int | None:
                 if time.monotonic() > deadline or server.poll() is not None:
                     raise
                 time.sleep(0.1)
-        admin = redis.Redis(port=port, socket_timeout=120)
-        engine = Engine(connect(f"redis://127.0.0.1:{port}/0", socket_timeout=120), namespace="serverinstructions")
-        ops = apply_bench_ops(n_ops, USERS)
-        for first in range(0, n_ops, BATCH):
-            engine.apply_many(ops[first : first + BATCH])
-        assert next(admin.scan_iter(match=engine.keys.user_metas(), count=1000), None) is not None  # applied
+        yield port, counted
         # sent by hand: redis-py retries a command whose connection closes, as this one's does
         with socket.create_connection(("127.0.0.1", port), timeout=120) as line:
             line.sendall(b"SHUTDOWN NOSAVE\r\n")
             line.recv(1)
         _, errors = server.communicate(timeout=120)
+        found = COLLECTED.search(errors)
+        counted.append(int(found.group(1)) if found else None)
     finally:
         if server.poll() is None:
             server.kill()
             server.wait()
-    found = COLLECTED.search(errors)
-    return int(found.group(1)) if found else None
+
+
+def _apply(port: int, n_ops: int, namespace: str) -> Engine:
+    engine = Engine(connect(f"redis://127.0.0.1:{port}/0", socket_timeout=120), namespace=namespace)
+    ops = apply_bench_ops(n_ops, USERS)
+    for first in range(0, n_ops, BATCH):
+        engine.apply_many(ops[first : first + BATCH])
+    admin = redis.Redis(port=port, socket_timeout=120)
+    assert next(admin.scan_iter(match=engine.keys.user_metas(), count=1000), None) is not None  # applied
+    return engine
+
+
+def server_run(n_ops: int, wrapper: str) -> int | None:
+    """Apply the first `n_ops` bench ops on a fresh server; its instructions (None: not counted)."""
+    with _server(wrapper) as (port, counted):
+        _apply(port, n_ops, "serverinstructions")
+    return counted[0]
+
+
+def _state(client: redis.Redis, namespace: str) -> dict[str, Any]:
+    """Every key of the namespace and its content, but the write time each apply stamps (a clock
+    reading) and the recorded writes."""
+    out: dict[str, Any] = {}
+    for key in client.scan_iter(match=f"{namespace}:*", count=1000):
+        name = key.decode()
+        if name.endswith(":writes"):
+            continue
+        kind = client.type(key)
+        if kind == b"hash":
+            out[name] = {k: v for k, v in client.hgetall(key).items() if k != b"written"}
+        elif kind == b"list":
+            out[name] = client.lrange(key, 0, -1)
+        elif kind == b"set":
+            out[name] = sorted(client.smembers(key))
+        else:
+            out[name] = client.zrange(key, 0, -1, withscores=True)
+    return out
+
+
+def recorded_writes(n_ops: int) -> tuple[Calls, dict[str, Any]]:
+    """The writes of every call of apply.lua for the first `n_ops` bench ops (each user's calls in
+    order), and the state the calls left."""
+    original = engine_module._script
+    recording = RECORDING % (",".join(f"{name}=1" for name in WRITES), original("apply.lua"))
+    engine_module._script = lambda name: recording if name == "apply.lua" else original(name)
+    try:
+        with _server("") as (port, _):
+            engine = _apply(port, n_ops, "recorded")
+            client = engine.r
+            calls: Calls = []
+            for key in client.scan_iter(match=f"{engine.keys.namespace}:*:writes", count=1000):
+                calls += [json.loads(raw) for raw in client.lrange(key, 0, -1)]
+            state = _state(client, engine.keys.namespace)
+    finally:
+        engine_module._script = original
+    return calls, state
+
+
+def replay_run(calls: Calls, wrapper: str, state: dict[str, Any]) -> int | None:
+    """Each call's writes as one WATCH + MULTI/EXEC on a fresh server; its instructions. Without a
+    wrapper the replayed state is compared with `state`, the one the script left (under valgrind
+    the comparison would be counted)."""
+
+    def argument(value: Any) -> str:
+        return repr(value) if isinstance(value, float) else str(value)
+
+    with _server(wrapper) as (port, counted):
+        client = redis.Redis(port=port, socket_timeout=120)
+        for first in range(0, len(calls), 25):
+            pipe = client.pipeline(transaction=False)
+            for call in calls[first : first + 25]:
+                metas = sorted({write[1] for write in call if write[0] == "HSET" and write[1].endswith(":meta")})
+                pipe.execute_command("WATCH", *metas)
+                pipe.execute_command("MULTI")
+                for command, *arguments in call:
+                    pipe.execute_command(command, *map(argument, arguments))
+                pipe.execute_command("EXEC")
+            pipe.execute()
+        if not wrapper:
+            same = _state(client, "recorded") == state
+            print(f"the replayed writes left the state the script left: {'yes' if same else 'NO'}")
+    return counted[0]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("ops", nargs="?", type=int, default=4000)
     parser.add_argument("--wrapper", default=VALGRIND, help="what the server runs under ('' for nothing)")
+    parser.add_argument("--replay-writes", action="store_true", help="count the script's writes sent as transactions")
     args = parser.parse_args()
-    once, twice = server_run(args.ops, args.wrapper), server_run(2 * args.ops, args.wrapper)
-    print(f"applied {args.ops} and {2 * args.ops} ops over {USERS} users on a fresh server each")
+    run: Callable[[int], int | None]
+    if args.replay_writes:
+        recorded = {n: recorded_writes(n) for n in (args.ops, 2 * args.ops)}
+        writes = sum(map(len, recorded[2 * args.ops][0])) - sum(map(len, recorded[args.ops][0]))
+        print(f"apply.lua's writes per applied op: {writes / args.ops:.2f}")
+        run = lambda n: replay_run(recorded[n][0], args.wrapper, recorded[n][1])  # noqa: E731
+        what = "replayed the writes of"
+    else:
+        run = lambda n: server_run(n, args.wrapper)  # noqa: E731
+        what = "applied"
+    once, twice = run(args.ops), run(2 * args.ops)
+    print(f"{what} {args.ops} and {2 * args.ops} ops over {USERS} users on a fresh server each")
     if once is None or twice is None:
         print("server instructions: not counted (no valgrind)")
         return

@@ -123,3 +123,12 @@ def test_apply_server_instructions_applies_the_ops_on_a_server_of_its_own() -> N
     out = run(str(SCRIPTS / "apply_server_instructions.py"), "100", "--wrapper", "")
     assert "applied 100 and 200 ops over 1000 users on a fresh server each" in out
     assert "server instructions: not counted (no valgrind)" in out
+
+
+def test_apply_server_instructions_replays_the_scripts_writes_as_transactions() -> None:
+    """The recorded writes of every apply.lua call, sent as WATCH + MULTI/EXEC to a fresh server,
+    leave exactly the state the script left: the count of the replay is a count of the same work."""
+    out = run(str(SCRIPTS / "apply_server_instructions.py"), "100", "--wrapper", "", "--replay-writes")
+    assert "apply.lua's writes per applied op: " in out
+    assert out.count("the replayed writes left the state the script left: yes") == 2, out
+    assert "replayed the writes of 100 and 200 ops over 1000 users on a fresh server each" in out
