@@ -44,7 +44,8 @@ USERS, BATCH = 1000, 500
 VALGRIND = "valgrind --tool=callgrind --callgrind-out-file=/dev/null"
 COLLECTED = re.compile(r"Collected : (\d+)")
 # apply.lua's body run with a `redis` whose `call` records each write (command and arguments); the
-# call's writes go to a list under its first user's prefix, as one JSON array
+# call's writes go to a list under its first user's prefix, as one JSON array after the call's
+# number in the order the calls ran (a user's calls sit under different first users)
 WRITES = ("HSET", "HDEL", "ZADD", "ZREM", "RPUSH", "LREM", "SADD", "DEL", "LTRIM")
 RECORDING = """
 local real_call, recorded, writes = redis.call, {}, {%s}
@@ -57,7 +58,7 @@ local function body()
 %s
 end
 local reply = body()
-real_call('RPUSH', KEYS[1] .. ':writes', cjson.encode(recorded))
+real_call('RPUSH', KEYS[1] .. ':writes', real_call('INCR', 'apply-calls-recorded') .. ' ' .. cjson.encode(recorded))
 return reply
 """
 Calls = list[list[list[Any]]]  # per call of apply.lua, its writes: [command, argument, ...]
@@ -140,8 +141,8 @@ def _state(client: redis.Redis, namespace: str) -> dict[str, Any]:
 
 
 def recorded_writes(n_ops: int) -> tuple[Calls, dict[str, Any]]:
-    """The writes of every call of apply.lua for the first `n_ops` bench ops (each user's calls in
-    order), and the state the calls left."""
+    """The writes of every call of apply.lua for the first `n_ops` bench ops, in the order the
+    calls ran, and the state the calls left."""
     original = engine_module._script
     recording = RECORDING % (",".join(f"{name}=1" for name in WRITES), original("apply.lua"))
     engine_module._script = lambda name: recording if name == "apply.lua" else original(name)
@@ -149,9 +150,12 @@ def recorded_writes(n_ops: int) -> tuple[Calls, dict[str, Any]]:
         with _server("") as (port, _):
             engine = _apply(port, n_ops, "recorded")
             client = engine.r
-            calls: Calls = []
+            numbered: list[tuple[int, bytes]] = []
             for key in client.scan_iter(match=f"{engine.keys.namespace}:*:writes", count=1000):
-                calls += [json.loads(raw) for raw in client.lrange(key, 0, -1)]
+                for raw in client.lrange(key, 0, -1):
+                    number, writes = raw.split(b" ", 1)
+                    numbered.append((int(number), writes))
+            calls: Calls = [json.loads(writes) for _, writes in sorted(numbered)]
             state = _state(client, engine.keys.namespace)
     finally:
         engine_module._script = original
