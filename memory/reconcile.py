@@ -367,11 +367,11 @@ def _refresh(t: Transition, cur: Record, rec: Record, at: datetime, reason: str)
 
 def _blocking_suppressions(view: UserView, rec: Record) -> list[Suppression]:
     found = [s for s in view.suppressions.values() if s.attribute == rec.attribute and s.covers(rec.scope)]
+    if not found:  # the common case: no hash to work out
+        return found
     # by key: a view's dicts are in load order or in write order (state/engine.py caches views),
     # and what a transition writes must not depend on which
     found.sort(key=lambda s: s.key)
-    if not found:  # the common case: no hash to work out
-        return found
     vh = value_hash(rec.tenant, rec.user, rec.attribute, rec.normalized_value)
     return [s for s in found if s.value_hash in (None, vh)]
 

@@ -492,17 +492,18 @@ class ViewCache:
         if entry is None:
             return
 
-        def whole(slot: str, held: set[str]) -> bool:
-            # a slot the last load did not list had nothing stored: what the view holds is all of it
-            return slot in held or (entry.slot_keys is not None and slot not in entry.slot_keys)
-
-        for partial in [slot for slot in view.slots if not whole(slot, entry.slots)]:
-            del view.slots[partial]
-        for partial in [slot for slot in view.history if not whole(slot, entry.history)]:
-            del view.history[partial]
+        # a slot the last load did not list had nothing stored: what the view holds of it is all of it
+        listed = entry.slot_keys
+        for held, lists in ((entry.slots, view.slots), (entry.history, view.history)):
+            new = lists.keys() - held
+            if not new:
+                continue
+            for slot in new:
+                if listed is None or slot in listed:
+                    del lists[slot]  # partial
+                else:
+                    held.add(slot)
         entry.view, entry.version, entry.applied = view, version, set()
-        entry.slots |= set(view.slots)
-        entry.history |= set(view.history)
 
 
 def _view(state: dict[str, Any]) -> UserView:
