@@ -455,6 +455,10 @@ class ViewCache:
         unloaded = needs.slots - entry.slots
         if unloaded and (entry.slot_keys is None or not unloaded.isdisjoint(entry.slot_keys)):
             return False
+        if needs.with_history:  # as a load does: the batch's slots with their histories (load.lua)
+            no_history = needs.slots - entry.history
+            if no_history and (entry.slot_keys is None or not no_history.isdisjoint(entry.slot_keys)):
+                return False
         for rid in needs.ids:
             # as a load does: a record by id comes with its slot's live list (a dependent loaded
             # with the dependency index comes without it)

@@ -2,6 +2,7 @@
 -- KEYS[1] = <prefix>:meta (routes the call: every key of the user shares the hash tag)
 -- ARGV[1] = <prefix>, ARGV[2] = JSON {ops=[op ids], slots=[slot keys], ids=[record ids],
 --           attrs=[[subject, attribute, family]], history=bool, list_slots_up_to=n}
+-- history: the histories of the slots of `slots` and of the records of `ids` come too
 -- slot_keys: every slot key of the user, when there are at most list_slots_up_to (else absent)
 -- The dependency index (<prefix>:dep) is always returned whole, with the records listed in it:
 -- reconciliation moves dependents to needs_review in the same apply, transitively.
@@ -32,7 +33,12 @@ local function load_slot(sk)
   end
 end
 
-for _, sk in ipairs(req.slots or {}) do load_slot(sk) end
+-- with history: an op of the batch walks a slot's history, maybe the slot of a record an earlier op
+-- of the batch creates (not stored yet, so not found by id below): the batch's slots come with theirs
+for _, sk in ipairs(req.slots or {}) do
+  load_slot(sk)
+  if req.history then want_history(sk) end
+end
 if req.list_slots_up_to and redis.call('HLEN', P .. ':slot') <= req.list_slots_up_to then
   out.slot_keys = redis.call('HKEYS', P .. ':slot')
 end

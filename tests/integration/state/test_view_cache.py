@@ -192,3 +192,24 @@ def test_a_record_known_only_as_a_dependent_is_loaded_with_its_slot(redis_client
     }
     engine.apply(expire)
     assert loads[0] == 1
+
+
+def test_a_forget_of_a_record_created_earlier_in_its_batch_walks_the_whole_history(
+    redis_client: redis.Redis, namespace: str
+) -> None:
+    """The forget names a record the batch creates, so the load cannot find it to fetch its slot's
+    history: a batch's slots come with their histories whenever an op of it walks one. Without
+    them the forget saw only the new record, and the same value said before stayed stored."""
+    setup = Engine(redis_client, namespace)
+    setup.apply(about(0, "preference.language", "French"))
+    setup.apply(about(1, "preference.language", "English", corrects_current=True))
+    engine = Engine(redis_client, namespace)
+    again = about(2, "preference.language", "French", id="r-again")
+    forget = {
+        "at": op(3, "")["at"],
+        "op_id": "op3",
+        "command": {"tenant": "t", "user": "u", "op": "forget", "record_id": "r-again"},
+    }
+    assert [r.outcome for r in engine.apply_many([again, forget])] == ["applied", "applied"]
+    stored = sorted((r.status.value, r.value or "") for r in engine.records("t", "u"))
+    assert stored == [("active", "English"), ("deleted", ""), ("deleted", "")]
