@@ -479,7 +479,8 @@ class ViewCache:
             merged.records.update(view.records)
             merged.slots.update(view.slots)
             merged.history.update(view.history)
-            merged.dependents = view.dependents  # loaded whole every time
+            merged.aliases.update(view.aliases)  # only those of the ids asked for are loaded
+            merged.dependents = view.dependents  # loaded whole every time (as are suppressions)
             view, slots, history = merged, slots | old.slots, history | old.history
         slot_keys = set(state["slot_keys"]) if "slot_keys" in state else None  # an empty list arrives as {}
         self._entries[user] = _CachedView(version, view, slots, history, set(state.get("applied") or {}), slot_keys)

@@ -213,3 +213,26 @@ def test_a_forget_of_a_record_created_earlier_in_its_batch_walks_the_whole_histo
     assert [r.outcome for r in engine.apply_many([again, forget])] == ["applied", "applied"]
     stored = sorted((r.status.value, r.value or "") for r in engine.records("t", "u"))
     assert stored == [("active", "English"), ("deleted", ""), ("deleted", "")]
+
+
+def test_a_load_that_widens_the_cached_view_keeps_the_aliases_it_found(
+    redis_client: redis.Redis, namespace: str
+) -> None:
+    """A repeat under its own id leaves an alias to the record it refreshed. A load asks for the
+    aliases of the ids it is given only; widening the cached view with such a load must keep them,
+    or a command naming the repeat's id finds nothing."""
+    setup = Engine(redis_client, namespace)
+    setup.apply(about(0, "preference.language", "French"))
+    assert setup.apply(about(1, "preference.language", "French", id="r-repeat")).outcome == "refreshed"
+    engine = Engine(redis_client, namespace)
+    engine.apply(about(2, "profile.home_city", "Paris"))  # its view: the home city slot only
+    correct = {
+        "at": op(3, "")["at"],
+        "op_id": "op3",
+        "command": {"tenant": "t", "user": "u", "op": "correct", "record_id": "r-repeat", "value": "English"},
+    }
+    assert engine.apply(correct).outcome == "applied"
+    languages = sorted(
+        (r.value, r.status.value) for r in engine.records("t", "u") if r.attribute == "preference.language"
+    )
+    assert languages == [("English", "active"), ("French", "superseded")]
