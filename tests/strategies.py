@@ -77,15 +77,19 @@ def op_sequences(
     prefix: str = "",
     erase: bool = True,
     dependencies: bool = False,
+    moves: bool = False,
 ) -> list[dict[str, Any]]:
     """Wire ops with increasing event times; targets are ids of earlier record ops (known up front:
     records carry explicit ids, corrections get `derive_id('r_', op_id)`). With `dependencies`, a
-    record may depend on an earlier record or on an attribute's slot (rule 9)."""
+    record may depend on an earlier record or on an attribute's slot (rule 9). With `moves`, ops
+    may also move a slot to another scope or restore what a forget suppressed."""
     n = draw(st.integers(1, max_ops))
     at = T0
     ids: list[str] = []
     ops: list[dict[str, Any]] = []
     kinds = OP_KINDS if erase else [k for k in OP_KINDS if k != "erase"]
+    if moves:
+        kinds = [*kinds, "move", "restore"]
     for i in range(n):
         at = at + draw(st.sampled_from(STEPS))
         op_id = f"{prefix}op{i}"
@@ -137,6 +141,17 @@ def op_sequences(
             if draw(st.integers(0, 2)) == 0:
                 match["scope"] = draw(st.sampled_from(SCOPES))
             ops.append({"at": iso(at), "op_id": op_id, "command": {**base, "op": "forget", "match": match}})
+        elif kind == "move":
+            from_scope, to_scope = draw(st.lists(st.sampled_from(SCOPES), min_size=2, max_size=2, unique=True))
+            move = {**base, "op": "move", "attribute": draw(st.sampled_from(ATTRS))}
+            ops.append(
+                {"at": iso(at), "op_id": op_id, "command": {**move, "from_scope": from_scope, "to_scope": to_scope}}
+            )
+        elif kind == "restore":
+            match = {"attribute": draw(st.sampled_from(ATTRS))}
+            if draw(st.booleans()):
+                match["value"] = draw(st.sampled_from(values))
+            ops.append({"at": iso(at), "op_id": op_id, "command": {**base, "op": "restore", "match": match}})
         elif kind == "erase":
             ops.append({"at": iso(at), "op_id": op_id, "command": {**base, "op": "erase_user"}})
         else:  # confirm, reject, expire, review_due

@@ -70,7 +70,7 @@ def test_applying_an_op_twice_equals_applying_it_once(redis_client, ops, data):
 @pytest.mark.integration
 @settings(REDIS, max_examples=60)
 @given(
-    ops=op_sequences(max_ops=20, dependencies=True),
+    ops=op_sequences(max_ops=20, dependencies=True, moves=True),
     batches=st.lists(st.tuples(st.integers(1, 4), st.integers(0, 1)), min_size=20, max_size=20),
 )
 def test_a_cached_view_writes_what_a_fresh_load_writes(redis_client, ops, batches):
