@@ -88,6 +88,7 @@ def op_sequences(
     ids: list[str] = []
     ops: list[dict[str, Any]] = []
     kinds = OP_KINDS if erase else [k for k in OP_KINDS if k != "erase"]
+    forgotten: list[str] = []  # attributes forgets by match named, for restores
     if moves:
         kinds = [*kinds, "move", "restore"]
     for i in range(n):
@@ -141,14 +142,15 @@ def op_sequences(
             if draw(st.integers(0, 2)) == 0:
                 match["scope"] = draw(st.sampled_from(SCOPES))
             ops.append({"at": iso(at), "op_id": op_id, "command": {**base, "op": "forget", "match": match}})
+            forgotten.append(match["attribute"])
         elif kind == "move":
             from_scope, to_scope = draw(st.lists(st.sampled_from(SCOPES), min_size=2, max_size=2, unique=True))
             move = {**base, "op": "move", "attribute": draw(st.sampled_from(ATTRS))}
             ops.append(
                 {"at": iso(at), "op_id": op_id, "command": {**move, "from_scope": from_scope, "to_scope": to_scope}}
             )
-        elif kind == "restore":
-            match = {"attribute": draw(st.sampled_from(ATTRS))}
+        elif kind == "restore":  # mostly of an attribute a forget named: else there is nothing to lift
+            match = {"attribute": draw(st.sampled_from(forgotten or ATTRS))}
             if draw(st.booleans()):
                 match["value"] = draw(st.sampled_from(values))
             ops.append({"at": iso(at), "op_id": op_id, "command": {**base, "op": "restore", "match": match}})
