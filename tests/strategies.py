@@ -89,6 +89,7 @@ def op_sequences(
     ops: list[dict[str, Any]] = []
     kinds = OP_KINDS if erase else [k for k in OP_KINDS if k != "erase"]
     forgotten: list[str] = []  # attributes forgets by match named, for restores
+    placed: list[tuple[str, str]] = []  # (attribute, scope) of the records sent, for moves
     if moves:
         kinds = [*kinds, "move", "restore"]
     for i in range(n):
@@ -123,6 +124,7 @@ def op_sequences(
                 rec["valid_from"] = iso(start)
                 rec["valid_until"] = iso(start + draw(st.sampled_from([2 * H, 2 * D])))
             ops.append({"at": iso(at), "op_id": op_id, "record": rec})
+            placed.append((rec["attribute"], rec["scope"]))
             ids.append(rid)
         elif kind == "correct":
             ops.append(
@@ -143,12 +145,11 @@ def op_sequences(
                 match["scope"] = draw(st.sampled_from(SCOPES))
             ops.append({"at": iso(at), "op_id": op_id, "command": {**base, "op": "forget", "match": match}})
             forgotten.append(match["attribute"])
-        elif kind == "move":
-            from_scope, to_scope = draw(st.lists(st.sampled_from(SCOPES), min_size=2, max_size=2, unique=True))
-            move = {**base, "op": "move", "attribute": draw(st.sampled_from(ATTRS))}
-            ops.append(
-                {"at": iso(at), "op_id": op_id, "command": {**move, "from_scope": from_scope, "to_scope": to_scope}}
-            )
+        elif kind == "move":  # of a slot a record went to: else there is nothing to move
+            attribute, from_scope = draw(st.sampled_from(placed))
+            to_scope = draw(st.sampled_from([scope for scope in SCOPES if scope != from_scope]))
+            move = {**base, "op": "move", "attribute": attribute, "from_scope": from_scope, "to_scope": to_scope}
+            ops.append({"at": iso(at), "op_id": op_id, "command": move})
         elif kind == "restore":  # mostly of an attribute a forget named: else there is nothing to lift
             match = {"attribute": draw(st.sampled_from(forgotten or ATTRS))}
             if draw(st.booleans()):
