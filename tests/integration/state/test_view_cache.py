@@ -136,6 +136,10 @@ def about(n: int, attribute: str, value: str, **extra: Any) -> dict[str, Any]:
     return body
 
 
+def command(n: int, **fields: Any) -> dict[str, Any]:
+    return {"at": op(n, "")["at"], "op_id": f"op{n}", "command": {"tenant": "t", "user": "u", **fields}}
+
+
 def test_a_dependent_sent_to_review_does_not_leave_its_slot_half_known(
     redis_client: redis.Redis, namespace: str
 ) -> None:
@@ -167,11 +171,7 @@ def test_a_forget_after_a_correction_takes_the_corrected_away_value_too(
     Engine(redis_client, namespace).apply(about(0, "preference.language", "English"))
     engine = Engine(redis_client, namespace)
     french = engine.apply(about(1, "preference.language", "French", corrects_current=True)).record_ids[0]
-    forget = {
-        "at": op(2, "")["at"],
-        "op_id": "op2",
-        "command": {"tenant": "t", "user": "u", "op": "forget", "record_id": french},
-    }
+    forget = command(2, op="forget", record_id=french)
     assert engine.apply(forget).outcome == "applied"
     assert [(r.value, r.status.value) for r in engine.records("t", "u")] == [(None, "deleted"), (None, "deleted")]
 
@@ -185,11 +185,7 @@ def test_a_record_known_only_as_a_dependent_is_loaded_with_its_slot(redis_client
     engine = Engine(redis_client, namespace)
     engine.apply(about(2, "profile.home_city", "Berlin", corrects_current=True))  # loads the dependent, not its slot
     loads = counting_loads(engine)
-    expire = {
-        "at": op(3, "")["at"],
-        "op_id": "op3",
-        "command": {"tenant": "t", "user": "u", "op": "expire", "record_id": dependent},
-    }
+    expire = command(3, op="expire", record_id=dependent)
     engine.apply(expire)
     assert loads[0] == 1
 
@@ -205,11 +201,7 @@ def test_a_forget_of_a_record_created_earlier_in_its_batch_walks_the_whole_histo
     setup.apply(about(1, "preference.language", "English", corrects_current=True))
     engine = Engine(redis_client, namespace)
     again = about(2, "preference.language", "French", id="r-again")
-    forget = {
-        "at": op(3, "")["at"],
-        "op_id": "op3",
-        "command": {"tenant": "t", "user": "u", "op": "forget", "record_id": "r-again"},
-    }
+    forget = command(3, op="forget", record_id="r-again")
     assert [r.outcome for r in engine.apply_many([again, forget])] == ["applied", "applied"]
     stored = sorted((r.status.value, r.value or "") for r in engine.records("t", "u"))
     assert stored == [("active", "English"), ("deleted", ""), ("deleted", "")]
@@ -226,11 +218,7 @@ def test_a_load_that_widens_the_cached_view_keeps_the_aliases_it_found(
     assert setup.apply(about(1, "preference.language", "French", id="r-repeat")).outcome == "refreshed"
     engine = Engine(redis_client, namespace)
     engine.apply(about(2, "profile.home_city", "Paris"))  # its view: the home city slot only
-    correct = {
-        "at": op(3, "")["at"],
-        "op_id": "op3",
-        "command": {"tenant": "t", "user": "u", "op": "correct", "record_id": "r-repeat", "value": "English"},
-    }
+    correct = command(3, op="correct", record_id="r-repeat", value="English")
     assert engine.apply(correct).outcome == "applied"
     languages = sorted(
         (r.value, r.status.value) for r in engine.records("t", "u") if r.attribute == "preference.language"
