@@ -34,7 +34,6 @@ def transition_args(t: Transition, out: list[Any]) -> None:
         entry["p"] = list(t.puts)
     ledger = orjson.dumps(entry)
     out += (t.op_id, at, to_ms(t.at), _flag(t.erase), ledger, len(t.puts))
-    created = set(t.created)
     for rec in t.puts.values():
         from_slot = t.moved.get(rec.id, "")
         out += (
@@ -45,7 +44,7 @@ def transition_args(t: Transition, out: list[Any]) -> None:
             _flag(rec.status in LIVE_STATUSES),
             # a record created here is new to the user (reconciliation refuses or refreshes an id in
             # use): no read-model row or index entry of it can exist to be looked up and taken out
-            _flag(rec.id in created),
+            _flag(rec.id in t.created),
             from_slot,
             from_slot.split("|", 2)[2] if from_slot else "",
         )

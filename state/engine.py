@@ -429,6 +429,12 @@ class _CachedView:
     # LISTED_SLOTS_MAX): a slot not among them is empty, so an op on it needs no load
     slot_keys: set[str] | None = None
 
+    def unknown(self, slots: set[str], held: set[str]) -> bool:
+        """Some of `slots` is neither held (in `held`) nor known to be empty (a slot the last load
+        did not list had nothing stored)."""
+        rest = slots - held
+        return bool(rest) and (self.slot_keys is None or not rest.isdisjoint(self.slot_keys))
+
 
 class ViewCache:
     """The views this engine last loaded or wrote, per user, least recently used dropped first."""
@@ -452,13 +458,11 @@ class ViewCache:
         entry = self._entries.get(user)
         if entry is None or needs.attrs:
             return False
-        unloaded = needs.slots - entry.slots
-        if unloaded and (entry.slot_keys is None or not unloaded.isdisjoint(entry.slot_keys)):
+        if entry.unknown(needs.slots, entry.slots):
             return False
-        if needs.with_history:  # as a load does: the batch's slots with their histories (load.lua)
-            no_history = needs.slots - entry.history
-            if no_history and (entry.slot_keys is None or not no_history.isdisjoint(entry.slot_keys)):
-                return False
+        # as a load does: with history, the batch's slots with their histories (load.lua)
+        if needs.with_history and entry.unknown(needs.slots, entry.history):
+            return False
         for rid in needs.ids:
             # as a load does: a record by id comes with its slot's live list (a dependent loaded
             # with the dependency index comes without it)
