@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from slotstream.bench import apply_bench_ops
 from slotstream.state import engine as engine_module
@@ -20,32 +22,51 @@ from slotstream.state.engine import Engine
 
 BATCH, USERS = 500, 1000
 
-# the script's body runs with a `redis` whose `call` counts, then the counts go to `KEYS[1]`'s
-# namespace marker hash (the script's one declared key stays its only one)
-COUNTING = """
-local real_call, counts = redis.call, {}
-local function counting_call(command, ...)
-  counts[command] = (counts[command] or 0) + 1
+# apply.lua's body run with a `redis` whose `call` first runs `watch` (Lua, with `command` and `...`
+# the call's), then the real call; `after` runs once the body has returned `reply`
+WATCHED = """
+local real_call = redis.call
+%s
+local function watched_call(command, ...)
+%s
   return real_call(command, ...)
 end
 local function body()
-  local redis = {call = counting_call, sha1hex = redis.sha1hex}
+  local redis = {call = watched_call, sha1hex = redis.sha1hex}
 %s
 end
 local reply = body()
-for command, n in pairs(counts) do real_call('HINCRBY', KEYS[1] .. ':calls', command, n) end
+%s
 return reply
 """
 
 
-def main(url: str, n_ops: int) -> None:
+@contextmanager
+def apply_script_watched(setup: str, watch: str, after: str) -> Iterator[None]:
+    """Engines made inside run apply.lua wrapped (in this process only): `setup` once a call, `watch`
+    before each server call, `after` at the end (all Lua)."""
     original = engine_module._script
-    engine_module._script = lambda name: COUNTING % original(name) if name == "apply.lua" else original(name)
+    wrapped = WATCHED % (setup, watch, original("apply.lua"), after)
+    engine_module._script = lambda name: wrapped if name == "apply.lua" else original(name)
+    try:
+        yield
+    finally:
+        engine_module._script = original
+
+
+def main(url: str, n_ops: int) -> None:
+    # the counts go to `KEYS[1]`'s namespace marker hash (the script's one declared key stays its only one)
+    counting = apply_script_watched(
+        "local counts = {}",
+        "  counts[command] = (counts[command] or 0) + 1",
+        "for command, n in pairs(counts) do real_call('HINCRBY', KEYS[1] .. ':calls', command, n) end",
+    )
     client = connect(url)
-    engine = Engine(client, namespace=f"calls{time.time_ns()}")
-    ops = apply_bench_ops(n_ops, USERS)
-    for first in range(0, n_ops, BATCH):
-        engine.apply_many(ops[first : first + BATCH])
+    with counting:
+        engine = Engine(client, namespace=f"calls{time.time_ns()}")
+        ops = apply_bench_ops(n_ops, USERS)
+        for first in range(0, n_ops, BATCH):
+            engine.apply_many(ops[first : first + BATCH])
     counts: dict[str, int] = {}
     for key in client.scan_iter(match=f"{engine.keys.namespace}:*:calls"):
         for command, n in client.hgetall(key).items():

@@ -33,34 +33,26 @@ from contextlib import contextmanager
 from typing import Any
 
 import redis
+from apply_lua_calls import apply_script_watched  # scripts/ is on the path of a script run from it
 
 from slotstream.bench import apply_bench_ops
 from slotstream.localredis import server_binary
-from slotstream.state import engine as engine_module
 from slotstream.state.client import connect
 from slotstream.state.engine import Engine
 
 USERS, BATCH = 1000, 500
 VALGRIND = "valgrind --tool=callgrind --callgrind-out-file=/dev/null"
 COLLECTED = re.compile(r"Collected : (\d+)")
-# apply.lua's body run with a `redis` whose `call` records each write (command and arguments); the
-# call's writes go to a list under its first user's prefix, as one JSON array after the call's
-# number in the order the calls ran (a user's calls sit under different first users)
+# each write apply.lua makes (command and arguments) recorded; the call's writes go to a list under
+# its first user's prefix, as one JSON array after the call's number in the order the calls ran (a
+# user's calls sit under different first users)
 WRITES = ("HSET", "HDEL", "ZADD", "ZREM", "RPUSH", "LREM", "SADD", "DEL", "LTRIM")
-RECORDING = """
-local real_call, recorded, writes = redis.call, {}, {%s}
-local function recording_call(command, ...)
-  if writes[command] then recorded[#recorded + 1] = {command, ...} end
-  return real_call(command, ...)
-end
-local function body()
-  local redis = {call = recording_call, sha1hex = redis.sha1hex}
-%s
-end
-local reply = body()
-real_call('RPUSH', KEYS[1] .. ':writes', real_call('INCR', 'apply-calls-recorded') .. ' ' .. cjson.encode(recorded))
-return reply
-"""
+RECORD_SETUP = "local recorded, writes = {}, {" + ",".join(f"{name}=1" for name in WRITES) + "}"
+RECORD_WRITE = "  if writes[command] then recorded[#recorded + 1] = {command, ...} end"
+RECORD_END = (
+    "real_call('RPUSH', KEYS[1] .. ':writes',"
+    " real_call('INCR', 'apply-calls-recorded') .. ' ' .. cjson.encode(recorded))"
+)
 Calls = list[list[list[Any]]]  # per call of apply.lua, its writes: [command, argument, ...]
 
 
@@ -143,23 +135,16 @@ def _state(client: redis.Redis, namespace: str) -> dict[str, Any]:
 def recorded_writes(n_ops: int) -> tuple[Calls, dict[str, Any]]:
     """The writes of every call of apply.lua for the first `n_ops` bench ops, in the order the
     calls ran, and the state the calls left."""
-    original = engine_module._script
-    recording = RECORDING % (",".join(f"{name}=1" for name in WRITES), original("apply.lua"))
-    engine_module._script = lambda name: recording if name == "apply.lua" else original(name)
-    try:
-        with _server("") as (port, _):
-            engine = _apply(port, n_ops, "recorded")
-            client = engine.r
-            numbered: list[tuple[int, bytes]] = []
-            for key in client.scan_iter(match=f"{engine.keys.namespace}:*:writes", count=1000):
-                for raw in client.lrange(key, 0, -1):
-                    number, writes = raw.split(b" ", 1)
-                    numbered.append((int(number), writes))
-            calls: Calls = [json.loads(writes) for _, writes in sorted(numbered)]
-            state = _state(client, engine.keys.namespace)
-    finally:
-        engine_module._script = original
-    return calls, state
+    with apply_script_watched(RECORD_SETUP, RECORD_WRITE, RECORD_END), _server("") as (port, _):
+        engine = _apply(port, n_ops, "recorded")
+        client = engine.r
+        numbered: list[tuple[int, bytes]] = []
+        for key in client.scan_iter(match=f"{engine.keys.namespace}:*:writes", count=1000):
+            for raw in client.lrange(key, 0, -1):
+                number, writes = raw.split(b" ", 1)
+                numbered.append((int(number), writes))
+        state = _state(client, engine.keys.namespace)
+    return [json.loads(writes) for _, writes in sorted(numbered)], state
 
 
 def replay_run(calls: Calls, wrapper: str, state: dict[str, Any]) -> int | None:
