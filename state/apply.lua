@@ -64,7 +64,9 @@ end
 --   ix:S  hash id -> its entry (what to take out again)   ixs:S  zset id by static value
 --   ixt:S:<word key>, ixp:S:<topic>, ixq:S:<topic>: zsets by static value of the rows holding the
 --   word, of the attributes mainly about the topic and of those related to it
---   ixa:S hash id -> unit (single-valued attributes only)   ixu:S hash unit -> JSON list of ids
+--   ixu:S hash unit -> JSON list of ids (single-valued attributes only; context.lua reads a row's
+--   unit off its ix entry)
+--   (ixa:S, id -> unit, is no longer written: a user's older one is left unread, erased with the rest)
 local function index_keys(scope, entry)
   local keys = {}
   for _, word in ipairs(entry[3]) do keys[#keys + 1] = P .. ':ixt:' .. scope .. ':' .. word end
@@ -88,7 +90,6 @@ local function unindex(scope, id, raw)
     end
     if #kept == 0 then redis.call('HDEL', units_key, entry[1])
     else redis.call('HSET', units_key, entry[1], cjson.encode(kept)) end
-    redis.call('HDEL', P .. ':ixa:' .. scope, id)
   end
   redis.call('HDEL', P .. ':ix:' .. scope, id)
 end
@@ -105,7 +106,6 @@ local function index(scope, id, encoded, created)
     local ids = cjson.decode(redis.call('HGET', units_key, unit) or '[]')
     ids[#ids + 1] = id
     redis.call('HSET', units_key, unit, cjson.encode(ids))
-    redis.call('HSET', P .. ':ixa:' .. scope, id, unit)
   end
   redis.call('HSET', P .. ':ix:' .. scope, id, encoded)
 end

@@ -279,14 +279,15 @@ local cuts = {}
 for m, list in ipairs(lists) do cuts[m] = as_text(list.cut) end
 reply[5] = {as_text(bound), cuts, sizes}
 
--- every row of the single-valued attributes chosen so far, in every scope of the request
+-- every row of the single-valued attributes chosen so far, in every scope of the request: a row's
+-- unit is the first field of its index entry, a quoted attribute (no quote or backslash can occur
+-- in one) or false, read off the entry's text without decoding it
 local units, unit_order = {}, {}
 for i, s in ipairs(scopes) do
   local ids = chosen[i].order
   if #ids > 0 then
-    local of = hmget_all(P .. ':ixa:' .. s, ids)
-    for k = 1, #ids do
-      local unit = of[k]
+    for _, entry in ipairs(hmget_all(P .. ':ix:' .. s, ids)) do
+      local unit = entry and string.match(entry, '^%["([^"]*)"')
       if unit and not units[unit] then units[unit] = true; unit_order[#unit_order + 1] = unit end
     end
   end

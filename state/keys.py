@@ -52,8 +52,8 @@ class Keys:
 
     def read_index(self, tenant: str, user: str, scope: str, part: str) -> str:
         """One key of a scope's read index (state/read_index.py; apply.lua keeps it, context.lua
-        reads it): `part` is "ix" (id -> entry), "ixs" (ids by static value), "ixa" (id -> unit),
-        "ixu" (unit -> ids), or "ixt:<word key>" / "ixp:<topic>" / "ixq:<topic>" (ids holding a
+        reads it): `part` is "ix" (id -> entry), "ixs" (ids by static value), "ixu" (unit ->
+        ids), or "ixt:<word key>" / "ixp:<topic>" / "ixq:<topic>" (ids holding a
         word, of attributes mainly about / related to a topic, by static value)."""
         kind, _, rest = part.partition(":")
         return f"{self.prefix(tenant, user)}:{kind}:{scope}" + (f":{rest}" if rest else "")

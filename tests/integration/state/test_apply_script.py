@@ -67,7 +67,7 @@ def _index_keys(client: redis.Redis, namespace: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, content in dumped.items():
         part = name.split(":")[2]  # "{tenant:user}:<part>:<scope>..."
-        if part not in {"ix", "ixs", "ixt", "ixp", "ixq", "ixa", "ixu"}:
+        if part not in {"ix", "ixs", "ixt", "ixp", "ixq", "ixu"}:
             continue
         if part == "ix":
             content = {k: [[] if v == {} else v for v in json.loads(raw)] for k, raw in content.items()}
