@@ -6,9 +6,12 @@
 -- transition as a flat run (state/apply_args.py writes them; nothing here decodes JSON to read them):
 --   op, at, at_ms, erase ("1"/"0"), ledger
 --   #puts, each: id, record JSON, slot, scope, live ("1"/"0"), created ("1"/"0"), from_slot,
---     from_scope, row JSON (from_slot "" = not moved; row "" = not in the read model), and for a row
---     its index entry. created: the record is new to the user, so it has no row or index entry to
---     read or take out.
+--     from_scope, from_slot's list, slot's list, row JSON (from_slot "" = not moved; row "" = not in
+--     the read model), and for a row: scope new ("1"/"0"), its index entry. created: the record is
+--     new to the user, so it has no row or index entry to read or take out. A slot's list: the live
+--     list as JSON, written as sent (the caller holds it whole); "" = unchanged; "?" = read the
+--     stored list and put the record in or out of it here. scope new "0": the caller knows the
+--     user's scope list holds the scope (no SADD for it).
 --   #created, (slot, id) pairs ; #sup, (key, JSON, read "1"/"0") triples ; #unsup, keys
 --   #alias, (alias, target) pairs ; #deps, each: key, #ids, ids ; #log, log entry JSONs
 -- read: selection reads the suppression (not a value corrected or retracted away, which its
@@ -46,8 +49,12 @@ local function take_list()
 end
 
 -- the slot's live list with `id` in it (kept in place, or appended) or out of it; unchanged lists
--- are not written again
-local function set_live(slot, id, live)
+-- are not written again. `list`: the caller's list to write instead ("" = unchanged, "?" = none)
+local function set_live(slot, id, live, list)
+  if list ~= '?' then
+    if list ~= '' then redis.call('HSET', P .. ':slot', slot, list) end
+    return
+  end
   local raw = redis.call('HGET', P .. ':slot', slot)
   local kept, present = {}, false
   for _, other in ipairs(raw and cjson.decode(raw) or {}) do
@@ -177,7 +184,9 @@ local function apply_user()
   -- the user's event-time watermark: the expiry sweep's clock for this user's records
   local watermark = tonumber(meta[2] or '0')
   local erased_at = nil
-  local scopes_read = {}  -- scopes given a read-model row here: added to <prefix>:scopes once
+  -- scopes given a read-model row here that the caller did not know listed: added to <prefix>:scopes
+  -- once, at the end
+  local scopes_read = {}
   local log_length = 0
   for _ = 1, n_ops do
     local op, at, at_ms, erase, ledger = take(), take(), tonumber(take()), take(), take()
@@ -188,19 +197,19 @@ local function apply_user()
     end
     for _ = 1, tonumber(take()) do
       local id, json, slot, scope, live, created = take(), take(), take(), take(), take() == '1', take() == '1'
-      local from_slot, from_scope, row = take(), take(), take()
+      local from_slot, from_scope, from_list, list, row = take(), take(), take(), take(), take()
       redis.call('HSET', P .. ':rec', id, json)
       if from_slot ~= '' then
-        set_live(from_slot, id, false)
+        set_live(from_slot, id, false, from_list)
         redis.call('LREM', P .. ':hist:' .. redis.sha1hex(from_slot), 0, id)
         redis.call('RPUSH', P .. ':hist:' .. redis.sha1hex(slot), id)
         redis.call('HDEL', P .. ':act:' .. from_scope, id)
         unindex(from_scope, id)
       end
-      set_live(slot, id, live)
+      set_live(slot, id, live, list)
       if row ~= '' then
         redis.call('HSET', P .. ':act:' .. scope, id, row)
-        scopes_read[scope] = true
+        if take() == '1' then scopes_read[scope] = true end
         index(scope, id, take(), created)
       elseif not created then
         redis.call('HDEL', P .. ':act:' .. scope, id)

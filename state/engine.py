@@ -21,6 +21,7 @@ import redis
 from slotstream.memory.errors import Reason, Rejected
 from slotstream.memory.models import (
     LIVE_STATUSES,
+    READ_MODEL_STATUSES,
     SELECTABLE_STATUSES,
     AnyCommand,
     Change,
@@ -45,7 +46,7 @@ from slotstream.memory.reconcile import (
 )
 from slotstream.memory.validation import op_id_for, validate_op
 
-from .apply_args import transition_args
+from .apply_args import UNCHANGED, WORK_OUT, transition_args
 from .context_cache import STAMP_FIELDS, ContextCache
 from .errors import ConcurrentUpdate
 from .keys import Keys
@@ -91,6 +92,8 @@ class _Staged:
     outcomes: list[tuple[_Pending, ApplyResult]] = field(default_factory=list)
     op_ids: list[str] = field(default_factory=list)  # the ops to write, in order
     args: list[Any] = field(default_factory=list)  # their transitions, as apply.lua reads them
+    scopes: set[str] = field(default_factory=set)  # scopes given a row (since an erase of the batch)
+    erased: bool = False  # an op of the batch erases the user
 
 
 @dataclass(slots=True)
@@ -106,6 +109,11 @@ def _script(name: str) -> str:
 
 
 class Engine:
+    # Send apply.lua each live list the view holds whole, and which scopes the user's scope list
+    # holds, so the script neither reads the stored list nor adds a known scope again. (False: the
+    # script works every list and scope out itself, as it does for the ones the view does not hold.)
+    client_writes_live_lists = True
+
     def __init__(
         self,
         client: redis.Redis,
@@ -253,7 +261,7 @@ class Engine:
                 retry[stage.user] = [p for p, _ in stage.outcomes]
                 continue
             if stage.op_ids:
-                self._cache.advance(stage.user, stage.view, int(reply[2]))
+                self._cache.advance(stage.user, stage.view, int(reply[2]), stage.scopes, stage.erased)
             for p, res in stage.outcomes:
                 results[p.index] = res
         return retry
@@ -291,6 +299,7 @@ class Engine:
         tenant, user = user_key
         entry = self._cache.get(user_key)
         stage = _Staged(user_key, entry.version, entry.view)  # reconciled in place; dropped if not written
+        view = stage.view
         seen_ops: set[str] = set()
         for p in pending:
             if p.op_id in entry.applied or p.op_id in seen_ops:
@@ -319,9 +328,23 @@ class Engine:
                 )
                 stage.outcomes.append((p, res))
                 continue
-            stage.view.apply(t)  # later ops of the batch see this one before it is written
+            touched = {rec.slot for rec in t.puts.values()}
+            touched.update(t.moved.values())
+            before = {slot: list(view.slots.get(slot, ())) for slot in touched}
+            view.apply(t)  # later ops of the batch see this one before it is written
+            if t.erase:
+                stage.erased = True
+                stage.scopes.clear()  # the erase takes the scope list; rows after it list theirs again
+            lists: dict[str, bytes] = {}
+            if self.client_writes_live_lists:
+                for slot in touched:
+                    # after an erase of this batch every list is whole: the stored ones are gone
+                    if stage.erased or entry.holds(slot):
+                        lists[slot] = _list_arg(before[slot], view.slots.get(slot, []))
+            known = set() if stage.erased or not self.client_writes_live_lists else entry.scopes
             stage.op_ids.append(p.op_id)
-            transition_args(t, stage.args)
+            transition_args(t, stage.args, lists, known)
+            stage.scopes.update(rec.scope for rec in t.puts.values() if rec.status in READ_MODEL_STATUSES)
             res = ApplyResult(
                 p.op_id, t.outcome, t.reason, "", tenant, user, list(t.puts), t.changes, _due(t), t.as_matches
             )
@@ -428,6 +451,13 @@ class _CachedView:
     # every slot key the user has (or had) at `version`, when the load listed them (at most
     # LISTED_SLOTS_MAX): a slot not among them is empty, so an op on it needs no load
     slot_keys: set[str] | None = None
+    # scopes the user's scope list holds at `version` (those this engine gave rows since the view
+    # was loaded): apply.lua is not asked to add them again
+    scopes: set[str] = field(default_factory=set)
+
+    def holds(self, slot: str) -> bool:
+        """The view holds the slot's whole live list: loaded or written whole, or known empty."""
+        return slot in self.slots or (self.slot_keys is not None and slot not in self.slot_keys)
 
     def unknown(self, slots: set[str], held: set[str]) -> bool:
         """Some of `slots` is neither held (in `held`) nor known to be empty (a slot the last load
@@ -477,6 +507,7 @@ class ViewCache:
         slots = set(view.slots)
         history = set(view.history)
         old = self._entries.get(user)
+        scopes: set[str] = set()
         if old is not None and old.version == version:
             # nothing changed since the cached view: widen it instead of starting over
             merged = old.view.copy()
@@ -486,20 +517,26 @@ class ViewCache:
             merged.aliases.update(view.aliases)  # only those of the ids asked for are loaded
             merged.dependents = view.dependents  # loaded whole every time (as are suppressions)
             view, slots, history = merged, slots | old.slots, history | old.history
+            scopes = old.scopes
         slot_keys = set(state["slot_keys"]) if "slot_keys" in state else None  # an empty list arrives as {}
-        self._entries[user] = _CachedView(version, view, slots, history, set(state.get("applied") or {}), slot_keys)
+        applied = set(state.get("applied") or {})
+        self._entries[user] = _CachedView(version, view, slots, history, applied, slot_keys, scopes)
         self._entries.move_to_end(user)
         while len(self._entries) > self.max_users:
             self._entries.popitem(last=False)
 
-    def advance(self, user: tuple[str, str], view: UserView, version: int) -> None:
+    def advance(
+        self, user: tuple[str, str], view: UserView, version: int, scopes: set[str], erased: bool = False
+    ) -> None:
         """The view as written at `version`. A slot's live list or history the view did not hold
         whole before (a dependent sent to review in a slot never loaded, a record created in a slot
         whose history was never loaded) is partial after the write: it is dropped, never held, so
-        the next op that needs it loads it."""
+        the next op that needs it loads it. `scopes`: the scopes the write gave rows (since its
+        erase, when `erased`: the erase took the scope list)."""
         entry = self._entries.get(user)
         if entry is None:
             return
+        entry.scopes = set(scopes) if erased else entry.scopes | scopes
 
         # a slot the last load did not list had nothing stored: what the view holds of it is all of it
         listed = entry.slot_keys
@@ -531,6 +568,15 @@ def _view(state: dict[str, Any]) -> UserView:
     if state.get("erased_at"):
         view.erased_at = parse_time(state["erased_at"])
     return view
+
+
+def _list_arg(before: list[str], after: list[str]) -> bytes:
+    """apply.lua's argument for a live list the view holds whole, as a transition changed it."""
+    if after != before:
+        return orjson.dumps(after)
+    # unchanged: a list with ids in it is stored; an empty one may be stored or not, which only the
+    # script can tell (it stores "[]" where nothing was)
+    return UNCHANGED if after else WORK_OUT
 
 
 def _due(t: Transition) -> list[tuple[str, str, int | None]]:

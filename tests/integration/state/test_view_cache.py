@@ -12,6 +12,7 @@ import redis
 from slotstream.memory.models import iso
 from slotstream.memory.reconcile import Needs
 from slotstream.state.engine import Engine, ViewCache
+from slotstream.state.keys import Keys
 
 pytestmark = pytest.mark.integration
 T0 = datetime(2026, 10, 1, tzinfo=UTC)
@@ -224,3 +225,56 @@ def test_a_load_that_widens_the_cached_view_keeps_the_aliases_it_found(
         (r.value, r.status.value) for r in engine.records("t", "u") if r.attribute == "preference.language"
     )
     assert languages == [("English", "active"), ("French", "superseded")]
+
+
+def test_a_row_written_after_an_erase_of_its_batch_is_listed_for_the_next_erase(
+    redis_client: redis.Redis, namespace: str
+) -> None:
+    """The engine tells apply.lua which scopes the user's scope list holds already, so the script
+    does not add them again. An erase takes the list: a row written after it, in the same batch, in
+    a scope the engine knew, must list its scope again, or a later erase would not find the row and
+    the erased user's value would still be served."""
+    engine = Engine(redis_client, namespace)
+    prefix = engine.keys.prefix("t", "u")
+    engine.apply(op(0, "short"))
+    engine.apply(op(1, "long", scope="project:p1"))
+    results = engine.apply_many([command(2, op="erase_user"), op(3, "medium"), op(4, "brief", scope="project:p1")])
+    assert [r.outcome for r in results] == ["applied"] * 3
+    assert redis_client.smembers(f"{prefix}:scopes") == {b"global", b"project:p1"}
+    engine.apply(command(5, op="erase_user"))
+    assert [k for k in redis_client.scan_iter(match=f"{prefix}:act:*")] == []
+    assert [k for k in redis_client.scan_iter(match=f"{prefix}:ix*")] == []
+
+
+def test_a_live_list_the_view_holds_is_written_as_the_script_would_work_it_out(
+    redis_client: redis.Redis, namespace: str
+) -> None:
+    """The engine sends the live lists its view holds whole (apply.lua writes them without reading
+    the stored ones) and lets the script work out the others: after a correction that sends a
+    dependent in a slot never loaded to review (the view holds only the dependent's place there),
+    a move and a forget, every stored list is the one an engine that lets the script work every
+    list out stores."""
+    script_ns = f"{namespace}script"
+
+    class ScriptWorksListsOut(Engine):
+        client_writes_live_lists = False
+
+    for ns, kind in ((namespace, Engine), (script_ns, ScriptWorksListsOut)):
+        setup = kind(redis_client, ns)
+        setup.apply(about(0, "profile.home_city", "Paris"))
+        paris = setup.records("t", "u")[0].id
+        setup.apply_many(
+            [about(1, "profile.likes", "jazz"), about(2, "profile.likes", "cafes in paris", depends_on=[paris])]
+        )
+        engine = kind(redis_client, ns)  # its view: the home city slot and the dependency index
+        assert engine.apply(about(3, "profile.home_city", "Berlin", corrects_current=True)).outcome == "applied"
+        engine.apply_many(
+            [
+                about(4, "profile.likes", "jazz"),
+                command(5, op="move", attribute="profile.likes", from_scope="global", to_scope="project:p1"),
+                command(6, op="forget", match={"attribute": "profile.home_city"}),
+            ]
+        )
+    lists = [redis_client.hgetall(f"{Keys(ns).prefix('t', 'u')}:slot") for ns in (namespace, script_ns)]
+    assert lists[0] == lists[1]
+    assert len(lists[0]) >= 3  # the two home city and likes slots, and the likes moved to p1
