@@ -80,9 +80,11 @@ class UserView:
             {k: list(v) for k, v in self.dependents.items()},
         )
 
-    def apply(self, t: Transition) -> None:
+    def apply(self, t: Transition) -> set[str]:
         """This view as it is after `t`: what the state layer writes, applied in memory, so a
-        batch's later ops see the earlier ones before anything is written."""
+        batch's later ops see the earlier ones before anything is written. Returns the slot keys
+        whose live list it changed."""
+        changed: set[str] = set()
         if t.erase:
             self.records.clear()
             self.slots.clear()
@@ -96,6 +98,7 @@ class UserView:
         for rid, old_slot in t.moved.items():
             if rid in self.slots.get(old_slot, ()):
                 self.slots[old_slot].remove(rid)
+                changed.add(old_slot)
             if rid in self.history.get(old_slot, ()):
                 self.history[old_slot].remove(rid)
             self.history.setdefault(t.puts[rid].slot, []).append(rid)
@@ -108,13 +111,16 @@ class UserView:
             if rec.status in LIVE_STATUSES:
                 if rec.id not in live:
                     live.append(rec.id)
+                    changed.add(rec.slot)
             elif rec.id in live:
                 live.remove(rec.id)
+                changed.add(rec.slot)
         self.aliases.update(t.aliases)
         for s in t.suppress:
             self.suppressions[s.key] = s
         for key in t.unsuppress:
             self.suppressions.pop(key, None)
+        return changed
 
     def live(self, slot: str) -> list[Record]:
         return [self.records[i] for i in self.slots.get(slot, ()) if i in self.records]

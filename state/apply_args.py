@@ -34,28 +34,46 @@ WORK_OUT = b"?"
 UNCHANGED = b""
 
 
-def transition_args(
-    t: Transition, out: list[Any], lists: dict[str, bytes] | None = None, known_scopes: set[str] | None = None
-) -> None:
+class KnownState:
+    """What the engine's view knows of one user's stored state that spares apply.lua a read: the
+    live lists it holds whole and the scopes the user's scope list holds. One per user's batch,
+    told each transition in turn (`transition_args`)."""
+
+    def __init__(self, slots: dict[str, list[str]], held: set[str], listed: set[str] | None, scopes: set[str]) -> None:
+        self.slots = slots  # the view's live lists, reconciled in place
+        self.held = held  # slots whose live list the view holds whole
+        self.listed = listed  # every slot key the user had when loaded (None: not listed); others were empty
+        self.scopes = scopes  # scopes the user's scope list holds
+        self.written: set[str] = set()  # scopes this batch gave rows (since its erase)
+        self.erased = False  # an op of this batch erased the user: every list is whole from then on
+        self.changed: set[str] = set()  # the slots whose live list the current transition changed
+
+    def transition(self, t: Transition, changed: set[str]) -> None:
+        """`t` is next: `changed` is what UserView.apply said it changed."""
+        self.changed = changed
+        if t.erase:
+            self.erased = True
+            self.scopes = set()  # the erase takes the scope list: rows after it list theirs again
+            self.written = set()
+
+    def live_list(self, slot: str) -> bytes:
+        """The argument for the slot's live list as the current transition leaves it."""
+        listed = self.listed
+        if not (self.erased or slot in self.held or (listed is not None and slot not in listed)):
+            return WORK_OUT  # held only in part (a dependent's slot): the script reads it
+        after = self.slots.get(slot)
+        if slot in self.changed:
+            return orjson.dumps(after if after is not None else [])
+        # unchanged: a list with ids in it is stored; an empty one may be stored or not, which only
+        # the script can tell (it stores "[]" where nothing was)
+        return UNCHANGED if after else WORK_OUT
+
+
+def transition_args(t: Transition, out: list[Any], known: KnownState | None = None) -> None:
     """Append one transition's arguments to `out` (its op id goes in the script's id list).
-    `lists`: per slot the transition touches whose live list the caller holds whole, the argument
-    for it (the list as JSON, or UNCHANGED); every other slot is WORK_OUT. `known_scopes`: scopes
-    the user's scope list is known to hold."""
-    lists = lists or {}
-    known_scopes = known_scopes or set()
-    sent: set[str] = set()
-
-    def live_list(slot: str) -> bytes:
-        # a list the caller holds goes once (the transition's end state); a list worked out by the
-        # script is worked out again for each put, in order
-        value = lists.get(slot)
-        if value is None:
-            return WORK_OUT
-        if slot in sent:
-            return UNCHANGED
-        sent.add(slot)
-        return value
-
+    `known`: what the caller's view knows (after `known.transition(t, ...)`); without it the script
+    works every live list and scope out itself."""
+    sent: dict[str, bytes] = {}
     at = iso(t.at)
     # the ledger entry: the op's event time and what it did (a caller waiting on it reads this), and
     # the records it wrote: a redelivery finds the op a duplicate and works their expiry entries out
@@ -78,15 +96,19 @@ def transition_args(
             _flag(rec.id in t.created),
         )
         if from_slot:
-            from_list = live_list(from_slot)  # the script takes the record out of there first
-            out += (from_slot, from_slot.split("|", 2)[2], from_list, live_list(rec.slot))
+            from_list = _list_arg(known, sent, from_slot)  # the script takes the record out of there first
+            out += (from_slot, from_slot.split("|", 2)[2], from_list, _list_arg(known, sent, rec.slot))
         else:
-            out += ("", "", UNCHANGED, live_list(rec.slot))
+            out += ("", "", UNCHANGED, _list_arg(known, sent, rec.slot))
         if rec.status not in READ_MODEL_STATUSES:
             out.append("")
             continue
         row = compact(rec)
-        out += (orjson.dumps(row), _flag(rec.scope not in known_scopes), orjson.dumps(index_entry(rec, row)))
+        new_scope = True
+        if known is not None:
+            new_scope = rec.scope not in known.scopes
+            known.written.add(rec.scope)
+        out += (orjson.dumps(row), _flag(new_scope), orjson.dumps(index_entry(rec, row)))
     out.append(len(t.created))
     for rid in t.created:
         out += (t.puts[rid].slot, rid)
@@ -101,3 +123,16 @@ def transition_args(
         out += (key, len(ids), *ids)
     out.append(len(t.changes))
     out += (orjson.dumps({"op": t.op_id, "at": at, **change}) for change in t.changes)
+
+
+def _list_arg(known: KnownState | None, sent: dict[str, bytes], slot: str) -> bytes:
+    """A put's live list argument: a list the caller holds goes once a transition (its end state),
+    a list the script works out is worked out again for each put, in order."""
+    if known is None:
+        return WORK_OUT
+    first = sent.get(slot)
+    if first is not None:
+        return WORK_OUT if first == WORK_OUT else UNCHANGED
+    value = known.live_list(slot)
+    sent[slot] = value
+    return value

@@ -21,7 +21,6 @@ import redis
 from slotstream.memory.errors import Reason, Rejected
 from slotstream.memory.models import (
     LIVE_STATUSES,
-    READ_MODEL_STATUSES,
     SELECTABLE_STATUSES,
     AnyCommand,
     Change,
@@ -46,7 +45,7 @@ from slotstream.memory.reconcile import (
 )
 from slotstream.memory.validation import op_id_for, validate_op
 
-from .apply_args import UNCHANGED, WORK_OUT, transition_args
+from .apply_args import KnownState, transition_args
 from .context_cache import STAMP_FIELDS, ContextCache
 from .errors import ConcurrentUpdate
 from .keys import Keys
@@ -92,8 +91,7 @@ class _Staged:
     outcomes: list[tuple[_Pending, ApplyResult]] = field(default_factory=list)
     op_ids: list[str] = field(default_factory=list)  # the ops to write, in order
     args: list[Any] = field(default_factory=list)  # their transitions, as apply.lua reads them
-    scopes: set[str] = field(default_factory=set)  # scopes given a row (since an erase of the batch)
-    erased: bool = False  # an op of the batch erases the user
+    known: KnownState | None = None  # what the view tells the script of the stored state
 
 
 @dataclass(slots=True)
@@ -261,7 +259,7 @@ class Engine:
                 retry[stage.user] = [p for p, _ in stage.outcomes]
                 continue
             if stage.op_ids:
-                self._cache.advance(stage.user, stage.view, int(reply[2]), stage.scopes, stage.erased)
+                self._cache.advance(stage.user, stage.view, int(reply[2]), stage.known)
             for p, res in stage.outcomes:
                 results[p.index] = res
         return retry
@@ -300,6 +298,9 @@ class Engine:
         entry = self._cache.get(user_key)
         stage = _Staged(user_key, entry.version, entry.view)  # reconciled in place; dropped if not written
         view = stage.view
+        if self.client_writes_live_lists:
+            stage.known = KnownState(view.slots, entry.slots, entry.slot_keys, entry.scopes)
+        known = stage.known
         seen_ops: set[str] = set()
         for p in pending:
             if p.op_id in entry.applied or p.op_id in seen_ops:
@@ -328,23 +329,11 @@ class Engine:
                 )
                 stage.outcomes.append((p, res))
                 continue
-            touched = {rec.slot for rec in t.puts.values()}
-            touched.update(t.moved.values())
-            before = {slot: list(view.slots.get(slot, ())) for slot in touched}
-            view.apply(t)  # later ops of the batch see this one before it is written
-            if t.erase:
-                stage.erased = True
-                stage.scopes.clear()  # the erase takes the scope list; rows after it list theirs again
-            lists: dict[str, bytes] = {}
-            if self.client_writes_live_lists:
-                for slot in touched:
-                    # after an erase of this batch every list is whole: the stored ones are gone
-                    if stage.erased or entry.holds(slot):
-                        lists[slot] = _list_arg(before[slot], view.slots.get(slot, []))
-            known = set() if stage.erased or not self.client_writes_live_lists else entry.scopes
+            changed = view.apply(t)  # later ops of the batch see this one before it is written
+            if known is not None:
+                known.transition(t, changed)
             stage.op_ids.append(p.op_id)
-            transition_args(t, stage.args, lists, known)
-            stage.scopes.update(rec.scope for rec in t.puts.values() if rec.status in READ_MODEL_STATUSES)
+            transition_args(t, stage.args, known)
             res = ApplyResult(
                 p.op_id, t.outcome, t.reason, "", tenant, user, list(t.puts), t.changes, _due(t), t.as_matches
             )
@@ -455,10 +444,6 @@ class _CachedView:
     # was loaded): apply.lua is not asked to add them again
     scopes: set[str] = field(default_factory=set)
 
-    def holds(self, slot: str) -> bool:
-        """The view holds the slot's whole live list: loaded or written whole, or known empty."""
-        return slot in self.slots or (self.slot_keys is not None and slot not in self.slot_keys)
-
     def unknown(self, slots: set[str], held: set[str]) -> bool:
         """Some of `slots` is neither held (in `held`) nor known to be empty (a slot the last load
         did not list had nothing stored)."""
@@ -525,18 +510,17 @@ class ViewCache:
         while len(self._entries) > self.max_users:
             self._entries.popitem(last=False)
 
-    def advance(
-        self, user: tuple[str, str], view: UserView, version: int, scopes: set[str], erased: bool = False
-    ) -> None:
+    def advance(self, user: tuple[str, str], view: UserView, version: int, known: KnownState | None = None) -> None:
         """The view as written at `version`. A slot's live list or history the view did not hold
         whole before (a dependent sent to review in a slot never loaded, a record created in a slot
         whose history was never loaded) is partial after the write: it is dropped, never held, so
-        the next op that needs it loads it. `scopes`: the scopes the write gave rows (since its
-        erase, when `erased`: the erase took the scope list)."""
+        the next op that needs it loads it. `known`: what the write told the script (the scopes it
+        gave rows are listed now)."""
         entry = self._entries.get(user)
         if entry is None:
             return
-        entry.scopes = set(scopes) if erased else entry.scopes | scopes
+        if known is not None:
+            entry.scopes = known.scopes | known.written
 
         # a slot the last load did not list had nothing stored: what the view holds of it is all of it
         listed = entry.slot_keys
@@ -568,15 +552,6 @@ def _view(state: dict[str, Any]) -> UserView:
     if state.get("erased_at"):
         view.erased_at = parse_time(state["erased_at"])
     return view
-
-
-def _list_arg(before: list[str], after: list[str]) -> bytes:
-    """apply.lua's argument for a live list the view holds whole, as a transition changed it."""
-    if after != before:
-        return orjson.dumps(after)
-    # unchanged: a list with ids in it is stored; an empty one may be stored or not, which only the
-    # script can tell (it stores "[]" where nothing was)
-    return UNCHANGED if after else WORK_OUT
 
 
 def _due(t: Transition) -> list[tuple[str, str, int | None]]:
