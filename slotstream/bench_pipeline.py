@@ -144,7 +144,12 @@ def throughput(
         return rate
 
 
-def freshness(settings: Settings, rate: float, seconds: float, probes: int, mix: str = "bench") -> None:
+def freshness(
+    settings: Settings, rate: float, seconds: float, probes: int, mix: str = "bench", warmup: float = 0.0
+) -> None:
+    """Probes for `seconds` under a background load of `rate` turns/s, which runs `warmup` seconds
+    first: a worker's first op of each of the bench's 1,000 users loads that user, a start-up cost
+    a worker pays once, not its steady state."""
     s = settings.replace(namespace=f"bench-{uuid.uuid4().hex[:8]}", topic_prefix=f"bench{uuid.uuid4().hex[:6]}")
     with LocalStack(s, workers=1) as stack:
         # warm up: the worker joins the group and handles a first batch
@@ -176,6 +181,7 @@ def freshness(settings: Settings, rate: float, seconds: float, probes: int, mix:
         bg = threading.Thread(target=background, daemon=True)
         bg_started = time.perf_counter()
         bg.start()
+        time.sleep(warmup)
         lat: list[float] = []
         lookups = stamp_reads = 0
         meta = stack.engine.keys.meta("bench", "probe")
@@ -216,7 +222,8 @@ def freshness(settings: Settings, rate: float, seconds: float, probes: int, mix:
         print(
             f"  background {achieved:.0f} turns/s sent (asked {rate:.0f}{short}) for {seconds:.0f} s "
             f"({sent[0]} turns), "
-            f"{len(lat)} probes: turn produced -> visible to a context lookup p50 {_pct(lat, 0.5):.1f} ms, "
+            f"{len(lat)} probes after a {warmup:.0f} s warm-up: turn produced -> visible to a context lookup "
+            f"p50 {_pct(lat, 0.5):.1f} ms, "
             f"p99 {_pct(lat, 0.99):.1f} ms (target at half the measured load: <= 100 ms), max {max(lat):.1f} ms; "
             f"{lookups / max(1, len(lat)):.1f} lookups and {stamp_reads / max(1, len(lat)):.0f} stamp reads a probe "
             "(the stamp read every 0.5 ms, a lookup when it moved)",
@@ -342,6 +349,7 @@ def run_pipeline_bench(
     mix: str = "bench",
     rounds: int = 1,
     trivial: int = 0,
+    warmup: float = 0.0,
 ) -> int:
     """`rate` None: the freshness run's background load is half the first throughput measured."""
     print(
@@ -373,5 +381,5 @@ def run_pipeline_bench(
         rate = measured[0] / 2
     if seconds > 0:
         print("freshness:")
-        freshness(settings, rate, seconds, probes=200, mix=mix)
+        freshness(settings, rate, seconds, probes=200, mix=mix, warmup=warmup)
     return 0

@@ -100,7 +100,16 @@ def cmd_bench_pipeline(args: argparse.Namespace) -> int:
         settings = settings.replace(runtime=args.runtime)
     rate = None if args.rate == "half" else float(args.rate)
     return run_pipeline_bench(
-        settings, args.turns, workers, rate, args.seconds, args.log_dir, args.mix, args.rounds, args.trivial
+        settings,
+        args.turns,
+        workers,
+        rate,
+        args.seconds,
+        args.log_dir,
+        args.mix,
+        args.rounds,
+        args.trivial,
+        args.warmup,
     )
 
 
@@ -443,6 +452,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="background turns/s during the freshness run; 'half': half the first throughput measured",
     )
     bp.add_argument("--seconds", type=float, default=20.0, help="freshness run length (0: no freshness run)")
+    bp.add_argument(
+        "--warmup",
+        type=float,
+        default=5.0,
+        help="seconds of the freshness run's background load before the probes start (the worker's first "
+        "load of each user is a start-up cost, not its steady state)",
+    )
     bp.add_argument("--runtime", choices=["faust", "lean"], default=None, help="default: SLOTSTREAM_RUNTIME")
     bp.add_argument(
         "--mix",

@@ -234,11 +234,12 @@ class BatchFlow:
     async def _handle(self, processor: BatchProcessor, batch: list[RawMessage]) -> None:
         timed = clock(self.timeline, processor.processor, batch)
         fusing = self.fusing
-        if processor is self.turns and fusing is not None and not fusing.done() and len(batch) < self.config.batch_size:
+        if fusing is not None and self.waits_for_fused_apply(processor) and len(batch) < self.config.batch_size:
             # Less than a full batch: the worker keeps up, and this batch waits for the last one's
             # fused apply. Run beside it, the two share one GIL and each takes longer, so the last
             # batch's turns reach Redis later. (A full batch means a backlog: it runs beside the
-            # fused apply, whose waits for Redis it fills.)
+            # fused apply, whose waits for Redis it fills.) The lean runtime waits before it
+            # finishes taking the batch, so what arrives meanwhile joins it.
             await asyncio.wait([fusing])
         timed.mark("waited")
         out: BatchOutput = await self.on_thread(processor, processor.process, batch)
@@ -272,6 +273,10 @@ class BatchFlow:
             self.reconciling.release()
             raise
         self.fusing = asyncio.create_task(self._fuse_then_release(what, out.ops, delivered, oldest_ms))
+
+    def waits_for_fused_apply(self, processor: BatchProcessor) -> bool:
+        """A batch of `processor` that is not full waits for the fused apply in flight (`_handle`)."""
+        return processor is self.turns and self.fusing is not None and not self.fusing.done()
 
     async def settled(self) -> None:
         """The fused apply in flight is over (a revocation or a stop waits for it)."""
@@ -319,6 +324,7 @@ class BatchFlow:
             self.timeline.write(
                 {
                     "processor": "fused_apply",
+                    "start_ms": round(time.time() * 1000 - (time.perf_counter() - started) * 1000, 1),
                     "records": len(applied),
                     "applied_ms": round((time.perf_counter() - started) * 1000, 2),
                     "visible_age_ms": age_ms(oldest_ms),

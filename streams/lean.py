@@ -224,7 +224,7 @@ class LeanRuntime:
                         await self._assigned.wait()
                 continue
             try:
-                batch = await self._take([TopicPartition(topic, p) for p in sorted(partitions)])
+                batch = await self._take([TopicPartition(topic, p) for p in sorted(partitions)], processor)
             except KafkaError as err:
                 log.warning("%s: fetching failed (%s); trying again", processor.processor, err)
                 await asyncio.sleep(1.0)
@@ -251,9 +251,10 @@ class LeanRuntime:
                 del self.inflight[topic]
                 done.set_result(None)
 
-    async def _take(self, partitions: list[TopicPartition]) -> list[RawMessage]:
+    async def _take(self, partitions: list[TopicPartition], processor: BatchProcessor) -> list[RawMessage]:
         """Up to a batch of records of these partitions: what is there, or what arrives within the
-        batch wait once something is. Records are never taken across a rebalance: a getmany
+        batch wait once something is, and for a batch that is to wait for a fused apply, what
+        arrives until that is over. Records are never taken across a rebalance: a getmany
         returns records of the assignment current when it returns, and what an earlier getmany
         of the same batch returned is dropped when a revocation came in between (the assignment
         moved those partitions back to their recorded positions)."""
@@ -273,8 +274,16 @@ class LeanRuntime:
                 )
                 if self.generation != generation:
                     records = [record for part in more.values() for record in part]
+                    generation = self.generation
                     break
                 records += [record for part in more.values() for record in part]
+        if records and len(records) < size and not self.stopping and self.flow.waits_for_fused_apply(processor):
+            # The batch would wait for the last batch's fused apply (BatchFlow._handle): what
+            # arrives meanwhile joins it, instead of waiting a whole batch more for the next one.
+            await self.flow.settled()
+            more = await self.consumer.getmany(*partitions, timeout_ms=0, max_records=size - len(records))
+            fetched = [record for part in more.values() for record in part]
+            records = fetched if self.generation != generation else records + fetched
         return [
             RawMessage(
                 r.topic,

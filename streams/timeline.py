@@ -4,9 +4,10 @@ topic and its ops reaching Redis. `scripts/batch_timeline.py` summarizes a file.
 
 A processor's batch line: `processor`, `records`, `oldest_age_ms` (how long the batch's oldest
 record had been on its topic when the batch started; the input topics stamp the broker's append
-time), and the milliseconds from the batch's start to the end of each stage: `waited` (for the
+time), `start_ms` (the wall clock at its start, epoch milliseconds: batches and fused applies lined
+up in time), and the milliseconds from the batch's start to the end of each stage: `waited` (for the
 last fused apply, see `BatchFlow._handle`), `processed`, `delivered`, `recorded`. A fused apply's
-line: `processor` "fused_apply", `records` (the ops applied), `applied_ms` (its time on
+line: `processor` "fused_apply", `start_ms`, `records` (the ops applied), `applied_ms` (its time on
 reconciliation's thread) and `visible_age_ms`: the age of the oldest turn of its batch when its ops
 were in Redis, which is that turn's freshness. A garbage collection's line: `processor` "gc",
 `generation`, `pause_ms`, `collected`.
@@ -91,6 +92,7 @@ class BatchClock:
             "processor": processor,
             "records": len(batch),
             "oldest_age_ms": age_ms(self.oldest),
+            "start_ms": round(time.time() * 1000, 1),
         }
 
     def mark(self, stage: str) -> None:

@@ -9,14 +9,17 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
+from aiokafka import ConsumerRecord, TopicPartition
 
 from slotstream.cli import main
 from slotstream.streams import batches
 from slotstream.streams.batches import AppConfig, BatchFlow, Delivered, Headers
 from slotstream.streams.errors import TimelineUnwritable
+from slotstream.streams.lean import LeanRuntime
 from slotstream.streams.messages import BatchOutput, Compacted, Keyed, RawMessage
 from slotstream.streams.topics import OPS, TURNS
 
@@ -180,8 +183,10 @@ def test_the_timeline_has_each_batchs_stages_and_its_oldest_turns_age_when_appli
         assert line["records"] == 2
         assert line["oldest_age_ms"] >= 300
         assert 0 <= line["waited"] <= line["processed"] <= line["delivered"] <= line["recorded"], line
-    # the second batch waited for the first one's fused apply (short of full)
+    # the second batch waited for the first one's fused apply (short of full), which began after
+    # the first batch did
     assert batches_seen[1]["waited"] >= APPLY_SECONDS * 1000 * 0.5, batches_seen
+    assert batches_seen[0]["start_ms"] <= fused[0]["start_ms"] <= batches_seen[1]["start_ms"], lines
     for line in fused:
         assert line["records"] == 2
         assert line["applied_ms"] >= APPLY_SECONDS * 1000
@@ -247,3 +252,89 @@ def test_a_timeline_on_a_full_disk_stops_without_failing_a_batch() -> None:
         "fused record 1",
     ], log
     assert flow.timeline is not None and flow.timeline._file is None
+
+
+class _Arrivals:
+    """A consumer whose getmany returns the records that have arrived, as aiokafka's returns what its
+    fetches brought in; `arrive` is what the broker appends meanwhile."""
+
+    def __init__(self, first: int) -> None:
+        self.fetched: list[ConsumerRecord[bytes, bytes]] = [self._record(n) for n in range(first)]
+        self.next = first
+
+    @staticmethod
+    def _record(offset: int) -> ConsumerRecord[bytes, bytes]:
+        return ConsumerRecord("x.turns", 0, offset, 0, 0, b"t/u", f"turn {offset}".encode(), None, 0, 0, [])
+
+    def arrive(self, n: int) -> None:
+        self.fetched += [self._record(self.next + k) for k in range(n)]
+        self.next += n
+
+    async def getmany(self, *partitions: TopicPartition, timeout_ms: int, max_records: int) -> dict[Any, Any]:
+        if not self.fetched:
+            await asyncio.sleep(min(timeout_ms, 5) / 1000)
+        taken, self.fetched = self.fetched[:max_records], self.fetched[max_records:]
+        return {partitions[0]: taken} if taken else {}
+
+
+def _lean(batch_size: int, consumer: _Arrivals) -> LeanRuntime:
+    lock = threading.Lock()
+    topics = {TURNS: "x.turns", OPS: "x.ops"}
+    config = AppConfig(group="g", bootstrap="unused:9092", topics=topics, partitions=1, batch_size=batch_size)
+    processors = {
+        TURNS: _Extraction("extraction", "x.turns", [], lock),
+        OPS: _Reconciliation("reconciliation", "x.ops", [], lock),
+    }
+    runtime = LeanRuntime(config, processors)
+    runtime._consumer = consumer  # type: ignore[assignment]
+    return runtime
+
+
+def _taken_during_a_fused_apply(
+    batch_size: int, during: Callable[[LeanRuntime, _Arrivals], None]
+) -> tuple[list[int], bool]:
+    """A turns batch taken while the last batch's fused apply runs (0.2 s; `during` happens 0.05 s
+    into it): the offsets taken, and whether the fused apply was over when the batch was."""
+    consumer = _Arrivals(first=1)
+    runtime = _lean(batch_size, consumer)
+
+    async def fused_apply() -> None:
+        await asyncio.sleep(0.05)
+        during(runtime, consumer)
+        await asyncio.sleep(0.15)
+
+    async def take() -> tuple[list[int], bool]:
+        runtime.flow.fusing = asyncio.create_task(fused_apply())
+        batch = await runtime._take([TopicPartition("x.turns", 0)], runtime.flow.processors[TURNS])
+        over = runtime.flow.fusing.done()
+        await runtime.flow.settled()
+        return [msg.offset for msg in batch], over
+
+    try:
+        return asyncio.run(take())
+    finally:
+        runtime.flow.shutdown()
+
+
+def test_a_turns_batch_that_waits_for_a_fused_apply_takes_what_arrives_meanwhile() -> None:
+    """The lean runtime: a batch short of full waits for the last batch's fused apply before it is
+    extracted; the turns appended in the meantime join it rather than wait a whole batch more."""
+    offsets, over = _taken_during_a_fused_apply(500, lambda runtime, consumer: consumer.arrive(3))
+    assert offsets == [0, 1, 2, 3] and over
+
+
+def test_a_full_turns_batch_is_taken_without_waiting_for_the_fused_apply() -> None:
+    offsets, over = _taken_during_a_fused_apply(1, lambda runtime, consumer: consumer.arrive(3))
+    assert offsets == [0] and not over
+
+
+def test_a_batch_whose_wait_a_revocation_interrupts_keeps_only_what_came_after_it() -> None:
+    """Records taken before a revocation belong to the old assignment (read again from the recorded
+    position): a revocation during the wait drops them, and the batch is what came after it."""
+
+    def revoked_then_arrived(runtime: LeanRuntime, consumer: _Arrivals) -> None:
+        runtime.generation += 1
+        consumer.arrive(2)
+
+    offsets, over = _taken_during_a_fused_apply(500, revoked_then_arrived)
+    assert offsets == [1, 2] and over
