@@ -13,7 +13,9 @@ apply.lua is run once on a plain server of its own with every write it makes rec
 recorded writes of each call are then sent to the counted server as one MULTI/EXEC transaction,
 after a WATCH of the call's users' meta keys (what an optimistic apply computed by the client
 would send). The reads the script makes are left out: such an apply would make them in its load.
-Without valgrind the replayed state is compared with the state the script left.
+Without valgrind the replayed state is compared with the state the script left. It also prints
+what packing those writes costs the client (hiredis, this process's CPU): the client's side of
+sending them as commands rather than as one script call per chunk.
 
 `--wrapper ""` runs the server without valgrind (nothing is counted): the tests of this script use
 it. docs/BENCHMARKS.md ("Apply") quotes its output.
@@ -32,6 +34,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import hiredis
 import redis
 from apply_lua_calls import apply_script_watched  # scripts/ is on the path of a script run from it
 
@@ -173,6 +176,28 @@ def replay_run(calls: Calls, wrapper: str, state: dict[str, Any]) -> int | None:
     return counted[0]
 
 
+def packing_cost(calls: Calls, n_ops: int) -> None:
+    """The client CPU of packing every recorded write as a command of its own (the WATCH, MULTI and
+    EXEC around each call left out), the fastest of three passes."""
+    commands = [
+        (command, *(repr(v) if isinstance(v, float) else str(v) for v in args))
+        for call in calls
+        for command, *args in call
+    ]
+    best = min(_packed_in(commands) for _ in range(3))
+    print(
+        f"packing those writes on the client (hiredis.pack_command): {best / len(commands) * 1e6:.2f} us a command, "
+        f"{best / n_ops * 1e6:.1f} us an applied op"
+    )
+
+
+def _packed_in(commands: list[tuple[str, ...]]) -> float:
+    started = time.process_time()
+    for command in commands:
+        hiredis.pack_command(command)
+    return time.process_time() - started
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("ops", nargs="?", type=int, default=4000)
@@ -184,6 +209,7 @@ def main() -> None:
         recorded = {n: recorded_writes(n) for n in (args.ops, 2 * args.ops)}
         writes = sum(map(len, recorded[2 * args.ops][0])) - sum(map(len, recorded[args.ops][0]))
         print(f"apply.lua's writes per applied op: {writes / args.ops:.2f}")
+        packing_cost(recorded[args.ops][0], args.ops)
         run = lambda n: replay_run(recorded[n][0], args.wrapper, recorded[n][1])  # noqa: E731
         what = "replayed the writes of"
     else:

@@ -132,3 +132,4 @@ def test_apply_server_instructions_replays_the_scripts_writes_as_transactions() 
     assert "apply.lua's writes per applied op: " in out
     assert out.count("the replayed writes left the state the script left: yes") == 2, out
     assert "replayed the writes of 100 and 200 ops over 1000 users on a fresh server each" in out
+    assert "packing those writes on the client (hiredis.pack_command):" in out
