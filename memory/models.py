@@ -333,7 +333,7 @@ class RecordIn(_Wire):
         return wire_time(v)
 
 
-class EvidenceEntry(msgspec.Struct, kw_only=True):
+class EvidenceEntry(msgspec.Struct, kw_only=True, gc=False):
     """Evidence as a stored record keeps it (the wire's `Evidence`, validated, with the quote
     redacted and the time filled in)."""
 
@@ -346,7 +346,7 @@ class EvidenceEntry(msgspec.Struct, kw_only=True):
         return Evidence(source_type=self.source_type, source_id=self.source_id, quote=self.quote, at=self.at)
 
 
-class Record(msgspec.Struct, kw_only=True):
+class Record(msgspec.Struct, kw_only=True, gc=False):
     """A stored record: one value in one slot, with its lifecycle.
 
     A compiled struct, not a pydantic model: reconciliation copies records on every change and the

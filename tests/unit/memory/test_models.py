@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -240,3 +241,29 @@ def test_op_in():
         OpIn.model_validate({"record": {}})  # event time is required
     with pytest.raises(ValidationError):
         OpIn.model_validate({"at": "2024-01-01T00:00:00Z", "record": {}, "extra": 1})
+
+
+def test_stored_records_are_left_out_of_the_cycle_collector():
+    """A stored record and its evidence hold only values parsed from JSON, never a reference back to
+    themselves, so the cycle collector has nothing to find through them. Left untracked, the
+    thousands of records an engine's cached views hold are not walked by every young-generation
+    collection (docs/BENCHMARKS.md, "Worker": those pauses halved). The lists and the structured
+    value a record holds are still tracked themselves."""
+    rec = build_record(
+        parse_record(
+            {
+                "tenant": "t",
+                "user": "u",
+                "kind": "knowledge",
+                "attribute": "knowledge.trip",
+                "value": {"city": "Lisbon", "nights": [1, 2]},
+                "evidence": [{"source_type": "conversation", "source_id": "turn-1"}],
+            }
+        ),
+        op_id="x",
+        at=T0,
+    )
+    assert not gc.is_tracked(rec)
+    assert not any(gc.is_tracked(entry) for entry in rec.evidence)
+    assert gc.is_tracked(rec.value) and gc.is_tracked(rec.evidence)
+    assert not gc.is_tracked(rec.model_copy({"status": "superseded"}))
