@@ -22,7 +22,7 @@ SCRIPTS = Path(__file__).resolve().parents[3] / "scripts"
 def script_keys_dropped(redis_client: redis.Redis) -> Iterator[None]:
     """The scripts write to namespaces of their own: dropped afterwards."""
     yield
-    patterns = ("instructions*", "workerinstructions*", "contextinstructions*", "calls*", "split*")
+    patterns = ("instructions*", "workerinstructions*", "contextinstructions*", "calls*", "split*", "gcpauses*")
     for pattern in patterns:
         for key in redis_client.scan_iter(match=pattern, count=1000):
             redis_client.delete(key)
@@ -133,3 +133,13 @@ def test_apply_server_instructions_replays_the_scripts_writes_as_transactions() 
     assert out.count("the replayed writes left the state the script left: yes") == 2, out
     assert "replayed the writes of 100 and 200 ops over 1000 users on a fresh server each" in out
     assert "packing those writes on the client (hiredis.pack_command):" in out
+
+
+def test_gc_pauses_prints_each_generations_collections(
+    redis_url: str, redis_client: redis.Redis, script_keys_dropped: None
+) -> None:
+    out = run(str(SCRIPTS / "gc_pauses.py"), redis_url, "1000")
+    assert re.search(r"^1000 ops over 1000 users: process CPU \d+\.\d\d s$", out, re.M), out
+    for generation in range(3):
+        assert re.search(rf"^generation {generation}: (no collection|\d+ collections, median )", out, re.M), out
+    assert redis_client.keys("gcpauses*")  # it applied them
