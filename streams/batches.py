@@ -158,6 +158,9 @@ class BatchFlow:
         # recording theirs: neither applies what the other applied but has not recorded yet.
         self.reconciling = asyncio.Lock()
         self.fusing: asyncio.Task[None] | None = None
+        # the fused apply's writes to Redis: what the next turns batch waits for (its changes
+        # delivered and its position recorded afterwards, beside that batch's extraction)
+        self.applying: asyncio.Future[None] | None = None
         self.timeline = Timeline(config.timeline) if config.timeline else None
         # one thread per processor: its batches run in order, and one processor standing still (a
         # promote pausing it) never holds up another's batch. A fused apply runs on reconciliation's
@@ -233,14 +236,14 @@ class BatchFlow:
 
     async def _handle(self, processor: BatchProcessor, batch: list[RawMessage]) -> None:
         timed = clock(self.timeline, processor.processor, batch)
-        fusing = self.fusing
-        if fusing is not None and self.waits_for_fused_apply(processor) and len(batch) < self.config.batch_size:
+        applying = self.applying
+        if applying is not None and self.waits_for_fused_apply(processor) and len(batch) < self.config.batch_size:
             # Less than a full batch: the worker keeps up, and this batch waits for the last one's
             # fused apply. Run beside it, the two share one GIL and each takes longer, so the last
             # batch's turns reach Redis later. (A full batch means a backlog: it runs beside the
             # fused apply, whose waits for Redis it fills.) The lean runtime waits before it
             # finishes taking the batch, so what arrives meanwhile joins it.
-            await asyncio.wait([fusing])
+            await asyncio.wait([applying])
         timed.mark("waited")
         out: BatchOutput = await self.on_thread(processor, processor.process, batch)
         timed.mark("processed")
@@ -272,11 +275,22 @@ class BatchFlow:
         except BaseException:
             self.reconciling.release()
             raise
+        self.applying = asyncio.get_running_loop().create_future()
         self.fusing = asyncio.create_task(self._fuse_then_release(what, out.ops, delivered, oldest_ms))
 
     def waits_for_fused_apply(self, processor: BatchProcessor) -> bool:
-        """A batch of `processor` that is not full waits for the fused apply in flight (`_handle`)."""
-        return processor is self.turns and self.fusing is not None and not self.fusing.done()
+        """A batch of `processor` that is not full waits for the writes of the fused apply in
+        flight (`_handle`)."""
+        return processor is self.turns and self.applying is not None and not self.applying.done()
+
+    async def applied(self) -> None:
+        """The writes of the fused apply in flight are over (what a turns batch waits for)."""
+        if self.applying is not None and not self.applying.done():
+            await asyncio.wait([self.applying])
+
+    def _applied(self) -> None:
+        if self.applying is not None and not self.applying.done():
+            self.applying.set_result(None)
 
     async def settled(self) -> None:
         """The fused apply in flight is over (a revocation or a stop waits for it)."""
@@ -297,6 +311,7 @@ class BatchFlow:
         except Exception:  # the ops are on the ops topic: the ops consumer applies them
             log.exception("fused apply failed; the ops consumer applies its ops")
         finally:
+            self._applied()
             self.reconciling.release()
 
     async def fuse(
@@ -320,6 +335,7 @@ class BatchFlow:
             return
         started = time.perf_counter()
         applied, out = await self.on_thread(reconciliation, applier.apply_produced, produced)
+        self._applied()
         if self.timeline is not None:
             self.timeline.write(
                 {

@@ -280,7 +280,7 @@ class LeanRuntime:
         if records and len(records) < size and not self.stopping and self.flow.waits_for_fused_apply(processor):
             # The batch would wait for the last batch's fused apply (BatchFlow._handle): what
             # arrives meanwhile joins it, instead of waiting a whole batch more for the next one.
-            await self.flow.settled()
+            await self.flow.applied()
             more = await self.consumer.getmany(*partitions, timeout_ms=0, max_records=size - len(records))
             fetched = [record for part in more.values() for record in part]
             records = fetched if self.generation != generation else records + fetched
