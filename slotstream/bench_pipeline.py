@@ -125,6 +125,7 @@ def throughput(
         while first is None:  # the clock starts at the first batch done, after start-up and joining
             if stack.progress.offsets(turns_topic):
                 first = time.perf_counter()
+                broker_at_first = _broker_cpu(stack)
                 done_at_first = sum(stack.progress.offsets(turns_topic).values())
             elif time.perf_counter() - start > 300:
                 raise TimeoutError("no worker made progress within 300 s")
@@ -132,6 +133,7 @@ def throughput(
                 time.sleep(0.001)
         stack.barrier(timeout=600)
         end = time.perf_counter()
+        broker_at_end = _broker_cpu(stack)
         applied = sum(int(v) for v in stack.progress.offsets(stack.settings.topic_prefix + ".ops").values())
         fused = stack.progress.counters().get("fused_apply:applied", 0)
         rate = (n_turns - done_at_first) / (end - first)
@@ -141,7 +143,43 @@ def throughput(
             f"{end - start:.1f} s with start-up)",
             flush=True,
         )
+        _print_broker_cpu(broker_at_first, broker_at_end, end - first, "during the run")
         return rate
+
+
+def _broker_cpu(stack: LocalStack) -> tuple[float, float] | None:
+    """CPU seconds the embedded broker's JVM has used so far, and of those its JIT compiler
+    threads' (read from /proc; None where that cannot be read, or the broker is not embedded)."""
+    proc = getattr(stack._kafka, "_proc", None)
+    if proc is None:
+        return None
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = compilers = 0.0
+    try:
+        for task in Path(f"/proc/{proc.pid}/task").iterdir():
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+            used = (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+            total += used
+            if (task / "comm").read_text().startswith(("C1 ", "C2 ")):
+                compilers += used
+    except (OSError, ValueError, IndexError):
+        return None
+    return total, compilers
+
+
+def _print_broker_cpu(
+    before: tuple[float, float] | None, after: tuple[float, float] | None, seconds: float, when: str
+) -> None:
+    # a broker started for the bench compiles its hot code for its first minute or so: CPU the
+    # machine's two cores do not give the worker, which a long-running broker does not take
+    if before is None or after is None or seconds <= 0:
+        return
+    used, compiling = (end - start for end, start in zip(after, before, strict=True))
+    print(
+        f"  the embedded broker used {used / seconds:.2f} of a core {when}, "
+        f"its JIT compilers {compiling / seconds:.2f}",
+        flush=True,
+    )
 
 
 def freshness(
@@ -161,7 +199,7 @@ def freshness(
         # every background turn scrubbed and sealed before the clock starts: the generator shares
         # the machine with the worker, and then only sends
         rng = random.Random(9)
-        planned = int(rate * seconds * 1.2) + 1000
+        planned = int(rate * (warmup + seconds) * 1.2) + 1000
         records = stack.producer.prepare_turns([_turn(rng, i, 1000, mix) for i in range(planned)])
 
         def background() -> None:
@@ -185,7 +223,8 @@ def freshness(
         lat: list[float] = []
         lookups = stamp_reads = 0
         meta = stack.engine.keys.meta("bench", "probe")
-        deadline = time.perf_counter() + seconds
+        probes_started, broker_before = time.perf_counter(), _broker_cpu(stack)
+        deadline = probes_started + seconds
         k = 0
         while time.perf_counter() < deadline and k < probes:
             city = f"Probecity{k}"
@@ -214,6 +253,8 @@ def freshness(
             lat.append((time.perf_counter() - t) * 1000)
             k += 1
             time.sleep(0.05)
+        probing = time.perf_counter() - probes_started
+        broker_after = _broker_cpu(stack)
         stop.set()
         bg.join()
         # the load generator shares the machine: say so when it did not keep up
@@ -229,6 +270,7 @@ def freshness(
             "(the stamp read every 0.5 ms, a lookup when it moved)",
             flush=True,
         )
+        _print_broker_cpu(broker_before, broker_after, probing, "while probing")
 
 
 def extraction_alone(n_turns: int, mix: str = "bench") -> None:

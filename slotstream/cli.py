@@ -455,9 +455,10 @@ def build_parser() -> argparse.ArgumentParser:
     bp.add_argument(
         "--warmup",
         type=float,
-        default=5.0,
-        help="seconds of the freshness run's background load before the probes start (the worker's first "
-        "load of each user is a start-up cost, not its steady state)",
+        default=60.0,
+        help="seconds of the freshness run's background load before the probes start: the worker's first "
+        "load of each user, and the JIT compilation of the broker started for the bench (about 0.2 of a "
+        "core for its first minute), are start-up costs, not the steady state",
     )
     bp.add_argument("--runtime", choices=["faust", "lean"], default=None, help="default: SLOTSTREAM_RUNTIME")
     bp.add_argument(
