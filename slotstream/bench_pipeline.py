@@ -423,5 +423,6 @@ def run_pipeline_bench(
         rate = measured[0] / 2
     if seconds > 0:
         print("freshness:")
-        freshness(settings, rate, seconds, probes=200, mix=mix, warmup=warmup)
+        # as many probes as the run's length gives (one at most every 50 ms): a p99 of a few hundred
+        freshness(settings, rate, seconds, probes=int(seconds * 20) + 1, mix=mix, warmup=warmup)
     return 0
