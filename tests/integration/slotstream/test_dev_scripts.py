@@ -22,7 +22,16 @@ SCRIPTS = Path(__file__).resolve().parents[3] / "scripts"
 def script_keys_dropped(redis_client: redis.Redis) -> Iterator[None]:
     """The scripts write to namespaces of their own: dropped afterwards."""
     yield
-    patterns = ("instructions*", "workerinstructions*", "contextinstructions*", "calls*", "split*", "gcpauses*")
+    patterns = (
+        "instructions*",
+        "workerinstructions*",
+        "contextinstructions*",
+        "calls*",
+        "split*",
+        "gcpauses*",
+        "handlercosts*",
+        "slotstream:ukeys:{handlercosts*",
+    )
     for pattern in patterns:
         for key in redis_client.scan_iter(match=pattern, count=1000):
             redis_client.delete(key)
@@ -116,6 +125,21 @@ def test_worker_instructions_runs_each_handler_only_when_asked(
     # every op the extractor yields is applied (the script asserts no dead letter)
     run(str(SCRIPTS / "worker_instructions.py"), redis_url, "apply", "chat80")
     assert list(redis_client.scan_iter(match="workerinstructions*:meta", count=1000))
+
+
+def test_live_handler_costs_runs_the_workers_own_handlers_on_sealed_turns(
+    redis_url: str, redis_client: redis.Redis, script_keys_dropped: None
+) -> None:
+    out = run(str(SCRIPTS / "live_handler_costs.py"), redis_url, "50", "chat80", "300")
+    assert re.fullmatch(
+        r"batches of 50 turns of the chat80 mix over 1000 users, 200 turns timed: extraction \d+ µs of CPU a turn, "
+        r"fused apply \d+ µs an op \(\d+ ops\); \d+ µs a turn in all\n",
+        out,
+    ), out
+    # the ops were applied (the script asserts each one was, with no dead letter) and their users'
+    # keys were made and read back: the sealed path, not plaintext
+    assert list(redis_client.scan_iter(match="handlercosts*:meta", count=1000))
+    assert list(redis_client.scan_iter(match="slotstream:ukeys:{handlercosts*", count=1000))
 
 
 def test_apply_server_instructions_applies_the_ops_on_a_server_of_its_own() -> None:
