@@ -150,13 +150,13 @@ def throughput(
 def _broker_cpu(stack: LocalStack) -> tuple[float, float] | None:
     """CPU seconds the embedded broker's JVM has used so far, and of those its JIT compiler
     threads' (read from /proc; None where that cannot be read, or the broker is not embedded)."""
-    proc = getattr(stack._kafka, "_proc", None)
-    if proc is None:
+    pid = stack.broker_pid
+    if pid is None:
         return None
     ticks = os.sysconf("SC_CLK_TCK")
     total = compilers = 0.0
     try:
-        for task in Path(f"/proc/{proc.pid}/task").iterdir():
+        for task in Path(f"/proc/{pid}/task").iterdir():
             fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
             used = (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
             total += used

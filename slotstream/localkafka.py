@@ -383,6 +383,11 @@ class LocalKafka:
     def is_running(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
 
+    @property
+    def pid(self) -> int | None:
+        """The broker's JVM process (None when it is not running)."""
+        return self._proc.pid if self._proc is not None else None
+
     def _require_data_dir(self) -> Path:
         if self.data_dir is None:
             raise LocalKafkaError("LocalKafka has no data dir yet (not started)")

@@ -117,6 +117,11 @@ class LocalStack:
         return self._redis.proc.pid if self._redis is not None and self._redis.proc is not None else None
 
     @property
+    def broker_pid(self) -> int | None:
+        """The embedded Kafka broker's process (None when Kafka was configured)."""
+        return self._kafka.pid if self._kafka is not None else None
+
+    @property
     def sidecar_url(self) -> str:
         return f"http://{self.settings.sidecar_host}:{self.settings.sidecar_port}"
 

@@ -236,14 +236,13 @@ class BatchFlow:
 
     async def _handle(self, processor: BatchProcessor, batch: list[RawMessage]) -> None:
         timed = clock(self.timeline, processor.processor, batch)
-        applying = self.applying
-        if applying is not None and self.waits_for_fused_apply(processor) and len(batch) < self.config.batch_size:
+        if self.waits_for_fused_apply(processor) and len(batch) < self.config.batch_size:
             # Less than a full batch: the worker keeps up, and this batch waits for the last one's
-            # fused apply. Run beside it, the two share one GIL and each takes longer, so the last
+            # fused apply's writes. Run beside it, the two share one GIL and each takes longer, so the last
             # batch's turns reach Redis later. (A full batch means a backlog: it runs beside the
             # fused apply, whose waits for Redis it fills.) The lean runtime waits before it
             # finishes taking the batch, so what arrives meanwhile joins it.
-            await asyncio.wait([applying])
+            await self.applied()
         timed.mark("waited")
         out: BatchOutput = await self.on_thread(processor, processor.process, batch)
         timed.mark("processed")

@@ -53,6 +53,12 @@ def test_broker_is_on_loopback(kafka):
     assert probe_broker(host, int(port)) == [1]
 
 
+def test_the_brokers_process_is_its_jvm(kafka):
+    # what the pipeline bench reads the broker's CPU from
+    assert kafka.pid is not None
+    assert b"kafka.Kafka" in Path(f"/proc/{kafka.pid}/cmdline").read_bytes()
+
+
 def test_produce_consume_roundtrip(kafka):
     from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
     from kafka.admin import NewTopic

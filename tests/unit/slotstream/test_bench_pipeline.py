@@ -17,7 +17,7 @@ BUSY = "import time\nend = time.process_time() + 0.3\nwhile time.process_time() 
 
 
 def _stack(proc: Any) -> Any:
-    return SimpleNamespace(_kafka=SimpleNamespace(_proc=proc) if proc is not None else None)
+    return SimpleNamespace(broker_pid=proc.pid if proc is not None else None)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
