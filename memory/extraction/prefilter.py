@@ -33,6 +33,7 @@ trigger, a pattern only tested is looked at by its alternatives; a quick look re
 from __future__ import annotations
 
 import importlib
+import itertools
 import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -426,21 +427,24 @@ def indexed(*patterns: re.Pattern[str] | None) -> None:
 
 
 class _Automaton:
-    """Aho–Corasick over the literals, in lower case: one pass over the lower-cased text gives every
-    literal in it, as the bits of the clauses holding it. A literal looked for as written is found
-    in lower case first, then looked up in the text as written."""
+    """Aho–Corasick over the literals in lower case, run on the UTF-8 bytes of the lower-cased text:
+    one pass gives every literal in it, as the bits of the clauses holding it. A literal looked for
+    as written is found in lower case first, then looked up in the text as written. (Bytes, not
+    characters: a byte indexes a state's row of moves directly, where a character needs a dictionary
+    look-up; UTF-8 keeps a literal's bytes from matching anywhere but on the literal's characters.)"""
 
     def __init__(self, literals: dict[str, int]) -> None:
-        goto: list[dict[str, int]] = [{}]
+        self.literals = literals
+        goto: list[dict[int, int]] = [{}]
         bits_at = [0]
         written_at: list[tuple[tuple[str, int], ...]] = [()]
         for literal, bits in literals.items():
             state = 0
-            for ch in literal.lower():
-                nxt = goto[state].get(ch)
+            for byte in literal.lower().encode("utf-8", "surrogatepass"):
+                nxt = goto[state].get(byte)
                 if nxt is None:
                     nxt = len(goto)
-                    goto[state][ch] = nxt
+                    goto[state][byte] = nxt
                     goto.append({})
                     bits_at.append(0)
                     written_at.append(())
@@ -453,12 +457,12 @@ class _Automaton:
         queue = deque(goto[0].values())
         while queue:
             state = queue.popleft()
-            for ch, nxt in goto[state].items():
+            for byte, nxt in goto[state].items():
                 queue.append(nxt)
                 back = fail[state]
-                while back and ch not in goto[back]:
+                while back and byte not in goto[back]:
                     back = fail[back]
-                target = goto[back].get(ch, 0) if state else 0
+                target = goto[back].get(byte, 0) if state else 0
                 fail[nxt] = target
                 bits_at[nxt] |= bits_at[target]
                 written_at[nxt] += written_at[target]
@@ -468,40 +472,101 @@ class _Automaton:
         self._found: list[tuple[int, tuple[tuple[str, int], ...]] | None] = [
             (bits, written) if bits or written else None for bits, written in zip(bits_at, written_at, strict=True)
         ]
-        self.alphabet = frozenset(ch for row in goto for ch in row)
-        # resolved moves (goto, else the failure links), filled in as texts are read; only
-        # characters of the literals are kept, so this stays as small as the automaton
-        self._moves: list[dict[str, int]] = [dict(row) for row in goto]
+        self.alphabet = frozenset(ch for literal in literals for ch in literal.lower())
+        # a literal looked for as written, as a pattern on the text itself (`\\b` where it has a
+        # boundary): the same as looking for it in the text with its boundaries marked, without
+        # marking them
+        self._as_written = {literal: _as_written(literal) for literal in literals if literal != literal.lower()}
+        # each byte of the literals a column of a row of moves; column 0: any other byte (to the root)
+        used = sorted({byte for row in goto for byte in row})
+        self._column = [0] * 256
+        for column, byte in enumerate(used, 1):
+            self._column[byte] = column
+        self._bytes_of_columns = [0, *used]
+        # a state's moves, by column: made when the state is first reached (the states texts reach
+        # are few; all of them by all columns would take tens of megabytes)
+        self._rows: list[list[int] | None] = [None] * len(goto)
+        self._rows[0] = self._row(0)
 
-    def _move(self, state: int, ch: str) -> int:
-        if ch not in self.alphabet:
-            return 0
-        origin = state
-        while state and ch not in self._goto[state]:
-            state = self._fail[state]
-        target = self._goto[state].get(ch, 0)
-        self._moves[origin][ch] = target
-        return target
+    def _row(self, state: int) -> list[int]:
+        row = self._rows[state]
+        if row is not None:
+            return row
+        goto, fail_row = self._goto[state], self._row(self._fail[state]) if state else None
+        made = [0] * len(self._bytes_of_columns)
+        for column in range(1, len(made)):
+            nxt = goto.get(self._bytes_of_columns[column])
+            if nxt is not None:
+                made[column] = nxt
+            elif fail_row is not None:
+                made[column] = fail_row[column]
+        self._rows[state] = made
+        return made
 
     def scan(self, text: str) -> int:
         """The bits of `text`, read in lower case with its word boundaries marked (`BOUNDARY`)."""
-        moves, found_at, move = self._moves, self._found, self._move
-        written = _BOUNDARIES.sub(BOUNDARY, text)
-        state = 0
+        if text.isascii():
+            bits, to_look_up = self._walk(text.lower().encode("ascii"), True)
+        else:
+            marked = _BOUNDARIES.sub(BOUNDARY, text).lower()
+            bits, to_look_up = self._walk(marked.encode("utf-8", "surrogatepass"), False)
+        for literal, literal_bits in to_look_up:
+            as_written = self._as_written[literal]
+            if as_written is not None and as_written.search(text):
+                bits |= literal_bits
+        return bits
+
+    def _walk(self, data: bytes, mark_boundaries: bool) -> tuple[int, list[tuple[str, int]]]:
+        """The bits found in `data`, and the literals it may hold as written. `mark_boundaries`:
+        `data` is ASCII, and its word boundaries are walked through where they fall (as `\\b` finds
+        them: between a word byte and another byte, and at an end next to a word byte)."""
+        columns, rows, found_at = self._column, self._rows, self._found
+        boundary = columns[ord(BOUNDARY)]
+        row = rows[0]
+        assert row is not None
         bits = 0
         to_look_up: list[tuple[str, int]] = []
-        for ch in written.lower():
-            nxt = moves[state].get(ch)
-            state = move(state, ch) if nxt is None else nxt
+        position, size = 0, len(data)
+        in_word = False
+        while True:
+            byte = data[position] if position < size else 0
+            if mark_boundaries and _ASCII_WORD[byte] != in_word:
+                in_word = not in_word
+                column = boundary  # the boundary first; the byte at `position` is walked next
+            elif position < size:
+                column = columns[byte]
+                position += 1
+            else:
+                break
+            state = row[column]
+            next_row = rows[state]
+            row = next_row if next_row is not None else self._row(state)
             found = found_at[state]
             if found is not None:
                 bits |= found[0]
                 if found[1]:
                     to_look_up.extend(found[1])
-        for literal, literal_bits in to_look_up:
-            if literal in written:
-                bits |= literal_bits
-        return bits
+        return bits, to_look_up
+
+
+def _as_written(literal: str) -> re.Pattern[str] | None:
+    """The pattern that finds `literal` in a text where it is in the text with its boundaries marked;
+    None when it never is (its marks are not where its own characters make a boundary)."""
+    parts = literal.split(BOUNDARY)
+    if "" in parts[1:-1]:
+        return None  # two marks in a row
+    for before, after in itertools.pairwise(parts):
+        if before and after and _is_word(before[-1]) == _is_word(after[0]):
+            return None  # a mark between two characters of a kind
+    for part in parts:
+        for left, right in itertools.pairwise(part):
+            if _is_word(left) != _is_word(right):
+                return None  # a boundary of its characters without its mark
+    return re.compile(r"\b".join(re.escape(part) for part in parts))
+
+
+# the bytes of an ASCII text `\b` takes for part of a word: letters, digits, "_"
+_ASCII_WORD = [byte < 128 and (chr(byte).isalnum() or byte == ord("_")) for byte in range(256)]
 
 
 def _positions(bits: int) -> list[int]:
@@ -589,6 +654,7 @@ class _Index:
     everything: int  # every clause bit: what a text nothing can be said about "has"
     unsafe: frozenset[str]  # characters the lower-case look could miss a match on (`_unsafe_characters`)
     trusted: bool  # False: no look can be trusted, every text holds everything
+    unsafe_ascii: bool = False  # an ASCII character is among `unsafe`
 
     def need(self, ways: list[int]) -> Need:
         """What a text needs to hold one of `ways`."""
@@ -680,6 +746,7 @@ def _index() -> _Index:
     unsafe, trusted = _unsafe_characters(frozenset(ch.lower() for ch in automaton.alphabet if len(ch.lower()) == 1))
     everything = (1 << len(clause_bits)) - 1
     index = _Index(automaton, {}, {}, options, read_whole, scores.__getitem__, patterns, everything, unsafe, trusted)
+    index.unsafe_ascii = any(ch.isascii() for ch in unsafe)
     for key, (exact, jointed) in options.items():
         exact, jointed = read_whole.get(key, (exact, jointed))
         index.exact[key] = index.need(exact)
@@ -711,9 +778,15 @@ _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 def _bits(text: str) -> int:
     index = _index()
-    if not index.trusted or not index.unsafe.isdisjoint(text):
+    if not index.trusted:
         return index.everything
-    if not text.isascii() and _ASTRAL.search(text) and any(ch.lower() != ch.upper() for ch in text):
+    if text.isascii():
+        # (the unsafe characters found so far are all past ASCII: an ASCII text is not looked through)
+        if index.unsafe_ascii and not index.unsafe.isdisjoint(text):
+            return index.everything
+    elif not index.unsafe.isdisjoint(text):
+        return index.everything
+    elif _ASTRAL.search(text) and any(ch.lower() != ch.upper() for ch in text):
         return index.everything  # a cased character past the first plane: not looked at above
     return index.automaton.scan(text)
 

@@ -301,6 +301,53 @@ def test_a_glued_text_still_shows_what_its_pieces_hold() -> None:
     assert prefilter._jointed(frozenset({"fine but ok"})) == frozenset({"fine"})
 
 
+def _bits_literal_by_literal(text: str) -> int:
+    """The clause bits of every literal `literal_in` sees in `text`, one literal at a time."""
+    bits = 0
+    for literal, literal_bits in prefilter._index().automaton.literals.items():
+        if prefilter.literal_in(literal, text):
+            bits |= literal_bits
+    return bits
+
+
+def test_the_automaton_finds_every_literal_a_search_one_by_one_finds() -> None:
+    # ASCII texts (boundaries found on the way through the bytes) and others (marked beforehand),
+    # capitals, literals looked for as written, boundaries at both ends and next to "_", digits,
+    # punctuation, Chinese, Latin letters past ASCII, a lone surrogate
+    rng = random.Random(3)
+    lines = list(corpus_lines())
+    texts = [
+        *rng.sample(lines, 400),
+        "",
+        "_",
+        "I'M VEGETARIAN, from now on",
+        "snake_case words_and a_b I_m vegan",
+        "ET is my timezone; details in UTC+8 at 9:30",
+        "meet at 9 ET. get it? PyCharm on my iPad, not pycharm; GMT+1",
+        "Ärger über naïve Café-Pläne, 我对花生过敏。",
+        "以后都用中文回答我，thanks!",
+        "x\ud800y from now on",
+        "word" * 30,
+        " \t\n 42 ",
+    ]
+    texts += [" ".join(rng.sample(lines, 3)) for _ in range(100)]
+    texts += [text.upper() for text in texts[:50]] + [text.swapcase() for text in texts[50:100]]
+    index = prefilter._index()
+    for text in texts:
+        assert index.automaton.scan(text) == _bits_literal_by_literal(text), text
+
+
+def test_a_literal_looked_for_as_written_is_a_pattern_on_the_unmarked_text() -> None:
+    mark = prefilter.BOUNDARY
+    as_written = prefilter._as_written(f"{mark}ET{mark}")
+    assert as_written is not None
+    assert as_written.search("at 9 ET.") and not as_written.search("at 9 ETA") and not as_written.search("at 9 et")
+    # marks a marked text never has: two in a row, one inside a word, none where a word ends
+    assert prefilter._as_written(f"A{mark}{mark}.") is None
+    assert prefilter._as_written(f"A{mark}B") is None
+    assert prefilter._as_written("A.B") is None
+
+
 # --- the literal analysis ----------------------------------------------------------------------------
 
 
