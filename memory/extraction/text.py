@@ -38,10 +38,14 @@ _SIMPLIFIED = (
     "么点冬齐龄出"
 )
 _T2S = str.maketrans(_TRADITIONAL, _SIMPLIFIED)
+_ANY_TRADITIONAL = re.compile(f"[{_TRADITIONAL}]")
 
 
 def to_simplified(text: str) -> str:
     """The text with traditional characters in their simplified form, character for character."""
+    # (most texts have none: finding that out is cheaper than translating them character by character)
+    if text.isascii() or _ANY_TRADITIONAL.search(text) is None:
+        return text
     return text.translate(_T2S)
 
 
