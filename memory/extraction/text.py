@@ -273,7 +273,7 @@ TRAIL = "。！？；!?;.…"
 _STOPS = re.compile("[" + re.escape(_HARD_STOPS + ".") + "]")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # (not frozen: mypyc builds a frozen dataclass through Python's own __init__, slowly)
 class Sentence:
     start: int
     end: int
