@@ -45,13 +45,8 @@ from .models import (
     parse_scope,
 )
 from .registry import TEMPORARY_LIFETIME, AttributeSpec, resolve
-from .secrets import (
-    REDACTION_MARK,
-    contains_secret,
-    is_secret_name,
-    redact,
-    value_has_secret,
-)
+from .secret_spans import REDACTION_MARK, contains_secret, redact
+from .secrets import is_secret_name, value_has_secret
 
 _COMMAND = TypeAdapter(Command)
 # a role ("vp", "finance") or a principal ("user:alice", "key:3f2a"): no whitespace or braces

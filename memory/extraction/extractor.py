@@ -8,7 +8,7 @@ from typing import Any
 
 from ..models import Cardinality, Kind, iso
 from ..registry import TEMPORARY_LIFETIME, resolve
-from ..secrets import find_secrets, redact, refusal_spans
+from ..secret_spans import find_secrets, redact, refusal_spans
 from . import prefilter
 from .analyze import GOAL_REQUIRES, RULE_FAMILIES, analyze
 from .everyday import EVERYDAY_REQUIRES, everyday_hits

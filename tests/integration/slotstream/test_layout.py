@@ -144,7 +144,11 @@ def test_the_listed_hot_modules_run_compiled() -> None:
     from slotstream import compiled
 
     listed = [compiled.module_name(path) for path in compiled.compiled_paths()]
-    assert {"slotstream.memory.reconcile", "slotstream.memory.extraction.extractor"} <= set(listed)
+    assert {
+        "slotstream.memory.reconcile",
+        "slotstream.memory.extraction.extractor",
+        "slotstream.memory.secret_spans",
+    } <= set(listed)
     # pydantic models and an unbounded walk of a producer's value stay interpreted (pyproject.toml)
     assert not {"slotstream.memory.extraction.model", "slotstream.memory.secrets"} & set(listed)
     # all or none: scripts/setup.sh compiles them all, or none where asked to or with no C compiler
