@@ -745,8 +745,19 @@ def _index() -> _Index:
     # the characters literals looked for in lower case can have (and more: lower case of all)
     unsafe, trusted = _unsafe_characters(frozenset(ch.lower() for ch in automaton.alphabet if len(ch.lower()) == 1))
     everything = (1 << len(clause_bits)) - 1
-    index = _Index(automaton, {}, {}, options, read_whole, scores.__getitem__, patterns, everything, unsafe, trusted)
-    index.unsafe_ascii = any(ch.isascii() for ch in unsafe)
+    index = _Index(
+        automaton,
+        {},
+        {},
+        options,
+        read_whole,
+        scores.__getitem__,
+        patterns,
+        everything,
+        unsafe,
+        trusted,
+        unsafe_ascii=any(ch.isascii() for ch in unsafe),
+    )
     for key, (exact, jointed) in options.items():
         exact, jointed = read_whole.get(key, (exact, jointed))
         index.exact[key] = index.need(exact)
