@@ -8,6 +8,7 @@ Prints, per processor, the number of batches, the records a batch (median), and 
 each stage's end, in milliseconds from the batch's start; for fused applies, their time on
 reconciliation's thread and the age of the batch's oldest turn once its ops were in Redis (a
 turn's freshness, the worker's part of it: the bench's probe adds its producer and its lookup);
+for expiry sweeps, their time on reconciliation's thread (a fused apply queued behind one waits);
 and per generation, the garbage collections: how many, their pauses in all and the longest.
 """
 
@@ -21,7 +22,16 @@ from typing import Any
 
 import orjson
 
-STAGES = ("oldest_age_ms", "waited", "processed", "delivered", "recorded", "applied_ms", "visible_age_ms")
+STAGES = (
+    "oldest_age_ms",
+    "waited",
+    "processed",
+    "delivered",
+    "recorded",
+    "applied_ms",
+    "visible_age_ms",
+    "swept_ms",
+)
 
 
 def percentile(values: list[float], q: float) -> float:

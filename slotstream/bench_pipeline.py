@@ -108,10 +108,16 @@ def _pct(xs: list[float], q: float) -> float:
 
 
 def throughput(
-    settings: Settings, workers: int, n_turns: int, users: int, log_dir: Path | None, mix: str = "bench"
+    settings: Settings,
+    workers: int,
+    n_turns: int,
+    users: int,
+    log_dir: Path | None,
+    mix: str = "bench",
+    redis_aof: bool = True,
 ) -> float:
     s = settings.replace(namespace=f"bench-{uuid.uuid4().hex[:8]}", topic_prefix=f"bench{uuid.uuid4().hex[:6]}")
-    with LocalStack(s, workers=0, log_dir=log_dir) as stack:
+    with LocalStack(s, workers=0, log_dir=log_dir, redis_aof=redis_aof) as stack:
         rng = random.Random(5)
         turns = [_turn(rng, i, users, mix) for i in range(n_turns)]
         for chunk_start in range(0, n_turns, 500):
@@ -182,14 +188,46 @@ def _print_broker_cpu(
     )
 
 
+def _aof_rewrites(stack: LocalStack) -> tuple[int, float] | None:
+    """How many times the bench's embedded Redis has rewritten its AOF, and how long its last fork
+    stopped the server, in ms (None: it keeps no AOF, or is not the bench's own)."""
+    if stack.redis_pid is None:
+        return None
+    persistence = stack.engine.r.info("persistence")
+    if not persistence.get("aof_enabled"):
+        return None
+    return int(persistence["aof_rewrites"]), int(stack.engine.r.info("stats")["latest_fork_usec"]) / 1000
+
+
+def _print_redis_persistence(before: tuple[int, float] | None, after: tuple[int, float] | None) -> None:
+    """An AOF rewrite forks the server, and the child writes the whole state out: here, on the two
+    cores the worker and the broker use (docs/BENCHMARKS.md, "Freshness and the AOF")."""
+    if before is None or after is None:
+        print("  the embedded Redis kept its state in memory only (--redis memory)", flush=True)
+        return
+    rewrites = after[0] - before[0]
+    print(
+        f"  the embedded Redis appended every write to its AOF (fsync every second) and rewrote it "
+        f"{rewrites} time{'' if rewrites == 1 else 's'} while probing (the last fork stopped the server "
+        f"for {after[1]:.1f} ms)",
+        flush=True,
+    )
+
+
 def freshness(
-    settings: Settings, rate: float, seconds: float, probes: int, mix: str = "bench", warmup: float = 0.0
+    settings: Settings,
+    rate: float,
+    seconds: float,
+    probes: int,
+    mix: str = "bench",
+    warmup: float = 0.0,
+    redis_aof: bool = True,
 ) -> None:
     """Probes for `seconds` under a background load of `rate` turns/s, which runs `warmup` seconds
     first: a worker's first op of each of the bench's 1,000 users loads that user, a start-up cost
     a worker pays once, not its steady state."""
     s = settings.replace(namespace=f"bench-{uuid.uuid4().hex[:8]}", topic_prefix=f"bench{uuid.uuid4().hex[:6]}")
-    with LocalStack(s, workers=1) as stack:
+    with LocalStack(s, workers=1, redis_aof=redis_aof) as stack:
         # warm up: the worker joins the group and handles a first batch
         stack.producer.send_turn(iso(T0), {"tenant": "bench", "user": "warm", "role": "user", "text": "hi"})
         stack.producer.flush()
@@ -224,6 +262,7 @@ def freshness(
         lookups = stamp_reads = 0
         meta = stack.engine.keys.meta("bench", "probe")
         probes_started, broker_before = time.perf_counter(), _broker_cpu(stack)
+        aof_before = _aof_rewrites(stack)
         deadline = probes_started + seconds
         k = 0
         while time.perf_counter() < deadline and k < probes:
@@ -255,6 +294,7 @@ def freshness(
             time.sleep(0.05)
         probing = time.perf_counter() - probes_started
         broker_after = _broker_cpu(stack)
+        aof_after = _aof_rewrites(stack)
         stop.set()
         bg.join()
         # the load generator shares the machine: say so when it did not keep up
@@ -271,6 +311,7 @@ def freshness(
             flush=True,
         )
         _print_broker_cpu(broker_before, broker_after, probing, "while probing")
+        _print_redis_persistence(aof_before, aof_after)
 
 
 def extraction_alone(n_turns: int, mix: str = "bench") -> None:
@@ -392,11 +433,14 @@ def run_pipeline_bench(
     rounds: int = 1,
     trivial: int = 0,
     warmup: float = 0.0,
+    redis_aof: bool = True,
 ) -> int:
-    """`rate` None: the freshness run's background load is half the first throughput measured."""
+    """`rate` None: the freshness run's background load is half the first throughput measured.
+    `redis_aof`: the embedded Redis appends to an AOF, as the local stack runs it; else memory only."""
     print(
         f"pipeline bench: runtime={settings.runtime} mix={mix} batch_size={settings.batch_size} "
-        f"batch_wait={settings.batch_wait}s partitions={settings.partitions}",
+        f"batch_wait={settings.batch_wait}s partitions={settings.partitions} "
+        f"redis={'aof' if redis_aof else 'memory'}",
         flush=True,
     )
     if trivial:
@@ -407,7 +451,10 @@ def run_pipeline_bench(
         print("throughput (end to end: turns topic -> extraction -> ops topic -> reconciliation -> Redis):")
         extraction_alone(min(turns, 5000), mix)
     for w in workers:
-        rates = [throughput(settings, w, turns, users=1000, log_dir=log_dir, mix=mix) for _ in range(rounds)]
+        rates = [
+            throughput(settings, w, turns, users=1000, log_dir=log_dir, mix=mix, redis_aof=redis_aof)
+            for _ in range(rounds)
+        ]
         if rounds > 1:
             target = (
                 f" (target for one worker: >= {TURNS_TARGETS[mix]:,} turns/s)"
@@ -424,5 +471,5 @@ def run_pipeline_bench(
     if seconds > 0:
         print("freshness:")
         # as many probes as the run's length gives (one at most every 50 ms): a p99 of a few hundred
-        freshness(settings, rate, seconds, probes=int(seconds * 20) + 1, mix=mix, warmup=warmup)
+        freshness(settings, rate, seconds, probes=int(seconds * 20) + 1, mix=mix, warmup=warmup, redis_aof=redis_aof)
     return 0

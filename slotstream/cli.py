@@ -110,6 +110,7 @@ def cmd_bench_pipeline(args: argparse.Namespace) -> int:
         args.rounds,
         args.trivial,
         args.warmup,
+        redis_aof=args.redis == "aof",
     )
 
 
@@ -473,6 +474,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bp.add_argument("--log-dir", type=Path, default=None, help="keep worker logs here")
     bp.add_argument("--skip-throughput", action="store_true", help="only the freshness run")
+    bp.add_argument(
+        "--redis",
+        choices=["aof", "memory"],
+        default="aof",
+        help="the embedded Redis's persistence: aof (every write appended, fsync every second, as the "
+        "local stack runs it; its rewrites fork the server) or memory (none: state rebuilt from the "
+        "topics by a replay)",
+    )
     bp.set_defaults(func=cmd_bench_pipeline)
     br = bench_sub.add_parser("replay", help="replay rate (ops, turns; 1 and 2 processes) and promote latency")
     br.add_argument("--turns", type=int, default=20000)

@@ -31,7 +31,10 @@ READY_ANSWERS_IN_A_ROW = 10
 
 class LocalStack:
     """`persistent`: the embedded Redis and Kafka keep their data in `settings.data_dir` (the main
-    job: it survives a restart with its state); otherwise they live in temporary folders."""
+    job: it survives a restart with its state); otherwise they live in temporary folders.
+    `redis_aof`: the embedded Redis appends every write to its AOF (fsync every second), wherever
+    it keeps it; off, it holds its state in memory only (a bench's choice: the state can be rebuilt
+    from the topics by a replay)."""
 
     def __init__(
         self,
@@ -40,8 +43,10 @@ class LocalStack:
         processors: str = "all",
         log_dir: Path | None = None,
         persistent: bool = False,
+        redis_aof: bool = True,
     ) -> None:
         self.settings = settings
+        self.redis_aof = redis_aof
         self.n_workers = settings.workers if workers is None else workers
         self.processors = processors
         self.log_dir = log_dir
@@ -57,7 +62,7 @@ class LocalStack:
         try:
             data = Path(self.settings.data_dir) if self.persistent else None
             if not self.redis_url:
-                self._redis = LocalRedis(data_dir=data / "redis" if data else None).start()
+                self._redis = LocalRedis(data_dir=data / "redis" if data else None, persist=self.redis_aof).start()
                 self.redis_url = self._redis.url
             if not self.bootstrap:
                 from .localkafka import LocalKafka

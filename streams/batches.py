@@ -366,12 +366,20 @@ class BatchFlow:
         if not owned:
             return
         reconciliation = self.processors[OPS]
+        started = time.perf_counter()
         try:
             # on reconciliation's thread: the sweep reads the due index reconciliation writes
             due = await self.on_thread(reconciliation, sweep, owned)
         except Exception as err:  # noqa: BLE001 - a sweep is repeated; a failed one only waits
             log.warning("expiry: sweep failed (%s: %s); trying again next interval", type(err).__name__, str(err)[:200])
             return
+        if self.timeline is not None:
+            # a sweep holds reconciliation's thread: a fused apply queued behind it waits this long
+            swept_ms = (time.perf_counter() - started) * 1000
+            start_ms = round(time.time() * 1000 - swept_ms, 1)
+            self.timeline.write(
+                {"processor": "sweep", "start_ms": start_ms, "swept_ms": round(swept_ms, 2), "records": len(due)}
+            )
         if due:
             log.info("expiry: %d ops due on partitions %s", len(due), owned)
             await self.send_all(OPS, due, "expiry", origin="expiry")

@@ -9,8 +9,10 @@ up in time), and the milliseconds from the batch's start to the end of each stag
 last fused apply, see `BatchFlow._handle`), `processed`, `delivered`, `recorded`. A fused apply's
 line: `processor` "fused_apply", `start_ms`, `records` (the ops applied), `applied_ms` (its time on
 reconciliation's thread) and `visible_age_ms`: the age of the oldest turn of its batch when its ops
-were in Redis, which is that turn's freshness. A garbage collection's line: `processor` "gc",
-`generation`, `pause_ms`, `collected`.
+were in Redis, which is that turn's freshness. An expiry sweep's line: `processor` "sweep",
+`start_ms`, `swept_ms` (its time on reconciliation's thread, where a fused apply waits for it) and
+`records` (the ops it found due). A garbage collection's line: `processor` "gc", `generation`,
+`pause_ms`, `collected`.
 """
 
 from __future__ import annotations

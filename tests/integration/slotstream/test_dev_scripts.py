@@ -103,6 +103,7 @@ def test_batch_timeline_summarizes_stages_and_collections(tmp_path: Path) -> Non
     lines = [
         {"processor": "extraction", "records": 4, "oldest_age_ms": 30.0, "waited": 0.1, "processed": 8.0},
         {"processor": "extraction", "records": 6, "oldest_age_ms": 50.0, "waited": 0.2, "processed": 12.0},
+        {"processor": "sweep", "start_ms": 1.0, "swept_ms": 8.25, "records": 0},
         {"processor": "gc", "generation": 0, "pause_ms": 1.5, "collected": 3},
         {"processor": "gc", "generation": 2, "pause_ms": 40.0, "collected": 0},
         {"processor": "gc", "generation": 0, "pause_ms": 2.5, "collected": 0},
@@ -112,6 +113,7 @@ def test_batch_timeline_summarizes_stages_and_collections(tmp_path: Path) -> Non
     out = run(str(SCRIPTS / "batch_timeline.py"), str(path)).splitlines()
     assert out[0].startswith("extraction: 2 batches, 5 records a batch (median); oldest_age_ms p50 "), out
     assert out[1:] == [
+        "sweep: 1 batches, 0 records a batch (median); swept_ms p50 8.2 / p99 8.2",
         "gc generation 0: 2 collections, 4.0 ms in all, the longest 2.5 ms",
         "gc generation 2: 1 collections, 40.0 ms in all, the longest 40.0 ms",
     ]

@@ -352,3 +352,30 @@ def test_a_batch_whose_wait_a_revocation_interrupts_keeps_only_what_came_after_i
 
     offsets, over = _taken_during_a_fused_apply(500, revoked_then_arrived)
     assert offsets == [1, 2] and over
+
+
+def test_the_timeline_has_a_line_per_expiry_sweep_with_its_time_on_reconciliations_thread(tmp_path: Path) -> None:
+    """A sweep runs on reconciliation's thread, where a fused apply queued behind it waits: its
+    line says how long it held the thread and how many ops it found due."""
+    path = tmp_path / "timeline.jsonl"
+    flow = _flow([], batch_size=500, timeline=str(path))
+    swept: list[list[int]] = []
+
+    def sweep(owned: list[int]) -> list[Keyed]:
+        swept.append(owned)
+        time.sleep(0.05)
+        return [(b"t/u", b"expire r1"), (b"t/u", b"expire r2")]
+
+    async def run() -> None:
+        await flow.sweep(sweep, [0])
+        await flow.sweep(sweep, [])  # no partition owned: no sweep, no line
+
+    before_ms = time.time() * 1000
+    _run(flow, run)
+    lines = [orjson.loads(line) for line in path.read_bytes().splitlines()]
+    sweeps = [line for line in lines if line["processor"] == "sweep"]
+    assert swept == [[0]]
+    assert len(sweeps) == 1, lines
+    assert sweeps[0]["records"] == 2
+    assert sweeps[0]["swept_ms"] >= 50
+    assert before_ms - 1 <= sweeps[0]["start_ms"] <= before_ms + 1000, sweeps

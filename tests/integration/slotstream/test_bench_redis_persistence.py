@@ -1,0 +1,62 @@
+"""The pipeline bench's account of its embedded Redis's persistence: an AOF rewrite forks the
+server and writes the whole state out on the machine the worker runs on, so the freshness run says
+how many happened while it probed (docs/BENCHMARKS.md, "Freshness and the AOF")."""
+
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+import redis
+
+from slotstream.bench_pipeline import _aof_rewrites, _print_redis_persistence
+from slotstream.localredis import LocalRedis
+
+
+def _stack(server: LocalRedis | None, client: redis.Redis) -> Any:
+    pid = server.proc.pid if server is not None and server.proc is not None else None
+    return SimpleNamespace(redis_pid=pid, engine=SimpleNamespace(r=client))
+
+
+def test_an_aof_rewrite_while_probing_is_counted_and_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    server = LocalRedis(persist=True).start()
+    try:
+        client = redis.Redis.from_url(server.url)
+        client.set("k", "v")
+        stack = _stack(server, client)
+        before = _aof_rewrites(stack)
+        assert before is not None
+        client.bgrewriteaof()
+        deadline = time.monotonic() + 20
+        while (
+            client.info("persistence")["aof_rewrite_in_progress"] or client.info("persistence")["aof_rewrite_scheduled"]
+        ):
+            assert time.monotonic() < deadline, "the AOF rewrite did not finish"
+            time.sleep(0.05)
+        after = _aof_rewrites(stack)
+        assert after is not None and after[0] == before[0] + 1, (before, after)
+        _print_redis_persistence(before, after)
+        out = capsys.readouterr().out.strip()
+        assert out.startswith(
+            "the embedded Redis appended every write to its AOF (fsync every second) "
+            "and rewrote it 1 time while probing"
+        )
+        assert f"{after[1]:.1f} ms" in out
+    finally:
+        server.stop()
+
+
+def test_a_redis_in_memory_only_or_not_the_benchs_own_has_no_rewrites_to_count(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    server = LocalRedis(persist=False).start()
+    try:
+        client = redis.Redis.from_url(server.url)
+        assert _aof_rewrites(_stack(server, client)) is None
+        assert _aof_rewrites(_stack(None, client)) is None  # an external Redis: not asked
+        _print_redis_persistence(None, None)
+        assert capsys.readouterr().out.strip() == "the embedded Redis kept its state in memory only (--redis memory)"
+    finally:
+        server.stop()
