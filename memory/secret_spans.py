@@ -135,7 +135,13 @@ _WORDS = sorted({w for _, words, _ in _PATTERNS if words for w in words})
 _ALWAYS = [(kind, pat) for kind, words, pat in _PATTERNS if words is None]
 
 
-def _armed(text: str) -> list[tuple[str, re.Pattern[str]]]:
+Armed = list[tuple[str, re.Pattern[str]]]
+
+
+def armed(text: str) -> Armed:
+    """The patterns that can match in `text`: those with no words, and those one of whose words
+    `text` holds. A pattern cannot match without one of its words, so the patterns armed for a text
+    serve any part of it too (a part holds no word the whole does not)."""
     low = text.casefold()
     present = {w for w in _WORDS if w in low}
     if not present:
@@ -143,10 +149,11 @@ def _armed(text: str) -> list[tuple[str, re.Pattern[str]]]:
     return [(kind, pat) for kind, words, pat in _PATTERNS if words is None or not present.isdisjoint(words)]
 
 
-def find_secrets(text: str) -> list[tuple[str, int, int]]:
-    """(kind, start, end) spans of anything that looks like a credential or card number."""
+def find_secrets(text: str, patterns: Armed | None = None) -> list[tuple[str, int, int]]:
+    """(kind, start, end) spans of anything that looks like a credential or card number.
+    `patterns`: `armed` of `text`, or of a text `text` is part of, when the caller has it."""
     found: list[tuple[str, int, int]] = []
-    for kind, pat in _armed(text):
+    for kind, pat in armed(text) if patterns is None else patterns:
         for m in pat.finditer(text):
             end = m.end()
             while end > m.start() + 1 and text[end - 1] in _TRAILING:
@@ -165,7 +172,7 @@ _DIGIT_RUN = re.compile(r"\d[\d -]{11,}")
 
 def contains_secret(text: str) -> bool:
     # runs on every text field stored: stop at the first pattern that matches
-    if any(pat.search(text) for _, pat in _armed(text)):
+    if any(pat.search(text) for _, pat in armed(text)):
         return True
     return bool(_DIGIT_RUN.search(text)) and any(kind == "card_number" for kind, _, _ in find_secrets(text))
 

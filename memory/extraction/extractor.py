@@ -8,7 +8,7 @@ from typing import Any
 
 from ..models import Cardinality, Kind, iso
 from ..registry import TEMPORARY_LIFETIME, resolve
-from ..secret_spans import find_secrets, redact, refusal_spans
+from ..secret_spans import armed, find_secrets, redact, refusal_spans
 from . import prefilter
 from .analyze import GOAL_REQUIRES, RULE_FAMILIES, analyze
 from .everyday import EVERYDAY_REQUIRES, everyday_hits
@@ -165,7 +165,9 @@ class RuleExtractor:
             return self._extract(turn)
 
     def _extract(self, turn: Turn) -> Extraction:
-        found = find_secrets(turn.text)  # (once a turn: the redacted text and the refusals both read them)
+        # the secret patterns the turn can hold, looked up once: its sentences are parts of it
+        patterns = armed(turn.text)
+        found = find_secrets(turn.text, patterns)  # (once a turn: the redacted text and the refusals both read them)
         redacted_text = redact(turn.text, found)
         if turn.role != "user":
             return Extraction(redacted_text=redacted_text)  # an assistant's answer is never evidence
@@ -193,7 +195,7 @@ class RuleExtractor:
             if any(a < s.end and b > s.start for _, a, b in spans):
                 refuse(REFUSED_SECRET)
                 continue
-            quote = redact(s.text)
+            quote = redact(s.text, find_secrets(s.text, patterns))
             # traditional characters read as simplified ones; values are given back as written
             text = to_simplified(s.text)
             written = _AsWritten(text, s.text)

@@ -8,6 +8,8 @@ import pytest
 
 from slotstream.memory.errors import Reason, Rejected
 from slotstream.memory.extraction import RuleExtractor, Turn
+from slotstream.memory.extraction.text import split_sentences
+from slotstream.memory.secret_spans import _PATTERNS, armed
 from slotstream.memory.secrets import (
     contains_secret,
     find_secrets,
@@ -21,68 +23,68 @@ from slotstream.memory.validation import build_record, parse_command, parse_reco
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 
 
-@pytest.mark.parametrize(
-    "text,kind",
-    [
-        ("my password is hunter22", "password"),
-        ("pwd: s3cr3t!", "password"),
-        ("密码是 abc12345", "password"),
-        ("the OTP is 482913", "one_time_code"),
-        ("验证码 482913", "one_time_code"),
-        ("use sk-abcdefghijklmnopqrstuv", "api_key"),
-        ("AKIAABCDEFGHIJKLMNOP", "api_key"),
-        ("Authorization: Bearer abcdefghijklmnop.qrstuv", "bearer_token"),
-        ("-----BEGIN RSA PRIVATE KEY-----", "private_key"),
-        ("api key = 0123456789abcdef", "api_key_named"),
-        ("card 4111 1111 1111 1111 exp 12/26", "card_number"),
-        ("4242-4242-4242-4242", "card_number"),
-        ("token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0", "jwt"),
-        ("postgres://app:S3cretPw@db.internal:5432/main", "connection_string"),
-        ("redis://default:hunter22@cache:6379/0", "connection_string"),
-        ("aws secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws_secret_key"),
-        ("my pass Xy9!qqzz", "password"),
-        ("pwd hunter2", "password"),
-        ("pass: letmein", "password"),
-        ('{"password": "zebra-horse"}', "password"),
-        ("user_password=abc", "password"),
-        ("密码 abc12345", "password"),
-        ("我的支付密码是 778899", "password"),
-        ("pin码:1234", "password"),
-        ("my PIN is 4321", "pin"),
-        ("动态码 123456", "one_time_code"),
-        ("短信码：884512", "one_time_code"),
-        ("security code 5521", "one_time_code"),
-        ("令牌是abcdefgh1234", "api_key_named"),
-        ("client_secret = 0a1b2c3d4e5f", "api_key_named"),
-        ("ghp_abcdefghijklmnopqrstuvwxyz0123", "api_key"),
-        ("xoxb-1234567890-abcdefghij", "api_key"),
-    ],
-)
+SECRETS_FOUND = [
+    ("my password is hunter22", "password"),
+    ("pwd: s3cr3t!", "password"),
+    ("密码是 abc12345", "password"),
+    ("the OTP is 482913", "one_time_code"),
+    ("验证码 482913", "one_time_code"),
+    ("use sk-abcdefghijklmnopqrstuv", "api_key"),
+    ("AKIAABCDEFGHIJKLMNOP", "api_key"),
+    ("Authorization: Bearer abcdefghijklmnop.qrstuv", "bearer_token"),
+    ("-----BEGIN RSA PRIVATE KEY-----", "private_key"),
+    ("api key = 0123456789abcdef", "api_key_named"),
+    ("card 4111 1111 1111 1111 exp 12/26", "card_number"),
+    ("4242-4242-4242-4242", "card_number"),
+    ("token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0", "jwt"),
+    ("postgres://app:S3cretPw@db.internal:5432/main", "connection_string"),
+    ("redis://default:hunter22@cache:6379/0", "connection_string"),
+    ("aws secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws_secret_key"),
+    ("my pass Xy9!qqzz", "password"),
+    ("pwd hunter2", "password"),
+    ("pass: letmein", "password"),
+    ('{"password": "zebra-horse"}', "password"),
+    ("user_password=abc", "password"),
+    ("密码 abc12345", "password"),
+    ("我的支付密码是 778899", "password"),
+    ("pin码:1234", "password"),
+    ("my PIN is 4321", "pin"),
+    ("动态码 123456", "one_time_code"),
+    ("短信码：884512", "one_time_code"),
+    ("security code 5521", "one_time_code"),
+    ("令牌是abcdefgh1234", "api_key_named"),
+    ("client_secret = 0a1b2c3d4e5f", "api_key_named"),
+    ("ghp_abcdefghijklmnopqrstuvwxyz0123", "api_key"),
+    ("xoxb-1234567890-abcdefghij", "api_key"),
+]
+
+
+@pytest.mark.parametrize("text,kind", SECRETS_FOUND)
 def test_secrets_found(text, kind):
     assert kind in {k for k, _, _ in find_secrets(text)}
     assert contains_secret(text)
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "I prefer detailed answers",
-        "pass the salt please",
-        "I will pass on that",
-        "the secret is that I like tea",
-        "use token-based auth",
-        "sha1 356a192b7913b04c54574d18c28d46e6395428ab",
-        "I forgot my password again",
-        "我忘了密码",
-        "visit https://example.com/path?q=1",
-        "run pwd to see the folder",
-        "order 1234 5678 9012 3456",  # fails the Luhn check: not a card
-        "my phone is 030 1234567",
-        "the password policy needs review",
-        "call me at 10:30",
-        "",
-    ],
-)
+PLAIN_TEXTS = [
+    "I prefer detailed answers",
+    "pass the salt please",
+    "I will pass on that",
+    "the secret is that I like tea",
+    "use token-based auth",
+    "sha1 356a192b7913b04c54574d18c28d46e6395428ab",
+    "I forgot my password again",
+    "我忘了密码",
+    "visit https://example.com/path?q=1",
+    "run pwd to see the folder",
+    "order 1234 5678 9012 3456",  # fails the Luhn check: not a card
+    "my phone is 030 1234567",
+    "the password policy needs review",
+    "call me at 10:30",
+    "",
+]
+
+
+@pytest.mark.parametrize("text", PLAIN_TEXTS)
 def test_plain_text_is_not_a_secret(text):
     assert not contains_secret(text)
 
@@ -236,3 +238,25 @@ def test_what_extraction_refuses_the_record_path_refuses(text):
             at=T0,
         )
     assert err.value.reason == Reason.SECRET_VALUE
+
+
+def test_the_patterns_armed_for_a_turn_find_in_each_of_its_sentences_what_the_sentences_own_find():
+    """The extractor arms the secret patterns once a turn (`armed`) and runs them on each sentence:
+    a pattern cannot match without one of its words, so neither a text nor a part of it loses a
+    secret to the patterns left unarmed."""
+    every_pattern = [(kind, pattern) for kind, _, pattern in _PATTERNS]
+    texts = [text for text, _ in SECRETS_FOUND] + PLAIN_TEXTS
+    turns = texts + [
+        f"{a}. {b}! {c}" for a, b, c in zip(texts, texts[7:] + texts[:7], texts[3:] + texts[:3], strict=True)
+    ]
+    turns += [f"{PLAIN_TEXTS[k % len(PLAIN_TEXTS)]}. {text.upper()}" for k, (text, _) in enumerate(SECRETS_FOUND)]
+    found_in_sentences = 0
+    for turn in turns:
+        patterns = armed(turn)
+        assert find_secrets(turn, every_pattern) == find_secrets(turn), turn  # the unarmed ones find nothing
+        for sentence in split_sentences(turn):
+            found = find_secrets(sentence.text)
+            assert find_secrets(sentence.text, patterns) == found, (turn, sentence.text)
+            assert find_secrets(sentence.text, every_pattern) == found, (turn, sentence.text)
+            found_in_sentences += len(found)
+    assert found_in_sentences >= 2 * len(SECRETS_FOUND)  # the turns' secrets were in their sentences
