@@ -41,7 +41,7 @@ class Sealed:
         sealed_owners = {o for m in batch if is_sealed(m.value) and (o := owner(m.key)) is not None}
         held = self.keys.keys_of(sealed_owners) if sealed_owners else {}
         opened: list[RawMessage] = []
-        opened_with: dict[User, set[str]] = {}  # per user, the ids of the keys its input was opened with
+        opened_with: dict[User, dict[str, bytes]] = {}  # per user, the keys (id -> key) its input was opened with
         for msg in batch:
             if not is_sealed(msg.value):
                 opened.append(msg)
@@ -56,7 +56,11 @@ class Sealed:
         return out
 
     def _open(
-        self, msg: RawMessage, held: dict[User, dict[str, bytes]], out: BatchOutput, opened_with: dict[User, set[str]]
+        self,
+        msg: RawMessage,
+        held: dict[User, dict[str, bytes]],
+        out: BatchOutput,
+        opened_with: dict[User, dict[str, bytes]],
     ) -> RawMessage | None:
         who = owner(msg.key)
         assert msg.value is not None
@@ -74,10 +78,10 @@ class Sealed:
         except SealError as err:
             refuse(out, msg, Reason.SEALED_INVALID.value, str(err), self.processor)
             return None
-        opened_with.setdefault(who, set()).add(kid)
+        opened_with.setdefault(who, {})[kid] = key
         return dataclasses.replace(msg, value=plaintext, sealed=True)
 
-    def _seal_ops(self, out: BatchOutput, opened_with: dict[User, set[str]]) -> None:
+    def _seal_ops(self, out: BatchOutput, opened_with: dict[User, dict[str, bytes]]) -> None:
         """Seal the ops produced (extraction's) and the private control records (a forget names
         what it forgets), each with its user's key: for a user whose input was sealed, the key it
         was opened with. A user erased while the batch was handled has no such key any more: what

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
 import redis
@@ -24,21 +24,14 @@ from .keys import user_data_keys
 from .scripts import LuaScript, run_pipeline
 
 User = tuple[str, str]  # tenant, user
+Opened = Mapping[User, Mapping[str, bytes]]  # per user, the keys (id -> key) its input was opened with
 KeyRecord = tuple[bytes, bytes | None]  # keys-topic record: b"tenant/user/kid", stored value (None: erased)
 
 # KEYS[1] = the user's keys hash. ARGV = a new key's id and stored form (used when the user has no
-# current key), and optionally the space-joined ids of the keys the payload's input was opened with
-# ("" or absent: none). Returns the current key's id and stored form, plus 1 when it was created
-# now; with opened ids, the current key only if it is among them, else {"", "", 2} and no key is
-# created (a current key not among them means the user was erased after the input was opened).
+# current key). Returns the current key's id and stored form, plus 1 when it was created now.
 _CURRENT = """
 local cur = redis.call('HGET', KEYS[1], 'current')
 local val = cur and redis.call('HGET', KEYS[1], cur)
-local opened = ARGV[3]
-if opened and opened ~= '' then
-  if val and string.find(' ' .. opened .. ' ', ' ' .. cur .. ' ', 1, true) then return {cur, val, 0} end
-  return {'', '', 2}
-end
 if val then return {cur, val, 0} end
 redis.call('HSET', KEYS[1], 'current', ARGV[1], ARGV[1], ARGV[2])
 return {ARGV[1], ARGV[2], 1}
@@ -79,16 +72,19 @@ class UserKeys:
         return found
 
     def current_many(
-        self, users: Iterable[User], now_ms: int, opened: Mapping[User, Collection[str]] | None = None
+        self, users: Iterable[User], now_ms: int, opened: Opened | None = None
     ) -> dict[User, tuple[str, bytes, KeyRecord | None] | None]:
         """`current` for several users in one round trip. `opened`: for a user whose payloads come
-        from input opened with these key ids, the current key only if it is one of them, else
-        None and no key created (the user was erased since: what was said before the erasure
-        must not be sealed with a key that opens after it)."""
+        from input opened with these keys, the current key only if it is one of them, else None
+        and no key created (the user was erased since: what was said before the erasure must not
+        be sealed with a key that opens after it). Such a user's current key id is all that is
+        read: the key itself is in hand, and a key id names one key for good."""
         wanted = list(dict.fromkeys(users))
         opened = opened or {}
         fresh = {}
         for tenant, user in wanted:
+            if opened.get((tenant, user)):
+                continue
             kid, key = new_key_id(), new_key()
             fresh[(tenant, user)] = (
                 kid,
@@ -97,19 +93,27 @@ class UserKeys:
             )
 
         def build(pipe: Any) -> None:
-            for (tenant, user), (kid, _, stored) in fresh.items():
-                with_keys = " ".join(sorted(opened.get((tenant, user), ())))
-                self._current(keys=[user_data_keys(tenant, user)], args=[kid, stored, with_keys], client=pipe)
+            for tenant, user in wanted:
+                if (tenant, user) in fresh:
+                    kid, _, stored = fresh[(tenant, user)]
+                    self._current(keys=[user_data_keys(tenant, user)], args=[kid, stored], client=pipe)
+                else:
+                    # an erasure deletes the current key's id with the keys (one HDEL), so an id
+                    # still current names a key the user still holds
+                    pipe.hget(user_data_keys(tenant, user), "current")
 
-        if not self._current._loaded:
+        if fresh and not self._current._loaded:
             self._current.reload()
         out: dict[User, tuple[str, bytes, KeyRecord | None] | None] = {}
         for (tenant, user), reply in zip(wanted, run_pipeline(self.r, build, [self._current]), strict=True):
+            if (tenant, user) not in fresh:
+                held = opened[(tenant, user)]
+                current = reply.decode() if reply is not None else ""  # "": no current key (erased)
+                out[(tenant, user)] = (current, held[current], None) if current in held else None
+                continue
             got_kid, got_stored, created = reply
             got = got_kid.decode()
-            if created == 2:
-                out[(tenant, user)] = None
-            elif created:
+            if created:
                 out[(tenant, user)] = (got, fresh[(tenant, user)][1], (record_key(tenant, user, got), got_stored))
             else:
                 out[(tenant, user)] = (got, self._unwrap(tenant, user, got, got_stored), None)
@@ -179,7 +183,7 @@ class Sealer:
         self._lock = threading.Lock()
 
     def _current(
-        self, users: list[User], now_ms: int, opened: Mapping[User, Collection[str]] | None = None
+        self, users: list[User], now_ms: int, opened: Opened | None = None
     ) -> dict[User, tuple[str, bytes, KeyRecord | None] | None]:
         try:
             found = self.keys.current_many(users, now_ms, opened)
@@ -215,11 +219,12 @@ class Sealer:
         return sealed, created
 
     def seal_opened(
-        self, items: list[tuple[str, str, bytes, bytes]], now_ms: int, opened: Mapping[User, Collection[str]]
+        self, items: list[tuple[str, str, bytes, bytes]], now_ms: int, opened: Opened
     ) -> tuple[list[bytes | None], list[KeyRecord]]:
         """`seal_many` for payloads made from sealed input: a user's are sealed only with a key
-        their input was opened with (`opened`: the key ids, per user), else left None (the user
-        was erased since the input was opened). Users not in `opened` are sealed as usual."""
+        their input was opened with (`opened`: those keys, id -> key, per user), else left None
+        (the user was erased since the input was opened). Users not in `opened` are sealed as
+        usual."""
         found = self._current(list(dict.fromkeys((tenant, user) for tenant, user, _, _ in items)), now_ms, opened)
         created = [current[2] for current in found.values() if current is not None and current[2] is not None]
         out: list[bytes | None] = []
