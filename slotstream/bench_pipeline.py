@@ -199,9 +199,12 @@ def _aof_rewrites(stack: LocalStack) -> tuple[int, float] | None:
     return int(persistence["aof_rewrites"]), int(stack.engine.r.info("stats")["latest_fork_usec"]) / 1000
 
 
-def _print_redis_persistence(before: tuple[int, float] | None, after: tuple[int, float] | None) -> None:
+def _print_redis_persistence(own: bool, before: tuple[int, float] | None, after: tuple[int, float] | None) -> None:
     """An AOF rewrite forks the server, and the child writes the whole state out: here, on the two
-    cores the worker and the broker use (docs/BENCHMARKS.md, "Freshness and the AOF")."""
+    cores the worker and the broker use (docs/BENCHMARKS.md, "Freshness and the AOF"). `own`: the
+    bench started the Redis (a configured one keeps its own persistence, not told here)."""
+    if not own:
+        return
     if before is None or after is None:
         print("  the embedded Redis kept its state in memory only (--redis memory)", flush=True)
         return
@@ -311,7 +314,7 @@ def freshness(
             flush=True,
         )
         _print_broker_cpu(broker_before, broker_after, probing, "while probing")
-        _print_redis_persistence(aof_before, aof_after)
+        _print_redis_persistence(stack.redis_pid is not None, aof_before, aof_after)
 
 
 def extraction_alone(n_turns: int, mix: str = "bench") -> None:

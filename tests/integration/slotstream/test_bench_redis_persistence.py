@@ -37,7 +37,7 @@ def test_an_aof_rewrite_while_probing_is_counted_and_printed(capsys: pytest.Capt
             time.sleep(0.05)
         after = _aof_rewrites(stack)
         assert after is not None and after[0] == before[0] + 1, (before, after)
-        _print_redis_persistence(before, after)
+        _print_redis_persistence(True, before, after)
         out = capsys.readouterr().out.strip()
         assert out.startswith(
             "the embedded Redis appended every write to its AOF (fsync every second) "
@@ -56,7 +56,9 @@ def test_a_redis_in_memory_only_or_not_the_benchs_own_has_no_rewrites_to_count(
         client = redis.Redis.from_url(server.url)
         assert _aof_rewrites(_stack(server, client)) is None
         assert _aof_rewrites(_stack(None, client)) is None  # an external Redis: not asked
-        _print_redis_persistence(None, None)
+        _print_redis_persistence(True, None, None)
         assert capsys.readouterr().out.strip() == "the embedded Redis kept its state in memory only (--redis memory)"
+        _print_redis_persistence(False, None, None)  # a configured Redis: its persistence is its own
+        assert capsys.readouterr().out == ""
     finally:
         server.stop()
