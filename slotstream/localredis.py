@@ -6,6 +6,12 @@ at most the last second of writes (which the workers then re-read from Kafka: th
 live in the same Redis and rewind with it). Without a data folder a temporary one is used and
 removed on stop.
 
+The file is rewritten whenever it has doubled: the server forks and the child writes the whole
+state out as the file's base, on the cores the worker and the broker use. The base is written
+uncompressed (`rdbcompression no`): on a state of 69 MB in memory a rewrite took 210–214 ms
+instead of 315–339, and its base of 61 MB instead of 41 lets the file grow longer before the next
+rewrite (docs/BENCHMARKS.md, "Freshness and the AOF"). Here the cores are scarcer than the disk.
+
 `LocalRedisCluster` runs several of them as a Redis Cluster (masters only, the 16384 hash slots
 split evenly), built with CLUSTER ADDSLOTSRANGE and CLUSTER MEET: neither wheel nor Debian's
 package is sure to ship redis-cli / valkey-cli, and the server alone is enough. Its `url` is a
@@ -106,7 +112,11 @@ class LocalRedis:
         folder = self.folder
         folder.mkdir(parents=True, exist_ok=True)
         log = folder / "server.log"
-        persistence = ["--appendonly", "yes", "--appendfsync", self.fsync] if self.persist else ["--appendonly", "no"]
+        persistence = (
+            ["--appendonly", "yes", "--appendfsync", self.fsync, "--rdbcompression", "no"]
+            if self.persist
+            else ["--appendonly", "no"]
+        )
         self.proc = subprocess.Popen(
             [
                 server_binary(),

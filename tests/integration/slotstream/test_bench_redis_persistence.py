@@ -1,6 +1,7 @@
-"""The pipeline bench's account of its embedded Redis's persistence: an AOF rewrite forks the
-server and writes the whole state out on the machine the worker runs on, so the freshness run says
-how many happened while it probed (docs/BENCHMARKS.md, "Freshness and the AOF")."""
+"""The embedded Redis's persistence and the pipeline bench's account of it: an AOF rewrite forks
+the server and writes the whole state out on the machine the worker runs on, so the local server
+writes that base uncompressed, and the freshness run says how many rewrites happened while it
+probed (docs/BENCHMARKS.md, "Freshness and the AOF")."""
 
 from __future__ import annotations
 
@@ -18,6 +19,17 @@ from slotstream.localredis import LocalRedis
 def _stack(server: LocalRedis | None, client: redis.Redis) -> Any:
     pid = server.proc.pid if server is not None and server.proc is not None else None
     return SimpleNamespace(redis_pid=pid, engine=SimpleNamespace(r=client))
+
+
+def test_the_local_redis_appends_to_an_aof_whose_base_is_written_uncompressed_or_keeps_none() -> None:
+    persisting, in_memory = LocalRedis(persist=True).start(), LocalRedis(persist=False).start()
+    try:
+        config = redis.Redis.from_url(persisting.url).config_get("*")
+        assert (config["appendonly"], config["appendfsync"], config["rdbcompression"]) == ("yes", "everysec", "no")
+        assert redis.Redis.from_url(in_memory.url).config_get("appendonly") == {"appendonly": "no"}
+    finally:
+        persisting.stop()
+        in_memory.stop()
 
 
 def test_an_aof_rewrite_while_probing_is_counted_and_printed(capsys: pytest.CaptureFixture[str]) -> None:
