@@ -87,3 +87,22 @@ def test_the_sealer_falls_back_to_the_key_it_last_used_while_redis_is_away(
     assert created == [] and open_sealed(key, b"t/u", again) == b"hello again"
     with pytest.raises(redis.exceptions.ConnectionError):
         sealer.seal_many([(tenant, "stranger", b"t/stranger", b"hi")], 2000)
+
+
+def test_while_redis_is_away_input_opened_with_the_remembered_key_is_sealed_with_it_and_no_other(
+    redis_client: redis.Redis, tenant: str
+) -> None:
+    """The outage fallback for what a batch made of sealed input: the key the sealer last used seals
+    only payloads whose input was opened with that very key (else they are left unsealed, as for a
+    user erased meanwhile)."""
+    sealer = Sealer(UserKeys(redis_client, new_key()))
+    sealer.seal_many([(tenant, "u", b"t/u", b"hello")], 1000)
+    ((kid, key),) = sealer.keys.keys_of([(tenant, "u")])[(tenant, "u")].items()
+    away = redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.2)  # nothing listens there
+    sealer.keys.r = away
+    sealer.keys._current.client = away
+    items = [(tenant, "u", b"t/u", b"an op")]
+    (sealed,), created = sealer.seal_opened(items, 2000, {(tenant, "u"): {kid: key}})
+    assert created == [] and sealed is not None and open_sealed(key, b"t/u", sealed) == b"an op"
+    (dropped,), created = sealer.seal_opened(items, 2000, {(tenant, "u"): {"0123456789ab": new_key()}})
+    assert dropped is None and created == []
