@@ -8,9 +8,10 @@ removed on stop.
 
 The file is rewritten whenever it has doubled: the server forks and the child writes the whole
 state out as the file's base, on the cores the worker and the broker use. The base is written
-uncompressed (`rdbcompression no`): on a state of 69 MB in memory a rewrite took 210–214 ms
-instead of 315–339, and its base of 61 MB instead of 41 lets the file grow longer before the next
-rewrite (docs/BENCHMARKS.md, "Freshness and the AOF"). Here the cores are scarcer than the disk.
+uncompressed (`rdbcompression no`): half as large again (51.3 MB instead of 34.0 for the state of
+`scripts/aof_costs.py`), it lets the file grow that much longer before the next rewrite, which
+takes about as long (docs/BENCHMARKS.md, "Freshness and the AOF"). Here the cores are scarcer than
+the disk.
 
 `LocalRedisCluster` runs several of them as a Redis Cluster (masters only, the 16384 hash slots
 split evenly), built with CLUSTER ADDSLOTSRANGE and CLUSTER MEET: neither wheel nor Debian's

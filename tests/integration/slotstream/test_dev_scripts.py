@@ -169,3 +169,15 @@ def test_gc_pauses_prints_each_generations_collections(
     for generation in range(3):
         assert re.search(rf"^generation {generation}: (no collection|\d+ collections, median )", out, re.M), out
     assert redis_client.keys("gcpauses*")  # it applied them
+
+
+def test_aof_costs_reads_the_files_growth_and_times_rewrites_both_ways_on_a_server_of_its_own() -> None:
+    out = run(str(SCRIPTS / "aof_costs.py"), "600", "1")
+    applied = re.search(r"^AOF since its last rewrite: [\d,]+ bytes of arguments for ([\d,]+) applied ops", out, re.M)
+    assert applied is not None and int(applied[1].replace(",", "")) > 0, out
+    # every applied op wrote its stored record and its ledger entry
+    assert re.search(r"^  HSET rec: \d+% \(\d+ writes", out, re.M), out
+    assert re.search(r"^  HSET ops: \d+% \(\d+ writes", out, re.M), out
+    rewrites = re.findall(r"^rewrite with rdbcompression (yes|no): \d+ ms, base ([\d.]+) MB$", out, re.M)
+    assert [compression for compression, _ in rewrites] == ["yes", "no"], out
+    assert float(rewrites[1][1]) > float(rewrites[0][1])  # the uncompressed base is the larger

@@ -1,0 +1,118 @@
+"""What the local Redis's append-only file costs: the bytes each kind of write adds to it, and how
+long a rewrite takes with its base compressed and not (docs/BENCHMARKS.md, "Freshness and the AOF").
+
+    python scripts/aof_costs.py [TURNS] [ROUNDS]
+
+Starts a local Redis of its own with the AOF on (as the local stack runs it), writes TURNS turns of
+the pipeline bench's mix through the worker's own handlers into it (`live_handler_costs.py`,
+batches of 500; default 40,000), then prints the AOF's growth since the last rewrite by command and
+key kind (a key's name past its user's prefix, ids and digests folded), and times `BGREWRITEAOF`
+ROUNDS times each way (default 3), alternately with `rdbcompression yes` and `no`, until `INFO
+persistence` says it is done, with the size of the base it wrote.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import redis
+
+from slotstream.localredis import LocalRedis
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import live_handler_costs  # (a sibling script, found through the line above)
+
+
+def commands(data: bytes) -> list[list[bytes]]:
+    """The commands of an AOF's incremental file (RESP arrays of bulk strings)."""
+    out, pos = [], 0
+    while pos < len(data):
+        end = data.index(b"\r\n", pos)
+        count, pos = int(data[pos + 1 : end]), end + 2
+        args = []
+        for _ in range(count):
+            end = data.index(b"\r\n", pos)
+            size, pos = int(data[pos + 1 : end]), end + 2
+            args.append(data[pos : pos + size])
+            pos += size + 2
+        out.append(args)
+    return out
+
+
+def key_kind(key: bytes) -> str:
+    """`ns:{tenant:user}:ixt:global:<digest>` -> `ixt:global:*`: what a key holds, not whose."""
+    name = key.decode(errors="replace").split("}", 1)[-1].lstrip(":")
+    name = re.sub(r"^(hist|ixt|ixp|ixq):(.*?)(:[^:]*)?$", lambda m: m[1] + (":" + m[2] if m[3] else "") + ":*", name)
+    return name
+
+
+def composition(folder: Path) -> list[str]:
+    """The incremental files' bytes by command and key kind; an applied op writes its ledger entry
+    (`HSET ops`) once, which counts the ops they hold."""
+    manifest = (folder / "appendonly.aof.manifest").read_text()
+    incr = [line.split()[1] for line in manifest.splitlines() if line.split()[-1] == "i"]
+    sizes: Counter[tuple[str, str]] = Counter()
+    calls: Counter[tuple[str, str]] = Counter()
+    records = []
+    for name in incr:
+        for args in commands((folder / name).read_bytes()):
+            kind = (args[0].decode().upper(), key_kind(args[1]) if len(args) > 1 else "")
+            size = sum(len(arg) for arg in args)
+            sizes[kind] += size
+            calls[kind] += 1
+            if kind == ("HSET", "rec"):
+                records.append(len(args[3]))
+    total = sum(sizes.values())
+    applied = calls[("HSET", "ops")]
+    lines = [
+        f"AOF since its last rewrite: {total:,} bytes of arguments for {applied:,} applied ops, "
+        f"{total / max(1, applied):,.0f} an op"
+    ]
+    for (command, kind), size in sizes.most_common(8):
+        share = size / total * 100
+        count = calls[(command, kind)]
+        lines.append(f"  {command} {kind}: {share:.0f}% ({count} writes, {size / count:,.0f} bytes each)")
+    if records:
+        lines.append(
+            f"  a stored record written: median {statistics.median(records):,.0f} bytes, largest {max(records):,}"
+        )
+    return lines
+
+
+def rewrite(client: redis.Redis, folder: Path) -> tuple[float, int]:
+    """One `BGREWRITEAOF`: its milliseconds until done, and the base's size in bytes."""
+    started = time.perf_counter()
+    client.bgrewriteaof()
+    while True:
+        persistence = client.info("persistence")
+        if not persistence["aof_rewrite_in_progress"] and not persistence["aof_rewrite_scheduled"]:
+            break
+        time.sleep(0.005)
+    elapsed = (time.perf_counter() - started) * 1000
+    return elapsed, sum(path.stat().st_size for path in folder.glob("*.base.rdb"))
+
+
+def main(turns: int, rounds: int) -> None:
+    with LocalRedis(persist=True) as server:
+        client = redis.Redis.from_url(server.url)
+        folder = server.folder / "appendonlydir"
+        live_handler_costs.main(server.url, 500, "bench", turns)
+        for line in composition(folder):
+            print(line)
+        print(f"state: {client.dbsize():,} keys, {client.info('memory')['used_memory_human']} in memory")
+        for _ in range(rounds):
+            for compression in ("yes", "no"):
+                client.config_set("rdbcompression", compression)
+                elapsed, base = rewrite(client, folder)
+                print(f"rewrite with rdbcompression {compression}: {elapsed:.0f} ms, base {base / 1e6:.1f} MB")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 3:
+        sys.exit("usage: aof_costs.py [TURNS] [ROUNDS]")
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 40000, int(sys.argv[2]) if len(sys.argv) > 2 else 3)
