@@ -3,9 +3,10 @@
 The engine's apply script is wrapped (in this process only) so that each `redis.call` is counted;
 the counts are added up in a hash of the namespace and printed per op. Each server call costs the
 script about 1–2.5 µs on this machine, so the count is most of its time (docs/BENCHMARKS.md,
-"Apply"). Usage:
+"Apply"). `--by-key` counts each command by the kind of key it names instead (the part of the key
+after the user's prefix: `HSET rec`, `ZADD ixt`, ...). Usage:
 
-    python scripts/apply_lua_calls.py REDIS_URL [OPS]
+    python scripts/apply_lua_calls.py REDIS_URL [OPS] [--by-key]
 """
 
 from __future__ import annotations
@@ -54,11 +55,18 @@ def apply_script_watched(setup: str, watch: str, after: str) -> Iterator[None]:
         engine_module._script = original
 
 
-def main(url: str, n_ops: int) -> None:
+# a call's name when counted by key: the command and the key's kind, the word after the user's
+# prefix (which ends with its hash tag's closing brace); a key without one is named whole
+BY_KEY = """  local key = select(1, ...) or ''
+  local name = command .. ' ' .. (string.match(key, '}:(%a+)') or key)
+  counts[name] = (counts[name] or 0) + 1"""
+
+
+def main(url: str, n_ops: int, by_key: bool = False) -> None:
     # the counts go to `KEYS[1]`'s namespace marker hash (the script's one declared key stays its only one)
     counting = apply_script_watched(
         "local counts = {}",
-        "  counts[command] = (counts[command] or 0) + 1",
+        BY_KEY if by_key else "  counts[command] = (counts[command] or 0) + 1",
         "for command, n in pairs(counts) do real_call('HINCRBY', KEYS[1] .. ':calls', command, n) end",
     )
     client = connect(url)
@@ -72,11 +80,13 @@ def main(url: str, n_ops: int) -> None:
         for command, n in client.hgetall(key).items():
             counts[command.decode()] = counts.get(command.decode(), 0) + int(n)
     print(f"{sum(counts.values()) / n_ops:.1f} server calls per op in apply.lua")
-    for command, n in sorted(counts.items(), key=lambda item: -item[1]):
-        print(f"  {command:8} {n / n_ops:.2f}")
+    for command, n in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        print(f"  {command:14} {n / n_ops:.2f}" if by_key else f"  {command:8} {n / n_ops:.2f}")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) not in (2, 3):
-        sys.exit("usage: apply_lua_calls.py REDIS_URL [OPS]")
-    main(sys.argv[1], int(sys.argv[2]) if len(sys.argv) == 3 else 20_000)
+    by_key = "--by-key" in sys.argv[1:]
+    positional = [arg for arg in sys.argv[1:] if arg != "--by-key"]
+    if len(positional) not in (1, 2):
+        sys.exit("usage: apply_lua_calls.py REDIS_URL [OPS] [--by-key]")
+    main(positional[0], int(positional[1]) if len(positional) == 2 else 20_000, by_key)

@@ -55,6 +55,23 @@ def test_apply_lua_calls_counts_the_scripts_server_calls(
     assert float(total[1]) == pytest.approx(sum(per_command.values()), abs=0.1)
 
 
+def test_apply_lua_calls_by_key_names_each_command_with_the_kind_of_key_it_writes(
+    redis_url: str, redis_client: redis.Redis, script_keys_dropped: None
+) -> None:
+    by_command = run(str(SCRIPTS / "apply_lua_calls.py"), redis_url, "600")
+    out = run(str(SCRIPTS / "apply_lua_calls.py"), redis_url, "600", "--by-key")
+    per_key = {m[1]: float(m[2]) for m in re.finditer(r"^  (\w+ \w+|\w+)\s+([\d.]+)$", out, re.M)}
+    # every op writes its ledger entry once and appends its log entry once
+    assert per_key["HSET ops"] == pytest.approx(1.0, abs=0.01)
+    assert per_key["RPUSH log"] == pytest.approx(1.0, abs=0.01)
+    assert per_key["HSET rec"] >= 1.0
+    # the same calls, split finer: per command, the kinds add up to the plain count
+    per_command = {m[1]: float(m[2]) for m in re.finditer(r"^  (\w+)\s+([\d.]+)$", by_command, re.M)}
+    for command, n in per_command.items():
+        split = sum(v for name, v in per_key.items() if name.split()[0] == command)
+        assert split == pytest.approx(n, abs=0.05), (command, out)
+
+
 def test_apply_instructions_applies_only_when_asked(
     redis_url: str, redis_client: redis.Redis, script_keys_dropped: None
 ) -> None:
