@@ -6,7 +6,8 @@ long a rewrite takes with its base compressed and not (docs/BENCHMARKS.md, "Fres
 Starts a local Redis of its own with the AOF on (as the local stack runs it), writes TURNS turns of
 the pipeline bench's mix through the worker's own handlers into it (`live_handler_costs.py`,
 batches of 500; default 40,000), then prints the AOF's growth since the last rewrite by command and
-key kind (a key's name past its user's prefix, ids and digests folded), and times `BGREWRITEAOF`
+key kind (a key's name past its user's prefix, ids and digests folded) and what the stored records'
+bytes are spent on (field names, evidence), and times `BGREWRITEAOF`
 ROUNDS times each way (default 3), alternately with `rdbcompression yes` and `no`, until `INFO
 persistence` says it is done, with the size of the base it wrote.
 """
@@ -20,6 +21,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import orjson
 import redis
 
 from slotstream.localredis import LocalRedis
@@ -51,6 +53,37 @@ def key_kind(key: bytes) -> str:
     return name
 
 
+def field_name_bytes(value: object) -> int:
+    """The bytes a JSON value spends on its objects' field names (each with its quotes and colon)."""
+    if isinstance(value, dict):
+        return sum(len(name) + 3 + field_name_bytes(item) for name, item in value.items())
+    if isinstance(value, list):
+        return sum(field_name_bytes(item) for item in value)
+    return 0
+
+
+def record_parts(written: list[bytes]) -> str | None:
+    """What the stored records' bytes are spent on: their field names and their evidence lists
+    (a record is stored as a JSON object; one that does not parse as one is left out)."""
+    total = names = evidence = 0
+    for raw in written:
+        try:
+            record = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        if not isinstance(record, dict):
+            continue
+        total += len(raw)
+        names += field_name_bytes(record)
+        evidence += len(orjson.dumps(record.get("evidence") or []))
+    if not total:
+        return None
+    return (
+        f"  of the stored records' bytes: field names {names / total * 100:.0f}%, "
+        f"evidence lists {evidence / total * 100:.0f}% (its own field names included)"
+    )
+
+
 def composition(folder: Path) -> list[str]:
     """The incremental files' bytes by command and key kind; an applied op writes its ledger entry
     (`HSET ops`) once, which counts the ops they hold."""
@@ -58,7 +91,7 @@ def composition(folder: Path) -> list[str]:
     incr = [line.split()[1] for line in manifest.splitlines() if line.split()[-1] == "i"]
     sizes: Counter[tuple[str, str]] = Counter()
     calls: Counter[tuple[str, str]] = Counter()
-    records = []
+    records: list[bytes] = []
     for name in incr:
         for args in commands((folder / name).read_bytes()):
             kind = (args[0].decode().upper(), key_kind(args[1]) if len(args) > 1 else "")
@@ -66,7 +99,7 @@ def composition(folder: Path) -> list[str]:
             sizes[kind] += size
             calls[kind] += 1
             if kind == ("HSET", "rec"):
-                records.append(len(args[3]))
+                records.append(args[3])
     total = sum(sizes.values())
     applied = calls[("HSET", "ops")]
     lines = [
@@ -78,9 +111,14 @@ def composition(folder: Path) -> list[str]:
         count = calls[(command, kind)]
         lines.append(f"  {command} {kind}: {share:.0f}% ({count} writes, {size / count:,.0f} bytes each)")
     if records:
+        sizes_written = [len(raw) for raw in records]
         lines.append(
-            f"  a stored record written: median {statistics.median(records):,.0f} bytes, largest {max(records):,}"
+            f"  a stored record written: median {statistics.median(sizes_written):,.0f} bytes, "
+            f"largest {max(sizes_written):,}"
         )
+        parts = record_parts(records)
+        if parts:
+            lines.append(parts)
     return lines
 
 
