@@ -17,7 +17,7 @@ from slotstream.memory.models import ContextRequest, OpIn
 from slotstream.state.keys import Keys
 from slotstream.state.namespaces import drop_namespace
 
-from .localredis import describe_server
+from .localredis import server_build
 from .runtime import redis_client
 from .scenario import fresh_namespace
 from .settings import Settings
@@ -161,7 +161,7 @@ def run_engine_bench(
                 client.get(Keys(ns).probe())
                 floor.append((time.perf_counter() - t) * 1000)
             print(
-                f"{describe_server(client.info('server') | client.info('memory'))} at "
+                f"{server_build(client)} at "
                 f"{settings.redis_url or 'embedded local server'}; {requests} requests per row"
             )
             print(f"plain GET round trip (floor): p50 {_pct(floor, 0.5):.3f} ms  p99 {_pct(floor, 0.99):.3f} ms")

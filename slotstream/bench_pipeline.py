@@ -32,7 +32,7 @@ from typing import Any
 from slotstream.memory.models import ContextRequest, iso
 from slotstream.streams.topics import TURNS
 
-from .localredis import describe_server
+from .localredis import server_build
 from .settings import Settings
 from .stack import LocalStack
 
@@ -194,10 +194,10 @@ def _aof_rewrites(stack: LocalStack) -> tuple[int, float] | None:
     stopped the server, in ms (None: it keeps no AOF, or is not the bench's own)."""
     if stack.redis_pid is None:
         return None
-    persistence = stack.engine.r.info("persistence")
-    if not persistence.get("aof_enabled"):
+    info = stack.engine.r.info()  # its default sections: persistence and stats among them
+    if not info.get("aof_enabled"):
         return None
-    return int(persistence["aof_rewrites"]), int(stack.engine.r.info("stats")["latest_fork_usec"]) / 1000
+    return int(info["aof_rewrites"]), int(info["latest_fork_usec"]) / 1000
 
 
 def _print_redis_persistence(
@@ -206,7 +206,7 @@ def _print_redis_persistence(
     """An AOF rewrite forks the server, and the child writes the whole state out: here, on the two
     cores the worker and the broker use (docs/BENCHMARKS.md, "Freshness and the AOF"). `own`: the
     bench started the Redis (a configured one keeps its own persistence, not told here); `server`:
-    its build (`describe_server`)."""
+    its build (`server_build`)."""
     if not own:
         return
     named = f"the embedded Redis ({server})" if server else "the embedded Redis"
@@ -319,8 +319,7 @@ def freshness(
             flush=True,
         )
         _print_broker_cpu(broker_before, broker_after, probing, "while probing")
-        server = describe_server(stack.engine.r.info("server") | stack.engine.r.info("memory"))
-        _print_redis_persistence(stack.redis_pid is not None, aof_before, aof_after, server)
+        _print_redis_persistence(stack.redis_pid is not None, aof_before, aof_after, server_build(stack.engine.r))
 
 
 def extraction_alone(n_turns: int, mix: str = "bench") -> None:

@@ -30,7 +30,7 @@ from slotstream.state.context_cache import ContextCache
 from slotstream.state.namespaces import drop_namespace
 
 from .bench import T0, _pct, _record
-from .localredis import describe_server, stop_process
+from .localredis import server_build, stop_process
 from .settings import Settings
 from .sidecar.keys import create_key
 from .stack import LocalStack
@@ -157,9 +157,8 @@ def run_sidecar_bench(
     cells = [(size, conc) for size in sizes for conc in concurrency]
     with LocalStack(base, workers=0) as stack:
         _load_users(stack, sizes)
-        server = describe_server(stack.client.info("server") | stack.client.info("memory"))
         print(
-            f"{server} at {stack.redis_url}; sidecar with "
+            f"{server_build(stack.client)} at {stack.redis_url}; sidecar with "
             f"{base.sidecar_workers} server processes on {base.sidecar_host}; {requests} requests per row at "
             f"concurrency 1, {requests * 4} above it; {rounds} rounds, modes interleaved; medians over the rounds"
         )

@@ -98,6 +98,12 @@ def describe_server(info: dict[str, object]) -> str:
     return f"Redis {info.get('redis_version', '?')} ({allocator})"
 
 
+def server_build(client: redis.Redis) -> str:
+    """`describe_server` of the server `client` talks to: one INFO (its default sections hold the
+    server's and the memory's)."""
+    return describe_server(client.info())
+
+
 class LocalRedis:
     def __init__(
         self,

@@ -13,7 +13,7 @@ import pytest
 import redis
 
 from slotstream.bench_pipeline import _aof_rewrites, _print_redis_persistence
-from slotstream.localredis import LocalRedis, describe_server
+from slotstream.localredis import LocalRedis, server_build
 
 
 def _stack(server: LocalRedis | None, client: redis.Redis) -> Any:
@@ -50,7 +50,7 @@ def test_an_aof_rewrite_while_probing_is_counted_and_printed(capsys: pytest.Capt
         after = _aof_rewrites(stack)
         assert after is not None and after[0] == before[0] + 1, (before, after)
         info = client.info("server") | client.info("memory")
-        server_named = describe_server(info)
+        server_named = server_build(client)
         # the build is named as the server reports it: its version and allocator
         assert str(info.get("valkey_version") or info["redis_version"]) in server_named
         assert str(info["mem_allocator"]) in server_named
