@@ -188,6 +188,26 @@ def test_gc_pauses_prints_each_generations_collections(
     assert redis_client.keys("gcpauses*")  # it applied them
 
 
+def test_aof_costs_counts_a_records_field_names_and_evidence_and_leaves_out_what_is_not_a_json_object() -> None:
+    sys.path.insert(0, str(SCRIPTS))
+    try:
+        import aof_costs
+    finally:  # the script puts its own folder on the path too (for its sibling): both taken off
+        sys.path[:] = [entry for entry in sys.path if entry != str(SCRIPTS)]
+    record = {"id": "r1", "evidence": [{"at": "x"}]}
+    # "id" and "evidence" at the top, "at" inside: each name with its two quotes and its colon
+    assert aof_costs.field_name_bytes(record) == (2 + 3) + (8 + 3) + (2 + 3)
+    raw = json.dumps(record, separators=(",", ":")).encode()
+    evidence = len(b'[{"at":"x"}]')
+    line = aof_costs.record_parts([raw, b"\x00sealed bytes", b"[1, 2]"])  # the last two are left out
+    names = (2 + 3) + (8 + 3) + (2 + 3)
+    assert line == (
+        f"  of the stored records' bytes: field names {names / len(raw) * 100:.0f}%, "
+        f"evidence lists {evidence / len(raw) * 100:.0f}% (its own field names included)"
+    )
+    assert aof_costs.record_parts([b"not json"]) is None
+
+
 def test_aof_costs_reads_the_files_growth_and_times_rewrites_both_ways_on_a_server_of_its_own() -> None:
     out = run(str(SCRIPTS / "aof_costs.py"), "600", "1")
     applied = re.search(r"^AOF since its last rewrite: [\d,]+ bytes of arguments for ([\d,]+) applied ops", out, re.M)
