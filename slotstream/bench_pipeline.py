@@ -200,6 +200,39 @@ def _aof_rewrites(stack: LocalStack) -> tuple[int, float] | None:
     return int(info["aof_rewrites"]), int(info["latest_fork_usec"]) / 1000
 
 
+def _rewrite_mark(stack: LocalStack) -> tuple[int, bool] | None:
+    """Where the bench's own Redis is with its AOF rewrites: how many it has made, and whether one
+    runs now (None: it keeps no AOF, or is not the bench's own). A probe marked before and after
+    met a rewrite if one ran at either mark or one began and ended between them."""
+    if stack.redis_pid is None:
+        return None
+    info = stack.engine.r.info("persistence")
+    if not info.get("aof_enabled"):
+        return None
+    return int(info["aof_rewrites"]), bool(info["aof_rewrite_in_progress"])
+
+
+def met_a_rewrite(before: tuple[int, bool] | None, after: tuple[int, bool] | None) -> bool:
+    if before is None or after is None:
+        return False
+    return before[1] or after[1] or after[0] != before[0]
+
+
+def _print_rewrite_split(latencies: list[float], met: list[bool]) -> None:
+    """The probes that met an AOF rewrite apart from the others: the tail a rewrite makes (every
+    page the server writes while its child runs is copied first) against the rest of the run."""
+    during = [ms for ms, hit in zip(latencies, met, strict=True) if hit]
+    others = [ms for ms, hit in zip(latencies, met, strict=True) if not hit]
+    if not during or not others:
+        return
+    print(
+        f"  {len(during)} of the {len(latencies)} probes met an AOF rewrite: p50 {_pct(during, 0.5):.1f} ms, "
+        f"max {max(during):.1f} ms; the other {len(others)}: p99 {_pct(others, 0.99):.1f} ms, "
+        f"max {max(others):.1f} ms",
+        flush=True,
+    )
+
+
 def _print_redis_persistence(
     own: bool, before: tuple[int, float] | None, after: tuple[int, float] | None, server: str = ""
 ) -> None:
@@ -267,6 +300,7 @@ def freshness(
         bg.start()
         time.sleep(warmup)
         lat: list[float] = []
+        met: list[bool] = []  # whether each probe met an AOF rewrite
         lookups = stamp_reads = 0
         meta = stack.engine.keys.meta("bench", "probe")
         probes_started, broker_before = time.perf_counter(), _broker_cpu(stack)
@@ -277,6 +311,7 @@ def freshness(
             city = f"Probecity{k}"
             at = iso(T0 + timedelta(days=1, seconds=k))
             req = ContextRequest(tenant="bench", user="probe", text="where do I live")
+            mark = _rewrite_mark(stack)
             t = time.perf_counter()
             stack.producer.send_turn(
                 at, {"tenant": "bench", "user": "probe", "role": "user", "text": f"Actually, I moved to {city}."}
@@ -298,6 +333,7 @@ def freshness(
                 stamp_reads += 1
                 time.sleep(0.0005)
             lat.append((time.perf_counter() - t) * 1000)
+            met.append(met_a_rewrite(mark, _rewrite_mark(stack)))
             k += 1
             time.sleep(0.05)
         probing = time.perf_counter() - probes_started
@@ -320,6 +356,7 @@ def freshness(
         )
         _print_broker_cpu(broker_before, broker_after, probing, "while probing")
         _print_redis_persistence(stack.redis_pid is not None, aof_before, aof_after, server_build(stack.engine.r))
+        _print_rewrite_split(lat, met)
 
 
 def extraction_alone(n_turns: int, mix: str = "bench") -> None:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import redis
 
-from slotstream.bench_pipeline import _aof_rewrites, _print_redis_persistence
+from slotstream.bench_pipeline import _aof_rewrites, _print_redis_persistence, _rewrite_mark, met_a_rewrite
 from slotstream.localredis import LocalRedis, server_build
 
 
@@ -40,6 +40,8 @@ def test_an_aof_rewrite_while_probing_is_counted_and_printed(capsys: pytest.Capt
         stack = _stack(server, client)
         before = _aof_rewrites(stack)
         assert before is not None
+        mark = _rewrite_mark(stack)
+        assert mark == (before[0], False) and not met_a_rewrite(mark, _rewrite_mark(stack))
         client.bgrewriteaof()
         deadline = time.monotonic() + 20
         while (
@@ -49,6 +51,7 @@ def test_an_aof_rewrite_while_probing_is_counted_and_printed(capsys: pytest.Capt
             time.sleep(0.05)
         after = _aof_rewrites(stack)
         assert after is not None and after[0] == before[0] + 1, (before, after)
+        assert met_a_rewrite(mark, _rewrite_mark(stack))  # a probe across it met the rewrite
         info = client.info("server") | client.info("memory")
         server_named = server_build(client)
         # the build is named as the server reports it: its version and allocator
@@ -73,6 +76,7 @@ def test_a_redis_in_memory_only_or_not_the_benchs_own_has_no_rewrites_to_count(
         client = redis.Redis.from_url(server.url)
         assert _aof_rewrites(_stack(server, client)) is None
         assert _aof_rewrites(_stack(None, client)) is None  # an external Redis: not asked
+        assert _rewrite_mark(_stack(server, client)) is None and _rewrite_mark(_stack(None, client)) is None
         _print_redis_persistence(True, None, None)
         assert capsys.readouterr().out.strip() == "the embedded Redis kept its state in memory only (--redis memory)"
         _print_redis_persistence(False, None, None)  # a configured Redis: its persistence is its own
