@@ -6,9 +6,14 @@ at most the last second of writes (which the workers then re-read from Kafka: th
 live in the same Redis and rewind with it). Without a data folder a temporary one is used and
 removed on stop.
 
-The file is rewritten whenever it has doubled: the server forks and the child writes the whole
-state out as the file's base, on the cores the worker and the broker use. The base is written
-uncompressed (`rdbcompression no`): half as large again (51.3 MB instead of 34.0 for the state of
+A rewrite of the file (the server forks and the child writes the whole state out as the file's
+base) slows the server for as long as it runs: every page the server writes meanwhile is copied
+first, and the worker's script calls of under a millisecond took 8-38 ms in a freshness run. So
+the file is rewritten at a quiet moment once it has doubled (`QuietRewriter`; the server's own
+trigger would fire under load), and by the server itself, whatever the load, only once it has
+grown by `REWRITE_BOUND_PERCENTAGE` of its base, which bounds the disk it takes and the replay a
+restart makes. The base is written uncompressed
+(`rdbcompression no`): half as large again (51.3 MB instead of 34.0 for the state of
 `scripts/aof_costs.py`), it lets the file grow that much longer before the next rewrite, which
 takes about as long (docs/BENCHMARKS.md, "Freshness and the AOF"). Here the cores are scarcer than
 the disk.
@@ -27,6 +32,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -34,6 +40,17 @@ from pathlib import Path
 import redis
 
 from .errors import LocalServerError
+
+# The server rewrites its AOF by itself once the file has grown by this share of its base, at any
+# load; `QuietRewriter` rewrites it sooner, at a quiet moment (docs/BENCHMARKS.md, "Freshness and
+# the AOF"). At 800 the file takes at most nine times its base on disk.
+REWRITE_BOUND_PERCENTAGE = 800
+# a quiet rewrite once the file has grown by its base's size (the server's own default trigger)...
+QUIET_REWRITE_PERCENTAGE = 100
+# ...and the server has answered fewer commands a second than this for QUIET_CHECKS checks in a row
+# (a check a second): an idle main job's worker and expiry sweep make a few a second
+QUIET_OPS_PER_SECOND = 100
+QUIET_CHECKS = 2
 
 
 def free_port() -> int:
@@ -104,6 +121,59 @@ def server_build(client: redis.Redis) -> str:
     return describe_server(client.info())
 
 
+def quiet_rewrite_due(persistence: dict[str, object], min_size: int) -> bool:
+    """Whether the AOF has grown enough for a quiet rewrite: by QUIET_REWRITE_PERCENTAGE of its
+    base and past the server's `auto-aof-rewrite-min-size`, with no rewrite running or scheduled
+    (`persistence`: INFO's persistence section)."""
+    if not persistence.get("aof_enabled") or persistence.get("aof_rewrite_in_progress"):
+        return False
+    if persistence.get("aof_rewrite_scheduled"):
+        return False
+    current, base = int(str(persistence.get("aof_current_size", 0))), int(str(persistence.get("aof_base_size", 0)))
+    return current >= min_size and current >= base * (100 + QUIET_REWRITE_PERCENTAGE) // 100
+
+
+class QuietRewriter:
+    """Asks a local server to rewrite its AOF at a quiet moment (module docstring): a thread that
+    reads INFO once a second and sends BGREWRITEAOF when the file is due (`quiet_rewrite_due`) and
+    the server has been quiet for QUIET_CHECKS checks in a row. A server that does not answer (a
+    halt, a restart) is asked again the next second."""
+
+    def __init__(self, url: str, interval: float = 1.0) -> None:
+        self.url = url
+        self.interval = interval
+        self.rewrites = 0  # asked for by this thread
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="slotstream-quiet-aof-rewrite", daemon=True)
+
+    def start(self) -> QuietRewriter:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        client = redis.Redis.from_url(self.url, socket_timeout=5)
+        quiet = 0
+        try:
+            while not self._stop.wait(self.interval):
+                try:
+                    info = client.info()
+                    min_size = int(str(client.config_get("auto-aof-rewrite-min-size")["auto-aof-rewrite-min-size"]))
+                    quiet = quiet + 1 if float(info.get("instantaneous_ops_per_sec", 0)) < QUIET_OPS_PER_SECOND else 0
+                    if quiet >= QUIET_CHECKS and quiet_rewrite_due(info, min_size):
+                        client.bgrewriteaof()
+                        self.rewrites += 1
+                        quiet = 0
+                except redis.RedisError:
+                    quiet = 0  # not answering (stopped, restarting, loading): ask again later
+        finally:
+            client.close()
+
+
 class LocalRedis:
     def __init__(
         self,
@@ -121,6 +191,7 @@ class LocalRedis:
         self.persist = persist
         self.fsync = fsync
         self._dir: tempfile.TemporaryDirectory[str] | None = None
+        self.rewriter: QuietRewriter | None = None
 
     @property
     def url(self) -> str:
@@ -139,7 +210,10 @@ class LocalRedis:
         folder.mkdir(parents=True, exist_ok=True)
         log = folder / "server.log"
         persistence = (
-            ["--appendonly", "yes", "--appendfsync", self.fsync, "--rdbcompression", "no"]
+            [
+                *("--appendonly", "yes", "--appendfsync", self.fsync, "--rdbcompression", "no"),
+                *("--auto-aof-rewrite-percentage", str(REWRITE_BOUND_PERCENTAGE)),
+            ]
             if self.persist
             else ["--appendonly", "no"]
         )
@@ -172,6 +246,8 @@ class LocalRedis:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as s:
                     s.sendall(b"PING\r\n")
                     if s.recv(16).startswith(b"+PONG"):  # a server still loading its data says -LOADING
+                        if self.persist:
+                            self.rewriter = QuietRewriter(self.url).start()
                         return self
             except OSError:
                 time.sleep(0.05)
@@ -181,6 +257,9 @@ class LocalRedis:
     def halt(self, kill: bool = False) -> None:
         """Stop the server process and keep its data (SIGTERM writes the append-only file out;
         `kill` is a crash: only what was fsynced survives)."""
+        if self.rewriter is not None:
+            self.rewriter.stop()
+            self.rewriter = None
         if self.proc is not None:
             stop_process(self.proc, 10, kill=kill)
         self.proc = None

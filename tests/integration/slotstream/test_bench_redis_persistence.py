@@ -13,7 +13,7 @@ import pytest
 import redis
 
 from slotstream.bench_pipeline import _aof_rewrites, _print_redis_persistence, _rewrite_mark, met_a_rewrite
-from slotstream.localredis import LocalRedis, server_build
+from slotstream.localredis import REWRITE_BOUND_PERCENTAGE, LocalRedis, server_build
 
 
 def _stack(server: LocalRedis | None, client: redis.Redis) -> Any:
@@ -26,6 +26,7 @@ def test_the_local_redis_appends_to_an_aof_whose_base_is_written_uncompressed_or
     try:
         config = redis.Redis.from_url(persisting.url).config_get("*")
         assert (config["appendonly"], config["appendfsync"], config["rdbcompression"]) == ("yes", "everysec", "no")
+        assert config["auto-aof-rewrite-percentage"] == str(REWRITE_BOUND_PERCENTAGE)
         assert redis.Redis.from_url(in_memory.url).config_get("appendonly") == {"appendonly": "no"}
     finally:
         persisting.stop()
