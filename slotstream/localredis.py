@@ -12,11 +12,10 @@ first, and the worker's script calls of under a millisecond took 8-38 ms in a fr
 the file is rewritten at a quiet moment once it has doubled (`QuietRewriter`; the server's own
 trigger would fire under load), and by the server itself, whatever the load, only once it has
 grown by `REWRITE_BOUND_PERCENTAGE` of its base, which bounds the disk it takes and the replay a
-restart makes. The base is written uncompressed
-(`rdbcompression no`): half as large again (51.3 MB instead of 34.0 for the state of
-`scripts/aof_costs.py`), it lets the file grow that much longer before the next rewrite, which
-takes about as long (docs/BENCHMARKS.md, "Freshness and the AOF"). Here the cores are scarcer than
-the disk.
+restart makes. The base is written uncompressed (`rdbcompression no`): half as large again (51.3
+MB instead of 34.0 for the state of `scripts/aof_costs.py`), it lets the file grow that much longer
+before the next rewrite, which takes about as long (docs/BENCHMARKS.md, "Freshness and the AOF").
+Here the cores are scarcer than the disk.
 
 `LocalRedisCluster` runs several of them as a Redis Cluster (masters only, the 16384 hash slots
 split evenly), built with CLUSTER ADDSLOTSRANGE and CLUSTER MEET: neither wheel nor Debian's
@@ -48,7 +47,7 @@ REWRITE_BOUND_PERCENTAGE = 800
 # a quiet rewrite once the file has grown by its base's size (the server's own default trigger)...
 QUIET_REWRITE_PERCENTAGE = 100
 # ...and the server has answered fewer commands a second than this for QUIET_CHECKS checks in a row
-# (a check a second): an idle main job's worker and expiry sweep make a few a second
+# (a check a second): an idle main job's worker and expiry sweep make about 15 a second
 QUIET_OPS_PER_SECOND = 100
 QUIET_CHECKS = 2
 
