@@ -38,6 +38,20 @@ def test_only_a_server_with_an_aof_has_a_rewriter_and_it_stops_with_the_server()
         assert server.rewriter is None
 
 
+def test_a_server_that_stops_answering_leaves_the_rewriter_asking_not_failing() -> None:
+    server = LocalRedis(persist=True).start()
+    try:
+        rewriter = server.rewriter
+        assert rewriter is not None and server.proc is not None
+        server.proc.kill()  # a crash the LocalRedis did not ask for: every check now fails to connect
+        server.proc.wait()
+        time.sleep(2.5)
+        assert rewriter._thread.is_alive() and rewriter.rewrites == 0
+    finally:
+        server.stop()
+    assert not rewriter._thread.is_alive()
+
+
 def test_a_doubled_file_waits_for_a_quiet_moment_then_is_rewritten_with_nothing_lost(tmp_path) -> None:
     server = LocalRedis(data_dir=tmp_path, persist=True).start()
     try:
