@@ -41,8 +41,8 @@ import redis
 from .errors import LocalServerError
 
 # The server rewrites its AOF by itself once the file has grown by this share of its base, at any
-# load; `QuietRewriter` rewrites it sooner, at a quiet moment (docs/BENCHMARKS.md, "Freshness and
-# the AOF"). At 800 the file takes at most nine times its base on disk.
+# load; `QuietRewriter` rewrites it sooner, at a quiet moment (docs/BENCHMARKS.md, "The freshness
+# tail is the rewrite's copied pages"). At 800 the file takes at most nine times its base on disk.
 REWRITE_BOUND_PERCENTAGE = 800
 # a quiet rewrite once the file has grown by its base's size (the server's own default trigger)...
 QUIET_REWRITE_PERCENTAGE = 100
