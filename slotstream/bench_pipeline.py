@@ -189,27 +189,28 @@ def _print_broker_cpu(
     )
 
 
-def _aof_rewrites(stack: LocalStack) -> tuple[int, float] | None:
-    """How many times the bench's embedded Redis has rewritten its AOF, and how long its last fork
-    stopped the server, in ms (None: it keeps no AOF, or is not the bench's own)."""
+def _own_aof_info(stack: LocalStack, section: str | None = None) -> dict[str, Any] | None:
+    """INFO (one section, or the default ones) of the bench's own Redis when it keeps an AOF
+    (None: it keeps none, or is not the bench's own)."""
     if stack.redis_pid is None:
         return None
-    info = stack.engine.r.info()  # its default sections: persistence and stats among them
-    if not info.get("aof_enabled"):
-        return None
-    return int(info["aof_rewrites"]), int(info["latest_fork_usec"]) / 1000
+    info = stack.engine.r.info(section)
+    return info if info.get("aof_enabled") else None
+
+
+def _aof_rewrites(stack: LocalStack) -> tuple[int, float] | None:
+    """How many times the bench's embedded Redis has rewritten its AOF, and how long its last fork
+    stopped the server, in ms (None: as `_own_aof_info`)."""
+    info = _own_aof_info(stack)  # the default sections: persistence and stats among them
+    return None if info is None else (int(info["aof_rewrites"]), int(info["latest_fork_usec"]) / 1000)
 
 
 def _rewrite_mark(stack: LocalStack) -> tuple[int, bool] | None:
     """Where the bench's own Redis is with its AOF rewrites: how many it has made, and whether one
-    runs now (None: it keeps no AOF, or is not the bench's own). A probe marked before and after
-    met a rewrite if one ran at either mark or one began and ended between them."""
-    if stack.redis_pid is None:
-        return None
-    info = stack.engine.r.info("persistence")
-    if not info.get("aof_enabled"):
-        return None
-    return int(info["aof_rewrites"]), bool(info["aof_rewrite_in_progress"])
+    runs now (None: as `_own_aof_info`). A probe marked before and after met a rewrite if one ran
+    at either mark or one began and ended between them."""
+    info = _own_aof_info(stack, "persistence")
+    return None if info is None else (int(info["aof_rewrites"]), bool(info["aof_rewrite_in_progress"]))
 
 
 def met_a_rewrite(before: tuple[int, bool] | None, after: tuple[int, bool] | None) -> bool:
