@@ -31,19 +31,6 @@ def _compiled_list() -> Any:
     return module
 
 
-def _linked_tree(layers: list[str]) -> Path:
-    """The installed layout as links: mypyc names a module by its path, and the layer folders
-    install under `slotstream` (pyproject's package-dir)."""
-    tree = BUILD / "tree"
-    package = tree / "slotstream"
-    package.mkdir(parents=True, exist_ok=True)
-    for source in [*(ROOT / "slotstream").glob("*.py"), *(ROOT / layer for layer in layers)]:
-        link = package / source.name
-        if not link.is_symlink():
-            link.symlink_to(source)
-    return tree
-
-
 def compiled_modules() -> list[Any]:
     if os.environ.get("SLOTSTREAM_COMPILE", "1") == "0":
         return []
@@ -53,16 +40,11 @@ def compiled_modules() -> list[Any]:
         print("setup: mypyc is not installed; every module stays plain Python", file=sys.stderr)
         return []
     listing = _compiled_list()
-    tree = _linked_tree([folder for folder in listing.package_of_folder(ROOT) if folder != "slotstream"])
     here = os.getcwd()
-    os.chdir(tree)  # the module names come from the paths below
+    os.chdir(ROOT)  # the module names come from the paths (slotstream/memory/... through its link)
     try:
         extensions = mypycify(
-            [
-                "--config-file",
-                str(ROOT / "pyproject.toml"),
-                *(f"slotstream/{path}" for path in listing.compiled_paths(ROOT)),
-            ],
+            ["--config-file", str(ROOT / "pyproject.toml"), *listing.compiled_paths(ROOT)],
             group_name="slotstream._native",
             opt_level="3",
             multi_file=True,  # a C file a module, compiled side by side (ParallelBuildExt)

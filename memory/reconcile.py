@@ -747,6 +747,66 @@ def _repeat(live: list[Record], rec: Record, at: datetime, t: Transition) -> boo
     return False
 
 
+def _forget_record(
+    view: UserView, rec: Record, at: datetime, t: Transition, targets: dict[str, Record]
+) -> list[Suppression]:
+    """A forget naming one record: it, the same value elsewhere in its slot's history (or it would
+    come back) and the values it replaced (its correction chain: the user deleted those as well),
+    each value suppressed in the scope it was forgotten in."""
+    targets[rec.id] = rec
+    for rid in view.history.get(rec.slot, ()):
+        other = view.records.get(rid)
+        if other and other.status != Status.DELETED and other.normalized_value == rec.normalized_value:
+            targets[other.id] = other
+    for other in _replaced_chain(view, rec):
+        if other.status != Status.DELETED:
+            targets[other.id] = other
+    by_value: dict[str, list[str]] = {}
+    for other in targets.values():
+        by_value.setdefault(other.normalized_value, []).append(other.id)
+    suppressions: list[Suppression] = []
+    for ids in by_value.values():
+        first = targets[ids[0]]
+        suppressions.append(_suppression(t, first, rec.scope, at, "forget", sorted(ids)))
+        t.as_matches.append(
+            {"subject": first.subject, "attribute": first.attribute, "value": first.value, "scope": rec.scope}
+        )
+    return suppressions
+
+
+def _forget_match(
+    view: UserView, m: Match, at: datetime, t: Transition, targets: dict[str, Record], suppressions: list[Suppression]
+) -> None:
+    """A forget by attribute (and value): every live record it matches, with the values each
+    replaced, and a suppression for the match itself."""
+    wanted = normalize_value(m.value) if m.value is not None else None
+    for other in _matched(view, m):
+        if other.status == Status.DELETED or (wanted is not None and other.normalized_value != wanted):
+            continue
+        targets[other.id] = other
+        for replaced in _replaced_chain(view, other):
+            if replaced.status != Status.DELETED:
+                targets[replaced.id] = replaced
+                vh = value_hash(t.tenant, t.user, replaced.attribute, replaced.normalized_value)
+                if all(s.value_hash != vh for s in suppressions):
+                    suppressions.append(
+                        _suppression(t, replaced, m.scope or replaced.scope, at, "forget", [replaced.id])
+                    )
+    match_hash = value_hash(t.tenant, t.user, m.attribute, wanted) if wanted is not None else None
+    suppressions.append(
+        Suppression(attribute=m.attribute, scope=m.scope, at=at, record_ids=sorted(targets), value_hash=match_hash)
+    )
+    if wanted is None:
+        # each forgotten value is suppressed on its own too: a later explicit statement of a NEW
+        # value lifts the attribute-wide entry, but the forgotten values stay forgotten
+        for rec in targets.values():
+            vh = value_hash(t.tenant, t.user, rec.attribute, rec.normalized_value)
+            if all(s.value_hash != vh for s in suppressions):
+                suppressions.append(
+                    Suppression(attribute=rec.attribute, scope=m.scope, at=at, record_ids=[rec.id], value_hash=vh)
+                )
+
+
 def _forget(view: UserView, cmd: ForgetCommand, at: datetime, t: Transition) -> Transition:
     targets: dict[str, Record] = {}
     suppressions: list[Suppression] = []
@@ -755,60 +815,9 @@ def _forget(view: UserView, cmd: ForgetCommand, at: datetime, t: Transition) -> 
         if rec.status == Status.DELETED:
             t.outcome, t.reason = Outcome.NOOP, "already deleted"
             return t
-        targets[rec.id] = rec
-        # the same value elsewhere in this slot's history goes too, or it would come back; so do
-        # the values this record replaced (its correction chain): the user deleted those as well
-        for rid in view.history.get(rec.slot, ()):
-            other = view.records.get(rid)
-            if other and other.status != Status.DELETED and other.normalized_value == rec.normalized_value:
-                targets[other.id] = other
-        for other in _replaced_chain(view, rec):
-            if other.status != Status.DELETED:
-                targets[other.id] = other
-        # each value is kept from coming back in the scope it was forgotten in
-        by_value: dict[str, list[str]] = {}
-        for other in targets.values():
-            by_value.setdefault(other.normalized_value, []).append(other.id)
-        for ids in by_value.values():
-            first = targets[ids[0]]
-            suppressions.append(_suppression(t, first, rec.scope, at, "forget", sorted(ids)))
-            t.as_matches.append(
-                {"subject": first.subject, "attribute": first.attribute, "value": first.value, "scope": rec.scope}
-            )
+        suppressions = _forget_record(view, rec, at, t, targets)
     if cmd.match is not None:
-        m = cmd.match
-        wanted = normalize_value(m.value) if m.value is not None else None
-        for other in _matched(view, m):
-            if other.status == Status.DELETED:
-                continue
-            if wanted is None or other.normalized_value == wanted:
-                targets[other.id] = other
-                for replaced in _replaced_chain(view, other):
-                    if replaced.status != Status.DELETED:
-                        targets[replaced.id] = replaced
-                        vh = value_hash(t.tenant, t.user, replaced.attribute, replaced.normalized_value)
-                        if all(s.value_hash != vh for s in suppressions):
-                            suppressions.append(
-                                _suppression(t, replaced, m.scope or replaced.scope, at, "forget", [replaced.id])
-                            )
-        suppressions.append(
-            Suppression(
-                attribute=m.attribute,
-                scope=m.scope,
-                at=at,
-                record_ids=sorted(targets),
-                value_hash=value_hash(t.tenant, t.user, m.attribute, wanted) if wanted is not None else None,
-            )
-        )
-        if wanted is None:
-            # each forgotten value is suppressed on its own too: a later explicit statement of a NEW
-            # value lifts the attribute-wide entry, but the forgotten values stay forgotten
-            for rec in targets.values():
-                vh = value_hash(t.tenant, t.user, rec.attribute, rec.normalized_value)
-                if all(s.value_hash != vh for s in suppressions):
-                    suppressions.append(
-                        Suppression(attribute=rec.attribute, scope=m.scope, at=at, record_ids=[rec.id], value_hash=vh)
-                    )
+        _forget_match(view, cmd.match, at, t, targets, suppressions)
     for rec in targets.values():
         t.put(_tombstone(rec, at, "forgotten"), Change.DELETED)
     for s in suppressions:

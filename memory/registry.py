@@ -27,7 +27,7 @@ class AttributeSpec:
     actionability: float = 0.5
     sensitivity: Sensitivity = Sensitivity.NORMAL
     label: str = ""
-    # the request topics (memory/topics.py) it matters to: ranking counts a match as relevance (a
+    # the request topics (memory/topic_lexicon.py) it matters to: ranking counts a match as relevance (a
     # `related` one as half); a special category is used for its `topics` only
     topics: tuple[str, ...] = ()
     related: tuple[str, ...] = ()
@@ -64,7 +64,7 @@ _SPECS = [
     AttributeSpec("profile.languages", Kind.PREFERENCE, Cardinality.MULTI, label="languages spoken",
                   importance=0.5, review=365 * DAY, topics=("language", "media"), related=("travel",)),
     # everyday personal memory (docs/everyday.md): what a user tells an assistant about their life;
-    # `topics` say which requests it matters to (memory/topics.py)
+    # `topics` say which requests it matters to (memory/topic_lexicon.py)
     AttributeSpec("profile.diet", Kind.PREFERENCE, Cardinality.MULTI, label="diet", review=365 * DAY,
                   consequence=Consequence.HIGH, importance=0.8, actionability=0.8,
                   sensitivity=Sensitivity.PERSONAL, topics=("food",)),

@@ -36,7 +36,7 @@ from .models import (
     to_ms,
 )
 from .registry import resolve
-from .topics import topics_of
+from .topic_lexicon import topics_of
 from .validation import normalize_value, value_hash
 
 ASSUMPTION_MIN_CONFIDENCE = 0.7

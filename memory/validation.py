@@ -233,15 +233,7 @@ def build_record(rin: RecordIn, *, op_id: str, at: datetime) -> Record:
         valid_from=rin.valid_from,
         valid_until=valid_until,
         review_at=review_at,
-        evidence=[
-            EvidenceEntry(
-                source_type=ev.source_type,
-                source_id=ev.source_id,
-                quote=redact(ev.quote) if ev.quote else ev.quote,
-                at=ev.at or observed,
-            )
-            for ev in rin.evidence
-        ],
+        evidence=_evidence(rin, observed),
         corrects=rin.corrects,
         corrects_current=rin.corrects_current and rin.corrects is None,
         updated_at=at,
@@ -249,6 +241,19 @@ def build_record(rin: RecordIn, *, op_id: str, at: datetime) -> Record:
         depends_on=depends_on,
         audience=audience,
     )
+
+
+def _evidence(rin: RecordIn, observed: datetime) -> list[EvidenceEntry]:
+    """The record's evidence, quotes redacted (rule 7), each dated (when not, as the record)."""
+    return [
+        EvidenceEntry(
+            source_type=ev.source_type,
+            source_id=ev.source_id,
+            quote=redact(ev.quote) if ev.quote else ev.quote,
+            at=ev.at or observed,
+        )
+        for ev in rin.evidence
+    ]
 
 
 MAX_DEPENDENCIES = 32

@@ -14,8 +14,8 @@ from datetime import UTC, datetime
 import orjson
 
 from slotstream.memory.models import iso
-from slotstream.state.due import DueIndex
 from slotstream.state.engine import Engine
+from slotstream.state.expiry_index import DueIndex
 from slotstream.state.progress import Progress
 from slotstream.streams.messages import Keyed
 from slotstream.streams.topics import user_key

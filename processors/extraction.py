@@ -12,7 +12,7 @@ from slotstream.memory.errors import Reason
 from slotstream.memory.extraction import Extractor, RuleExtractor, Turn
 from slotstream.memory.limits import MAX_OPS_PER_TURN
 from slotstream.memory.models import OpIn, Outcome, iso
-from slotstream.state.turnlog import TurnEntry, TurnLog
+from slotstream.state.turn_outcomes import TurnEntry, TurnLog
 from slotstream.streams.schemas import ChangeMessage
 from slotstream.streams.topics import user_key
 

@@ -12,8 +12,8 @@ from typing import Any
 import orjson
 
 from slotstream.memory.models import OpIn, Outcome, iso, to_ms
-from slotstream.state.due import DueEntry, DueIndex
 from slotstream.state.engine import ApplyResult, Engine
+from slotstream.state.expiry_index import DueEntry, DueIndex
 from slotstream.state.user_keys import UserKeys, record_key
 from slotstream.streams.schemas import ChangeMessage
 

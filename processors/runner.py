@@ -24,7 +24,7 @@ from typing import TypeVar
 import redis.exceptions
 
 from slotstream.memory.errors import Reason
-from slotstream.state.deploy import DeployGate
+from slotstream.state.deployment import DeployGate
 from slotstream.state.errors import MasterKeyMismatch, NamespaceMoved, StateLost, StateRewound
 from slotstream.state.progress import Progress, state_lost_message
 from slotstream.streams.errors import RestartWorker, Stopping, StopWorker
@@ -32,7 +32,7 @@ from slotstream.streams.errors import RestartWorker, Stopping, StopWorker
 from .errors import InjectedFault
 from .messages import BatchOutput, RawMessage, refuse
 
-log = logging.getLogger("slotstream.worker")
+log = logging.getLogger("slotstream.worker.wiring")
 
 Handler = Callable[[list[RawMessage]], BatchOutput]
 

@@ -3,4 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+export PYTHONSAFEPATH=1  # the installed package, never the sources beside the current folder
 exec .venv/bin/slotstream run "$@"

@@ -26,7 +26,7 @@ from types import FrameType
 
 import uvicorn
 
-from slotstream.settings import Settings
+from slotstream.config.settings import Settings
 
 from .errors import SidecarError
 

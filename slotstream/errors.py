@@ -1,23 +1,10 @@
-"""Errors of the command, the settings and the local servers; and the root, for callers."""
+"""Every error a caller of slotstream may catch, from one place: the root (`SlotstreamError`) and
+each package's own (the packages define them in their `errors` modules)."""
 
 from __future__ import annotations
 
+from slotstream.config.errors import SettingsError
+from slotstream.local.errors import BarrierTimeout, LocalServerError, WorkersGone
 from slotstream.memory.errors import Rejected, SlotstreamError
 
 __all__ = ["BarrierTimeout", "LocalServerError", "Rejected", "SettingsError", "SlotstreamError", "WorkersGone"]
-
-
-class SettingsError(SlotstreamError, ValueError):
-    """A SLOTSTREAM_* variable has a value its setting does not take (the message names it)."""
-
-
-class LocalServerError(SlotstreamError, RuntimeError):
-    """An embedded Redis or the local Kafka broker could not be fetched or started."""
-
-
-class BarrierTimeout(SlotstreamError, TimeoutError):
-    """What was produced did not reach Redis in time."""
-
-
-class WorkersGone(SlotstreamError, RuntimeError):
-    """Every worker process of a local stack has exited."""

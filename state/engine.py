@@ -49,9 +49,9 @@ from .apply_args import KnownState, transition_args
 from .context_cache import STAMP_FIELDS, ContextCache
 from .errors import ConcurrentUpdate
 from .keys import Keys
+from .lua import ChunkedWrites, LuaScript, run_pipeline
 from .read_index import CONTEXT_SCRIPT, WHOLE_UP_TO, ReadStats, SmallScopes
 from .reader import ContextRead
-from .scripts import ChunkedWrites, LuaScript, run_pipeline
 
 MAX_RETRIES = 5
 # a load lists the user's slot keys when there are at most this many (the view cache then knows
@@ -135,7 +135,7 @@ class Engine:
         self.small_scopes = SmallScopes()  # whose next lookup reads whole without the script
         self.users_loaded = 0  # load round trips' users, over this engine's life (the apply bench prints it)
         self._cache = ViewCache()
-        # a cluster client's chunks are sent and awaited here (state/scripts.py, ChunkedWrites)
+        # a cluster client's chunks are sent and awaited here (state/lua.py, ChunkedWrites)
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="slotstream-apply")
 
     # --- write side ---------------------------------------------------------------------------

@@ -21,7 +21,7 @@ import redis
 
 from .errors import StateLost, StateRewound
 from .keys import Keys
-from .scripts import LuaScript
+from .lua import LuaScript
 
 log = logging.getLogger("slotstream.state")
 

@@ -28,7 +28,7 @@ from typing import Any
 from slotstream.memory.models import Cardinality, Record
 from slotstream.memory.selection import topics_for
 
-from .scripts import ScriptText
+from .lua import ScriptText
 
 CONTEXT_SCRIPT = ScriptText.named("context.lua")
 

@@ -33,7 +33,7 @@ from slotstream.memory.selection import (
 )
 
 from .context_cache import STAMP_FIELDS, ContextCache
-from .deploy import parse_pointer
+from .deployment import parse_pointer
 from .keys import Keys, deploy_pointer
 from .read_index import CONTEXT_SCRIPT, WHOLE_UP_TO, ReadStats, SmallScopes, per_list, word_key
 

@@ -21,7 +21,7 @@ from slotstream.memory.sealing import new_key, new_key_id, seal, unwrap, wrap
 
 from .errors import MasterKeyMismatch
 from .keys import user_data_keys
-from .scripts import LuaScript, run_pipeline
+from .lua import LuaScript, run_pipeline
 
 User = tuple[str, str]  # tenant, user
 Opened = Mapping[User, Mapping[str, bytes]]  # per user, the keys (id -> key) its input was opened with

@@ -21,8 +21,8 @@ from slotstream.memory.secrets import scrub
 
 from .errors import BrokerUnavailable
 from .producer import erasure
+from .runtimes.protocol import PayloadSealer
 from .topics import KEYS, topic_names, user_key
-from .types import PayloadSealer
 
 log = logging.getLogger(__name__)
 

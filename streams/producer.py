@@ -20,8 +20,8 @@ from kafka.producer.future import FutureRecordMetadata
 from slotstream.memory.models import iso
 from slotstream.memory.secrets import scrub
 
+from .runtimes.protocol import PayloadSealer
 from .topics import KEYS, OPS, TURNS, topic_names, user_key
-from .types import PayloadSealer
 
 
 def _json_default(obj: Any) -> Any:

@@ -8,6 +8,7 @@ SLOTSTREAM_TEST_REDIS=cluster: the session's Redis is a local Redis Cluster of t
 from __future__ import annotations
 
 import os
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,9 +16,10 @@ from pathlib import Path
 import pytest
 import redis
 
-from slotstream.compiled import compiled_paths
-from slotstream.localkafka import docker_available
-from slotstream.localredis import LocalRedis, LocalRedisCluster
+import slotstream
+from slotstream.compiled import source_digest
+from slotstream.local.kafka_broker import docker_available
+from slotstream.local.redis_server import LocalRedis, LocalRedisCluster
 from slotstream.state.client import connect, is_cluster_url
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,16 +27,17 @@ SHARED = ROOT.parent / "shared"
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """A compiled module is imported instead of its source: one built before the source last
-    changed would be what the tests test."""
-    stale = [
-        path
-        for path in compiled_paths()
-        for built in (ROOT / path).parent.glob(f"{Path(path).stem}.*.so")
-        if built.stat().st_mtime < (ROOT / path).stat().st_mtime
-    ]
-    if stale:
-        pytest.exit(f"compiled before their source changed: {', '.join(stale)}; run scripts/setup.sh", returncode=2)
+    """The tests test what scripts/setup.sh installed: with the compiled build, that build must be
+    of these sources, and imported from the install, not from the sources beside the current folder
+    (where plain copies of the compiled modules sit)."""
+    stamp = Path(sys.prefix) / ".slotstream-installed"
+    mode, _, digest = stamp.read_text().strip().partition(" ") if stamp.exists() else ("", "", "")
+    if mode != "compile=1":
+        return
+    if source_digest(ROOT) != digest:
+        pytest.exit("the sources changed since the installed build: run scripts/setup.sh", returncode=2)
+    if Path(slotstream.__file__).resolve().is_relative_to(ROOT / "slotstream"):
+        pytest.exit("slotstream is imported from the sources, not the installed build: run python -P", returncode=2)
 
 
 def docker_engine_available() -> bool:
@@ -74,7 +77,7 @@ def kafka_bootstrap() -> Iterator[str]:
     if os.environ.get("SLOTSTREAM_KAFKA_BOOTSTRAP"):
         yield os.environ["SLOTSTREAM_KAFKA_BOOTSTRAP"]
         return
-    from slotstream.localkafka import LocalKafka
+    from slotstream.local.kafka_broker import LocalKafka
 
     broker = LocalKafka(num_partitions=4, startup_timeout=120)
     broker.start()

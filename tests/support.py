@@ -33,8 +33,8 @@ def dump_namespace(client: Any, ns: str, exclude: tuple[str, ...] = ()) -> dict[
 def start_stack(redis_url: str, bootstrap: str, name: str, log_dir: Any, workers: int = 1, **overrides: Any) -> Any:
     """A pipeline on given servers with topics, consumer group and Redis namespace of its own
     (`name`), a fast expiry timer, and `workers` worker processes logging into `log_dir`."""
-    from slotstream.settings import Settings
-    from slotstream.stack import LocalStack
+    from slotstream.config.settings import Settings
+    from slotstream.local.stack import LocalStack
 
     settings = Settings(
         **{

@@ -111,9 +111,9 @@ Attribute choices (the registry's names where it has them):
 
 from __future__ import annotations
 
-from .analyze import FAMILIES, analyze
 from .extractor import RULES, RuleExtractor
-from .model import REFUSED_NO_PROJECT, REFUSED_NO_SESSION, REFUSED_SECRET, Extraction, Extractor, Proposal, Turn
+from .families import FAMILIES, analyze
+from .interface import REFUSED_NO_PROJECT, REFUSED_NO_SESSION, REFUSED_SECRET, Extraction, Extractor, Proposal, Turn
 from .text import Sentence, day_end, month_end, split_sentences, week_end
 
 __all__ = [

@@ -633,6 +633,15 @@ _LIKES_ZH_REQUIRES = one_of(
 )
 
 
+# verbs that make a liked activity a hobby ("我喜欢打羽毛球"), and those the hobby keeps ("打羽毛球", not "羽毛球")
+_HOBBY_VERBS_ZH = frozenset(
+    ["打", "踢", "弹", "拉", "跳", "唱", "滑", "钓", "骑", "练", "拼", "收集", "集", "画", "拍", "玩"]
+)
+_KEPT_HOBBY_VERBS_ZH = frozenset(
+    ["打", "下", "跑", "唱", "跳", "写", "练", "爬", "钓", "踢", "骑", "弹", "拉", "拼", "画"]
+)
+
+
 def _likes_zh(t: str) -> list[Found]:
     # retract: "我不喜欢X了", "我不再喜欢X"
     m = _NO_LONGER_LIKES_ZH.search(t)
@@ -668,47 +677,14 @@ def _likes_zh(t: str) -> list[Found]:
         obj = re.sub(r"^(?:的|点|一点的?|上)", "", obj)
         if verb == "听" and obj:
             return [("profile.music", obj, False)]
-        hobby_verb = verb in (
-            "打",
-            "踢",
-            "弹",
-            "拉",
-            "跳",
-            "唱",
-            "滑",
-            "钓",
-            "骑",
-            "练",
-            "拼",
-            "收集",
-            "集",
-            "画",
-            "拍",
-            "玩",
-        ) or (
+        hobby_verb = verb in _HOBBY_VERBS_ZH or (
             (verb == "下" and "棋" in obj)
             or (verb == "爬" and "山" in obj)
             or (verb == "跑" and re.search(r"步|马拉松", obj))
             or (verb == "写" and re.search(r"作|字|诗|小说|东西|日记", obj))
         )
         if (hobby_verb or _ZH_HOBBY_NOUN.match(obj)) and not re.search(r"(?:语|话)$", obj):
-            keep_verb = verb in (
-                "打",
-                "下",
-                "跑",
-                "唱",
-                "跳",
-                "写",
-                "练",
-                "爬",
-                "钓",
-                "踢",
-                "骑",
-                "弹",
-                "拉",
-                "拼",
-                "画",
-            )
+            keep_verb = verb in _KEPT_HOBBY_VERBS_ZH
             return [("profile.hobbies", (verb + obj) if keep_verb else obj, False)]
         if verb == "看" and re.search(r"球|NBA|比赛|F1|CBA", obj):
             return [("profile.hobbies", verb + obj, False)]
@@ -2217,6 +2193,107 @@ _WORK_EN_REQUIRES = one_of(*(pattern for pattern, _ in _WORK_EN))
 _DIET_EN_REQUIRES = one_of(*(pattern for pattern, _ in _DIET_EN))
 
 
+def _families_zh(user: str, full: str, in_user: prefilter.Firing, in_full: prefilter.Firing) -> list[Found]:
+    """The Chinese families on one sentence (`_record_families`)."""
+    out: list[Found] = []
+    if _ALLERGY_ZH_REQUIRES in in_user:
+        out += _allergy_zh(user)
+    if _DIET_ZH_REQUIRES in in_user:
+        out += _diet_zh(user)
+    if _LANGUAGES_ZH_REQUIRES in in_user:
+        out += _languages_zh(user)
+    if _TRAVEL_ZH_REQUIRES in in_user:
+        out += _travel_zh(user)
+    if _BUDGET_ZH_REQUIRES in in_user:
+        out += _budget_zh(user)
+    if _DATES_ZH_REQUIRES in in_full:
+        out += _dates(full, True)
+    if _FAMILY_ZH_REQUIRES in in_full:
+        out += _family_zh(full)
+    if _PETS_ZH_REQUIRES in in_full:
+        out += _pets_zh(full, user)
+    about_a_manager = bool(re.search(r"领导|老板|上司|主管|经理", full))
+    if _WORK_ZH_REQUIRES in (in_full if about_a_manager else in_user):
+        out += _work_zh(full if about_a_manager else user)
+    if _ACCESS_ZH_REQUIRES in in_user:
+        out += _access(user, True)
+    if _DEVICES_ZH_REQUIRES in in_user:
+        out += _devices_zh(user)
+    if _HOBBIES_ZH_REQUIRES in in_user:
+        out += _hobbies_zh(user)
+    if _LIKES_ZH_REQUIRES in in_user and not any(
+        a in _HOBBY_ATTRS or a.startswith("preference.travel.") for a, _, _ in out
+    ):
+        out += _likes_zh(user)
+    if _ROUTINE_ZH_REQUIRES in in_user:
+        out += _routine_zh(user)
+    return out
+
+
+def _families_en(user: str, full: str, in_user: prefilter.Firing, in_full: prefilter.Firing) -> list[Found]:
+    """The English families on one sentence (`_record_families`)."""
+    out: list[Found] = []
+    out += (_allergy_en(user) if user and _ALLERGY_EN_REQUIRES in in_user else []) or (
+        _allergy_en(full)
+        if _ALLERGY_EN_REQUIRES in in_full
+        and (
+            re.search(r"(?i)\bI'm\s+allergic\b", user)
+            or re.search(r"(?i)\b(?:says|said|told\s+me|confirmed|diagnosed)\b.*\bI\s+(?:have|'ve\s+got|am|'m)\b", full)
+        )
+        else []
+    )
+    if user:
+        if _DIET_EN_REQUIRES in in_user:
+            out += _diet_en(user)
+        if _LANGUAGES_EN_REQUIRES in in_user:
+            out += _languages_en(user)
+        if _TRAVEL_EN_REQUIRES in in_user:
+            out += _travel_en(user)
+        if _BUDGET_EN_REQUIRES in in_user:
+            out += _budget_en(user)
+    if _DATES_EN_REQUIRES in in_full:
+        out += _dates(full, False)
+    if _FAMILY_EN_REQUIRES in in_full:
+        for r, fn in _FAMILY_EN:
+            m = prefilter.search(r, full)
+            if m:
+                out.append(("profile.family", fn(m), False))
+                break
+    if _PETS_EN_REQUIRES in in_full:
+        for r, fn in _PETS_EN:
+            m = prefilter.search(r, full)
+            if m:
+                out.append(("profile.pets", fn(m), False))
+                break
+    if _MANAGER_EN_REQUIRES in in_full:
+        for r in _MANAGER_EN:
+            m = prefilter.search(r, full)
+            if m:
+                out.append(("profile.work.manager", m.group("name"), False))
+                break
+    if user:
+        if _WORK_EN_REQUIRES in in_user:
+            for r, wfn in _WORK_EN:
+                m = prefilter.search(r, user)
+                if m:
+                    out += wfn(m)
+                    break
+        if _ACCESS_EN_REQUIRES in in_user:
+            out += _access(user, False)
+        if _DEVICES_EN_REQUIRES in in_user:
+            out += _devices_en(user)
+        if _HOBBIES_EN_REQUIRES in in_user:
+            out += _hobbies_en(user)
+        if _LIKES_EN_REQUIRES in in_user and not any(
+            a.startswith("preference.travel.") or a.startswith("profile.diet") for a, _, _ in out
+        ):
+            liked = _likes_en(user)
+            out += [x for x in liked if not any(x[0] == a for a, _, _ in out)]
+        if _ROUTINE_EN_REQUIRES in in_user:
+            out += _routine_en(user)
+    return out
+
+
 def _record_families(user: str, full: str) -> list[Found]:
     """(attribute, value, retract) for one sentence: `user` without other people's clauses, `full` with them.
     A family whose trigger the prefilter does not find in the text it reads is not run (it would give nothing)."""
@@ -2226,102 +2303,9 @@ def _record_families(user: str, full: str) -> list[Found]:
         return []  # no family here can fire on either text
     if _ONE_OFF.search(full) and not re.search(r"(?i)every|usually|每天|每周|一般|always|一直", full):
         return []
-    zh_text = bool(_ZH.search(full))
-    out: list[Found] = []
-    if zh_text:
-        if _ALLERGY_ZH_REQUIRES in in_user:
-            out += _allergy_zh(user)
-        if _DIET_ZH_REQUIRES in in_user:
-            out += _diet_zh(user)
-        if _LANGUAGES_ZH_REQUIRES in in_user:
-            out += _languages_zh(user)
-        if _TRAVEL_ZH_REQUIRES in in_user:
-            out += _travel_zh(user)
-        if _BUDGET_ZH_REQUIRES in in_user:
-            out += _budget_zh(user)
-        if _DATES_ZH_REQUIRES in in_full:
-            out += _dates(full, True)
-        if _FAMILY_ZH_REQUIRES in in_full:
-            out += _family_zh(full)
-        if _PETS_ZH_REQUIRES in in_full:
-            out += _pets_zh(full, user)
-        about_a_manager = bool(re.search(r"领导|老板|上司|主管|经理", full))
-        if _WORK_ZH_REQUIRES in (in_full if about_a_manager else in_user):
-            out += _work_zh(full if about_a_manager else user)
-        if _ACCESS_ZH_REQUIRES in in_user:
-            out += _access(user, True)
-        if _DEVICES_ZH_REQUIRES in in_user:
-            out += _devices_zh(user)
-        if _HOBBIES_ZH_REQUIRES in in_user:
-            out += _hobbies_zh(user)
-        if _LIKES_ZH_REQUIRES in in_user and not any(
-            a in _HOBBY_ATTRS or a.startswith("preference.travel.") for a, _, _ in out
-        ):
-            out += _likes_zh(user)
-        if _ROUTINE_ZH_REQUIRES in in_user:
-            out += _routine_zh(user)
-    else:
-        out += (_allergy_en(user) if user and _ALLERGY_EN_REQUIRES in in_user else []) or (
-            _allergy_en(full)
-            if _ALLERGY_EN_REQUIRES in in_full
-            and (
-                re.search(r"(?i)\bI'm\s+allergic\b", user)
-                or re.search(
-                    r"(?i)\b(?:says|said|told\s+me|confirmed|diagnosed)\b.*\bI\s+(?:have|'ve\s+got|am|'m)\b", full
-                )
-            )
-            else []
-        )
-        if user:
-            if _DIET_EN_REQUIRES in in_user:
-                out += _diet_en(user)
-            if _LANGUAGES_EN_REQUIRES in in_user:
-                out += _languages_en(user)
-            if _TRAVEL_EN_REQUIRES in in_user:
-                out += _travel_en(user)
-            if _BUDGET_EN_REQUIRES in in_user:
-                out += _budget_en(user)
-        if _DATES_EN_REQUIRES in in_full:
-            out += _dates(full, False)
-        if _FAMILY_EN_REQUIRES in in_full:
-            for r, fn in _FAMILY_EN:
-                m = prefilter.search(r, full)
-                if m:
-                    out.append(("profile.family", fn(m), False))
-                    break
-        if _PETS_EN_REQUIRES in in_full:
-            for r, fn in _PETS_EN:
-                m = prefilter.search(r, full)
-                if m:
-                    out.append(("profile.pets", fn(m), False))
-                    break
-        if _MANAGER_EN_REQUIRES in in_full:
-            for r in _MANAGER_EN:
-                m = prefilter.search(r, full)
-                if m:
-                    out.append(("profile.work.manager", m.group("name"), False))
-                    break
-        if user:
-            if _WORK_EN_REQUIRES in in_user:
-                for r, wfn in _WORK_EN:
-                    m = prefilter.search(r, user)
-                    if m:
-                        out += wfn(m)
-                        break
-            if _ACCESS_EN_REQUIRES in in_user:
-                out += _access(user, False)
-            if _DEVICES_EN_REQUIRES in in_user:
-                out += _devices_en(user)
-            if _HOBBIES_EN_REQUIRES in in_user:
-                out += _hobbies_en(user)
-            if _LIKES_EN_REQUIRES in in_user and not any(
-                a.startswith("preference.travel.") or a.startswith("profile.diet") for a, _, _ in out
-            ):
-                liked = _likes_en(user)
-                out += [x for x in liked if not any(x[0] == a for a, _, _ in out)]
-            if _ROUTINE_EN_REQUIRES in in_user:
-                out += _routine_en(user)
-    return out
+    if _ZH.search(full):
+        return _families_zh(user, full, in_user, in_full)
+    return _families_en(user, full, in_user, in_full)
 
 
 def _diet_en(t: str) -> list[Found]:

@@ -10,10 +10,11 @@ from ..models import Cardinality, Kind, iso
 from ..registry import TEMPORARY_LIFETIME, resolve
 from ..secret_spans import armed, find_secrets, redact, refusal_spans
 from . import prefilter
-from .analyze import GOAL_REQUIRES, RULE_FAMILIES, analyze
 from .everyday import EVERYDAY_REQUIRES, everyday_hits
+from .families import GOAL_REQUIRES, RULE_FAMILIES, analyze
 from .family import Hit
 from .forget import FORGET_REQUIRES, forget_command
+from .interface import REFUSED_NO_PROJECT, REFUSED_NO_SESSION, REFUSED_SECRET, Extraction, Proposal, Turn
 from .markers import (
     CORRECTION,
     CURRENT_ITEM,
@@ -28,11 +29,10 @@ from .markers import (
     QUESTION_OK,
     TEMPORARY,
 )
-from .model import REFUSED_NO_PROJECT, REFUSED_NO_SESSION, REFUSED_SECRET, Extraction, Proposal, Turn
 from .prefilter import Trigger
 from .prefilter import build as build_prefilter
 from .retract import RETRACT_REQUIRES, retract_match
-from .text import TRAIL, split_sentences, to_simplified
+from .text import TRAIL, Sentence, split_sentences, to_simplified
 
 RULES = (
     "forget",
@@ -175,134 +175,15 @@ class RuleExtractor:
             # "[Sarah (VP Operations)]: let's go with B", "David (Product Director): …": someone
             # else's words pasted into the chat, not the user's own statement
             return Extraction(redacted_text=redacted_text)
-        items: list[Proposal] = []
-        refused: list[str] = []
-
-        def refuse(code: str) -> None:
-            if code not in refused:
-                refused.append(code)
-
-        spans = refusal_spans(turn.text, found)
+        reading = _TurnReading(turn, patterns, refusal_spans(turn.text, found))
         if not turn_may_hold(turn.text):
             # no family can use any of it: only a secret in it is still reported
-            if any(a < s.end and b > s.start for s in split_sentences(turn.text) for _, a, b in spans):
-                refuse(REFUSED_SECRET)
-            return Extraction(items=items, refused=refused, redacted_text=redacted_text)
-        # (the markers too are tried only where the prefilter finds their words)
-        hold = prefilter.test(HOLD, to_simplified(turn.text))
-        carry = False  # a standalone "that was wrong." applies to the next understood sentence
-        for s in split_sentences(turn.text):
-            if any(a < s.end and b > s.start for _, a, b in spans):
-                refuse(REFUSED_SECRET)
-                continue
-            quote = redact(s.text, find_secrets(s.text, patterns))
-            # traditional characters read as simplified ones; values are given back as written
-            text = to_simplified(s.text)
-            written = _AsWritten(text, s.text)
-            body = LEAD_CORRECTION.sub("", text).strip()
-            corrected = bool(LEAD_NO.match(text) or prefilter.test(CORRECTION, text))
-            if _GRATITUDE.match(body):
-                continue  # "Thanks for the detailed answer!": about an answer given, not a preference
-            stripped = _lead_stripped(body)
-            if s.question and not QUESTION_OK.search(stripped):
-                carry = carry or corrected
-                continue
-            core = stripped.rstrip(TRAIL + " ").strip()
-            if not core or HYPOTHETICAL.match(core):
-                carry = carry or corrected
-                continue
-            # the prefilter's look at the sentence as each family reads it: a family whose trigger
-            # is missing there is not run (it would give nothing)
-            seen = prefilter.seen(core)
-            forget = (
-                forget_command(
-                    re.sub(r"^(?:(?:please|then|and|also|ok|okay)\b\s*,?\s*)+", "", core, flags=re.I), turn.at
-                )
-                if FORGET_REQUIRES.may_fire(seen)
-                else None
-            )
-            if forget is not None:
-                for match in forget:
-                    if isinstance(match.get("value"), str):
-                        match["value"] = written(match["value"])
-                    items.append(
-                        Proposal(
-                            rule="forget",
-                            command={"op": "forget", "tenant": turn.tenant, "user": turn.user, "match": match},
-                        )
-                    )
-                carry = False
-                continue
-            full = core
-            core = _about_user(core)
-            # family, pets, dates and a manager are about other people through the user's own
-            # possessive ("my wife Ana"): those families read the whole sentence
-            everyday = everyday_hits(core, full, turn.at)
-            if not core and not everyday:
-                continue
-            target = retract_match(core) if core and RETRACT_REQUIRES.may_fire(prefilter.seen(core)) else None
-            if target is not None:
-                # "that conclusion no longer holds": the record it names (by its value when the
-                # sentence gives it, else the latest live one under the attribute) leaves its slot
-                command: dict[str, Any] = {
-                    "op": "retract",
-                    "tenant": turn.tenant,
-                    "user": turn.user,
-                    "match": target.match(),
-                }
-                if isinstance(command["match"].get("value"), str):
-                    command["match"]["value"] = written(command["match"]["value"])
-                if target.latest:
-                    command["latest"] = True
-                items.append(Proposal(rule="retract", command=command))
-                carry = False
-                continue
-            hits = analyze(core, turn.at) if core else []
-            if any(h.attribute == "profile.languages" for h in everyday):
-                # "I speak fluent Spanish" is a language the user speaks, not the one to answer in
-                hits = [h for h in hits if h.attribute != "preference.language"]
-            if any(
-                h.attribute.startswith("preference.") and not h.attribute.startswith("preference.budget") for h in hits
-            ):
-                # "I like detailed explanations", "我更喜欢先看例子": how to answer, not a like about one's life
-                everyday = [h for h in everyday if h.attribute not in ("profile.likes", "profile.dislikes")]
-            retracted = False
-            for h in everyday:
-                if not h.retract:
-                    hits.append(h)
-                    continue
-                # "I'm not vegetarian any more", "我现在吃肉了": the value the user negates leaves
-                value = written(h.value) if isinstance(h.value, str) else h.value
-                command = {
-                    "op": "retract",
-                    "tenant": turn.tenant,
-                    "user": turn.user,
-                    "match": {"attribute": h.attribute, "value": value},
-                }
-                items.append(Proposal(rule=h.rule, command=command))
-                retracted = True
-            if not hits:
-                carry = False if retracted else carry or corrected
-                continue
-            link = corrected or carry or prefilter.test(LASTING, core)
-            carry = False
-            for h in hits:
-                if isinstance(h.value, str):
-                    h.value = written(h.value)
-                rec = self._record(turn, core, quote, h, refuse)
-                if rec is None:
-                    continue
-                # Only a single-valued slot has one "current record" to replace; a multi-valued one
-                # (goals, confirm-before rules) simply adds, so it is never linked.
-                single = resolve(h.attribute, h.kind).cardinality == Cardinality.SINGLE
-                items.append(
-                    Proposal(
-                        record=rec,
-                        rule=h.rule,
-                        link_current=single and (link or h.change or (hold and h.kind == Kind.PRIORITY)),
-                    )
-                )
-        return Extraction(items=items, refused=refused, redacted_text=redacted_text)
+            if any(reading.has_secret(s) for s in split_sentences(turn.text)):
+                reading.refuse(REFUSED_SECRET)
+        else:
+            for s in split_sentences(turn.text):
+                reading.sentence(s)
+        return Extraction(items=reading.items, refused=reading.refused, redacted_text=redacted_text)
 
     @staticmethod
     def _record(turn: Turn, core: str, quote: str, h: Hit, refuse: Callable[[str], None]) -> dict[str, Any] | None:
@@ -343,3 +224,141 @@ class RuleExtractor:
         if valid_until is not None:
             rec["valid_until"] = iso(valid_until)
         return rec
+
+
+_LEAD_WORDS = re.compile(r"^(?:(?:please|then|and|also|ok|okay)\b\s*,?\s*)+", re.I)
+
+
+class _TurnReading:
+    """One user turn read sentence by sentence: the proposals so far, the refusals, and what one
+    sentence passes to the next (a standalone "that was wrong." applies to the next understood one)."""
+
+    def __init__(self, turn: Turn, patterns: Any, spans: list[tuple[str, int, int]]) -> None:
+        self.turn, self.patterns, self.spans = turn, patterns, spans
+        self.items: list[Proposal] = []
+        self.refused: list[str] = []
+        self.carry = False
+        # (the markers too are tried only where the prefilter finds their words)
+        self.hold = prefilter.test(HOLD, to_simplified(turn.text))
+
+    def refuse(self, code: str) -> None:
+        if code not in self.refused:
+            self.refused.append(code)
+
+    def has_secret(self, s: Sentence) -> bool:
+        return any(a < s.end and b > s.start for _, a, b in self.spans)
+
+    def sentence(self, s: Sentence) -> None:
+        if self.has_secret(s):
+            self.refuse(REFUSED_SECRET)
+            return
+        quote = redact(s.text, find_secrets(s.text, self.patterns))
+        # traditional characters read as simplified ones; values are given back as written
+        text = to_simplified(s.text)
+        written = _AsWritten(text, s.text)
+        body = LEAD_CORRECTION.sub("", text).strip()
+        corrected = bool(LEAD_NO.match(text) or prefilter.test(CORRECTION, text))
+        if _GRATITUDE.match(body):
+            return  # "Thanks for the detailed answer!": about an answer given, not a preference
+        stripped = _lead_stripped(body)
+        if s.question and not QUESTION_OK.search(stripped):
+            self.carry = self.carry or corrected
+            return
+        core = stripped.rstrip(TRAIL + " ").strip()
+        if not core or HYPOTHETICAL.match(core):
+            self.carry = self.carry or corrected
+            return
+        if self._forget(core, written):
+            return
+        self._statements(core, quote, written, corrected)
+
+    def _forget(self, core: str, written: _AsWritten) -> bool:
+        """A forget command, when the sentence asks for one."""
+        # the prefilter's look at the sentence as each family reads it: a family whose trigger is
+        # missing there is not run (it would give nothing)
+        if not FORGET_REQUIRES.may_fire(prefilter.seen(core)):
+            return False
+        forget = forget_command(_LEAD_WORDS.sub("", core), self.turn.at)
+        if forget is None:
+            return False
+        for match in forget:
+            if isinstance(match.get("value"), str):
+                match["value"] = written(match["value"])
+            command = {"op": "forget", "tenant": self.turn.tenant, "user": self.turn.user, "match": match}
+            self.items.append(Proposal(rule="forget", command=command))
+        self.carry = False
+        return True
+
+    def _retract(self, core: str, written: _AsWritten) -> bool:
+        """ "That conclusion no longer holds": the record it names (by its value when the sentence
+        gives it, else the latest live one under the attribute) leaves its slot."""
+        target = retract_match(core) if core and RETRACT_REQUIRES.may_fire(prefilter.seen(core)) else None
+        if target is None:
+            return False
+        command: dict[str, Any] = {
+            "op": "retract",
+            "tenant": self.turn.tenant,
+            "user": self.turn.user,
+            "match": target.match(),
+        }
+        if isinstance(command["match"].get("value"), str):
+            command["match"]["value"] = written(command["match"]["value"])
+        if target.latest:
+            command["latest"] = True
+        self.items.append(Proposal(rule="retract", command=command))
+        self.carry = False
+        return True
+
+    def _statements(self, core: str, quote: str, written: _AsWritten, corrected: bool) -> None:
+        full = core
+        core = _about_user(core)
+        # family, pets, dates and a manager are about other people through the user's own
+        # possessive ("my wife Ana"): those families read the whole sentence
+        everyday = everyday_hits(core, full, self.turn.at)
+        if not core and not everyday:
+            return
+        if self._retract(core, written):
+            return
+        hits = analyze(core, self.turn.at) if core else []
+        if any(h.attribute == "profile.languages" for h in everyday):
+            # "I speak fluent Spanish" is a language the user speaks, not the one to answer in
+            hits = [h for h in hits if h.attribute != "preference.language"]
+        if any(h.attribute.startswith("preference.") and not h.attribute.startswith("preference.budget") for h in hits):
+            # "I like detailed explanations", "我更喜欢先看例子": how to answer, not a like about one's life
+            everyday = [h for h in everyday if h.attribute not in ("profile.likes", "profile.dislikes")]
+        retracted = self._everyday_retractions(everyday, hits, written)
+        if not hits:
+            self.carry = False if retracted else self.carry or corrected
+            return
+        link = corrected or self.carry or prefilter.test(LASTING, core)
+        self.carry = False
+        for h in hits:
+            if isinstance(h.value, str):
+                h.value = written(h.value)
+            rec = RuleExtractor._record(self.turn, core, quote, h, self.refuse)
+            if rec is None:
+                continue
+            # Only a single-valued slot has one "current record" to replace; a multi-valued one
+            # (goals, confirm-before rules) simply adds, so it is never linked.
+            single = resolve(h.attribute, h.kind).cardinality == Cardinality.SINGLE
+            linked = single and (link or h.change or (self.hold and h.kind == Kind.PRIORITY))
+            self.items.append(Proposal(record=rec, rule=h.rule, link_current=linked))
+
+    def _everyday_retractions(self, everyday: list[Hit], hits: list[Hit], written: _AsWritten) -> bool:
+        """Everyday hits join `hits`; a negated one ("I'm not vegetarian any more", "我现在吃肉了")
+        becomes a retraction of the value the user negates. Whether there was one."""
+        retracted = False
+        for h in everyday:
+            if not h.retract:
+                hits.append(h)
+                continue
+            value = written(h.value) if isinstance(h.value, str) else h.value
+            command = {
+                "op": "retract",
+                "tenant": self.turn.tenant,
+                "user": self.turn.user,
+                "match": {"attribute": h.attribute, "value": value},
+            }
+            self.items.append(Proposal(rule=h.rule, command=command))
+            retracted = True
+        return retracted

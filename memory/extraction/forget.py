@@ -13,9 +13,9 @@ import re
 from datetime import datetime
 from typing import Any
 
-from .analyze import analyze
 from .confirm import CONFIRM_BEFORE
 from .everyday import everyday_hits
+from .families import analyze
 from .prefilter import one_of
 from .text import clean, rx, slugify, zh
 

@@ -692,6 +692,8 @@ def _unsafe_characters(alphabet: frozenset[str]) -> tuple[frozenset[str], bool]:
 
 @cache
 def _index() -> _Index:
+    # one function on purpose: every step adds to the clause table `bits_of` builds, and the
+    # index is only right once all of them have (split up, the table would be passed around)
     clause_bits: dict[Literals, int] = {}
     literal_bits: dict[str, int] = {}
     scores: list[tuple[int, int]] = []  # by clause position

@@ -101,12 +101,86 @@ _STUDYING = r"""
 _FILLERS = r"(?:(?:me|us|you|to|the|your|an?|some|always|please)\s+){0,3}"
 
 
+def _ordered_en(a_any: str, b_any: str) -> list[tuple[str, str]]:
+    """English (pattern, group it reads the value from) pairs for `_ordered`."""
+    out: list[tuple[str, str]] = []
+    # the first kind opens the sentence or follows a verb of asking / preferring ("give me examples
+    # first", "I prefer the conclusion first"): not a narration ("I read the summary first")
+    lead_in = r"(?:^|[,;:]\s*|\b" + _ASKING + r"\s+" + _FILLERS + r")"
+    verb_in = r"(?:\b(?:" + _ASKING + r"|" + _STUDYING + r")\s+" + _FILLERS + r")"
+    b_after = r"\s+(?:\w+\s+){0,5}?" + b_any.replace("(?P<b>", "(?:", 1) + r"\b"
+    out.append(((lead_in + a_any + r"(?:\s*-\s*|\s+)(?:first|driven|led)\b"), "a"))
+    out.append(((lead_in + a_any + r"\s+" + _FIRST + r"\b"), "a"))
+    out.append(((r"\b" + _LEAD + r"\s+" + a_any + r"\b"), "a"))
+    out.append(
+        (
+            (
+                r"\b(?:show|give|put|present|tell|state|share|hand)(?:\s+(?:me|us))?\s+"
+                + a_any
+                + r"\s+(?:\w+\s+){0,2}?(?:first|up\ front|upfront|at\ the\ (?:very\ )?(?:beginning|start|top)|"
+                r"on\ top)\b"
+            ),
+            "a",
+        )
+    )
+    out.append(((verb_in + a_any + r"\b[^.;!?]{0,40}?\b" + _THEN + b_after), "a"))
+    out.append(((r"(?:^|[,;:]\s*)(?:first(?:ly)?\s*,?\s*)?" + a_any + r"\s*,?\s*(?:and\s+)?" + _THEN + b_after), "a"))
+    out.append(((r"\b" + b_any + r"\b[^.;!?]{0,40}?\b" + _AFTER + r"\b"), "b"))
+    return out
+
+
+def _ordered_zh(a_any: str, b_any: str) -> list[tuple[str, str]]:
+    """Chinese (pattern, group it reads the value from) pairs for `_ordered`."""
+    out: list[tuple[str, str]] = []
+    out.append(
+        (
+            (
+                r"(?<!我|们|咱)(?:先|首先)\s*(?:直接|马上|就|简单)?\s*(?:给我|给|来|举|看|上|写|放|讲|说|解释|"
+                r"介绍|理解|学|搞懂|弄懂|了解|拿|摆|亮|抛出|"
+                r"告诉我|列|出|下|看到|了解到|弄清|搞清|回答){0,2}(?:清楚|明白|透|完)?(?:出)?(?:我)?(?:讲讲|说"
+                r"说|看看|一下|一个|个|几个|一些|些|段|一段|句|一句|句话|一句话)?\s*(?:"
+                r"把)?\s*(?:[\u4e00-\u9fff]{1,5}的)?" + a_any + r"(?![:：]|\s*比如)"
+            ),
+            "a",
+        )
+    )
+    out.append(((a_any + r"\s*(?:要|得)?(?:先|首先)\s*(?:讲|说|讲清楚|说清楚|讲明白|来|给|上|介绍|解释)"), "a"))
+    out.append(((r"从\s*" + a_any + r"\s*(?:入手|开始|讲起|切入|说起|引入)"), "a"))
+    out.append(
+        (
+            (
+                a_any + r"\s*(?:优先|在前|先行|前置|打头|(?:放|写|摆|列)(?:在)?(?:回答|回复|答案|每次回答)?(?:的)?(?:最"
+                r")?前(?:面|头)?|(?:放|写|摆|列)(?:"
+                r"在)?(?:回答|回复|答案)?(?:的)?"
+                r"(?:最)?(?:开头|第一句|第一段|第一行|首行|最开始|最上面|顶部|最前|开始))"
+            ),
+            "a",
+        )
+    )
+    out.append(
+        (
+            (
+                r"(?:开头|一开始|第一句话?|第一段话?|第一行|最开始)(?:就)?(?:把|先)?(?:要|能)?(?:说|给|讲|写|放"
+                r"|看到|看见|给出|写出|说出|列出|是)?"
+                r"(?:出)?\s*" + a_any
+            ),
+            "a",
+        )
+    )
+    out.append(
+        (
+            (b_any + r"(?:就)?(?:放|写|说|讲|补|留)?(?:在)?(?:后面|后头|下面|最后|之后|后边)(?:补|说|讲|再说|再讲)?"),
+            "b",
+        )
+    )
+    return out
+
+
 def _ordered(
     first: dict[str, str], later: dict[str, str], en: bool
 ) -> list[tuple[re.Pattern[str], Callable[[re.Match[str]], str | None]]]:
     """Patterns that say which kind comes first. `first` maps value -> the kind it puts first;
     `later` maps value -> the kind that, said to come after, puts the value first."""
-    out: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str | None]]] = []
     comp = rx if en else zh
     a_any = "(?P<a>" + "|".join(first.values()) + ")"
     b_any = "(?P<b>" + "|".join(later.values()) + ")"
@@ -124,80 +198,8 @@ def _ordered(
                 return v
         return None
 
-    if en:
-        # the first kind opens the sentence or follows a verb of asking / preferring ("give me examples
-        # first", "I prefer the conclusion first"): not a narration ("I read the summary first")
-        lead_in = r"(?:^|[,;:]\s*|\b" + _ASKING + r"\s+" + _FILLERS + r")"
-        verb_in = r"(?:\b(?:" + _ASKING + r"|" + _STUDYING + r")\s+" + _FILLERS + r")"
-        b_after = r"\s+(?:\w+\s+){0,5}?" + b_any.replace("(?P<b>", "(?:", 1) + r"\b"
-        out.append((comp(lead_in + a_any + r"(?:\s*-\s*|\s+)(?:first|driven|led)\b"), by_a))
-        out.append((comp(lead_in + a_any + r"\s+" + _FIRST + r"\b"), by_a))
-        out.append((comp(r"\b" + _LEAD + r"\s+" + a_any + r"\b"), by_a))
-        out.append(
-            (
-                comp(
-                    r"\b(?:show|give|put|present|tell|state|share|hand)(?:\s+(?:me|us))?\s+"
-                    + a_any
-                    + r"\s+(?:\w+\s+){0,2}?(?:first|up\ front|upfront|at\ the\ (?:very\ )?(?:beginning|start|top)|"
-                    r"on\ top)\b"
-                ),
-                by_a,
-            )
-        )
-        out.append((comp(verb_in + a_any + r"\b[^.;!?]{0,40}?\b" + _THEN + b_after), by_a))
-        out.append(
-            (comp(r"(?:^|[,;:]\s*)(?:first(?:ly)?\s*,?\s*)?" + a_any + r"\s*,?\s*(?:and\s+)?" + _THEN + b_after), by_a)
-        )
-        out.append((comp(r"\b" + b_any + r"\b[^.;!?]{0,40}?\b" + _AFTER + r"\b"), by_b))
-    else:
-        out.append(
-            (
-                comp(
-                    r"(?<!我|们|咱)(?:先|首先)\s*(?:直接|马上|就|简单)?\s*(?:给我|给|来|举|看|上|写|放|讲|说|解释|"
-                    r"介绍|理解|学|搞懂|弄懂|了解|拿|摆|亮|抛出|"
-                    r"告诉我|列|出|下|看到|了解到|弄清|搞清|回答){0,2}(?:清楚|明白|透|完)?(?:出)?(?:我)?(?:讲讲|说"
-                    r"说|看看|一下|一个|个|几个|一些|些|段|一段|句|一句|句话|一句话)?\s*(?:"
-                    r"把)?\s*(?:[\u4e00-\u9fff]{1,5}的)?" + a_any + r"(?![:：]|\s*比如)"
-                ),
-                by_a,
-            )
-        )
-        out.append(
-            (comp(a_any + r"\s*(?:要|得)?(?:先|首先)\s*(?:讲|说|讲清楚|说清楚|讲明白|来|给|上|介绍|解释)"), by_a)
-        )
-        out.append((comp(r"从\s*" + a_any + r"\s*(?:入手|开始|讲起|切入|说起|引入)"), by_a))
-        out.append(
-            (
-                comp(
-                    a_any
-                    + r"\s*(?:优先|在前|先行|前置|打头|(?:放|写|摆|列)(?:在)?(?:回答|回复|答案|每次回答)?(?:的)?(?:最"
-                    r")?前(?:面|头)?|(?:放|写|摆|列)(?:"
-                    r"在)?(?:回答|回复|答案)?(?:的)?"
-                    r"(?:最)?(?:开头|第一句|第一段|第一行|首行|最开始|最上面|顶部|最前|开始))"
-                ),
-                by_a,
-            )
-        )
-        out.append(
-            (
-                comp(
-                    r"(?:开头|一开始|第一句话?|第一段话?|第一行|最开始)(?:就)?(?:把|先)?(?:要|能)?(?:说|给|讲|写|放"
-                    r"|看到|看见|给出|写出|说出|列出|是)?"
-                    r"(?:出)?\s*" + a_any
-                ),
-                by_a,
-            )
-        )
-        out.append(
-            (
-                comp(
-                    b_any
-                    + r"(?:就)?(?:放|写|说|讲|补|留)?(?:在)?(?:后面|后头|下面|最后|之后|后边)(?:补|说|讲|再说|再讲)?"
-                ),
-                by_b,
-            )
-        )
-    return out
+    pairs = _ordered_en(a_any, b_any) if en else _ordered_zh(a_any, b_any)
+    return [(comp(pattern), by_a if group == "a" else by_b) for pattern, group in pairs]
 
 
 _STYLE_EN = _ordered(

@@ -15,7 +15,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from slotstream.scenario import DirectBackend, read_lines, run_lines
+from slotstream.eval.scenarios import DirectBackend, read_lines, run_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "tests" / "scenarios"
@@ -54,7 +54,7 @@ def counted_lines(path: Path) -> int:
 def run_cli(files: list[Path], redis_url: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "SLOTSTREAM_REDIS_URL": redis_url}
     return subprocess.run(
-        [sys.executable, "-m", "slotstream.cli", "scenario", "run", *map(str, files)],
+        [sys.executable, "-P", "-m", "slotstream.cli", "scenario", "run", *map(str, files)],
         cwd=ROOT,
         env=env,
         capture_output=True,

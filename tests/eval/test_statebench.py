@@ -9,11 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from slotstream.memory.models import ID_RE, ContextRequest, OpIn, parse_time
-from slotstream.scenario import DirectBackend, run_lines
-from slotstream.settings import Settings
-from slotstream.state.engine import validate_op
-from slotstream.statebench import (
+from slotstream.config.settings import Settings
+from slotstream.eval.scenarios import DirectBackend, run_lines
+from slotstream.eval.statebench import (
     ENV_ATTRIBUTE,
     NOBODY,
     QUERY_SESSION,
@@ -26,6 +24,8 @@ from slotstream.statebench import (
     restriction_of,
     run_converted,
 )
+from slotstream.memory.models import ID_RE, ContextRequest, OpIn, parse_time
+from slotstream.state.engine import validate_op
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "eval" / "statebench"
 needs_data = pytest.mark.skipif(not (DATA / "dev.jsonl").is_file(), reason=f"no StateBench data in {DATA}")

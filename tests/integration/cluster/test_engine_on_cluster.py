@@ -35,7 +35,7 @@ def test_engine_suite_and_scenarios_pass_on_a_redis_cluster() -> None:
     deselect = [arg for test in DESELECTED for arg in ("--deselect", test)]
     started = time.monotonic()
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", *SUITE, *deselect, "-q", "-x", "-p", "no:cacheprovider"],
+        [sys.executable, "-P", "-m", "pytest", *SUITE, *deselect, "-q", "-x", "-p", "no:cacheprovider"],
         cwd=ROOT,
         env=env,
         capture_output=True,

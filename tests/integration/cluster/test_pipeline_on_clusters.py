@@ -25,10 +25,10 @@ from kafka.admin import ConfigResource, ConfigResourceType
 from kafka.errors import KafkaError
 
 from slotstream.client import Client
-from slotstream.localkafka import LocalKafkaCluster
-from slotstream.localredis import LocalRedisCluster, free_port
+from slotstream.local.kafka_broker import LocalKafkaCluster
+from slotstream.local.redis_server import LocalRedisCluster, free_port
+from slotstream.local.stack import LocalStack
 from slotstream.sidecar.keys import create_key
-from slotstream.stack import LocalStack
 from slotstream.state.digest import digest_namespace, user_state, users_of
 from slotstream.state.keys import Keys
 from slotstream.state.namespaces import drop_namespace

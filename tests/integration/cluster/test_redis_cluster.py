@@ -18,12 +18,12 @@ import pytest
 import redis
 from redis.cluster import RedisCluster
 
-from slotstream.localredis import LocalRedis, LocalRedisCluster
+from slotstream.local.redis_server import LocalRedis, LocalRedisCluster
 from slotstream.memory.models import ContextRequest
 from slotstream.state.client import cluster_nodes, connect, connect_async, is_cluster_url
 from slotstream.state.digest import digest_namespace, users_of
-from slotstream.state.due import DueEntry, DueIndex
 from slotstream.state.engine import Engine
+from slotstream.state.expiry_index import DueEntry, DueIndex
 from slotstream.state.namespaces import drop_namespace
 from slotstream.state.progress import Progress
 from slotstream.state.reader import AsyncReader

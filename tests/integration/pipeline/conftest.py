@@ -20,7 +20,7 @@ import os
 
 import pytest
 
-from slotstream.settings import Settings
+from slotstream.config.settings import Settings
 
 RUNTIMES = ("faust", "lean")
 

@@ -15,9 +15,9 @@ import pytest
 import redis
 from kafka import KafkaConsumer, TopicPartition
 
+from slotstream.local.stack import LocalStack
 from slotstream.memory.sealing import is_sealed
-from slotstream.replay import replay
-from slotstream.stack import LocalStack
+from slotstream.ops.replay import replay
 from slotstream.state.digest import digest_namespace, user_state
 from slotstream.state.keys import Keys, user_data_keys
 from slotstream.state.namespaces import drop_namespace

@@ -21,11 +21,11 @@ from typing import Any
 import orjson
 import pytest
 
-from slotstream.localkafka import LocalKafka
-from slotstream.localredis import LocalRedis
+from slotstream.config.settings import Settings
+from slotstream.local.kafka_broker import LocalKafka
+from slotstream.local.redis_server import LocalRedis
+from slotstream.local.stack import LocalStack
 from slotstream.memory.limits import MAX_OPS_PER_TURN
-from slotstream.settings import Settings
-from slotstream.stack import LocalStack
 from slotstream.state.digest import digest_namespace
 from slotstream.streams.producer import SlotstreamProducer
 from slotstream.streams.topics import CHANGES, DLQ, OPS, TURNS, user_key

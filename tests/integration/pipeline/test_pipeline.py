@@ -23,9 +23,9 @@ from typing import Any
 import orjson
 import pytest
 
+from slotstream.local.stack import LocalStack
 from slotstream.memory.models import ContextRequest, Status, iso, to_ms
-from slotstream.replay import replay
-from slotstream.stack import LocalStack
+from slotstream.ops.replay import replay
 from slotstream.state.digest import digest_namespace
 from slotstream.state.namespaces import drop_namespace
 from slotstream.streams.topics import CHANGES, DLQ, OPS, TURNS, user_key
@@ -704,7 +704,7 @@ def test_turns_and_ops_topics_of_other_partition_counts(
     others' reconciliation applies the rest. The state is the clean run's."""
     import dataclasses
 
-    from slotstream.settings import Settings
+    from slotstream.config.settings import Settings
     from slotstream.streams.admin import create_topics
 
     name = f"it-parts-{run_id()}"

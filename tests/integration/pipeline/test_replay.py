@@ -20,10 +20,10 @@ import pytest
 import redis
 import redis.asyncio as aioredis
 
-from slotstream.promote import promote
-from slotstream.replay import load_plan, replay
-from slotstream.settings import Settings
-from slotstream.stack import LocalStack
+from slotstream.config.settings import Settings
+from slotstream.local.stack import LocalStack
+from slotstream.ops.promote import promote
+from slotstream.ops.replay import load_plan, replay
 from slotstream.state.digest import digest_namespace, user_state
 from slotstream.state.keys import Keys, deploy_pointer
 from slotstream.state.namespaces import drop_namespace
@@ -146,7 +146,7 @@ def test_a_replay_killed_midway_resumes_and_ends_with_the_same_digest(
 ) -> None:
     assert replay(settings_of(live), targets[0], "turns", show=quiet) == 0
     env = {**os.environ, **live.settings.to_env(), "SLOTSTREAM_BATCH_SIZE": "2"}
-    command = [sys.executable, "-m", "slotstream.cli", "replay", "--namespace", targets[1], "--re-extract"]
+    command = [sys.executable, "-P", "-m", "slotstream.cli", "replay", "--namespace", targets[1], "--re-extract"]
     proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from slotstream.pipeline_runner import SIMULATED_SKEW, KafkaBackend
-from slotstream.scenario import read_lines, run_lines
-from slotstream.settings import Settings
-from slotstream.stack import LocalStack
+from slotstream.config.settings import Settings
+from slotstream.eval.scenarios import read_lines, run_lines
+from slotstream.eval.scenarios_kafka import SIMULATED_SKEW, KafkaBackend
+from slotstream.local.stack import LocalStack
 
 pytestmark = [pytest.mark.kafka, pytest.mark.integration]
 

@@ -10,8 +10,8 @@ import redis
 
 from slotstream.memory.models import iso, to_ms
 from slotstream.processors.expiry import ExpiryService
-from slotstream.state.due import DueEntry, DueIndex
 from slotstream.state.engine import Engine
+from slotstream.state.expiry_index import DueEntry, DueIndex
 from slotstream.state.progress import Progress
 
 pytestmark = pytest.mark.integration

@@ -21,8 +21,8 @@ from slotstream.processors.messages import RawMessage
 from slotstream.processors.reconciliation import ReconciliationService
 from slotstream.processors.runner import BatchRunner
 from slotstream.state.digest import digest_namespace
-from slotstream.state.due import DueIndex
 from slotstream.state.engine import Engine
+from slotstream.state.expiry_index import DueIndex
 from slotstream.state.progress import Progress
 from slotstream.streams.errors import RestartWorker
 from slotstream.streams.topics import user_key
@@ -217,7 +217,7 @@ def test_a_redis_behind_what_was_recorded_restarts_the_worker_before_a_fused_wri
 def test_a_fused_apply_never_waits_at_the_promote_gate(redis_client: redis.Redis, namespace: str) -> None:
     """A promote pauses reconciliation at its gate and waits for the extraction batch in flight,
     which is the one doing the fused apply: that apply must not wait at reconciliation's gate."""
-    from slotstream.state.deploy import DeployGate, Pointer, write_pointer
+    from slotstream.state.deployment import DeployGate, Pointer, write_pointer
 
     pipe = Pipeline(redis_client, namespace)
     stop = threading.Event()

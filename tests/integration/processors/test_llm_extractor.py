@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from slotstream.config.settings import Settings
 from slotstream.memory.extraction import Extraction, Extractor, RuleExtractor, Turn
 from slotstream.memory.models import iso
 from slotstream.processors.extraction import ExtractionService
@@ -36,8 +37,7 @@ from slotstream.processors.llm_extractor import (
     extractor_from_config,
 )
 from slotstream.processors.llm_schema import REPLY_SCHEMA
-from slotstream.settings import Settings
-from slotstream.worker import extractor_for
+from slotstream.worker.wiring import extractor_for
 
 pytestmark = pytest.mark.integration
 

@@ -14,8 +14,8 @@ import redis
 from slotstream.memory.models import iso, to_ms
 from slotstream.processors.messages import RawMessage
 from slotstream.processors.reconciliation import ReconciliationService
-from slotstream.state.due import DueEntry, DueIndex
 from slotstream.state.engine import Engine
+from slotstream.state.expiry_index import DueEntry, DueIndex
 from slotstream.state.keys import Keys
 
 pytestmark = pytest.mark.integration

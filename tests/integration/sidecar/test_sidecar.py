@@ -24,10 +24,10 @@ import httpx
 import pytest
 
 from slotstream.client import AsyncClient, Client, SidecarRequestError
-from slotstream.localredis import LocalRedis, free_port
-from slotstream.settings import Settings
+from slotstream.config.settings import Settings
+from slotstream.local.redis_server import LocalRedis, free_port
+from slotstream.local.stack import LocalStack
 from slotstream.sidecar.keys import create_key, revoke_key
-from slotstream.stack import LocalStack
 from slotstream.streams.topics import OPS, TURNS
 
 from support import start_stack
@@ -578,7 +578,7 @@ def sidecar_process(settings: Settings, log_path: Path, until: str = "/readyz") 
     env = {k: v for k, v in os.environ.items() if not k.startswith("SLOTSTREAM_")} | settings.to_env()
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "slotstream.cli", "sidecar"], env=env, stdout=log, stderr=subprocess.STDOUT
+            [sys.executable, "-P", "-m", "slotstream.cli", "sidecar"], env=env, stdout=log, stderr=subprocess.STDOUT
         )
         url = f"http://{settings.sidecar_host}:{settings.sidecar_port}"
         try:

@@ -1,5 +1,5 @@
 """A batch's apply scripts go out chunk by chunk on one connection while the next chunk is
-reconciled, and their replies are read at the end (state/scripts.py, ChunkedWrites): whatever
+reconciled, and their replies are read at the end (state/lua.py, ChunkedWrites): whatever
 happens between the first chunk sent and the last reply read, the state is that of a clean run."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import redis
 
 from slotstream.state import engine as engine_module
 from slotstream.state.engine import WRITE_CHUNK_USERS, Engine
-from slotstream.state.scripts import ChunkedWrites
+from slotstream.state.lua import ChunkedWrites
 
 from support import dump_namespace
 

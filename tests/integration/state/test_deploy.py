@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from slotstream.state.deploy import DeployGate, Pointer, read_pointer, write_pointer
+from slotstream.state.deployment import DeployGate, Pointer, read_pointer, write_pointer
 from slotstream.state.errors import NamespaceMoved
 from slotstream.state.keys import deploy_pointer, deploy_runners
 

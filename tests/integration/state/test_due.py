@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import redis
 
-from slotstream.state.due import DueEntry, DueIndex
+from slotstream.state.expiry_index import DueEntry, DueIndex
 
 pytestmark = pytest.mark.integration
 

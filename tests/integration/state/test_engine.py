@@ -12,7 +12,7 @@ import redis
 
 from slotstream.memory.models import Status, iso
 from slotstream.state.engine import Engine
-from slotstream.state.scripts import ChunkedWrites
+from slotstream.state.lua import ChunkedWrites
 
 from support import dump_namespace
 

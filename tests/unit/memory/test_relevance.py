@@ -1,5 +1,5 @@
 """Relevance weighted by inverse document frequency (docs/engine.md, "Read path"): a ranking test set
-(tests/corpus/ranking/budget.jsonl) of requests whose answer is one record among many more
+(slotstream/eval/corpora/ranking/budget.jsonl) of requests whose answer is one record among many more
 important ones that share only common words with the request; the record must make a small budget.
 Plus the weights themselves: a word every row holds carries almost nothing, a rare one most."""
 
@@ -7,16 +7,16 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from slotstream.eval.corpus import corpus_path
 from slotstream.memory.models import ContextRequest, Status
 from slotstream.memory.selection import DocFrequency, from_record, relevance_weights, select
 from slotstream.memory.validation import build_record, parse_record
 
-CASES = Path(__file__).parents[2] / "corpus" / "ranking" / "budget.jsonl"
+CASES = corpus_path("ranking") / "budget.jsonl"
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from slotstream.config.settings import Settings
 from slotstream.errors import SettingsError
-from slotstream.settings import Settings
 from slotstream.state.client import cluster_nodes
 
 

@@ -25,13 +25,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from slotstream.bench_pipeline import _turn as bench_turn
+from slotstream.bench.pipeline import _turn as bench_turn
 from slotstream.memory.extraction import RuleExtractor
 from slotstream.memory.extraction.extractor import turn_may_hold
 
 ROOT = Path(__file__).resolve().parents[4]
-CHAT = [ROOT / "tests" / "corpus" / name / "ordinary_chat.jsonl" for name in ("phrasings", "everyday")]
-CHAT += [ROOT / "tests" / "corpus" / name / "ordinary_chat.jsonl" for name in ("phrasings_fresh", "everyday_fresh")]
+CORPORA_DIR = ROOT / "slotstream" / "eval" / "corpora"
+CHAT = [CORPORA_DIR / name / "ordinary_chat.jsonl" for name in ("phrasings", "everyday")]
+CHAT += [CORPORA_DIR / name / "ordinary_chat.jsonl" for name in ("phrasings_fresh", "everyday_fresh")]
 SEARCHES = ("search", "match", "fullmatch", "finditer", "findall")
 OTHER_CALLS = ("sub", "subn", "split")
 

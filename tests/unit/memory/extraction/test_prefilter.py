@@ -20,14 +20,14 @@ from pathlib import Path
 
 import pytest
 
-from slotstream.bench_pipeline import _turn as bench_turn
+from slotstream.bench.pipeline import _turn as bench_turn
 from slotstream.memory.extraction import RuleExtractor, Turn, prefilter
-from slotstream.memory.extraction.analyze import GOAL_REQUIRES, RULE_FAMILIES
 from slotstream.memory.extraction.decision import DECISION
 from slotstream.memory.extraction.detail import _OVER, DETAIL
 from slotstream.memory.extraction.everyday import _ROUTINE_EN_REQUIRES, EVERYDAY_REQUIRES, _routine_en, everyday_hits
 from slotstream.memory.extraction.expertise import EXPERTISE
 from slotstream.memory.extraction.extractor import _CLAUSES, TURN_TRIGGERS, turn_may_hold
+from slotstream.memory.extraction.families import GOAL_REQUIRES, RULE_FAMILIES
 from slotstream.memory.extraction.forget import FORGET_REQUIRES, forget_command
 from slotstream.memory.extraction.goal import GOAL
 from slotstream.memory.extraction.language import LANGUAGE
@@ -38,6 +38,7 @@ from slotstream.memory.extraction.style import ORDER_REQUIRES, STYLE_REQUIRES, o
 from slotstream.memory.extraction.timezone import TIMEZONE
 
 ROOT = Path(__file__).resolve().parents[4]
+CORPORA_DIR = ROOT / "slotstream" / "eval" / "corpora"
 CORPORA = ("phrasings", "phrasings_fresh", "everyday", "everyday_fresh")
 AT = datetime(2026, 9, 23, 10, 0, tzinfo=UTC)  # a Wednesday, as in the corpus evaluation
 
@@ -52,10 +53,7 @@ def read_lines(path: Path) -> list[str]:
 @cache
 def corpus_lines() -> tuple[str, ...]:
     return tuple(
-        line
-        for name in CORPORA
-        for path in sorted((ROOT / "tests" / "corpus" / name).glob("*.jsonl"))
-        for line in read_lines(path)
+        line for name in CORPORA for path in sorted((CORPORA_DIR / name).glob("*.jsonl")) for line in read_lines(path)
     )
 
 
@@ -101,7 +99,7 @@ def test_the_corpora_and_scenarios_are_all_there() -> None:
 
 @pytest.mark.parametrize("corpus", CORPORA)
 def test_every_corpus_line_gives_the_same_extraction(corpus: str) -> None:
-    for path in sorted((ROOT / "tests" / "corpus" / corpus).glob("*.jsonl")):
+    for path in sorted((CORPORA_DIR / corpus).glob("*.jsonl")):
         lines = read_lines(path)
         assert lines
         # with and without a session and a project: the scope rules read those after the families
@@ -269,7 +267,7 @@ def test_most_ordinary_chat_is_dropped_before_it_is_split() -> None:
     # the families' looks name what a pattern needs, not only a trigger word: "write a short haiku"
     # has a detail word but nothing a detail pattern reads (64% of these lines are dropped; 29% when
     # a family's look was its trigger word alone)
-    chat = [text for name in CORPORA for text in read_lines(ROOT / "tests" / "corpus" / name / "ordinary_chat.jsonl")]
+    chat = [text for name in CORPORA for text in read_lines(CORPORA_DIR / name / "ordinary_chat.jsonl")]
     dropped = [text for text in chat if not turn_may_hold(text)]
     assert len(dropped) >= 0.6 * len(chat), f"{len(dropped)} of {len(chat)} dropped"
 

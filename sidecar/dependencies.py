@@ -1,0 +1,79 @@
+"""What the routes depend on: the services a running app holds, and the caller's key checked for
+a scope (FastAPI dependencies, so every route states what it needs in its signature)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from fastapi import Depends, Path, Query, Request
+
+from slotstream.memory.models import ID_RE
+
+from . import metrics
+from .errors import Forbidden, RateLimited, Unauthorized
+from .keys import KeyStore, Principal
+from .ratelimit import TenantLimiter
+from .schemas import MAX_WAIT_SECONDS
+from .service import Sidecar
+
+USER_PATH = Path(..., min_length=1, max_length=128, pattern=ID_RE.pattern)
+RECORD_PATH = Path(..., min_length=1, max_length=128, pattern=ID_RE.pattern)
+WAIT = Query(None, gt=0, le=MAX_WAIT_SECONDS, description="seconds to wait for the outcomes")
+
+
+@dataclass
+class Gate:
+    """Who may call: the API keys and each tenant's rate."""
+
+    keys: KeyStore
+    limiter: TenantLimiter
+
+    def authorize(self, header: str, scope: str) -> Principal:
+        """The caller of an `Authorization: Bearer <key>` header, if its key may use `scope` now."""
+        scheme, _, key = header.partition(" ")
+        if scheme.lower() != "bearer" or not key:
+            raise Unauthorized("unauthorized", "send Authorization: Bearer <key>")
+        principal = self.keys.authenticate(key.strip())
+        if principal is None:
+            raise Unauthorized("unauthorized", "unknown or revoked key")
+        if not principal.may(scope):
+            raise Forbidden("scope", f"this key may not {scope}")
+        wait = self.limiter.retry_after(principal.tenant)
+        if wait is not None:
+            raise RateLimited(wait)
+        return principal
+
+
+@dataclass
+class Running:
+    """What the app's lifespan started: the service and the pipeline's metrics collector."""
+
+    sidecar: Sidecar
+    pipeline: metrics.PipelineCollector
+
+
+def running(request: Request) -> Running:
+    state: Running = request.app.state.running
+    return state
+
+
+def sidecar(request: Request) -> Sidecar:
+    return running(request).sidecar
+
+
+def caller(scope: str) -> Callable[[Request], Awaitable[Principal]]:
+    """A dependency: the caller, whose key must hold `scope`."""
+
+    async def check(request: Request) -> Principal:
+        gate: Gate = request.app.state.gate
+        return gate.authorize(request.headers.get("authorization", ""), scope)
+
+    return check
+
+
+READER = Depends(caller("read"))
+WRITER = Depends(caller("write"))
+ADMIN = Depends(caller("admin"))
+SIDECAR = Depends(sidecar)
+RUNNING = Depends(running)

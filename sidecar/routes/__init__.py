@@ -1,0 +1,1 @@
+"""The sidecar's routes, one router per area (context lookups are served by the front door)."""

@@ -1,0 +1,88 @@
+"""`slotstream eval statebench|phrasings|everyday|ranking`: measurements on corpora and external
+conformance material (docs/evaluation.md)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from slotstream.config.settings import Settings
+
+from .common import Subparsers
+
+SPLITS = ["all", "dev", "holdout"]
+
+
+def register(sub: Subparsers) -> None:
+    ev = sub.add_parser("eval", help="measurements on corpora and conformance material")
+    ev_sub = ev.add_subparsers(dest="eval_command", required=True)
+    _statebench(ev_sub)
+    _phrasings(ev_sub)
+    _everyday(ev_sub)
+    _ranking(ev_sub)
+
+
+def _statebench(ev_sub: Subparsers) -> None:
+    sb = ev_sub.add_parser("statebench", help="StateBench timelines through the engine")
+    sb.add_argument("files", nargs="+", type=Path)
+    sb.add_argument("--track", action="append", help="only these tracks (repeatable)")
+    sb.add_argument("--verbose", "-v", action="store_true", help="print each failing query")
+    sb.add_argument(
+        "--turns",
+        action="store_true",
+        help="also run the user's conversation turns through the rule extractor, beside the structured writes",
+    )
+    sb.set_defaults(func=cmd_statebench)
+
+
+def _phrasings(ev_sub: Subparsers) -> None:
+    ph = ev_sub.add_parser("phrasings", help="rule-extractor recall and false positives on the phrasing corpus")
+    ph.add_argument("--corpus", type=Path, default=None, help="corpus folder (default: the shipped phrasings corpus)")
+    ph.add_argument("--split", choices=SPLITS, default="all", help="which lines (default all)")
+    ph.add_argument("--verbose", "-v", action="store_true", help="print each missed dev line and dev false positive")
+    ph.add_argument(
+        "--show-holdout",
+        action="store_true",
+        help="also print the held-out misses and false positives (asked explicitly)",
+    )
+    ph.set_defaults(func=cmd_phrasings)
+
+
+def _everyday(ev_sub: Subparsers) -> None:
+    ed = ev_sub.add_parser("everyday", help="rule-extractor recall and false positives on the everyday corpus")
+    ed.add_argument("--corpus", type=Path, default=None, help="corpus folder (default: the shipped everyday corpus)")
+    ed.add_argument("--split", choices=SPLITS, default="all", help="which lines (default all)")
+    ed.add_argument("--verbose", "-v", action="store_true", help="print each missed dev line and dev false positive")
+    ed.set_defaults(func=cmd_everyday)
+
+
+def _ranking(ev_sub: Subparsers) -> None:
+    rk = ev_sub.add_parser("ranking", help="do everyday memories reach the requests they matter to (small budgets)")
+    rk.add_argument("--requests", type=Path, default=None, help="request set (default: the shipped one)")
+    rk.add_argument("--split", choices=SPLITS, default="all", help="which lines (default all)")
+    rk.add_argument("--verbose", "-v", action="store_true", help="print each dev miss with what was used instead")
+    rk.set_defaults(func=cmd_ranking)
+
+
+def cmd_statebench(args: argparse.Namespace) -> int:
+    from slotstream.eval.statebench import main
+
+    return main(args.files, Settings.from_env(), tracks=args.track, verbose=args.verbose, turns=args.turns)
+
+
+def cmd_phrasings(args: argparse.Namespace) -> int:
+    from slotstream.eval.families import main
+
+    return main(args.corpus, args.split, verbose=args.verbose, show_holdout=args.show_holdout)
+
+
+def cmd_everyday(args: argparse.Namespace) -> int:
+    from slotstream.eval.families import main_everyday
+
+    return main_everyday(args.corpus, args.split, verbose=args.verbose)
+
+
+def cmd_ranking(args: argparse.Namespace) -> int:
+    from slotstream.eval.ranking import main
+
+    return main(args.requests, args.split, verbose=args.verbose)

@@ -1,0 +1,99 @@
+"""Redis namespaces for operators: a namespace's digest, the namespaces holding pipeline state, and
+dropping one that is not in use. Each prints what it did; none prints data."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+import redis
+
+from slotstream.config.settings import Settings
+from slotstream.state.client import connect
+from slotstream.state.deployment import read_pointer
+from slotstream.state.digest import Digest, digest_namespace
+from slotstream.state.keys import Keys
+from slotstream.state.namespaces import drop_namespace
+
+
+def _print_digest(digest: Digest) -> None:
+    print(f"namespace {digest.namespace}: digest {digest.digest}")
+    print(f"  {digest.users} users, {digest.records} records")
+    for tenant, counts in digest.per_tenant.items():
+        print(f"  tenant {tenant}: {counts['users']} users, {counts['records']} records")
+
+
+def state_digest(settings: Settings, namespace: str | None) -> int:
+    assert settings.redis_url
+    client = connect(settings.redis_url)
+    try:
+        _print_digest(digest_namespace(client, namespace or read_pointer(client, settings.namespace).namespace))
+    finally:
+        client.close()
+    return 0
+
+
+@dataclass
+class NamespaceInfo:
+    name: str
+    keys: int
+    digest: Digest
+
+
+def namespaces(client: redis.Redis) -> list[str]:
+    """The namespaces that hold pipeline state (those with a marker), sorted."""
+    found = set()
+    for key in client.scan_iter(match="*:namespace", count=1000):
+        text = key.decode()
+        name = text.split(":", 1)[0]
+        if text == Keys(name).marker():
+            found.add(name)
+    return sorted(found)
+
+
+def namespace_info(client: redis.Redis, name: str) -> NamespaceInfo:
+    count = sum(1 for _ in client.scan_iter(match=Keys(name).pattern(), count=1000))
+    return NamespaceInfo(name, count, digest_namespace(client, name))
+
+
+def namespace_list(settings: Settings) -> int:
+    assert settings.redis_url
+    client = connect(settings.redis_url)
+    try:
+        names = namespaces(client)
+        if not names:
+            print("no namespace holds pipeline state yet")
+            return 0
+        pointer = read_pointer(client, settings.namespace)
+        roles = {pointer.namespace: f"serves {settings.namespace}"}
+        if pointer.previous:
+            roles[pointer.previous] = "previous"
+        print(f"{'namespace':<24} {'keys':>8} {'users':>7} {'records':>8}  {'digest':<16}  role")
+        for name in names:
+            info = namespace_info(client, name)
+            digest = info.digest
+            role = roles.get(name, "")
+            print(f"{name:<24} {info.keys:>8} {digest.users:>7} {digest.records:>8}  {digest.digest[:16]}  {role}")
+    finally:
+        client.close()
+    return 0
+
+
+def namespace_drop(settings: Settings, name: str, yes: bool) -> int:
+    assert settings.redis_url
+    client = connect(settings.redis_url)
+    try:
+        pointer = read_pointer(client, settings.namespace)
+        if name == pointer.namespace:
+            print(f"slotstream namespace drop: {name} serves {settings.namespace}; refusing", file=sys.stderr)
+            return 1
+        if name not in namespaces(client):
+            print(f"slotstream namespace drop: no namespace {name} holds pipeline state", file=sys.stderr)
+            return 1
+        if not yes:
+            print(f"slotstream namespace drop: deletes every key of {name}; add --yes to do it", file=sys.stderr)
+            return 2
+        print(f"dropped {name}: {drop_namespace(client, name)} keys")
+    finally:
+        client.close()
+    return 0
