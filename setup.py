@@ -3,7 +3,7 @@
 The modules are listed in pyproject.toml (`[tool.slotstream.compile]`). A machine without a C
 compiler gets them as plain Python; SLOTSTREAM_COMPILE=0 skips compiling on purpose. The source
 stays the only truth: a compiled module is built from the same file, and the tests run on what
-`scripts/setup.sh` built (docs/BENCHMARKS.md, "Compiled modules").
+`scripts/setup.sh` built (docs/results.md).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Reconciliation: (what is stored, an incoming record or command, event time) -> a transition.
 
 Pure: no I/O, no clock. The state layer loads a `UserView`, calls `reconcile`, and applies the
-returned `Transition` atomically. Rules 1-4, 6 and 8-13 of docs/engine.md live here (the read
+returned `Transition` atomically. Rules 1-4, 6 and 8-13 of docs/concepts.md live here (the read
 side of 4, 5 and 12 is in selection.py).
 """
 

@@ -63,7 +63,7 @@ _SPECS = [
                   importance=0.6, actionability=0.7),
     AttributeSpec("profile.languages", Kind.PREFERENCE, Cardinality.MULTI, label="languages spoken",
                   importance=0.5, review=365 * DAY, topics=("language", "media"), related=("travel",)),
-    # everyday personal memory (docs/everyday.md): what a user tells an assistant about their life;
+    # everyday personal memory (docs/concepts.md): what a user tells an assistant about their life;
     # `topics` say which requests it matters to (memory/topic_lexicon.py)
     AttributeSpec("profile.diet", Kind.PREFERENCE, Cardinality.MULTI, label="diet", review=365 * DAY,
                   consequence=Consequence.HIGH, importance=0.8, actionability=0.8,

@@ -6,7 +6,7 @@ in the retained log unreadable. The key's id travels in the payload, the user in
     b"SSE1" | kid length (1 byte) | kid (ASCII) | nonce (12 bytes) | ciphertext + tag
 
 A plaintext JSON payload starts with "{" and is read as before (a producer outside this repository
-that does not seal gets no erasure guarantee for the log: docs/replay.md).
+that does not seal gets no erasure guarantee for the log: docs/operating.md).
 
 User keys are stored wrapped with the master key (AES-256-GCM again, bound to tenant, user and
 key id); this module only does the cryptography, state/user_keys.py keeps them. Pure: no I/O.

@@ -1,4 +1,4 @@
-"""The read side, pure: eligibility, ranking, budgeting and rendering (docs/engine.md, "Read path").
+"""The read side, pure: eligibility, ranking, budgeting and rendering (docs/concepts.md, "Read path").
 
 The state layer hands over `Candidate`s (a compact, selection-only view of the records in the
 request's scopes); everything here decides from them and the request's own time.
@@ -589,7 +589,7 @@ def _one_per_slot(req: ContextRequest, usable: list[Candidate], excluded: list[E
     return keep
 
 
-SORTED_UP_TO = 400  # rows: up to here a sort picks the best faster than heapq (docs/BENCHMARKS.md, Reads)
+SORTED_UP_TO = 400  # rows: up to here a sort picks the best faster than heapq (docs/results.md, Reads)
 
 
 def _ranked(

@@ -1,6 +1,6 @@
 """Request topics: which subject areas a request's text is about, from a word list per topic.
 
-Data, not rules (docs/everyday.md says how it was built and measured): each topic lists English
+Data, not rules (docs/concepts.md says how it was built and measured): each topic lists English
 words (matched as whole lower-case words, so "meal" does not match "mealy") and Chinese words
 (matched as substrings, Chinese has no spaces). Ranking counts a record whose family matters to
 one of the request's topics as relevant (registry `topics`); a special-category record is used

@@ -62,7 +62,7 @@ def state_lost_message(namespace: str, detail: str) -> str:
         f"Redis namespace {namespace!r} has no state, but {detail}: the state was lost (a Redis "
         "restarted without persistence, or flushed). Processing stops here instead of carrying on "
         "over it. Restore Redis from its append-only file or a backup, or rebuild the namespace from "
-        "the retained ops topic with `slotstream worker --rebuild` (docs/pipeline.md, 'Lost state')."
+        "the retained ops topic with `slotstream worker --rebuild` (docs/operating.md, 'Lost state')."
     )
 
 

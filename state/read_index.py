@@ -33,7 +33,7 @@ from .lua import ScriptText
 CONTEXT_SCRIPT = ScriptText.named("context.lua")
 
 # a context lookup reads its scopes whole when they hold at most this many rows: reading them all
-# costs about what the indexed read costs (docs/BENCHMARKS.md, "Reads")
+# costs about what the indexed read costs (docs/results.md)
 WHOLE_UP_TO = 128
 
 
@@ -77,7 +77,7 @@ class SmallScopes:
     """The users, with the scopes they asked for, whose last context lookup found at most the
     threshold's rows. Their next lookup reads the scopes whole in a transaction (HMGET and HVALS),
     not through context.lua: a script turns every row into a Lua string and back and joins them,
-    which at 100 rows costs the server 90–97 µs a lookup against 22 µs (docs/BENCHMARKS.md,
+    which at 100 rows costs the server 90–97 µs a lookup against 22 µs (docs/results.md,
     "Reads"). A user not seen yet, or past the threshold, goes through the script, which decides.
     Bounded: the users read least recently go first."""
 

@@ -67,7 +67,7 @@ match a sentence is not run, a pattern that cannot match is not tried, and a tur
 can fire anywhere is not split into sentences at all. It never changes an extraction:
 `RuleExtractor(prefilter=False)` tries everything everywhere, and the tests compare the two.
 
-Rules it keeps (docs/engine.md):
+Rules it keeps (docs/concepts.md):
 - temporary vs lasting: "this time / just this once / 这次 / 本次" (or wording about the current item, "this
   question", "a short answer", "这道题") gives a `session:<id>` record living
   `registry.TEMPORARY_LIFETIME`; with no session on the turn it gives nothing (never widened to

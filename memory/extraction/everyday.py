@@ -1,4 +1,4 @@
-"""Everyday personal memory: what a user tells an assistant about their life (docs/everyday.md).
+"""Everyday personal memory: what a user tells an assistant about their life (docs/concepts.md).
 
 One grammar for fourteen families, English and Chinese. A sentence is read as
 *who* (the user: "I", "my", "我"; a possessive for relatives and pets: "my wife Ana", "我老婆小美") +

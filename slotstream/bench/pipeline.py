@@ -238,7 +238,7 @@ def _print_redis_persistence(
     own: bool, before: tuple[int, float] | None, after: tuple[int, float] | None, server: str = ""
 ) -> None:
     """An AOF rewrite forks the server, and the child writes the whole state out: here, on the two
-    cores the worker and the broker use (docs/BENCHMARKS.md, "Freshness and the AOF"). `own`: the
+    cores the worker and the broker use (docs/results.md). `own`: the
     bench started the Redis (a configured one keeps its own persistence, not told here); `server`:
     its build (`server_build`)."""
     if not own:

@@ -28,7 +28,7 @@ class Settings(BaseSettings):
         None,
         description="SLOTSTREAM_REDIS_URL: redis://host:port/db for one server; "
         "redis+cluster://host:port[,host:port...] (rediss+cluster:// with TLS) for a Redis Cluster, the "
-        "nodes the client first asks for the slot map (docs/cluster.md); unset: start the embedded local server",
+        "nodes the client first asks for the slot map (docs/operating.md); unset: start the embedded local server",
     )
     namespace: str = Field(
         "ss",
@@ -75,7 +75,7 @@ class Settings(BaseSettings):
     runtime: Literal["faust", "lean"] = Field(
         "lean",
         description="SLOTSTREAM_RUNTIME: what moves a worker's records: lean (aiokafka's consumer and producer "
-        "directly) or faust (Faust's agents); the same processors and guarantees (docs/pipeline.md). Every "
+        "directly) or faust (Faust's agents); the same processors and guarantees (docs/operating.md). Every "
         "worker of a consumer group runs the same one",
     )
     max_event_skew: float = Field(
@@ -121,7 +121,7 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(1_048_576, ge=1024, description="SLOTSTREAM_MAX_BODY_BYTES: larger requests get 413")
     master_key: SecretStr | None = Field(
         None,
-        description="SLOTSTREAM_MASTER_KEY: base64 of 32 bytes: wraps the users' data keys (docs/replay.md); "
+        description="SLOTSTREAM_MASTER_KEY: base64 of 32 bytes: wraps the users' data keys (docs/operating.md); "
         "every process of a deployment needs the same one",
     )
     master_key_file: str = Field(

@@ -1,4 +1,4 @@
-"""Scenario runner (docs/scenarios.md): apply record/command lines, answer query lines as of their `at`.
+"""Scenario runner (docs/evaluation.md): apply record/command lines, answer query lines as of their `at`.
 
 One JSON object per line; blank lines and lines starting with `#` are ignored. Besides the
 design's four line types, a record/command line may carry `"expect": {"rejected": "<reason>"}` or

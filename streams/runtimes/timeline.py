@@ -1,6 +1,6 @@
 """Where a worker's batches spend their time: one JSON line per batch, appended to a file
 (`SLOTSTREAM_BATCH_TIMELINE`), for finding what a turn waits for between its append to the turns
-topic and its ops reaching Redis. `scripts/batch_timeline.py` summarizes a file.
+topic and its ops reaching Redis. `slotstream bench timeline` summarizes a file.
 
 A processor's batch line: `processor`, `records`, `oldest_age_ms` (how long the batch's oldest
 record had been on its topic when the batch started; the input topics stamp the broker's append

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "tests" / "scenarios"
 FILES = sorted(SCENARIOS.glob("*.jsonl"))
 
-# One file per acceptance test (acc_*), one per state rule of docs/engine.md (rule_*).
+# One file per acceptance test (acc_*), one per state rule of docs/concepts.md (rule_*).
 REQUIRED = [
     "acc_01_preference_change_adopted",
     "acc_02_temporary_request_not_permanent",

@@ -343,7 +343,7 @@ def test_handmade_timeline_through_the_engine(engine):
     (out,) = run_converted(engine, conv)
     assert out.leaked == [] and out.missing == [] and out.counted == 2
     assert "$120,000" in out.context and "11:00 AM via Zoom" in out.context
-    # the same lines are valid scenario lines (docs/scenarios.md) for the scenario runner
+    # the same lines are valid scenario lines (docs/evaluation.md) for the scenario runner
     report = run_lines(DirectBackend(engine), list(enumerate(convert(_handmade(), user="T-2").lines, 1)), "sb")
     assert (report.passed, report.failed) == (1, 0)
 

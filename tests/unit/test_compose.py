@@ -27,7 +27,7 @@ COMPOSE = ROOT / "docker-compose.yml"
 DOCKERFILE = ROOT / "Dockerfile"
 DOCKERIGNORE = ROOT / ".dockerignore"
 
-KAFKA_VERSION = "4.1.1"  # docs/kafka-local.md and scripts/kafka/pom.xml; checked below
+KAFKA_VERSION = "4.1.1"  # docs/operating.md and scripts/kafka/pom.xml; checked below
 INTERP = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\}")
 
 

@@ -1,7 +1,7 @@
 """The embedded Redis's persistence and the pipeline bench's account of it: an AOF rewrite forks
 the server and writes the whole state out on the machine the worker runs on, so the local server
 writes that base uncompressed, and the freshness run says how many rewrites happened while it
-probed (docs/BENCHMARKS.md, "Freshness and the AOF")."""
+probed (docs/results.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The pipeline bench's reading of the embedded broker's CPU (the benches themselves are commands,
-run by hand: docs/BENCHMARKS.md)."""
+run by hand: docs/results.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The blind-written phrasing corpus (docs/phrasings.md), measured with the same functions as
+"""The blind-written phrasing corpus (docs/evaluation.md), measured with the same functions as
 `slotstream eval phrasings`: recall per family and language, false positives on ordinary chat.
 
 The holdout discipline is checked too: the report never prints the text of a holdout line."""
@@ -59,7 +59,7 @@ def test_the_split_is_every_third_line_per_file() -> None:
 
 @pytest.mark.parametrize("family,lang", [(f, lang) for f in FAMILIES for lang in LANGS])
 def test_recall_per_family_and_language_meets_the_target(family: str, lang: str) -> None:
-    """Over the whole corpus (dev and the burned holdout alike): the fresh corpus is the holdout now."""
+    """Over the whole corpus, both splits: the fresh corpus is the check on sentences nobody tuned against."""
     cell = result("all").recall[(family, lang)]
     assert cell.n > 0
     assert cell.rate >= RECALL_TARGET, f"{family}/{lang}: {cell.hits}/{cell.n}"

@@ -1,6 +1,6 @@
 """Topic-aware relevance: an everyday memory reaches a request that shares no word with it (the
 issue's own examples), and the blind request set stays above the floor measured when the lexicon
-was built (docs/everyday.md); without the topic term the same set scores far lower."""
+was built (docs/concepts.md); without the topic term the same set scores far lower."""
 
 from __future__ import annotations
 

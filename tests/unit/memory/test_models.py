@@ -1,4 +1,4 @@
-"""Models: scopes, ids, time handling, slot identity, wire/stored record shapes (docs/engine.md)."""
+"""Models: scopes, ids, time handling, slot identity, wire/stored record shapes (docs/concepts.md)."""
 
 from __future__ import annotations
 
@@ -247,7 +247,7 @@ def test_stored_records_are_left_out_of_the_cycle_collector():
     """A stored record and its evidence hold only values parsed from JSON, never a reference back to
     themselves, so the cycle collector has nothing to find through them. Left untracked, the
     thousands of records an engine's cached views hold are not walked by every young-generation
-    collection (docs/BENCHMARKS.md, "Worker": those pauses halved). The lists and the structured
+    collection (docs/results.md: those pauses halved). The lists and the structured
     value a record holds are still tracked themselves."""
     rec = build_record(
         parse_record(

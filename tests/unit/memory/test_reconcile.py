@@ -1,4 +1,4 @@
-"""Reconciliation, pure: one test group per rule of docs/engine.md that concerns state
+"""Reconciliation, pure: one test group per rule of docs/concepts.md that concerns state
 (1 explicit correction, 2 repeat dedupe, 3 authority/conflict, 4 time, 6 deletion, 8 facts).
 
 Sequences run in memory: `reconcile` decides, `UserView.apply` applies the transition to

@@ -1,4 +1,4 @@
-"""Relevance weighted by inverse document frequency (docs/engine.md, "Read path"): a ranking test set
+"""Relevance weighted by inverse document frequency (docs/concepts.md, "Read path"): a ranking test set
 (slotstream/eval/corpora/ranking/budget.jsonl) of requests whose answer is one record among many more
 important ones that share only common words with the request; the record must make a small budget.
 Plus the weights themselves: a word every row holds carries almost nothing, a rare one most."""

@@ -1,4 +1,4 @@
-"""The rules of the second correctness pass (docs/engine.md, rules 6, 9-13), pure: forgetting a
+"""The rules of the second correctness pass (docs/concepts.md, rules 6, 9-13), pure: forgetting a
 corrected value covers its correction chain, suppressions belong to their scope, a value corrected
 away stays away in multi-valued slots too, retraction, dependent facts, audiences, special
 categories, move and restore."""

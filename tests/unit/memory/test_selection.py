@@ -1,4 +1,4 @@
-"""Selection, pure (docs/engine.md, "Read path"): scope, eligibility, narrowest-scope-wins, ranking without
+"""Selection, pure (docs/concepts.md, "Read path"): scope, eligibility, narrowest-scope-wins, ranking without
 confidence, budgets, separate sections, request overrides, explanations, used ids."""
 
 from __future__ import annotations

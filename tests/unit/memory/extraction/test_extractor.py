@@ -186,7 +186,7 @@ CASES: list[tuple[str, list[tuple]]] = [
     ("I don't want short answers.", []),
     ("不要用英文回答。", []),
     ("I prefer Chinese food.", []),
-    # a language the user speaks (docs/everyday.md), not the language to answer in
+    # a language the user speaks (docs/concepts.md), not the language to answer in
     ("I speak Chinese.", [("profile.languages", "Chinese", G)]),
     ("我会用英语。", []),
     ("I live in a small town.", []),
