@@ -120,7 +120,9 @@ def _profiling(bench_sub: Subparsers) -> None:
     handlers.add_argument("--mix", choices=["bench", "chat80"], default="bench")
     handlers.add_argument("--turns", type=int, default=6000, help="turns over 1,000 users (default 6000)")
     handlers.set_defaults(func=cmd_handlers)
-    timeline = bench_sub.add_parser("timeline", help="summarize a worker's batch timeline (SLOTSTREAM_PROFILE)")
+    timeline = bench_sub.add_parser(
+        "timeline", help="summarize a worker's batch timeline (the file SLOTSTREAM_BATCH_TIMELINE names)"
+    )
     timeline.add_argument("file", type=Path)
     timeline.set_defaults(func=cmd_timeline)
 

@@ -42,7 +42,7 @@ class Settings(BaseSettings):
         "slotstream",
         min_length=1,
         pattern=r"^[A-Za-z0-9_.\-]+$",
-        description="SLOTSTREAM_TOPIC_PREFIX: topics are <prefix>.turns, .ops, .changes, .dlq",
+        description="SLOTSTREAM_TOPIC_PREFIX: topics are <prefix>.turns, .ops, .changes, .dlq, .keys and .control",
     )
     consumer_group: str | None = Field(
         None, description="SLOTSTREAM_CONSUMER_GROUP: the workers' consumer group (default <topic prefix>-worker)"

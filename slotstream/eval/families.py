@@ -3,7 +3,8 @@ statements the rule extractor keeps, per rule family and language, and how often
 anything for ordinary chat.
 
 A corpus (`slotstream/eval/corpora/phrasings`, `.../everyday`) has two files:
-- `rule_families.jsonl`: `{"family", "lang", "text", "value"?}`, statements a rule family should keep;
+- the statements (`rule_families.jsonl` in the phrasing corpus, `statements.jsonl` in the everyday
+  one): `{"family", "lang", "text", "value"?}`, statements a rule family should keep;
 - `ordinary_chat.jsonl`: `{"lang", "text"}`, sentences that state nothing to remember.
 
 Each line runs through `RuleExtractor` as a user turn. A family line is *kept* when the extraction

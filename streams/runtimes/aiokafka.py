@@ -3,7 +3,7 @@ Faust's stream machinery between a fetched record and its batch.
 
 One consumer in the consumer group reads the turns and ops topics; each processor's loop takes
 batches of its own topic's partitions (`getmany`), so a slow extraction batch never holds up
-reconciliation. Delivery is the same as the Faust runtime's (`batches.BatchFlow`): a batch is
+reconciliation. Delivery is the same as the Faust runtime's (`batch_flow.BatchFlow`): a batch is
 processed on its processor's thread, what it gives back is produced and acknowledged (acks=all),
 only then is its position recorded in Redis. Positions: on every assignment the partitions are
 paused, moved to the positions recorded in Redis, then resumed, so nothing is read from anywhere

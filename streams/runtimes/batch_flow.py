@@ -1,5 +1,5 @@
 """What either Kafka runtime does with a batch, whatever moves the records (Faust's agents in
-`app.py`, aiokafka's consumer directly in `lean.py`).
+`faust.py`, aiokafka's consumer directly in `aiokafka.py`).
 
 A batch is processed on its processor's thread; what it gives back is produced and acknowledged
 by the broker (acks=all); only then is its position recorded. Fused apply: the ops a turns batch

@@ -1,7 +1,7 @@
 """The Faust runtime: a Faust app whose agents run the batch processors they are given
-(`SLOTSTREAM_RUNTIME=faust`; the lean runtime in `lean.py` runs the same processors on aiokafka
+(`SLOTSTREAM_RUNTIME=faust`; the lean runtime in `aiokafka.py` runs the same processors on aiokafka
 directly). What happens to a batch — its processor's thread, delivery, fused apply, the recorded
-position — is shared with the lean runtime (`batches.BatchFlow`).
+position — is shared with the lean runtime (`batch_flow.BatchFlow`).
 
 The processors' blocking work (Redis) runs on one dedicated thread per processor, so the event loop
 keeps consuming while a batch is written, and a user's batches are applied in order.

@@ -295,7 +295,7 @@ def test_demo_runs_once_and_exits(services: dict[str, dict[str, Any]]) -> None:
 # ------------------------------------------------------------------ kafka
 def test_kafka_version_matches_local_run(services: dict[str, dict[str, Any]]) -> None:
     assert services["kafka"]["image"] == f"apache/kafka:{KAFKA_VERSION}"
-    assert f"Apache Kafka {KAFKA_VERSION}" in (ROOT / "docs" / "kafka-local.md").read_text()
+    assert f"Apache Kafka {KAFKA_VERSION}" in (ROOT / "docs" / "operating.md").read_text()
     assert f"<kafka.version>{KAFKA_VERSION}</kafka.version>" in (ROOT / "scripts" / "kafka" / "pom.xml").read_text()
 
 
