@@ -68,3 +68,8 @@ class Rejected(SlotstreamError, ValueError):
         self.reason = Reason(reason)
         self.detail = detail
         super().__init__(f"{self.reason.value}: {detail}" if detail else self.reason.value)
+
+
+class ModelUnavailable(SlotstreamError, RuntimeError):
+    """The embedded model or the dictionary it reads Chinese through is not installed (it is never
+    downloaded: the package that ships it must be)."""

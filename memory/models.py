@@ -667,6 +667,8 @@ class Exclusion(BaseModel):
     attribute: str
     reason: str
     detail: str | None = None  # e.g. why a dependent needs review
+    # a record left out as unrelated to the request: its similarity score (memory/semantics/relevance.py)
+    score: float | None = None
 
 
 class ContextResponse(BaseModel):

@@ -36,7 +36,8 @@ from .models import (
     to_ms,
 )
 from .registry import resolve
-from .topic_lexicon import topics_of
+from .semantics import relevance
+from .semantics.topics import topics_of
 from .validation import normalize_value, value_hash
 
 ASSUMPTION_MIN_CONFIDENCE = 0.7
@@ -92,17 +93,31 @@ def tokens(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-@dataclass(frozen=True, slots=True)
 class RequestTerms:
-    """What selection reads of a request's text: its words and its topics. Worked out once per
-    lookup (the read's arguments need them too)."""
+    """What selection reads of a request's text: its words, its topics, and (worked out on first
+    use: only records that must be related need it) its meaning. Worked out once per lookup (the
+    read's arguments need them too)."""
 
-    query: frozenset[str]
-    topics: frozenset[str]
+    __slots__ = ("_meaning", "query", "text", "topics")
+
+    def __init__(self, query: frozenset[str], topics: frozenset[str], text: str = "") -> None:
+        self.query, self.topics, self.text = query, topics, text
+        self._meaning: relevance.Meaning | None = None
+
+    @property
+    def meaning(self) -> relevance.Meaning:
+        if self._meaning is None:
+            self._meaning = relevance.request_meaning(self.text)
+        return self._meaning
 
 
 def terms_of(req: ContextRequest) -> RequestTerms:
-    return RequestTerms(tokens(req.text), topics_of(req.text) if req.text else frozenset())
+    if not req.text:
+        return RequestTerms(frozenset(), frozenset())
+    terms = RequestTerms(tokens(req.text), topics_of(req.text), req.text)
+    # the areas the request is nearest to by meaning are topics of it too: the read index lists
+    # records by the topics they are about, so these bring the related ones into the rows read
+    return RequestTerms(terms.query, terms.topics | terms.meaning.topics, req.text)
 
 
 class Candidate(msgspec.Struct, array_like=True, gc=False):
@@ -138,9 +153,14 @@ class Candidate(msgspec.Struct, array_like=True, gc=False):
     audience: tuple[str, ...] | None = None
     dependency_until_ms: int | None = None
     note: str | None = None
+    # a record used only for a related request (registry `gated`): its meaning as
+    # `relevance.pack` stores it (topics, int8 vector, calibration); rows written before it existed
+    # end before it
+    meaning: tuple[str, str, float, float] | None = None
     # never stored: set by prepare() for a candidate that will be selected many times (a cached
-    # one): what eligibility needs apart from the request (`usable_window`)
+    # one): what eligibility needs apart from the request (`usable_window`), and the meaning unpacked
     window: tuple[bool, bool, int, float] | None = None
+    unpacked: relevance.Meaning | None = None
 
 
 # a scope's read-model rows as one JSON array (context.lua joins them): decoded in one call
@@ -182,11 +202,25 @@ def compact(rec: Record) -> list[Any]:
         rec.audience,
         to_ms(rec.dependency_until),
         rec.status_reason if rec.status == Status.NEEDS_REVIEW else None,
+        _meaning_row(rec),
     ]
 
 
+def _meaning_row(rec: Record) -> tuple[str, str, float, float] | None:
+    """A gated record's meaning (its statement's, with the topics its attribute names), for rows;
+    a safety-relevant one (a special category, or high consequence) reaches the areas its areas
+    bear on."""
+    spec = resolve(rec.attribute, rec.kind)
+    if not spec.gated:
+        return None
+    value = rec.value if isinstance(rec.value, str) else str(rec.value)
+    text = rec.statement if value.casefold() in rec.statement.casefold() else f"{rec.statement} {value}"
+    safety = rec.sensitivity == Sensitivity.SPECIAL or rec.consequence == Consequence.HIGH
+    return relevance.pack(relevance.record_meaning(text, spec.topics, spec.related, safety))
+
+
 def from_compact(row: list[Any]) -> Candidate:
-    return Candidate(*row[:24])
+    return Candidate(*row[:25])
 
 
 def from_record(rec: Record) -> Candidate:
@@ -280,9 +314,19 @@ def _withheld(c: Candidate, req: ContextRequest, request_topics: frozenset[str])
     off the request's topic."""
     if c.audience and not set(c.audience).intersection(req.roles):
         return "audience"
-    if c.sensitivity == _SPECIAL and not request_topics.intersection(topics_for(c.attribute)[0]):
+    if c.sensitivity == _SPECIAL and c.meaning is None and not request_topics.intersection(topics_for(c.attribute)[0]):
         return "special_off_topic"
     return None
+
+
+def relation_to(c: Candidate, terms: RequestTerms) -> relevance.Relation:
+    """How a gated record relates to a request (its meaning unpacked once per candidate)."""
+    if c.unpacked is None:
+        assert c.meaning is not None
+        c.unpacked = relevance.unpack(*c.meaning)
+    if not terms.text:
+        return relevance.Relation(False, 0.0, frozenset())
+    return relevance.relation(c.unpacked, terms.meaning)
 
 
 def section_of(c: Candidate) -> str:
@@ -437,9 +481,9 @@ def left_out_bound(
     for word_bound, word_weight in cut_words:
         weight += word_weight
         worst = max(worst, min(scope_bound, word_bound) + RELEVANCE_WEIGHT * weight)
-    for topic_bound, relevance in topic_bounds:
+    for topic_bound, topical in topic_bounds:
         if topic_bound is not None:
-            worst = max(worst, min(scope_bound, topic_bound) + RELEVANCE_WEIGHT * relevance)
+            worst = max(worst, min(scope_bound, topic_bound) + RELEVANCE_WEIGHT * topical)
     return worst
 
 
@@ -503,9 +547,9 @@ def select(
         terms = terms_of(req)
     if frequency is None:
         frequency = doc_frequency(terms.query, candidates)
-    usable = _eligible(req, candidates, to_ms(at) or 0, suppressions or [], excluded, terms.topics)
+    usable = _eligible(req, candidates, to_ms(at) or 0, suppressions or [], excluded, terms)
     weights = relevance_weights(terms.query, frequency)
-    scored = _ranked(req, _one_per_slot(req, usable, excluded), weights, terms.topics)
+    scored = _ranked(req, _one_per_slot(req, usable, excluded), weights, terms)
     items = _budgeted(req, scored, excluded)
     blocks: list[str] = []
     for section in _SECTION_ORDER:
@@ -530,9 +574,11 @@ def _eligible(
     at_ms: int,
     suppressions: list[Suppression],
     excluded: list[Exclusion],
-    request_topics: frozenset[str],
+    terms: RequestTerms,
 ) -> list[Candidate]:
-    """Scope and eligibility at the request's time, suppressions, the request's own overrides."""
+    """Scope and eligibility at the request's time, suppressions, relation to the request (a
+    gated record), the request's own overrides."""
+    request_topics = terms.topics
     usable: list[Candidate] = []
     sup_attrs = {s.attribute for s in suppressions}
     scope_set = frozenset(req.scopes())
@@ -553,6 +599,13 @@ def _eligible(
             reason = _withheld(c, req, request_topics)
         if reason is None and c.attribute in sup_attrs and suppressed(c, suppressions, req.tenant, req.user):
             reason = "suppressed"
+        if reason is None and c.meaning is not None:
+            related = relation_to(c, terms)
+            if not related.related:
+                reason = "unrelated"
+                if req.explain:
+                    excluded.append(Exclusion(id=c.id, attribute=c.attribute, reason=reason, score=related.score))
+                continue
         if reason is None and req.overrides and c.attribute in req.overrides:
             reason = "overridden_by_request"
         if reason is None:
@@ -593,9 +646,10 @@ SORTED_UP_TO = 400  # rows: up to here a sort picks the best faster than heapq (
 
 
 def _ranked(
-    req: ContextRequest, keep: list[Candidate], weights: dict[str, float], request_topics: frozenset[str]
+    req: ContextRequest, keep: list[Candidate], weights: dict[str, float], terms: RequestTerms
 ) -> list[tuple[float, Candidate]]:
     """Best first: weighted lexical relevance to the query plus the stored static value (never confidence)."""
+    request_topics = terms.topics
     # relevance summed word by word in the weights' order (the indexed read sums in the same order);
     # a word that weighs nothing (no row holds it) adds nothing and is not looked for
     words = [(f" {word} ", weight) for word, weight in weights.items() if weight > 0]
@@ -608,7 +662,12 @@ def _ranked(
             if padded in row_words:
                 relevance += weight
         if request_topics and relevance < TOPIC_RELEVANCE:
-            topical = topic_relevance(c.attribute, request_topics)
+            # a gated record made it here only by being related: on the request's topic, or (through
+            # a topic it only bears on) half that
+            if c.meaning is not None:
+                topical = TOPIC_RELEVANCE * relation_to(c, terms).strength
+            else:
+                topical = topic_relevance(c.attribute, request_topics)
             if topical > relevance:
                 relevance = topical
         base = c.base if c.base >= 0 else static_value(c)

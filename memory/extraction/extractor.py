@@ -29,6 +29,7 @@ from .markers import (
     QUESTION_OK,
     TEMPORARY,
 )
+from .open_statement import lasting_statements, passing, statement_hit, turn_context
 from .prefilter import Trigger
 from .prefilter import build as build_prefilter
 from .retract import RETRACT_REQUIRES, retract_match
@@ -183,13 +184,18 @@ class RuleExtractor:
         else:
             for s in split_sentences(turn.text):
                 reading.sentence(s)
+        reading.open_statements()
         return Extraction(items=reading.items, refused=reading.refused, redacted_text=redacted_text)
 
     @staticmethod
-    def _record(turn: Turn, core: str, quote: str, h: Hit, refuse: Callable[[str], None]) -> dict[str, Any] | None:
+    def _record(
+        turn: Turn, core: str, quote: str, h: Hit, refuse: Callable[[str], None], passing: bool = False
+    ) -> dict[str, Any] | None:
+        """`passing`: the turn speaks of the moment ("I'm exhausted today"): what it asks holds for
+        the session only, unless it says otherwise ("from now on")."""
         valid_from, valid_until = h.valid_from, h.valid_until
         lasting = prefilter.test(LASTING, core)
-        temporary = prefilter.test(TEMPORARY, core) or prefilter.test(CURRENT_ITEM, core)
+        temporary = passing or prefilter.test(TEMPORARY, core) or prefilter.test(CURRENT_ITEM, core)
         if h.temporal and temporary and not lasting:
             if not turn.session:
                 refuse(REFUSED_NO_SESSION)  # never widened to global
@@ -240,6 +246,10 @@ class _TurnReading:
         self.carry = False
         # (the markers too are tried only where the prefilter finds their words)
         self.hold = prefilter.test(HOLD, to_simplified(turn.text))
+        # a turn carrying pasted material, or a role-play or hypothetical, leaves no memory; one
+        # that speaks of the moment scopes its instructions to the session
+        self.context = turn_context(turn.text)
+        self.passing = passing(turn.text)
 
     def refuse(self, code: str) -> None:
         if code not in self.refused:
@@ -248,9 +258,27 @@ class _TurnReading:
     def has_secret(self, s: Sentence) -> bool:
         return any(a < s.end and b > s.start for _, a, b in self.spans)
 
+    def open_statements(self) -> None:
+        """What the user says of themself in any phrasing, kept verbatim: each span no rule family
+        took (a family's record already keeps its sentence) and that holds no secret."""
+        if (self.refused and REFUSED_SECRET in self.refused) or self.context is not None:
+            return
+        taken = [str(p.record.get("statement", "")) for p in self.items if p.record is not None]
+        taken += [self.turn.text for p in self.items if p.command is not None]
+        for span in lasting_statements(self.turn.text):
+            if any(span in quote or quote in span for quote in taken if quote):
+                continue
+            hit = statement_hit(span, self.turn.at)
+            quote = redact(span, find_secrets(span, self.patterns))
+            rec = RuleExtractor._record(self.turn, span, quote, hit, self.refuse)
+            if rec is not None:
+                self.items.append(Proposal(record=rec, rule=hit.rule))
+
     def sentence(self, s: Sentence) -> None:
         if self.has_secret(s):
             self.refuse(REFUSED_SECRET)
+            return
+        if self.context is not None:
             return
         quote = redact(s.text, find_secrets(s.text, self.patterns))
         # traditional characters read as simplified ones; values are given back as written
@@ -335,7 +363,7 @@ class _TurnReading:
         for h in hits:
             if isinstance(h.value, str):
                 h.value = written(h.value)
-            rec = RuleExtractor._record(self.turn, core, quote, h, self.refuse)
+            rec = RuleExtractor._record(self.turn, core, quote, h, self.refuse, self.passing)
             if rec is None:
                 continue
             # Only a single-valued slot has one "current record" to replace; a multi-valued one

@@ -20,6 +20,7 @@ def register(sub: Subparsers) -> None:
     _phrasings(ev_sub)
     _everyday(ev_sub)
     _ranking(ev_sub)
+    _open_language(ev_sub)
 
 
 def _statebench(ev_sub: Subparsers) -> None:
@@ -62,6 +63,23 @@ def _ranking(ev_sub: Subparsers) -> None:
     rk.add_argument("--split", choices=SPLITS, default="all", help="which lines (default all)")
     rk.add_argument("--verbose", "-v", action="store_true", help="print each dev miss with what was used instead")
     rk.set_defaults(func=cmd_ranking)
+
+
+def _open_language(ev_sub: Subparsers) -> None:
+    ol = ev_sub.add_parser(
+        "open-language", help="what users say of themselves: captured, reaching its request, never elsewhere"
+    )
+    ol.add_argument(
+        "--corpus", type=Path, default=None, help="corpus folder (default: the shipped open_language_dev corpus)"
+    )
+    ol.add_argument("--verbose", "-v", action="store_true", help="print each miss, leak and false memory")
+    ol.set_defaults(func=cmd_open_language)
+
+
+def cmd_open_language(args: argparse.Namespace) -> int:
+    from slotstream.eval.open_language import main
+
+    return main(args.corpus, verbose=args.verbose)
 
 
 def cmd_statebench(args: argparse.Namespace) -> int:

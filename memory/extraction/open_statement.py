@@ -1,0 +1,416 @@
+"""Open statements: what a user says about themself that should outlive the conversation, in any
+phrasing — likes and dislikes, aversions, refusals, "only", habits, constraints, allergies and
+conditions, values, circumstances, comparisons, conditions ("when I travel, ...") — kept verbatim.
+
+A turn is read clause by clause (sentences cut at commas, semicolons, colons and dashes). A clause
+is a *request* when it asks or instructs (a question, an imperative, "can you", "help me"); the
+others are declarative. Consecutive declarative clauses make a span, and a span is kept when it
+speaks of the user (a first-person word once other people's phrases are taken out, or a
+subject-less stance: "Love spicy food", "Never on a weekday"), states something lasting (a word of
+stance, habit or circumstance), and holds none of what rules a memory out: the task at hand ("I'm
+getting this error"), a passing state ("today", "this time", "right now"). A turn with a
+hypothetical or a role-play, or one that carries pasted material, keeps nothing. A false memory is
+worse than a missed one: when in doubt, nothing is kept.
+
+The word lists are data (`memory/data/statements.json`); this module only reads them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cache
+from importlib import resources
+
+from ..models import Kind
+from ..semantics.topics import main_area
+from .family import Hit
+
+_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "＇": "'"})
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+# where a sentence is cut into clauses: punctuation, and the words that join two clauses
+_EN_CLAUSES = re.compile(
+    r"\s*(?:[,;:()\u2014\u2013]|\s-\s|\.{2,}|…)\s*|\s+(?=(?:but|so|and then|because|cause)\s)", re.I
+)
+_ZH_CLAUSES = re.compile(r"\s*[，,；;：:（）()—…、]+\s*|\s+")
+_ZH_QUOTED = re.compile(r"[“「『\"][^”」』\"]{8,}[”」』\"]")
+# someone named ("小王的目标", "老李说"), a completed one-off event ("吃了薯条", "做错了"), and the
+# words that make an event a habit after all ("每天", "三年")
+_ZH_CODE = re.compile(r"/[a-z]+/|[A-Za-z]+\.[A-Za-z]{2,4}\b|[a-z]+_[a-z]+|\b[a-z]+[A-Z]\w+")
+_ZH_NAMED = re.compile(r"^(?:小|老|阿)[\u4e00-\u9fff](?:的|说|觉得|让|问)")
+_ZH_ONCE = re.compile(r"错了|坏了|丢了|忘了|(?:只|就|刚|刚刚)(?:吃|喝|买|去|做|看|点)了")
+_ZH_HABIT = re.compile(r"每|一直|总是|经常|平时|一般|年|个月|多月|几年|好久|从来|以后|再也")
+_ZH_QUESTION_END = re.compile(r"(?:吗|呢|么|？|\?)\s*[。.!！~～]*\s*$")
+_ZH_QUESTION_WORD = re.compile(
+    r"怎么(?!都|也)|如何|为什么|为啥|哪(?!怕)[\u4e00-\u9fff]|多少|几点|是不是|有没有|能不能|要不要|该不该|行不行|什么(?!都|也)"
+    r"|[\u4e00-\u9fff]还是[\u4e00-\u9fff]+$"
+)
+
+
+def _phrases(entries: list[str]) -> re.Pattern[str]:
+    """English entries as one pattern of whole words or phrases (longest first)."""
+    ordered = sorted({e.lower() for e in entries}, key=len, reverse=True)
+    body = "|".join(re.escape(e).replace(r"\ ", r"\s+") for e in ordered)
+    return re.compile(rf"(?<![\w'])(?:{body})(?![\w'])")
+
+
+def _others(relations: list[str], pronouns: list[str]) -> re.Pattern[str]:
+    """Other people's phrases: a possessive, up to two words, a relation ("my best friend", "our
+    new neighbours", "my partner's"), or a pronoun or word for someone else."""
+    nouns = "|".join(sorted((re.escape(r) for r in relations), key=len, reverse=True))
+    relation = rf"(?:my|our|his|her|their)\s+(?:[\w'-]+\s+){{0,2}}?(?:{nouns})(?:s|es)?(?:'s?)?"
+    return re.compile(rf"(?<![\w'])(?:{relation}|{_phrases(pronouns).pattern})(?![\w'])")
+
+
+def _habitual(past: list[str], auxiliaries: list[str]) -> re.Pattern[str]:
+    """ "I" and a verb in the simple present ("I decline it", "I coach on Saturdays"): English says
+    what one does as a rule that way. Not a past form, an auxiliary, or a verb in -ed or -ing."""
+    not_verbs = "|".join(sorted({*past, *auxiliaries}, key=len, reverse=True))
+    return re.compile(rf"(?<![\w'])(?:i|we)\s+(?:\w+ly\s+)?(?!(?:{not_verbs})\b)[a-z]{{3,}}(?<!ed)(?<!ing)\b")
+
+
+def _once(past: list[str]) -> re.Pattern[str]:
+    """A first-person verb in the past ("I spilled coffee", "we finally finished", "forgot my
+    umbrella"): it tells of once, unless a word of habit goes with it."""
+    forms = "|".join(sorted(past, key=len, reverse=True))
+    verb = rf"(?:{forms}|(?![a-z]*eed\b)[a-z]{{2,}}ed)"
+    adverb = r"(?:\w+ly|just|finally|already|recently|once)\s+"
+    mine = r"(?:my|our)\s+(?:[\w'-]+\s+){0,2}?"
+    opening = rf"^(?:{adverb})?(?:{forms})"
+    return re.compile(rf"(?:{opening}|(?<![\w'])(?:i|we)\s+(?:{adverb})?{verb}|(?<![\w']){mine}{verb})\b")
+
+
+def _state(states: list[str]) -> re.Pattern[str]:
+    """A passing state of the user's ("I'm bored", "I'm so tired")."""
+    words = "|".join(sorted(states, key=len, reverse=True))
+    after = r"(?=\s*(?:$|[,.!;]|today|tonight|now|right now|rn|atm|lol|tbh|and|so|but))"
+    degree = r"(?:so\s+|really\s+|a\s+bit\s+|kinda\s+|very\s+)?"
+    return re.compile(rf"(?<![\w'])i(?:'m|m| am)\s+{degree}(?:{words})\b{after}")
+
+
+def _start(entries: list[str]) -> re.Pattern[str]:
+    return re.compile(r"^" + _phrases(entries).pattern)
+
+
+@dataclass(frozen=True)
+class _English:
+    self_words: re.Pattern[str]
+    fragment: re.Pattern[str]
+    question: re.Pattern[str]
+    conditional: re.Pattern[str]
+    request: re.Pattern[str]
+    imperatives: frozenset[str]
+    task: re.Pattern[str]
+    transient: re.Pattern[str]
+    hypothetical: re.Pattern[str]
+    pasted: re.Pattern[str]
+    others: re.Pattern[str]
+    lasting: re.Pattern[str]
+    strong: re.Pattern[str]
+    habitual: re.Pattern[str]
+    affects_me: re.Pattern[str]
+    once: re.Pattern[str]
+    state: re.Pattern[str]
+    code: re.Pattern[str]
+    conditional_only: re.Pattern[str]
+
+
+@dataclass(frozen=True)
+class _Chinese:
+    self_words: tuple[str, ...]
+    request: tuple[str, ...]
+    imperatives: tuple[str, ...]
+    conditional: tuple[str, ...]
+    task: tuple[str, ...]
+    transient: tuple[str, ...]
+    hypothetical: tuple[str, ...]
+    pasted: tuple[str, ...]
+    others: tuple[str, ...]
+    lasting: tuple[str, ...]
+    strong: tuple[str, ...]
+
+
+@cache
+def _lists() -> tuple[_English, _Chinese]:
+    raw = resources.files("slotstream.memory").joinpath("data", "statements.json").read_text(encoding="utf-8")
+    data = json.loads(raw)
+    en, zh = data["en"], data["zh"]
+    english = _English(
+        self_words=_phrases(en["self"]),
+        fragment=_start(en["fragment_openers"]),
+        question=_start(en["question_openers"]),
+        conditional=_start(en["conditional_openers"]),
+        request=_start(en["request_openers"]),
+        imperatives=frozenset(w.lower() for w in en["imperatives"]),
+        task=_phrases(en["task_at_hand"]),
+        transient=_phrases(en["transient"]),
+        hypothetical=_phrases(en["hypothetical"]),
+        pasted=_phrases(en["pasted"]),
+        others=_others(en["relations"], en["other_people"]),
+        lasting=_phrases(en["lasting"]),
+        strong=_phrases(en["strong"]),
+        habitual=_habitual(en["past_forms"], en["auxiliaries"]),
+        affects_me=re.compile(
+            r"(?<![\w'])(?:" + "|".join(en["affects_me"]) + r")\s+(?:me|my)\b"
+            r"|\b(?:is|are|'s|was|isn't|aren't|is not|are not)\s+(?:my|our)\b"
+        ),
+        once=_once(en["past_forms"]),
+        state=_state(en["passing_states"]),
+        code=re.compile(
+            r"(?<![\w'])(?:my|a|an|this|the|our)\s+(?:[\w'-]+\s+){0,2}?(?:" + "|".join(en["code_words"]) + r")s?\b"
+        ),
+        conditional_only=re.compile(r"^(?:" + _phrases(en["conditional_openers"]).pattern + r")[^,]*$"),
+    )
+    chinese = _Chinese(
+        self_words=tuple(zh["self"]),
+        request=tuple(zh["request_openers"]),
+        imperatives=tuple(zh["imperatives"]),
+        conditional=tuple(zh["conditional_openers"]),
+        task=tuple(zh["task_at_hand"]),
+        transient=tuple(zh["transient"]),
+        hypothetical=tuple(zh["hypothetical"]),
+        pasted=tuple(zh["pasted"]),
+        others=tuple(sorted(zh["other_people"], key=len, reverse=True)),
+        lasting=tuple(zh["lasting"]),
+        strong=tuple(zh["strong"]),
+    )
+    return english, chinese
+
+
+_FIRST_WORD = re.compile(r"[a-z][a-z'\-]*")
+# code in a sentence ("my useEffect runs twice", "parse_args()", "main.py"): the task at hand
+_CODE = re.compile(
+    r"\b[a-z]+[A-Z][A-Za-z]+\b|\b\w+\(\)|\b\w+_\w+\b|`"
+    r"|\b\w+\.(?:py|js|ts|tsx|jsx|go|rs|java|cpp|sql|json|yaml|yml|csv|html|css)\b"
+)
+# what the user is ("I'm vegetarian", "I'm a nurse", "I am 20 weeks pregnant"), not what they are
+# doing ("I'm getting", "I'm trying"): a state that lasts
+_BEING = re.compile(r"(?<![\w'])(?:i'm|im|i am|we're|we are)\s+(?!\w+ing\b)(?:a\s+|an\s+|\w+\s+)?\w+")
+# what the user's things are or have ("my kitchen has no oven", "our house is tiny")
+_HAVING = re.compile(
+    r"(?<![\w'])(?:my|our)\s+(?:[\w'-]+\s+){0,2}?(?:is|are|has|have|isn't|aren't|doesn't|don't|needs|need|won't|can't|"
+    r"gets|get|makes|make|keeps|runs|takes)\b"
+)
+_I = re.compile(r"(?<![\w'])(?:i|i'm|im|i've|i'd|i'll|we|we're)(?![\w'])")
+# who the user is, said as "<someone> here" ("Professional DJ here", "guy here")
+_INTRODUCING = re.compile(r"^[\w' -]{2,30}\s+here$")
+# a span about someone named ("Tom's goal is ...", "Jake uses Linux"): not the user
+_NAMED = re.compile(
+    r"^(?!I\b|I'|My\b|We\b|Our\b)[A-Z][a-z]+(?:\s+(?:says|said|asked|told|thinks|wants|keeps|uses|likes|loves|hates)\b"
+    r"|'s\s+(?:goal|goals|plan|wife|husband|partner|kids|son|daughter|mom|dad|boss|team|idea|opinion)\b)"
+)
+# what an instruction about material names it by ("summarise this", "fix the following")
+_MATERIAL = re.compile(r"\b(?:this|these|that|those|it|the following|below|above)\b")
+# quoted words are someone else's (a sentence to rewrite, a line of dialogue): not the user's
+_QUOTED = re.compile(r"[\"“”][^\"“”]{12,}[\"“”]|(?<![\w])'[^']{12,}'(?![\w])")
+_LEAD = re.compile(r"^[\s\"'“”*•\-–—>]+")
+
+
+def _pasted(turn: str, markers: re.Pattern[str] | tuple[str, ...], opening: str) -> bool:
+    """A turn that carries material the user pasted: several lines of it, a quoted block, or, in
+    its opening sentence, the wording that introduces one ("here is", "below", "transcript:")."""
+    lines = [line for line in turn.splitlines() if line.strip()]
+    if len(lines) >= 3 or (len(lines) == 2 and len(turn) > 160):
+        return True
+    if "```" in turn or re.search(r"[\"“「『][^\"”」』]{60,}[\"”」』]", turn):
+        return True
+    if isinstance(markers, tuple):
+        return any(m in opening for m in markers)
+    return markers.search(opening.translate(_APOSTROPHES).casefold()) is not None
+
+
+class _EnglishReader:
+    def __init__(self) -> None:
+        self.lists = _lists()[0]
+
+    def is_request(self, clause: str, opens: bool, asks: bool) -> bool:
+        """A clause that asks or instructs. `opens`: it opens its sentence (where an imperative or
+        a question word starts one); `asks`: its sentence ends with a question mark."""
+        lists = self.lists
+        if lists.request.match(clause) or (asks and clause.endswith("?")):
+            return True
+        if not opens:
+            return False
+        if lists.question.match(clause) and (asks or not lists.conditional.match(clause)):
+            return True
+        first = _FIRST_WORD.match(clause)
+        return first is not None and first.group() in lists.imperatives
+
+    def _introduces_material(self, sentence: str) -> bool:
+        """A turn that opens with an instruction about material ("Condense this into one tweet,
+        Our library will be closed..."): what follows is the material, not the user's word."""
+        first = _EN_CLAUSES.split(sentence.strip(), maxsplit=1)
+        low = _LEAD.sub("", first[0]).casefold()
+        if len(first) < 2 or not self.is_request(low, True, False):
+            return False
+        return _MATERIAL.search(low) is not None
+
+    def keeps(self, span: str, original: str) -> bool:
+        lists = self.lists
+        if lists.task.search(span) or lists.transient.search(span) or lists.state.search(span):
+            return False
+        if _NAMED.match(original) or lists.code.search(span):
+            return False  # about someone named ("Tom's goal is ..."); code at hand
+        if lists.others.match(span) and not _I.search(span):
+            return False  # opens with someone else ("My coworker is on Pacific time, so ...")
+        if lists.once.search(span) and not lists.strong.search(span):
+            return False  # "I finally cleaned out the garage": once
+        own = lists.others.sub(" ", span)  # "my sister is vegan": about her
+        if lists.affects_me.search(own):
+            return True  # "Buffets gross me out", "Yoga is my happy place"
+        if lists.self_words.search(own) or lists.fragment.match(span) or _INTRODUCING.match(span):
+            return any(p.search(own) for p in (lists.lasting, lists.habitual, _BEING, _HAVING, _INTRODUCING))
+        # no subject ("Egg allergy", "Heels are a hard no", "SPF 50 every day"): kept on a strong
+        # word only, and never when the span is about someone else
+        return own == span and lists.strong.search(span) is not None
+
+    def spans(self, turn: str) -> list[str]:
+        lists = self.lists
+        folded = turn.translate(_APOSTROPHES)
+        sentences = re.split(r"(?<=[.!?])\s+|\n+", _QUOTED.sub(" ", folded))
+        if lists.hypothetical.search(folded.casefold()) or _pasted(turn, lists.pasted, sentences[0]):
+            return []
+        if self._introduces_material(sentences[0]):
+            return []
+        kept: list[str] = []
+        for sentence in sentences:
+            span: list[str] = []
+            asks = sentence.rstrip().endswith("?")
+            asked_first = False  # the sentence opens with a request: what follows is its detail
+            for number, clause in enumerate([*_EN_CLAUSES.split(sentence), ""]):
+                text = _LEAD.sub("", clause).strip()
+                low = text.casefold().rstrip(".! ")
+                if low and not self.is_request(low, number == 0, asks):
+                    if not asked_first or _I.search(low):
+                        span.append(text)
+                    continue
+                asked_first = asked_first or number == 0
+                joined = ", ".join(span)
+                # a condition whose main clause asks ("If I moved to Berlin, would I ...?") states nothing
+                asked = bool(low) and lists.conditional_only.match(joined.casefold()) is not None
+                if span and not asked and not _CODE.search(joined) and self.keeps(joined.casefold(), joined):
+                    kept.append(joined)
+                span = []
+        return kept
+
+
+class _ChineseReader:
+    def __init__(self) -> None:
+        self.lists = _lists()[1]
+
+    def is_request(self, clause: str, opens: bool) -> bool:
+        if _ZH_QUESTION_END.search(clause) or _ZH_QUESTION_WORD.search(clause):
+            return True
+        return clause.startswith(self.lists.request) or (opens and clause.startswith(self.lists.imperatives))
+
+    def keeps(self, span: str) -> bool:
+        lists = self.lists
+        if any(w in span for w in lists.task) or any(w in span for w in lists.transient):
+            return False
+        own = span
+        for phrase in lists.others:
+            own = own.replace(phrase, " ")
+        if _ZH_CODE.search(span):
+            return False
+        if (own != span and not own.lstrip().startswith(lists.self_words)) or _ZH_NAMED.match(span):
+            return False  # "我闺蜜乳糖不耐受", "小王的目标是...": about them
+        if _ZH_ONCE.search(span) and not _ZH_HABIT.search(span):
+            return False  # "我就只吃了薯条": once
+        if any(w in own for w in lists.self_words):
+            return any(w in own for w in lists.lasting)
+        # Chinese drops its subject ("受不了地毯房", "不喜欢SUV"): kept on a word of stance
+        return any(w in own for w in lists.strong)
+
+    def spans(self, turn: str) -> list[str]:
+        lists = self.lists
+        sentences = re.split(r"(?<=[。！？!?])\s*|\n+", _ZH_QUOTED.sub(" ", turn))
+        if any(w in turn for w in lists.hypothetical) or _pasted(turn, lists.pasted, sentences[0]):
+            return []
+        kept: list[str] = []
+        for sentence in sentences:
+            span: list[str] = []
+            asked_first = False  # the sentence opens with a request: what follows is its detail
+            for number, clause in enumerate([*_ZH_CLAUSES.split(sentence), ""]):
+                text = clause.strip(" 。.!！~～")
+                if text and not self.is_request(clause.strip(), number == 0):
+                    if not asked_first or text.startswith(lists.self_words):
+                        span.append(text)
+                    continue
+                asked_first = asked_first or number == 0
+                joined = "，".join(span)
+                # a condition whose main clause asks ("如果我吃素，蛋白质够吗？") states nothing
+                asked = bool(text) and joined.startswith(lists.conditional)
+                if span and not asked and self.keeps(joined):
+                    kept.append(joined)
+                span = []
+        return kept
+
+
+@cache
+def _readers() -> tuple[_EnglishReader, _ChineseReader]:
+    return _EnglishReader(), _ChineseReader()
+
+
+def lasting_statements(turn: str) -> list[str]:
+    """The spans of a user's turn that state something lasting about the user, as written."""
+    english, chinese = _readers()
+    return chinese.spans(turn) if _CJK.search(turn) else english.spans(turn)
+
+
+@cache
+def _critical() -> tuple[re.Pattern[str], tuple[str, ...]]:
+    raw = resources.files("slotstream.memory").joinpath("data", "statements.json").read_text(encoding="utf-8")
+    data = json.loads(raw)
+    return _phrases(data["en"]["critical"]), tuple(data["zh"]["critical"])
+
+
+def is_critical(statement: str) -> bool:
+    """Safety-relevant: an allergy, a condition or its medication, a disability or access need, a
+    hard never with consequences ("in recovery", "epilepsy")."""
+    english, chinese = _critical()
+    if _CJK.search(statement):
+        return any(w in statement for w in chinese)
+    return english.search(statement.translate(_APOSTROPHES).casefold()) is not None
+
+
+def statement_hit(statement: str, at: datetime) -> Hit:
+    """The record of an open statement: `preference.stated.<area>` (the area of life its words name
+    most, `general` when none), or `health.stated.<area>` when it is safety-relevant — a special
+    category, stored only because the user said it and used only in its areas."""
+    area = main_area(statement) or "general"
+    root = "health.stated" if is_critical(statement) else "preference.stated"
+    return Hit(STATEMENT_RULE, Kind.PREFERENCE, f"{root}.{area}", statement, confidence=0.9, temporal=True)
+
+
+STATEMENT_RULE = "statement"
+
+
+def turn_context(turn: str) -> str | None:
+    """What a whole turn is, where that rules out any lasting memory from it: `pasted` (it carries
+    material someone else wrote: a CV, a transcript, reviews, user stories), `pretend` (a
+    role-play or a hypothetical), else None."""
+    english, chinese = _readers()
+    if _CJK.search(turn):
+        sentences = re.split(r"(?<=[。！？!?])\s*|\n+", turn)
+        if any(w in turn for w in chinese.lists.hypothetical):
+            return "pretend"
+        return "pasted" if _pasted(turn, chinese.lists.pasted, sentences[0]) else None
+    folded = turn.translate(_APOSTROPHES)
+    sentences = re.split(r"(?<=[.!?])\s+|\n+", _QUOTED.sub(" ", folded))
+    if english.lists.hypothetical.search(folded.casefold()):
+        return "pretend"
+    if _pasted(turn, english.lists.pasted, sentences[0]) or english._introduces_material(sentences[0]):
+        return "pasted"
+    return None
+
+
+def passing(turn: str) -> bool:
+    """A turn that speaks of the moment ("I'm exhausted today", "on a train", "现在在机场"): an
+    instruction in it holds for the session, not beyond."""
+    english, chinese = _readers()
+    if _CJK.search(turn):
+        return any(w in turn for w in chinese.lists.transient)
+    text = turn.translate(_APOSTROPHES).casefold()
+    return english.lists.transient.search(text) is not None or english.lists.state.search(text) is not None
