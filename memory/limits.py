@@ -27,6 +27,7 @@ MAX_EVIDENCE = 20  # evidence entries on one record
 MAX_TURN_CHARS = 16_000  # the text of one turn
 MAX_OPS_PER_TURN = 32  # records and commands extracted from one turn
 MAX_ID_CHARS = 128
+MAX_ABOUT_WORDS = 12  # the words a forget or a restatement names its target by
 DEAD_LETTER_EXCERPT_CHARS = 1_000  # how much of a refused payload a dead letter keeps (redacted)
 
 

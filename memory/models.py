@@ -114,6 +114,7 @@ class Change(StrEnum):
     RETRACTED = "retracted"
     NEEDS_REVIEW = "needs_review"
     MOVED = "moved"
+    RESOLVED = "resolved"  # a correction in the user's words found its target
 
 
 class Consequence(StrEnum):
@@ -498,9 +499,34 @@ class _Command(_Wire):
 
 
 class ForgetCommand(_Command):
+    """By record id, by match (attribute and value), or by `about`: the user's own words for what
+    to forget ("my favourite band"), resolved among the user's records when the forget applies."""
+
     op: Literal["forget"]
     record_id: str | None = None
     match: Match | None = None
+    about: list[str] | None = None
+
+
+class RestateCommand(_Command):
+    """A new value for something the user's memory already holds, said in passing ("make that
+    $150,000", "the priority is market expansion now", "send it to New York instead"): the record
+    it replaces is found among the user's records when it applies (memory/resolution.py), by the
+    words naming it (`about`), the value it replaces (`old_value`), the kind of value, and what the
+    conversation last touched. `change`: the wording marks a change ("instead", "make that", "no
+    wait"), not a plain statement. Ambiguous: nothing is replaced, and the session is told."""
+
+    op: Literal["restate"]
+    value: str
+    about: list[str] = Field(default_factory=list)
+    old_value: str | None = None
+    change: bool = False
+    statement: str
+    session: str | None = None
+    project: str | None = None
+    # what a rule family wrote from the same sentence: not a target (the family has handled it)
+    except_attributes: list[str] = Field(default_factory=list)
+    evidence: list[Evidence] = Field(default_factory=list)
 
 
 class CorrectCommand(_Command):
@@ -569,6 +595,7 @@ class ReviewDueCommand(_Command):
 # Any command, for signatures; `Command` is the same union annotated for parsing by its `op`.
 AnyCommand = (
     ForgetCommand
+    | RestateCommand
     | CorrectCommand
     | ConfirmCommand
     | RejectCommand
@@ -591,6 +618,7 @@ def owner(op: Record | AnyCommand) -> tuple[str, str]:
 
 COMMAND_OPS = (
     "forget",
+    "restate",
     "correct",
     "confirm",
     "reject",

@@ -35,6 +35,7 @@ from .models import (
     Record,
     RecordIn,
     RejectCommand,
+    RestateCommand,
     RestoreCommand,
     RetractCommand,
     ReviewDueCommand,
@@ -45,6 +46,7 @@ from .models import (
     slot_key,
 )
 from .registry import TEMPORARY_LIFETIME, resolve
+from .resolution import eligible, resolve_forget, resolve_restatement
 from .validation import build_record, derive_id, normalize_value, value_hash
 
 
@@ -448,6 +450,12 @@ def needs_for(op: Record | AnyCommand) -> Needs:
             else:
                 n.ids.add(dep)
         return n
+    if isinstance(op, RestateCommand) or (isinstance(op, ForgetCommand) and op.about):
+        # a target named in the user's words may be anywhere in their memory
+        n.with_history = True
+        n.attrs.append(("user", EVERY_ATTRIBUTE, None, False))
+        if not isinstance(op, ForgetCommand):
+            return n
     if isinstance(op, (ForgetCommand, RetractCommand, RestoreCommand)):
         n.with_history = True
         record_id = getattr(op, "record_id", None)  # a restore names a match only
@@ -550,6 +558,12 @@ def _sweep(view: UserView, cmd: ExpireCommand | ReviewDueCommand, at: datetime, 
         return t
     t.outcome, t.reason = Outcome.NOOP, Reason.NOT_DUE.value
     return t
+
+
+# a needs entry for every attribute of the subject (state/load.lua reads it so)
+EVERY_ATTRIBUTE = "*"
+# the session note of a correction that could mean more than one record
+PENDING_CORRECTION = "session.pending_correction"
 
 
 def _target(view: UserView, record_id: str) -> Record:
@@ -810,6 +824,13 @@ def _forget_match(
 def _forget(view: UserView, cmd: ForgetCommand, at: datetime, t: Transition) -> Transition:
     targets: dict[str, Record] = {}
     suppressions: list[Suppression] = []
+    if cmd.about:
+        found = resolve_forget(eligible(view.records.values(), _all_scopes(view), restating=False), cmd.about)
+        if not found.targets and not cmd.record_id and cmd.match is None:
+            t.outcome, t.reason = Outcome.NOOP, found.why
+            return t
+        for rec in found.targets:
+            suppressions += _forget_record(view, rec, at, t, targets)
     if cmd.record_id:
         rec = _target(view, cmd.record_id)
         if rec.status == Status.DELETED:
@@ -823,6 +844,87 @@ def _forget(view: UserView, cmd: ForgetCommand, at: datetime, t: Transition) -> 
     for s in suppressions:
         t.suppress.append(s)
         t.changes.append({"type": Change.SUPPRESSED, "attribute": s.attribute, "key": s.key})
+    return t
+
+
+def _all_scopes(view: UserView) -> set[str]:
+    return {r.scope for r in view.records.values()}
+
+
+def _restate(view: UserView, cmd: RestateCommand, at: datetime, t: Transition) -> Transition:
+    """A new value for a record found by what the sentence says of it (memory/resolution.py): a
+    correction of that record (rule 1), and the same value held elsewhere ends with it. Ambiguous:
+    nothing changes, and the session gets a note to ask the user."""
+    scopes = {"global"}
+    if cmd.project:
+        scopes.add(f"project:{cmd.project}")
+    if cmd.session:
+        scopes.add(f"session:{cmd.session}")
+    records = [
+        r
+        for r in eligible(view.records.values(), scopes, restating=True)
+        if r.attribute not in cmd.except_attributes
+    ]
+    found = resolve_restatement(records, cmd.value, cmd.about, cmd.old_value, cmd.change, at, cmd.statement)
+    if found.ambiguous:
+        return _pending_correction(cmd, found.candidates, at, t)
+    if not found.targets:
+        t.outcome, t.reason = Outcome.NOOP, found.why
+        return t
+    first, *others = found.targets
+    rin = RecordIn(
+        id=derive_id("r_", t.op_id),
+        tenant=t.tenant,
+        user=t.user,
+        kind=first.kind.value,
+        subject=first.subject,
+        attribute=first.attribute,
+        scope=first.scope,
+        value=cmd.value,
+        statement=cmd.statement,
+        authority=Authority.USER_EXPLICIT,
+        importance=first.importance,
+        consequence=first.consequence,
+        actionability=first.actionability,
+        sensitivity=first.sensitivity,
+        evidence=cmd.evidence or [e.to_wire() for e in first.evidence[:1]],
+        corrects=first.id,
+    )
+    _reconcile_record(view, build_record(rin, op_id=t.op_id, at=at), at, t)
+    new = t.puts.get(rin.id or "")
+    if new is None or new.status not in LIVE_STATUSES:
+        return t
+    for other in others:
+        if other.id not in t.puts:
+            _supersede(t, other, new, at)
+    t.changes.append({"type": Change.RESOLVED, "record_id": new.id, "targets": [r.id for r in found.targets], "why": found.why})
+    return t
+
+
+def _pending_correction(cmd: RestateCommand, candidates: tuple[Record, ...], at: datetime, t: Transition) -> Transition:
+    """An ambiguous correction: nothing is replaced; in a session, a note the agent sees there."""
+    options = "; ".join(f"{c.value} ({c.attribute})" for c in candidates)
+    t.changes.append(
+        {"type": Change.CORRECTION_IGNORED, "reason": "ambiguous", "candidates": [c.id for c in candidates]}
+    )
+    if not cmd.session:
+        t.outcome, t.reason = Outcome.NOOP, f"ambiguous: could replace {options}"
+        return t
+    rin = RecordIn(
+        id=derive_id("r_", t.op_id),
+        tenant=t.tenant,
+        user=t.user,
+        kind=Kind.SESSION_CONTEXT.value,
+        attribute=PENDING_CORRECTION,
+        scope=f"session:{cmd.session}",
+        value=cmd.value,
+        statement=f'Not applied, ambiguous: "{cmd.statement}" could replace {options}. Ask the user which.',
+        authority=Authority.USER_EXPLICIT,
+        evidence=cmd.evidence,
+    )
+    rec = build_record(rin, op_id=t.op_id, at=at)
+    t.created.append(rec.id)
+    t.put(rec.model_copy(update={"status": Status.ACTIVE}), Change.CREATED)
     return t
 
 
@@ -950,6 +1052,7 @@ def _confirm(view: UserView, cmd: ConfirmCommand, at: datetime, t: Transition) -
 
 _COMMANDS: dict[type, Callable[[UserView, Any, datetime, Transition], Transition]] = {
     EraseUserCommand: _erase,
+    RestateCommand: _restate,
     ForgetCommand: _forget,
     CorrectCommand: _correct,
     ConfirmCommand: _confirm,

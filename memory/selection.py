@@ -599,10 +599,12 @@ def _eligible(
             reason = _withheld(c, req, request_topics)
         if reason is None and c.attribute in sup_attrs and suppressed(c, suppressions, req.tenant, req.user):
             reason = "suppressed"
-        if reason is None and c.meaning is not None:
+        if reason is None and c.meaning is not None and (terms.text or c.sensitivity == _SPECIAL):
+            # (a request without text, a look at the whole profile, is not one to relate to; a
+            # special category still needs a request on its topic)
             related = relation_to(c, terms)
             if not related.related:
-                reason = "unrelated"
+                reason = "special_off_topic" if c.sensitivity == _SPECIAL else "unrelated"
                 if req.explain:
                     excluded.append(Exclusion(id=c.id, attribute=c.attribute, reason=reason, score=related.score))
                 continue

@@ -17,7 +17,9 @@ from pydantic import TypeAdapter, ValidationError
 
 from .errors import Reason, Rejected
 from .limits import (
+    MAX_ABOUT_WORDS,
     MAX_EVIDENCE,
+    MAX_ID_CHARS,
     MAX_VALUE_CHARS,
     MAX_VALUE_DEPTH,
     check_shape,
@@ -143,8 +145,28 @@ def parse_command(data: Any) -> AnyCommand:  # raw JSON: checked below
     record_id = getattr(cmd, "record_id", None)
     if record_id is not None:
         check_id(record_id, Reason.INVALID_ID)
-    if cmd.op in ("forget", "retract") and not cmd.record_id and cmd.match is None:
-        raise Rejected(Reason.MISSING_FIELD, f"{cmd.op} needs record_id or match")
+    about = getattr(cmd, "about", None)
+    if cmd.op in ("forget", "retract") and not cmd.record_id and cmd.match is None and not about:
+        raise Rejected(Reason.MISSING_FIELD, f"{cmd.op} needs record_id, match or about")
+    if about:
+        if len(about) > MAX_ABOUT_WORDS:
+            raise Rejected(Reason.TOO_LARGE, f"about: more than {MAX_ABOUT_WORDS} words")
+        for word in about:
+            check_text(word, "about", MAX_ID_CHARS)
+        check_no_secret(*about)
+    if cmd.op == "restate":
+        check_text(cmd.statement, "statement")
+        _check_evidence(cmd.evidence)
+        check_no_secret(check_value(cmd.value, ""), cmd.old_value, cmd.statement, *(e.source_id for e in cmd.evidence))
+        if len(cmd.except_attributes) > MAX_ABOUT_WORDS:
+            raise Rejected(Reason.TOO_LARGE, f"except_attributes: more than {MAX_ABOUT_WORDS}")
+        for attribute in cmd.except_attributes:
+            check_slot_parts("user", attribute)
+        if cmd.old_value is not None:
+            check_text(cmd.old_value, "old_value", MAX_VALUE_CHARS)
+        for name in ("session", "project"):
+            if getattr(cmd, name) is not None:
+                check_id(getattr(cmd, name), Reason.INVALID_SCOPE)
     match = getattr(cmd, "match", None)
     if match is not None:
         check_slot_parts(match.subject, match.attribute)

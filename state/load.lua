@@ -56,8 +56,10 @@ for _, id in ipairs(req.ids or {}) do
 end
 for _, sa in ipairs(req.attrs or {}) do
   local head = sa[1] .. '|' .. sa[2] .. '|'
-  -- a family match also takes the attributes under it: "<attribute>.<anything>|"
+  -- a family match also takes the attributes under it: "<attribute>.<anything>|"; "*": every
+  -- attribute of the subject (a target named in the user's words may be anywhere)
   local family = sa[3] and (sa[1] .. '|' .. sa[2] .. '.') or nil
+  if sa[2] == '*' then head = sa[1] .. '|'; family = nil end
   for _, sk in ipairs(redis.call('HKEYS', P .. ':slot')) do
     if string.sub(sk, 1, #head) == head or (family and string.sub(sk, 1, #family) == family) then
       load_slot(sk); want_history(sk)

@@ -1155,9 +1155,11 @@ _OCCUPATION_ZH = re.compile(
     + _OCC_ZH
     + r")(?=[，,。！!；;]|$|呢|哈|啊|吧|的)"
 )
-_DOES_ZH = re.compile(r"我(?:现在|目前)?(?:是)?(?:做|干|搞)([" + _CJK + r"A-Za-z]{1,8}?)的")
+# "帮我做一个模板" is a request: 我 there is who it is for, not who does the work
+_NOT_SUBJECT_ZH = r"(?<![帮给让替为跟陪教叫请])"
+_DOES_ZH = re.compile(_NOT_SUBJECT_ZH + r"我(?:现在|目前)?(?:是)?(?:做|干|搞)([" + _CJK + r"A-Za-z]{1,8}?)的")
 _RUNS_SHOP_ZH = re.compile(r"我(?:自己)?开了?(?:一)?(?:家|个|间)([" + _CJK + r"]{1,8})")
-_LINE_OF_WORK_ZH = re.compile(r"我(?:现在|目前)?(?:做|干)([" + _CJK + r"]{1,6}?)(?:这行|工作)")
+_LINE_OF_WORK_ZH = re.compile(_NOT_SUBJECT_ZH + r"我(?:现在|目前)?(?:做|干)([" + _CJK + r"]{1,6}?)(?:这行|工作)")
 _WORKS_AT_ZH = re.compile(
     r"(?:我|^)(?:现在|目前|一直)?在(["
     + _CJK
@@ -1270,7 +1272,9 @@ def _routine_en(t: str) -> list[Found]:
             return [("profile.routine", _v(_strip_subject_en(t)), False)]
     m = _I_EN.search(t)
     verb = re.search(
-        r"(?i)\bI\s+(?:usually\s+|always\s+|normally\s+|never\s+|generally\s+|typically\s+|often\s+|also\s+)*(?P<v>[a-z]+)\b",
+        # (not a question's inverted "am I right", "do I need")
+        r"(?i)(?<!\bam\s)(?<!\bdo\s)(?<!\bdid\s)(?<!\bcan\s)(?<!\bshould\s)\bI\s+"
+        r"(?:usually\s+|always\s+|normally\s+|never\s+|generally\s+|typically\s+|often\s+|also\s+)*(?P<v>[a-z]+)\b",
         t,
     )
     present = bool(

@@ -13,9 +13,10 @@ from . import prefilter
 from .everyday import EVERYDAY_REQUIRES, everyday_hits
 from .families import GOAL_REQUIRES, RULE_FAMILIES, analyze
 from .family import Hit
-from .forget import FORGET_REQUIRES, forget_command
+from .forget import ABOUT, FORGET_REQUIRES, forget_command
 from .interface import REFUSED_NO_PROJECT, REFUSED_NO_SESSION, REFUSED_SECRET, Extraction, Proposal, Turn
 from .markers import (
+    AS_IF,
     CORRECTION,
     CURRENT_ITEM,
     HOLD,
@@ -29,9 +30,18 @@ from .markers import (
     QUESTION_OK,
     TEMPORARY,
 )
-from .open_statement import lasting_statements, passing, statement_hit, turn_context
+from .open_statement import (
+    lasting_statements,
+    momentary,
+    one_off,
+    passing,
+    refers_to_material,
+    statement_hit,
+    turn_context,
+)
 from .prefilter import Trigger
 from .prefilter import build as build_prefilter
+from .restatement import Restatement, only_a_change, restatement
 from .retract import RETRACT_REQUIRES, retract_match
 from .text import TRAIL, Sentence, split_sentences, to_simplified
 
@@ -80,17 +90,26 @@ _WORK_DECISION = re.compile(
 )
 
 
+# a clause with a subject of its own: the user, or the assistant addressed
+_OWN_SUBJECT = re.compile(
+    r"(?i)\b(?:I|I'm|I've|I'd|me|my|you|your|please|so|therefore|from\s+now\s+on|always)\b|我|你|您|请|帮|麻烦|所以|因此|以后|今后"
+)
+
+
 def _about_user(text: str) -> str:
     """The sentence without the clauses whose subject is someone else ("my friend lives in …"),
-    unless the user takes it on ("…，你以后也这样写")."""
+    unless the user takes it on ("…，你以后也这样写"). A clause without a subject of its own goes
+    with the one before ("我哥要买车，预算十五万": his budget)."""
     parts = _CLAUSES.split(text)
     clauses = [parts[i].strip() for i in range(0, len(parts), 2)]
     kept: list[str] = []
+    theirs = False
     for i in range(0, len(parts), 2):
         clause = parts[i].strip()
         k = i // 2
         adopted = (k + 1 < len(clauses) and bool(_ADOPTS.search(clauses[k + 1]))) or bool(_WORK_DECISION.search(clause))
-        if clause and (adopted or not OTHERS.match(clause)):
+        theirs = bool(OTHERS.match(clause)) or (theirs and not _OWN_SUBJECT.search(clause))
+        if clause and (adopted or not theirs):
             if kept:
                 kept.append(parts[i - 1] if i else "")
             kept.append(parts[i])
@@ -178,9 +197,13 @@ class RuleExtractor:
             return Extraction(redacted_text=redacted_text)
         reading = _TurnReading(turn, patterns, refusal_spans(turn.text, found))
         if not turn_may_hold(turn.text):
-            # no family can use any of it: only a secret in it is still reported
-            if any(reading.has_secret(s) for s in split_sentences(turn.text)):
-                reading.refuse(REFUSED_SECRET)
+            # no family can use any of it: only a secret in it is still reported, and a new value
+            # for something already stored ("Make that $150,000.") is still read
+            for s in split_sentences(turn.text):
+                if reading.has_secret(s):
+                    reading.refuse(REFUSED_SECRET)
+                elif reading.context is None:
+                    reading.restate(s)
         else:
             for s in split_sentences(turn.text):
                 reading.sentence(s)
@@ -232,6 +255,17 @@ class RuleExtractor:
         return rec
 
 
+def _single(record: dict[str, Any]) -> bool:
+    kind = Kind(record["kind"]) if record.get("kind") else None
+    return resolve(str(record["attribute"]), kind).cardinality == Cardinality.SINGLE
+
+
+def _letters(text: str) -> str:
+    """Text without its punctuation and spacing: a span and a family's quote of the same words
+    compare equal however each was cut and joined."""
+    return re.sub(r"[\W_]+", "", text.casefold())
+
+
 _LEAD_WORDS = re.compile(r"^(?:(?:please|then|and|also|ok|okay)\b\s*,?\s*)+", re.I)
 
 
@@ -244,6 +278,7 @@ class _TurnReading:
         self.items: list[Proposal] = []
         self.refused: list[str] = []
         self.carry = False
+        self.change_said = False  # the sentence before was only a word of change ("I'm overriding that.")
         # (the markers too are tried only where the prefilter finds their words)
         self.hold = prefilter.test(HOLD, to_simplified(turn.text))
         # a turn carrying pasted material, or a role-play or hypothetical, leaves no memory; one
@@ -263,10 +298,11 @@ class _TurnReading:
         took (a family's record already keeps its sentence) and that holds no secret."""
         if (self.refused and REFUSED_SECRET in self.refused) or self.context is not None:
             return
-        taken = [str(p.record.get("statement", "")) for p in self.items if p.record is not None]
-        taken += [self.turn.text for p in self.items if p.command is not None]
+        taken = [_letters(str(p.record.get("statement", ""))) for p in self.items if p.record is not None]
+        taken += [_letters(self.turn.text) for p in self.items if p.command is not None]
         for span in lasting_statements(self.turn.text):
-            if any(span in quote or quote in span for quote in taken if quote):
+            letters = _letters(span)
+            if any(letters in quote or quote in letters for quote in taken if quote):
                 continue
             hit = statement_hit(span, self.turn.at)
             quote = redact(span, find_secrets(span, self.patterns))
@@ -298,7 +334,53 @@ class _TurnReading:
             return
         if self._forget(core, written):
             return
+        before = len(self.items)
         self._statements(core, quote, written, corrected)
+        made = self.items[before:]
+        # a family that understood the sentence has said what it changes; a restatement beside it
+        # only when the sentence names a thing a record elsewhere may hold ("the priority is ...")
+        if not any(p.command is not None for p in made):
+            beside = sorted({str(p.record["attribute"]) for p in made if p.record is not None})
+            found = self._restatement(s.text, quote, beside)
+            if found is not None and found.change:
+                # "the priority is market expansion now": worded as a change, so the family's
+                # record replaces its slot's current value
+                for p in made:
+                    if p.record is not None and _single(p.record):
+                        p.link_current = True
+
+    def restate(self, s: Sentence) -> None:
+        self._restatement(s.text, redact(s.text, find_secrets(s.text, self.patterns)))
+
+    def _restatement(self, sentence: str, quote: str, beside: list[str] | None = None) -> Restatement | None:
+        """A new value for something the memory may hold ("make that $150,000"): a restate
+        command, its target found among the user's records when it applies."""
+        carried, self.change_said = self.change_said, False
+        if only_a_change(sentence):
+            self.change_said = True
+            return None
+        found = restatement(to_simplified(sentence), carried)
+        if found is None or (beside and not found.about):
+            return found  # beside a family's record, only a restatement that names its thing
+        turn = self.turn
+        command: dict[str, Any] = {
+            "op": "restate",
+            "tenant": turn.tenant,
+            "user": turn.user,
+            "value": found.value,
+            "about": list(found.about),
+            "change": found.change,
+            "statement": quote,
+            "session": turn.session,
+            "project": turn.project,
+            "evidence": [{"source_type": "conversation", "source_id": turn.source_id(), "quote": quote}],
+        }
+        if found.old_value:
+            command["old_value"] = found.old_value
+        if beside:
+            command["except_attributes"] = beside
+        self.items.append(Proposal(rule="restate", command=command))
+        return found
 
     def _forget(self, core: str, written: _AsWritten) -> bool:
         """A forget command, when the sentence asks for one."""
@@ -310,6 +392,12 @@ class _TurnReading:
         if forget is None:
             return False
         for match in forget:
+            if ABOUT in match:
+                # named in the user's words: the engine finds it among what is stored
+                about = [written(w) for w in match[ABOUT]]
+                command = {"op": "forget", "tenant": self.turn.tenant, "user": self.turn.user, ABOUT: about}
+                self.items.append(Proposal(rule="forget", command=command))
+                continue
             if isinstance(match.get("value"), str):
                 match["value"] = written(match["value"])
             command = {"op": "forget", "tenant": self.turn.tenant, "user": self.turn.user, "match": match}
@@ -339,7 +427,7 @@ class _TurnReading:
 
     def _statements(self, core: str, quote: str, written: _AsWritten, corrected: bool) -> None:
         full = core
-        core = _about_user(core)
+        core = _about_user(AS_IF.sub("", core))
         # family, pets, dates and a manager are about other people through the user's own
         # possessive ("my wife Ana"): those families read the whole sentence
         everyday = everyday_hits(core, full, self.turn.at)
@@ -360,10 +448,16 @@ class _TurnReading:
             return
         link = corrected or self.carry or prefilter.test(LASTING, core)
         self.carry = False
+        # an instruction about the answer at hand holds for the session; what a sentence about the
+        # moment says of the user ("I'm sitting in the dentist's waiting room") is not kept
+        for_now = self.passing or one_off(full, self.turn.text)
+        material = refers_to_material(full)
         for h in hits:
+            if not h.temporal and (material or momentary(full, events=h.kind != Kind.PRIORITY)):
+                continue
             if isinstance(h.value, str):
                 h.value = written(h.value)
-            rec = RuleExtractor._record(self.turn, core, quote, h, self.refuse, self.passing)
+            rec = RuleExtractor._record(self.turn, core, quote, h, self.refuse, for_now)
             if rec is None:
                 continue
             # Only a single-valued slot has one "current record" to replace; a multi-valued one

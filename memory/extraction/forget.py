@@ -17,10 +17,13 @@ from .confirm import CONFIRM_BEFORE
 from .everyday import everyday_hits
 from .families import analyze
 from .prefilter import one_of
+from ..registry import lookup
 from .text import clean, rx, slugify, zh
 
 # a match on a family: the attribute and everything under it
 FAMILY = "family"
+# a target named by the user's words, found among what is stored when the forget applies
+ABOUT = "about"
 # "everything you know about me": the personal families
 EVERYTHING = ("profile", "preference", "health", "goal", "priority", "rule")
 
@@ -147,18 +150,18 @@ _FORGET_NOUNS: list[tuple[re.Pattern[str], str, bool]] = [
         rx(
             r"\b(?:job\s+title|title|job|position|role|occupation)\b|职位|职务|岗位|职业|工作(?!日|时间|单位|邮箱|电话)"
         ),
-        "profile.job_title",
+        ABOUT,
         True,
     ),
-    (rx(r"\b(?:salary|income|pay|wages?)\b|工资|薪水|薪资|收入"), "profile.salary", True),
-    (rx(r"\bphone(?:\s+number)?\b|手机号|电话|号码"), "profile.phone", True),
-    (rx(r"\b(?:birthday|date\s+of\s+birth|birth\s?date|age)\b|生日|年龄|出生"), "profile.birthday", True),
+    (rx(r"\b(?:salary|income|pay|wages?)\b|工资|薪水|薪资|收入"), ABOUT, True),
+    (rx(r"\bphone(?:\s+number)?\b|手机号|电话|号码"), ABOUT, True),
+    (rx(r"\b(?:birthday|date\s+of\s+birth|birth\s?date|age)\b|生日|年龄|出生"), ABOUT, True),
     (
         rx(r"\b(?:ex|exes|relationship|love\s+life|dating|girlfriend|boyfriend)\b|前任|感情|恋爱|对象"),
-        "profile.relationship",
+        ABOUT,
         True,
     ),
-    (rx(r"\b(?:company|employer|workplace|where\ I\ work)\b|公司|单位|上一份工作|工作单位"), "profile.employer", True),
+    (rx(r"\b(?:company|employer|workplace|where\ I\ work)\b|公司|单位|上一份工作|工作单位"), ABOUT, True),
     (rx(r"\b(?:family|kids?|children|wife|husband|partner|parents)\b|家人|家庭|孩子|父母"), "profile.family", True),
     (rx(r"\bname\b|名字|姓名"), "profile.name", False),
 ]
@@ -193,16 +196,27 @@ def _attribute_of(raw: str, at: datetime, memory_wording: bool) -> tuple[str, An
     noun = _FORGET_PREFIX.sub("", target)
     for noun_rx, attribute, family in _FORGET_NOUNS:
         if noun_rx.search(noun) and len(noun) <= 40:
-            return attribute, None, family
-    # a personal topic the registry has no name for: profile.<topic> ("my salary", "我的生日")
+            return (attribute, _topic(target), family) if attribute == ABOUT else (attribute, None, family)
+    # anything else of the user's ("my favourite band", "我的生日"): the words that name it, for the
+    # engine to find among what is stored; never an attribute name made up from the phrase
     if not (_OWN.match(target) and memory_wording) or len(target) > 40:
         return None
+    topic = _topic(target)
+    if not topic:
+        return None
+    known = f"profile.{slugify(topic)}"
+    if lookup(known) is not None and lookup(known).name == known:  # type: ignore[union-attr]
+        return known, None, True  # "my pets": the name the registry has for it
+    return ABOUT, topic, True
+
+
+def _topic(target: str) -> str:
+    """A forget's target without its possessives and determiners ("my favourite band" -> "favourite band")."""
     topic = re.sub(r"^(?:我的?|关于|有关)+", "", _FORGET_PREFIX.sub("", target))
     topic = re.sub(r"(?:的(?:事|事情|情况)?|方面的事|这块)$", "", topic)
     while _DETERMINERS.match(topic):
         topic = _DETERMINERS.sub("", topic)
-    slug = slugify(topic)
-    return (f"profile.{slug}", None, True) if slug else None
+    return clean(topic)
 
 
 # every forget shape above has one of these words (checked first, so most sentences stop here)
@@ -217,6 +231,13 @@ _ANY_FORGET = zh(
 # what the family cannot fire without (the prefilter's look): `forget_command` checks the words first,
 # then reads what to forget with one of the patterns
 FORGET_REQUIRES = one_of(_ANY_FORGET) & one_of(_FORGET_EN, _FORGET_ZH, _NOT_KEEP_EN, _NOT_KEEP_ZH, _OBJECT_FIRST_ZH)
+
+
+def about_words(topic: str) -> list[str]:
+    """The words a target is named by: English words, a Chinese phrase whole."""
+    if re.search(r"[\u3400-\u9fff]", topic):
+        return [w for w in re.split(r"[\s，,的]+", topic) if w][:12]
+    return [w for w in re.findall(r"[\w'-]+", topic)][:12]
 
 
 def forget_command(text: str, at: datetime) -> list[dict[str, Any]] | None:
@@ -243,6 +264,8 @@ def forget_command(text: str, at: datetime) -> list[dict[str, Any]] | None:
     attribute, value, family = found
     if attribute == "*":
         return [{"attribute": root, FAMILY: True} for root in EVERYTHING]
+    if attribute == ABOUT:
+        return [{ABOUT: about_words(str(value))}]
     match: dict[str, Any] = {"attribute": attribute}
     if value is not None:
         match["value"] = value

@@ -102,6 +102,8 @@ HYPOTHETICAL = rx(
     ^(?:假如|如果|要是|假设|万一|倘若|假使|设想)(?!你)
     """
 )
+# "explain it like I'm five", "as if I were a beginner": a way of asking, not what the user is
+AS_IF = rx(r"\s*,?\s*\b(?:like|as\ if|as\ though)\s+(?:I'm|I\ am|I\ was|I\ were|I'd|I\ had)\b.*$")
 # A clause whose subject is someone else ("my friend lives in Shanghai", "Tom's goal is …", "我哥想当
 # 飞行员") says nothing about the user: the extractor drops it before the families look.
 _RELATION_EN = r"""
@@ -130,7 +132,8 @@ OTHERS = rx(
     |^(?:(?:而且|但是|所以|不过|可是)\s*)?(?:我们?(?:的)?|咱们?(?:的)?)?(?:朋友|好友|哥哥?|姐姐?|弟弟?|妹妹?|爸爸?|妈妈?|
     父亲|母亲|父母|爸妈|老婆|老公|妻子|丈夫|爱人|男朋友|女朋友|对象|儿子|女儿|孩子|表哥|表姐|表弟|
     表妹|堂哥|堂姐|堂弟|堂妹|同事|同学|室友|邻居|老板|领导|上司|经理|客户|爷爷|奶奶|外公|外婆|
-    叔叔|阿姨|舅舅|姑姑|前任|老师|师傅|他|她|他们|她们|别人|有人|人家|大家都|很多人|邻居家)(?!和我|跟我)|
+    叔叔|阿姨|舅舅|姑姑|前任|老师|师傅|闺蜜|哥们|兄弟|发小|婆婆|公公|岳父|岳母|丈母娘|侄子|侄女|外甥女?|
+    孙子|孙女|宝宝|小孩|家人|亲戚|队友|下属|学生|老妈|老爸|他|她|他们|她们|别人|有人|人家|大家都|很多人|邻居家)(?!和我|跟我)|
     ^(?-i:(?:小|老|阿)[\u4e00-\u9fff])(?:的|说|是|想|在|要|他们|她们|那|觉得|决定)
     """
 )

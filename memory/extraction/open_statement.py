@@ -27,12 +27,13 @@ from importlib import resources
 from ..models import Kind
 from ..semantics.topics import main_area
 from .family import Hit
+from .markers import LASTING
 
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "＇": "'"})
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 # where a sentence is cut into clauses: punctuation, and the words that join two clauses
 _EN_CLAUSES = re.compile(
-    r"\s*(?:[,;:()\u2014\u2013]|\s-\s|\.{2,}|…)\s*|\s+(?=(?:but|so|and then|because|cause)\s)", re.I
+    r"\s*(?:,(?!\d)|:(?!\d)|[;()\u2014\u2013]|\s-\s|\.{2,}|…)\s*|\s+(?=(?:but|so|and then|because|cause)\s)", re.I
 )
 _ZH_CLAUSES = re.compile(r"\s*[，,；;：:（）()—…、]+\s*|\s+")
 _ZH_QUOTED = re.compile(r"[“「『\"][^”」』\"]{8,}[”」』\"]")
@@ -115,6 +116,14 @@ class _English:
     state: re.Pattern[str]
     code: re.Pattern[str]
     conditional_only: re.Pattern[str]
+    one_off: re.Pattern[str]
+    content_verb: re.Pattern[str]
+    stance: re.Pattern[str]
+    material: re.Pattern[str]
+    times: re.Pattern[str]
+    events: re.Pattern[str]
+    habit: re.Pattern[str]
+    private: re.Pattern[str]
 
 
 @dataclass(frozen=True)
@@ -130,6 +139,15 @@ class _Chinese:
     others: tuple[str, ...]
     lasting: tuple[str, ...]
     strong: tuple[str, ...]
+    one_off: tuple[str, ...]
+    content_verbs: tuple[str, ...]
+    generic_objects: tuple[str, ...]
+    stance: tuple[str, ...]
+    material: tuple[str, ...]
+    times: tuple[str, ...]
+    events: tuple[str, ...]
+    habit: tuple[str, ...]
+    private: tuple[str, ...]
 
 
 @cache
@@ -162,6 +180,20 @@ def _lists() -> tuple[_English, _Chinese]:
             r"(?<![\w'])(?:my|a|an|this|the|our)\s+(?:[\w'-]+\s+){0,2}?(?:" + "|".join(en["code_words"]) + r")s?\b"
         ),
         conditional_only=re.compile(r"^(?:" + _phrases(en["conditional_openers"]).pattern + r")[^,]*$"),
+        one_off=_phrases(en["one_off"]),
+        # "explain step by step", "say it in French": a content verb that opens the instruction and
+        # is not about things in general ("explain things with examples")
+        content_verb=re.compile(
+            _start(en["content_verbs"]).pattern + r"(?!\s+(?:(?:me|us)\s+)?(?:" + "|".join(
+                re.escape(o) for o in sorted(en["generic_objects"], key=len, reverse=True)
+            ) + r")\b)"
+        ),
+        stance=_phrases(en["stance"]),
+        material=_phrases(en["material"]),
+        times=_phrases(en["times"]),
+        events=_phrases(en["events"]),
+        habit=_phrases(en["habit"]),
+        private=_phrases(en["private"]),
     )
     chinese = _Chinese(
         self_words=tuple(zh["self"]),
@@ -175,6 +207,15 @@ def _lists() -> tuple[_English, _Chinese]:
         others=tuple(sorted(zh["other_people"], key=len, reverse=True)),
         lasting=tuple(zh["lasting"]),
         strong=tuple(zh["strong"]),
+        one_off=tuple(zh["one_off"]),
+        content_verbs=tuple(zh["content_verbs"]),
+        generic_objects=tuple(zh["generic_objects"]),
+        stance=tuple(zh["stance"]),
+        material=tuple(zh["material"]),
+        times=tuple(zh["times"]),
+        events=tuple(zh["events"]),
+        habit=tuple(zh["habit"]),
+        private=tuple(zh["private"]),
     )
     return english, chinese
 
@@ -196,13 +237,14 @@ _HAVING = re.compile(
 _I = re.compile(r"(?<![\w'])(?:i|i'm|im|i've|i'd|i'll|we|we're)(?![\w'])")
 # who the user is, said as "<someone> here" ("Professional DJ here", "guy here")
 _INTRODUCING = re.compile(r"^[\w' -]{2,30}\s+here$")
+_WHEREABOUTS = re.compile(r"(?i:\bi'?m|\bi\s+am|\bwe're|\bwe\s+are)\s+(?i:currently\s+|now\s+|still\s+)?(?i:in|at)\s+[A-Z]")
 # a span about someone named ("Tom's goal is ...", "Jake uses Linux"): not the user
 _NAMED = re.compile(
     r"^(?!I\b|I'|My\b|We\b|Our\b)[A-Z][a-z]+(?:\s+(?:says|said|asked|told|thinks|wants|keeps|uses|likes|loves|hates)\b"
     r"|'s\s+(?:goal|goals|plan|wife|husband|partner|kids|son|daughter|mom|dad|boss|team|idea|opinion)\b)"
 )
 # what an instruction about material names it by ("summarise this", "fix the following")
-_MATERIAL = re.compile(r"\b(?:this|these|that|those|it|the following|below|above)\b")
+_MATERIAL = re.compile(r"\b(?:this|these|that|those|the following|below|above)\b")
 # quoted words are someone else's (a sentence to rewrite, a line of dialogue): not the user's
 _QUOTED = re.compile(r"[\"“”][^\"“”]{12,}[\"“”]|(?<![\w])'[^']{12,}'(?![\w])")
 _LEAD = re.compile(r"^[\s\"'“”*•\-–—>]+")
@@ -214,6 +256,8 @@ def _pasted(turn: str, markers: re.Pattern[str] | tuple[str, ...], opening: str)
     lines = [line for line in turn.splitlines() if line.strip()]
     if len(lines) >= 3 or (len(lines) == 2 and len(turn) > 160):
         return True
+    if len(lines) >= 2 and lines[0].rstrip().endswith((":", "：")):
+        return True  # "Reply to this review:\n…"
     if "```" in turn or re.search(r"[\"“「『][^\"”」』]{60,}[\"”」』]", turn):
         return True
     if isinstance(markers, tuple):
@@ -249,8 +293,12 @@ class _EnglishReader:
 
     def keeps(self, span: str, original: str) -> bool:
         lists = self.lists
-        if lists.task.search(span) or lists.transient.search(span) or lists.state.search(span):
+        if any(p.search(span) for p in (lists.task, lists.transient, lists.times, lists.events, lists.state)):
             return False
+        if lists.private.search(span):
+            return False  # an address or a number given for a task: not kept verbatim
+        if _WHEREABOUTS.search(original):
+            return False  # "I'm in Berlin": where the user is now, maybe passing through
         if _NAMED.match(original) or lists.code.search(span):
             return False  # about someone named ("Tom's goal is ..."); code at hand
         if lists.others.match(span) and not _I.search(span):
@@ -307,7 +355,7 @@ class _ChineseReader:
 
     def keeps(self, span: str) -> bool:
         lists = self.lists
-        if any(w in span for w in lists.task) or any(w in span for w in lists.transient):
+        if any(w in span for w in (*lists.task, *lists.transient, *lists.times, *lists.events, *lists.private)):
             return False
         own = span
         for phrase in lists.others:
@@ -387,6 +435,19 @@ def statement_hit(statement: str, at: datetime) -> Hit:
 STATEMENT_RULE = "statement"
 
 
+# "you are Sherlock Holmes", "be Gandalf": the assistant given a named part to play
+_PLAYS = re.compile(r"(?:^|[.!?]\s+)(?i:you\s+are|you're|be)\s+(?:[A-Z][a-z]+)(?:\s+[A-Z][a-z]+)?\b(?!\s*[,.]?\s*(?i:right))")
+
+
+def refers_to_material(sentence: str) -> bool:
+    """A sentence about material at hand ("上面那段改成正式一点", "make the above more formal"):
+    what it names is that material, not something of the user's."""
+    english, chinese = _readers()
+    if _CJK.search(sentence):
+        return any(w in sentence for w in chinese.lists.material)
+    return english.lists.material.search(sentence.translate(_APOSTROPHES).casefold()) is not None
+
+
 def turn_context(turn: str) -> str | None:
     """What a whole turn is, where that rules out any lasting memory from it: `pasted` (it carries
     material someone else wrote: a CV, a transcript, reviews, user stories), `pretend` (a
@@ -399,18 +460,92 @@ def turn_context(turn: str) -> str | None:
         return "pasted" if _pasted(turn, chinese.lists.pasted, sentences[0]) else None
     folded = turn.translate(_APOSTROPHES)
     sentences = re.split(r"(?<=[.!?])\s+|\n+", _QUOTED.sub(" ", folded))
-    if english.lists.hypothetical.search(folded.casefold()):
+    if english.lists.hypothetical.search(folded.casefold()) or _PLAYS.search(folded):
         return "pretend"
     if _pasted(turn, english.lists.pasted, sentences[0]) or english._introduces_material(sentences[0]):
         return "pasted"
     return None
 
 
-def passing(turn: str) -> bool:
-    """A turn that speaks of the moment ("I'm exhausted today", "on a train", "现在在机场"): an
-    instruction in it holds for the session, not beyond."""
+def passing(text: str) -> bool:
+    """Text that speaks of the moment ("I'm exhausted today", "on a train", "现在在机场", "for
+    tomorrow's quiz"): an instruction in it holds for the session, not beyond."""
+    return _moment(text, times=True, events=True)
+
+
+def momentary(text: str, events: bool = True) -> bool:
+    """A sentence whose facts about the user are of the moment, a situation ("I'm sitting in the
+    dentist's waiting room", "开了一天会") or, with `events`, an event at hand ("I'm preparing for
+    Friday's quiz"): not kept. A word of time alone ("I'm UTC+2 right now") is not enough, nor a
+    situation that is a habit ("I mostly read your replies on my phone")."""
+    return _moment(text, times=False, events=events)
+
+
+def _moment(text: str, times: bool, events: bool) -> bool:
     english, chinese = _readers()
-    if _CJK.search(turn):
-        return any(w in turn for w in chinese.lists.transient)
-    text = turn.translate(_APOSTROPHES).casefold()
-    return english.lists.transient.search(text) is not None or english.lists.state.search(text) is not None
+    if _CJK.search(text):
+        zh = chinese.lists
+        situation = any(w in text for w in zh.transient) and not any(w in text for w in zh.habit)
+        return (
+            situation or (events and any(w in text for w in zh.events)) or (times and any(w in text for w in zh.times))
+        )
+    low = text.translate(_APOSTROPHES).casefold()
+    en = english.lists
+    if en.state.search(low) is not None:
+        return True
+    situation = en.transient.search(low) is not None and not en.habit.search(low)
+    return (
+        situation
+        or (events and en.events.search(low) is not None)
+        or (times and en.times.search(low) is not None)
+    )
+
+
+
+# "再短一点" (shorter again) is about the last answer; "再也不" (never again) is lasting, and
+# "先给例子再讲原理" (first an example, then the theory) is an order
+_ZH_AGAIN = re.compile(r"^(?!.*先.*再)(?:.*[^先])?再(?!也|见)")
+
+
+def _asks_for_content(turn: str, chinese: bool) -> bool:
+    """The turn asks a question of content ("what's the difference?", "有啥区别"): an instruction
+    on how to answer in the same turn is about that answer."""
+    english, zh = _readers()
+    if chinese:
+        return any(
+            zh.is_request(clause.strip(), False) and not clause.strip().startswith(zh.lists.request)
+            for clause in _ZH_CLAUSES.split(turn)
+            if clause.strip()
+        )
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", turn.translate(_APOSTROPHES)):
+        low = _LEAD.sub("", sentence).casefold().strip()
+        if low.endswith("?") and not english.lists.request.match(low):
+            return True
+    return False
+
+
+def one_off(sentence: str, turn: str) -> bool:
+    """An instruction about the answer at hand, not a lasting preference: it refers to what was
+    just said or is being asked ("say it again but shorter", "keep it under 80 words", "上面那段改成
+    正式一点", "再短一点"), is a bare content instruction ("explain step by step", "详细说说"), or
+    comes with a question in the same turn ("有啥区别，讲清楚点"). A word of stance or of lasting
+    ("I prefer", "我喜欢", "from now on") makes it lasting whatever else it says."""
+    english, chinese = _readers()
+    if _CJK.search(sentence):
+        lists = chinese.lists
+        if any(w in sentence for w in lists.stance) or LASTING.search(sentence):
+            return False
+        if _ZH_AGAIN.search(sentence) or any(w in sentence for w in (*lists.one_off, *lists.material)):
+            return True
+        verb = next((v for v in lists.content_verbs if v in sentence), None)
+        if verb is not None and not any(o in sentence for o in lists.generic_objects):
+            return True
+        return _asks_for_content(turn, True)
+    low = _LEAD.sub("", sentence.translate(_APOSTROPHES)).casefold().strip()
+    el = english.lists
+    if el.stance.search(low) or LASTING.search(low):
+        return False
+    if el.one_off.search(low) or el.material.search(low) or el.content_verb.match(low):
+        return True
+    return _asks_for_content(turn, False)
+

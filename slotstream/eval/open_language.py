@@ -181,7 +181,9 @@ def evaluate(corpus: Path, extractor: Extractor | None = None) -> Result:
         kept = user.lasting(user.say(chat.text, AT, "s1"))
         res.false_memory.setdefault((chat.kind, chat.lang), Cell()).add(bool(kept))
         if kept:
-            res.remembered.append((chat, [str(user.view.records[rid].statement) for rid in kept]))
+            res.remembered.append(
+                (chat, [f"{user.view.records[rid].attribute}: {user.view.records[rid].statement}" for rid in kept])
+            )
     return res
 
 

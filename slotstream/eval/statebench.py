@@ -12,8 +12,10 @@ With `turns=True` the user's `conversation_turn` events also become `turn` lines
 `evaluate` runs the converted timelines through the engine (one user per timeline, everything
 between two queries in one `apply_many` batch) and measures, per track:
 
-* stale-leak rate: the fraction of queries whose rendered context contains any `must_not_mention`
-  string (case-insensitive substring);
+* stale-leak rate: the fraction of queries whose rendered context mentions any `must_not_mention`
+  string (case-insensitive, as a whole: "500" is not mentioned by "1500"); a string a query lists
+  under both `must_mention` and `must_not_mention` cannot be scored and is left out (counted in the
+  notes);
 * fresh-inclusion rate: over the `must_mention` strings that occur in the timeline's own converted
   values that are current and visible to the caller when the query is asked (global scope, not
   replaced, retracted or waiting for review), the fraction found in the context. The others are
@@ -533,6 +535,11 @@ class _Converter:
         gt = event.get("ground_truth") or {}
         mm = [str(s) for s in gt.get("must_mention") or []]
         mnm = [str(s) for s in gt.get("must_not_mention") or []]
+        # a string the query must mention and must not mention at once cannot be scored either way
+        both = {s.casefold() for s in mm} & {s.casefold() for s in mnm}
+        if both:
+            self.out.notes["must_not_mention_also_must_mention"] += len(both)
+            mnm = [s for s in mnm if s.casefold() not in both]
         # fresh = the current value of each global slot the caller may see (what the engine must show)
         fresh = [
             self.rec_value[rid].casefold()
@@ -585,7 +592,13 @@ class _Converter:
             self.env(now, key, value, {"type": "system"}, None)
         for item in init.get("working_set") or []:
             self.working_item(item, now)
-        for ev in self.tl.get("events") or []:
+        events = list(self.tl.get("events") or [])
+        # in the order they happened: a timeline may list a write after the turns that follow it
+        # in time, and a correction can only find a record written before it
+        ordered = sorted(events, key=lambda ev: _ts(ev.get("ts")))
+        if ordered != events:
+            self.out.notes["events_put_in_time_order"] += 1
+        for ev in ordered:
             etype = ev.get("type")
             if etype in ("state_write", "supersession"):
                 for w in ev.get("writes") or []:
@@ -611,6 +624,15 @@ class _Converter:
             else:
                 self.out.notes[f"event_{etype}_not_mapped"] += 1
         return self.out
+
+
+def mentions(text: str, s: str) -> bool:
+    """Whether case-folded `text` mentions `s` as written, not inside a longer word or number
+    ("500" is not mentioned by "1500", nor "$150" by "$1500")."""
+    needle = s.casefold()
+    head = r"(?<![0-9a-z])" if needle[:1].isalnum() else ""
+    tail = r"(?![0-9a-z])" if needle[-1:].isalnum() else ""
+    return re.search(head + re.escape(needle) + tail, text) is not None
 
 
 def _first_ts(tl: dict[str, Any]) -> str | None:
@@ -976,7 +998,7 @@ class _TimelineRun:
         # the memory the context carries: the rendered record lines (the fixed section headings,
         # e.g. "## Project knowledge and decisions", are renderer text, not memory)
         low = "\n".join(item.text for item in resp.items).casefold()
-        leaked = [s for s in q.must_not_mention if s.casefold() in low]
+        leaked = [s for s in q.must_not_mention if mentions(low, s)]
         turns, expected = self.conv.turns, self.expected
         verdicts = [
             classify_leak(s, resp.items, expected, at, request.scopes(), request.roles, q.must_mention, turns, low)

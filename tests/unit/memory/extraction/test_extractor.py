@@ -74,6 +74,10 @@ def summary(out: Extraction) -> list[tuple]:
     for p in out.items:
         if p.record is not None:
             rows.append((p.record["attribute"], p.record["value"], p.record["scope"]))
+        elif p.command["op"] == "restate":
+            # beside a family's record, a restatement naming its thing is resolved against the
+            # store (tests/unit/memory/test_resolution.py): a no-op where the family wrote it all
+            continue
         else:
             m = p.command["match"]
             rows.append(("forget", m["attribute"], m.get("value")))
@@ -183,16 +187,17 @@ CASES: list[tuple[str, list[tuple]]] = [
     ("Thanks, that helps!", []),
     ("The weather is nice.", []),
     ("今天天气不错。", []),
-    ("I don't want short answers.", []),
+    # (no family takes these; what the user says of themself is kept verbatim as an open statement)
+    ("I don't want short answers.", [("preference.stated.general", "I don't want short answers.", G)]),
     ("不要用英文回答。", []),
-    ("I prefer Chinese food.", []),
+    ("I prefer Chinese food.", [("preference.stated.food", "I prefer Chinese food.", G)]),
     # a language the user speaks (docs/concepts.md), not the language to answer in
     ("I speak Chinese.", [("profile.languages", "Chinese", G)]),
     ("我会用英语。", []),
-    ("I live in a small town.", []),
+    ("I live in a small town.", [("preference.stated.general", "I live in a small town.", G)]),
     ("I moved to a new apartment.", []),
     ("我搬到新家了。", []),
-    ("我不住在北京了。", []),
+    ("我不住在北京了。", [("preference.stated.travel", "我不住在北京了", G)]),
     ("I'm in Berlin.", []),
     ("Should I use Chinese?", []),
     ("I want to know how this works.", []),
@@ -200,7 +205,10 @@ CASES: list[tuple[str, list[tuple]]] = [
     ("我想问一下这个怎么用。", []),
     ("我想这样可能不行。", []),
     ("今天处理了很多邮件。", []),
-    ("You don't need to confirm before sending.", []),
+    (
+        "You don't need to confirm before sending.",
+        [("preference.stated.communication", "You don't need to confirm before sending.", G)],
+    ),
     ("发给客户前不用让我确认。", []),
     ("Delete this file.", []),
     ("Forget it.", []),

@@ -1,0 +1,177 @@
+"""Restatements: a sentence that gives a new value for something the user's memory may already
+hold ("make that $150,000", "the priority is market expansion now", "send it to New York
+instead", "改成周四"). The sentence names its target loosely; the engine finds it among the
+user's records when the command applies (memory/resolution.py), never by an attribute name built
+from the phrase.
+
+The shapes and word lists are data (`memory/data/restatements.json`); this module compiles them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_LABEL = re.compile(r"^\s*\[[^\]\n]{1,40}\]\s*")  # "[VP] I'm overriding that": who is speaking
+_EN_WORD = r"[\w$€£¥%&'./-]+"
+# {A}: one to four words naming the thing; {V} / {OLD}: a value (anything, trimmed after)
+_SLOTS_EN = {
+    "{A}": rf"(?P<about>{_EN_WORD}(?:\s+{_EN_WORD}){{0,3}}?)",
+    "{V}": r"(?P<value>.+?)",
+    "{OLD}": r"(?P<old>.+?)",
+}
+_SLOTS_ZH = {
+    "{A}": r"(?P<about>[\u3400-\u9fffA-Za-z0-9]{1,8}?)",
+    "{V}": r"(?P<value>.+?)",
+    "{OLD}": r"(?P<old>.+?)",
+}
+# a question asks, it does not restate ("澳大利亚的首都是哪里？", "is the budget $50,000?")
+_QUESTION = re.compile(r"[?？]\s*$|吗\s*$|呢\s*$|什么|哪|几|多少|怎么|为什么|为啥|是不是|有没有")
+MAX_VALUE_WORDS = 8  # a longer "value" is a sentence, not a value
+
+
+@dataclass(frozen=True)
+class Restatement:
+    value: str
+    about: tuple[str, ...]
+    old_value: str | None
+    change: bool
+
+
+@dataclass(frozen=True)
+class _Language:
+    leads: re.Pattern[str]
+    shapes: tuple[tuple[re.Pattern[str], bool], ...]
+    tails: re.Pattern[str]
+    not_things: frozenset[str]
+    not_values: re.Pattern[str]
+    change_words: re.Pattern[str] | None
+    about_leads: tuple[str, ...]
+
+
+def _alternatives(words: list[str], english: bool) -> str:
+    ordered = sorted(words, key=len, reverse=True)
+    if english:
+        return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in ordered)
+    return "|".join(re.escape(w) for w in ordered)
+
+
+def _compile(spec: dict[str, Any], english: bool) -> _Language:
+    slots = _SLOTS_EN if english else _SLOTS_ZH
+    shapes = []
+    for entry in spec["shapes"]:
+        body = entry["shape"]
+        for slot, group in slots.items():
+            body = body.replace(slot, group)
+        if english:
+            body = body.replace(" ", r"\s+")
+        shapes.append((re.compile(rf"^{body}$", re.I), bool(entry["change"])))
+    sep = r"\s*[,，.。:：;；!！—–-]*\s*"
+    leads = re.compile(rf"^(?:(?:{_alternatives(spec['leads'], english)}){sep})+", re.I)
+    tails = re.compile(rf"(?:{sep}(?:{_alternatives(spec['value_tails'], english)}))+$", re.I)
+    change = (
+        re.compile(rf"(?<![\w])(?:{_alternatives(spec['change_words'], True)})(?![\w])", re.I)
+        if english and spec.get("change_words")
+        else None
+    )
+    # a whole value, or one with a word for a part of the conversation ("the second point")
+    parts = r"(?:\s+(?:point|one|part|question|section|step|topic|option|paragraph|version|answer))?" if english else ""
+    not_values = re.compile(rf"^(?:{_alternatives(spec['not_values'], english)}){parts}$", re.I)
+    return _Language(
+        leads,
+        tuple(shapes),
+        tails,
+        frozenset(w.casefold() for w in spec["not_things"]),
+        not_values,
+        change,
+        tuple(sorted(spec.get("about_leads", ()), key=len, reverse=True)),
+    )
+
+
+@cache
+def _languages() -> tuple[_Language, _Language]:
+    raw = resources.files("slotstream.memory").joinpath("data", "restatements.json").read_text(encoding="utf-8")
+    data = json.loads(raw)
+    return _compile(data["en"], True), _compile(data["zh"], False)
+
+
+def _clean(value: str, lang: _Language) -> str:
+    value = value.strip().strip("\"'“”‘’")
+    for _ in range(3):
+        before = value
+        value = lang.tails.sub("", value).strip().rstrip(".。!！?？,，;；~～").strip()
+        if value == before:
+            break
+    return value
+
+
+def restatement(sentence: str, carried_change: bool = False) -> Restatement | None:
+    """The restatement a sentence makes, or None. `carried_change`: the sentence before was only
+    a word of change ("I'm overriding that.")."""
+    english, chinese = _languages()
+    lang = chinese if _CJK.search(sentence) else english
+    text = _LABEL.sub("", sentence).strip().rstrip(".。!！")
+    if _QUESTION.search(text):
+        return None
+    stripped = lang.leads.sub("", text).strip()
+    led = stripped != text
+    for shape, change in lang.shapes:
+        m = shape.match(stripped)
+        if m is None:
+            continue
+        groups = m.groupdict()
+        value = _clean(groups.get("value") or "", lang)
+        old = _clean(groups["old"], lang) if groups.get("old") else None
+        about = _without_leads((groups.get("about") or "").strip(), lang)
+        if not value or (old is not None and not old):
+            continue
+        changed = change or carried_change or (led and lang is english and _led_by_change(text, stripped, lang))
+        if lang is chinese:
+            changed = changed or led
+        if not changed or lang.not_values.match(value):
+            return None
+        words = value.split() if lang is english else [value]
+        if len(words) > MAX_VALUE_WORDS:
+            return None
+        if about and _names_nothing(about, lang):
+            return None
+        about_words = tuple(about.split()) if lang is english else ((about,) if about else ())
+        return Restatement(value, about_words, old, changed)
+    return None
+
+
+def _without_leads(about: str, lang: _Language) -> str:
+    """ "以后改成…", "我的时区是…": the words before the thing are not its name."""
+    for _ in range(3):
+        lead = next((w for w in lang.about_leads if about.startswith(w)), None)
+        if lead is None:
+            break
+        about = about[len(lead) :]
+    return about
+
+
+def _names_nothing(about: str, lang: _Language) -> bool:
+    """ "the weather", "my sister", "把这个菜谱": not something a memory holds a value of."""
+    folded = about.casefold()
+    if _CJK.search(folded):
+        return any(folded.startswith(w) or folded == w for w in lang.not_things)
+    return folded in lang.not_things or folded.split()[-1] in lang.not_things
+
+
+def _led_by_change(text: str, stripped: str, lang: _Language) -> bool:
+    lead = text[: len(text) - len(stripped)]
+    return lang.change_words is not None and lang.change_words.search(lead) is not None
+
+
+def only_a_change(sentence: str) -> bool:
+    """A sentence that is nothing but a word of change ("I'm overriding that.", "No wait."): the
+    next sentence's restatement is a change."""
+    english, chinese = _languages()
+    lang = chinese if _CJK.search(sentence) else english
+    text = _LABEL.sub("", sentence).strip().rstrip(".。!！")
+    return bool(text) and not lang.leads.sub("", text).strip(" ,，.。!！")

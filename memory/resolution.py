@@ -1,0 +1,241 @@
+"""Which stored record a correction or a forget in the user's own words is about.
+
+"Make that $150,000", "the priority is market expansion now", "send it to New York instead",
+"forget my favourite band": the sentence names its target loosely, and the target is found among
+what the user's memory holds, never by an attribute name built from the phrase. Pure: the records
+in, a decision out.
+
+Evidence, strongest first:
+1. the value it replaces, when the sentence gives it ("change Tuesday to Thursday");
+2. the words naming the thing ("budget", "quantity", "priority") against each record's attribute,
+   value and statement;
+3. the kind of value: an amount replaces an amount, a day a day, a name a name;
+4. with a word of change ("instead", "make that", "no wait") and nothing else to go by: the only
+   record the new value could replace, else the one the conversation last touched (observed within
+   `RECENT`).
+Records holding the same value as the target are the same thing said twice (a decision the user
+stated and the state a tool wrote): they go together. Two different values left: ambiguous, and
+nothing is replaced.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from .models import LIVE_STATUSES, Cardinality, Kind, Record
+from .validation import normalize_value
+
+RECENT = timedelta(minutes=30)  # what "the record the conversation last touched" may be
+# verbatim statements and special categories are never rewritten by a value said in passing
+_NOT_RESTATED = ("preference.stated.", "health.")
+_WORD = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]+", re.I)
+_CJK = re.compile(r"[\u3400-\u9fff]")
+# words that name nothing ("the", "now", "instead"): left out of the naming words on both sides
+_PLAIN = frozenset(
+    """a an the this that these those it its our my your their is are was were be been will would
+    now instead please just actually then also of for to in on at by with from as and or but
+    so we i you me us they them current new old value""".split()
+)
+
+# the kinds of value, most specific first
+_MONEY = re.compile(r"^(?:[$€£¥]\s?\d|\d[\d,.]*\s*(?:k|m|dollars?|euros?|pounds?|yuan|rmb|元|块|万)\b)", re.I)
+_NUMBER = re.compile(r"^\d[\d,.]*(?:\s*(?:units?|pieces?|people|items?|%|percent|个|件|人|台))?$", re.I)
+_DAY = re.compile(
+    r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|wed|thu|fri|sat|sun|today|"
+    r"tomorrow|tonight|yesterday|week|weekend|month|year|morning|afternoon|evening|noon|midnight|"
+    r"january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|q[1-4])\b|\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|"
+    r"\b\d{1,2}/\d{1,2}\b|\d{4}-\d{2}-\d{2}|周[一二三四五六日末]|星期|礼拜|[今明后昨]天|下周|本周|这周|\d+月|\d+号|\d+日|\d+点",
+    re.I,
+)
+_DAY_LEAD = re.compile(r"^(?:(?:on|by|at|this|next|last|the|every|until|till|before|after|早上|下午|晚上)\s*)+", re.I)
+_NAME = re.compile(r"^(?:[A-Z][\w&'.-]*)(?:\s+(?:[A-Z][\w&'.-]*|of|de|la|du))*$")
+
+
+def value_kind(value: str) -> str:
+    """money | number | day | name | text: what an amount, a count, a date or time, a proper name,
+    or anything else looks like."""
+    v = value.strip()
+    if _MONEY.match(v):
+        return "money"
+    if _NUMBER.match(v):
+        return "number"
+    if len(v.split()) <= 5 and _DAY.match(_DAY_LEAD.sub("", v)):
+        return "day"
+    if _NAME.match(v):
+        return "name"
+    return "text"
+
+
+def _compatible(new: str, old: str) -> bool:
+    """Whether a value of kind `new` can replace one of kind `old`."""
+    if new == old:
+        return True
+    return {new, old} <= {"name", "text"}  # a proper name and a phrase replace each other freely
+
+
+def stem(word: str) -> str:
+    """A word's first four letters: "pricing" and "price", "shipping" and "ship" meet."""
+    return word[:4]
+
+
+def naming_words(texts: Iterable[str]) -> frozenset[str]:
+    """The words that name things in `texts`, stemmed (Chinese kept whole: matched inside)."""
+    out: set[str] = set()
+    for text in texts:
+        for word in _WORD.findall(text.replace("_", " ").replace(".", " ").casefold()):
+            if _CJK.match(word):
+                out.add(word)
+            elif word not in _PLAIN and len(word) > 1:
+                out.add(stem(word))
+    return frozenset(out)
+
+
+def _overlap(about: frozenset[str], rec: Record) -> int:
+    attribute = rec.attribute.split(".", 1)[-1]
+    value = rec.value if isinstance(rec.value, str) else str(rec.value)
+    theirs = naming_words([attribute, value, rec.statement])
+    plain = f"{rec.attribute} {value} {rec.statement}"
+    return sum(1 for w in about if (w in plain if _CJK.match(w) else w in theirs))
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """`targets`: the records to replace (one value, said once or more); `candidates`: when
+    ambiguous, one record per value it could mean; both empty: nothing to replace."""
+
+    targets: tuple[Record, ...] = ()
+    candidates: tuple[Record, ...] = ()
+    why: str = ""
+    old_values: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def ambiguous(self) -> bool:
+        return bool(self.candidates)
+
+
+def eligible(records: Iterable[Record], scopes: Iterable[str], restating: bool) -> list[Record]:
+    """The user's live records in the scopes the sentence was said in. A restatement never touches
+    a business fact, a verbatim statement or a special category."""
+    wanted = set(scopes)
+    out = []
+    for r in records:
+        if r.status not in LIVE_STATUSES or r.scope not in wanted or r.subject != "user":
+            continue
+        if restating and (r.kind == Kind.FACT or r.attribute.startswith(_NOT_RESTATED)):
+            continue
+        out.append(r)
+    return out
+
+
+def _by_value(records: Iterable[Record]) -> dict[str, list[Record]]:
+    groups: dict[str, list[Record]] = {}
+    for r in records:
+        groups.setdefault(r.normalized_value, []).append(r)
+    return groups
+
+
+def _contains(haystack: str, needle: str) -> bool:
+    if not needle:
+        return False
+    if _CJK.search(needle):
+        return needle in haystack
+    return re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", haystack) is not None
+
+
+def resolve_restatement(
+    records: list[Record],
+    value: str,
+    about: list[str],
+    old_value: str | None,
+    change: bool,
+    at: datetime,
+    statement: str = "",
+) -> Resolution:
+    """The records a new value replaces (see the module's docstring); `records`: the eligible ones."""
+    new_norm = normalize_value(value)
+    kind = value_kind(value)
+    # (a record made from this very sentence, by a rule family beside this command, is not its target)
+    records = [r for r in records if r.statement != statement]
+    kinds = {r.id: value_kind(r.value if isinstance(r.value, str) else str(r.value)) for r in records}
+    pool = [r for r in records if r.normalized_value != new_norm and _compatible(kind, kinds[r.id])]
+    # a value of the same kind first: a city replaces a city before it replaces a sentence naming one
+    same_kind = [r for r in pool if kinds[r.id] == kind]
+    pool = same_kind or pool
+    chosen: list[Record] = []
+    why = ""
+    if old_value:
+        old_norm = normalize_value(old_value)
+        chosen = [r for r in pool if r.normalized_value == old_norm or _contains(r.normalized_value, old_norm)]
+        why = "the value it replaces"
+    words = naming_words(about)
+    if not chosen and words:
+        scored = [(r, _overlap(words, r)) for r in pool]
+        best = max((s for _, s in scored), default=0)
+        if best:
+            chosen = [r for r, s in scored if s == best]
+            why = "the words naming it"
+    if not chosen and (change or kind != "text"):
+        # by context alone, only a slot that holds one value: a like among several is never guessed
+        pool = [r for r in pool if r.cardinality == Cardinality.SINGLE]
+        groups = _by_value(pool)
+        if len(groups) == 1:
+            chosen, why = pool, "the only value it can replace"
+        elif groups:
+            recent = [r for r in pool if at - r.observed_at <= RECENT]
+            chosen = _closest(recent or pool, f"{statement} {value}")
+            why = "what the conversation last touched" if recent else "the closest in meaning"
+    if not chosen:
+        return Resolution(why="nothing it restates")
+    groups = _by_value(chosen)
+    if len(groups) > 1:
+        return Resolution(candidates=tuple(g[0] for g in groups.values()), why=why)
+    (old_norm,) = groups
+    # the same value said elsewhere (a decision the user stated, the state a tool wrote), and what
+    # the conversation just said with it in it ("ship the package to Los Angeles")
+    same = [
+        r
+        for r in records
+        if r.normalized_value == old_norm or (at - r.observed_at <= RECENT and _contains(r.normalized_value, old_norm))
+    ]
+    targets = {r.id: r for r in [*chosen, *same] if r.normalized_value != new_norm}
+    return Resolution(targets=tuple(targets.values()), why=why, old_values=frozenset({old_norm}))
+
+
+SIMILARITY_MARGIN = 0.08  # how much closer in meaning the target must be than the next value
+
+
+def _closest(records: list[Record], text: str) -> list[Record]:
+    """The records of the one value clearly closest in meaning to `text`; none when two values
+    are about as close (the correction is then ambiguous)."""
+    groups = _by_value(records)
+    if len(groups) <= 1:
+        return records
+    from .semantics import vectors  # the model loads on first use
+
+    target = vectors.embed(text)
+    scored = sorted(
+        ((max(float(vectors.embed(f"{r.statement} {r.value}") @ target) for r in group), key) for key, group in groups.items()),
+        reverse=True,
+    )
+    if scored[0][0] - scored[1][0] < SIMILARITY_MARGIN:
+        return records  # several values: the caller reports the ambiguity
+    return groups[scored[0][1]]
+
+
+def resolve_forget(records: list[Record], about: list[str]) -> Resolution:
+    """The records a forget in the user's words names: every live record its naming words all
+    appear in (the user wants that gone, wherever it is), else those sharing the most of them."""
+    words = naming_words(about)
+    if not words:
+        return Resolution(why="no words to find it by")
+    scored = [(r, _overlap(words, r)) for r in records]
+    best = max((s for _, s in scored), default=0)
+    if not best:
+        return Resolution(why="nothing it names")
+    full = [r for r, s in scored if s == len(words)]
+    targets = full or [r for r, s in scored if s == best]
+    return Resolution(targets=tuple(targets), why="the words naming it")

@@ -1,0 +1,207 @@
+"""Corrections and forgets in the user's own words find their target among what is stored
+(memory/resolution.py, memory/reconcile.py `_restate` and `_forget`), never through an attribute
+name built from the phrase; an ambiguous one changes nothing and tells the session."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from slotstream.memory.extraction import RuleExtractor, Turn
+from slotstream.memory.extraction.restatement import restatement
+from slotstream.memory.models import OpIn, Outcome, Status
+from slotstream.memory.reconcile import PENDING_CORRECTION, UserView, reconcile
+from slotstream.memory.resolution import naming_words, value_kind
+from slotstream.memory.validation import validate_op
+
+T0 = datetime(2025, 12, 1, 14, 0, tzinfo=UTC)
+M = timedelta(minutes=1)
+
+
+class User:
+    """One user's memory in process: records written as a tool would, turns through the extractor."""
+
+    def __init__(self) -> None:
+        self.view = UserView()
+        self.n = 0
+
+    def op(self, at: datetime, **body: Any) -> Any:
+        self.n += 1
+        op_id, parsed = validate_op(OpIn(at=at, op_id=f"o{self.n}", **body))
+        t = reconcile(self.view, parsed, at, op_id)
+        self.view.apply(t)
+        return t
+
+    def write(self, attribute: str, value: str, at: datetime = T0, kind: str = "knowledge") -> None:
+        label = attribute.split(".", 1)[-1].replace("_", " ")
+        record = {"tenant": "t", "user": "u", "kind": kind, "attribute": attribute, "value": value}
+        self.op(at, record={**record, "statement": f"{label}: {value}"})
+
+    def say(self, text: str, at: datetime, session: str = "s1") -> list[Any]:
+        turn = Turn(tenant="t", user="u", session=session, text=text, at=at, turn_id=f"t{self.n}")
+        out = []
+        for p in RuleExtractor().extract(turn).items:
+            body: dict[str, Any] = {"command": p.command} if p.command is not None else {"record": p.record}
+            if p.record is not None and p.link_current:
+                body["record"] = {**p.record, "corrects_current": True}
+            out.append(self.op(at, **body))
+        return out
+
+    def live(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for r in self.view.records.values():
+            if r.status in (Status.ACTIVE, Status.CANDIDATE):
+                out.setdefault(r.attribute, []).append(str(r.value))
+        return out
+
+
+@pytest.mark.parametrize(
+    "sentence,value,about,old,change",
+    [
+        ("Make that $150,000.", "$150,000", (), None, True),
+        ("No wait, change that to Thursday.", "Thursday", (), None, True),
+        ("Keep the location, but change the quantity to 750.", "750", ("quantity",), None, True),
+        ("The rate is now $225.", "$225", ("rate",), None, True),
+        ("Actually, send it to New York instead.", "New York", (), None, True),
+        ("Let's proceed with GlobalTech for the contract.", "GlobalTech", ("contract",), None, True),
+        ("Per the CEO, we'll be doing monthly reviews.", "monthly reviews", (), None, True),
+        ("We've finalized the pricing at $50 per unit.", "$50 per unit", ("pricing",), None, True),
+        ("不是周二，是周四", "周四", (), "周二", True),
+        ("预算改成五万吧", "五万", ("预算",), None, True),
+    ],
+)
+def test_a_new_value_for_something_stored_is_read_with_what_names_it(sentence, value, about, old, change) -> None:
+    found = restatement(sentence)
+    assert found is not None
+    assert (found.value, found.about, found.old_value, found.change) == (value, about, old, change)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The weather today is gorgeous.",  # no word of change, nothing a memory holds
+        "My flight tonight is delayed by two hours.",
+        "Wait, go back to the second point.",  # a part of the conversation, not a value
+        "What is the budget now?",  # a question
+        "澳大利亚的首都是哪里？",
+        "我朋友是左撇子",
+        "把这个菜谱变成购物清单。",  # material at hand
+    ],
+)
+def test_ordinary_chat_restates_nothing(sentence: str) -> None:
+    assert restatement(sentence) is None
+
+
+def test_value_kinds_keep_an_amount_from_replacing_a_day() -> None:
+    kinds = {v: value_kind(v) for v in ("$75,000", "750", "Thursday", "this week", "New York", "green theme", "周四")}
+    assert kinds == {
+        "$75,000": "money",
+        "750": "number",
+        "Thursday": "day",
+        "this week": "day",
+        "New York": "name",
+        "green theme": "text",
+        "周四": "day",
+    }
+    assert value_kind("Prefer afternoon meetings") == "text"  # a time word inside a phrase is not a day
+    assert naming_words(["shipping"]) == naming_words(["ship"])  # stems meet
+
+
+def test_make_that_replaces_the_only_amount_and_nothing_else() -> None:
+    u = User()
+    u.write("knowledge.project_budget", "$100,000")
+    u.write("knowledge.meeting_date", "Tuesday")
+    u.say("Make that $150,000.", T0 + 5 * M)
+    assert u.live() == {"knowledge.project_budget": ["$150,000"], "knowledge.meeting_date": ["Tuesday"]}
+
+
+def test_the_words_naming_it_pick_the_target_among_several_of_its_kind() -> None:
+    u = User()
+    u.write("knowledge.order_quantity", "1000")
+    u.write("knowledge.order_location", "LA distribution center")
+    u.write("knowledge.team_size", "12")
+    u.say("Keep the location, but change the quantity to 750.", T0 + 5 * M)
+    assert u.live()["knowledge.order_quantity"] == ["750"]
+    assert u.live()["knowledge.team_size"] == ["12"]
+    assert u.live()["knowledge.order_location"] == ["LA distribution center"]
+
+
+def test_the_same_value_said_twice_ends_together() -> None:
+    # a tool wrote the policy; the user stated it in the conversation (a decision record); a later
+    # override replaces both
+    u = User()
+    u.write("knowledge.policy_decision", "unlimited PTO")
+    u.say("The team decided on unlimited PTO.", T0 + M)
+    u.say("Per the CEO, we'll be doing monthly reviews.", T0 + 3 * M)
+    values = [v for vs in u.live().values() for v in vs]
+    assert "unlimited PTO" not in values and "monthly reviews" in values
+
+
+def test_go_back_restores_through_a_new_correction() -> None:
+    u = User()
+    u.write("knowledge.design_choice", "card-based UI")
+    u.say("Let's try green theme instead.", T0 + 2 * M)
+    assert u.live()["knowledge.design_choice"] == ["green theme"]
+    u.say("Actually, let's go back to card-based UI.", T0 + 4 * M)
+    assert u.live()["knowledge.design_choice"] == ["card-based UI"]
+
+
+def test_an_ambiguous_correction_changes_nothing_and_tells_the_session() -> None:
+    u = User()
+    u.write("knowledge.launch_date", "Monday", at=T0 - 3 * timedelta(days=1))
+    u.write("knowledge.review_date", "Friday", at=T0 - 3 * timedelta(days=1))
+    (t,) = u.say("No wait, change that to Thursday.", T0)
+    assert u.live()["knowledge.launch_date"] == ["Monday"] and u.live()["knowledge.review_date"] == ["Friday"]
+    (pending,) = u.live()[PENDING_CORRECTION]
+    note = next(r for r in u.view.records.values() if r.attribute == PENDING_CORRECTION)
+    assert note.scope == "session:s1" and "Monday" in note.statement and "Friday" in note.statement
+    assert any(c.get("reason") == "ambiguous" for c in t.changes)
+
+
+def test_nothing_to_restate_is_a_no_op() -> None:
+    u = User()
+    (t,) = u.say("Make that $150,000.", T0)
+    assert t.outcome == Outcome.NOOP and u.live() == {}
+
+
+def test_a_business_fact_or_a_verbatim_statement_is_never_rewritten_by_a_restatement() -> None:
+    u = User()
+    u.op(
+        T0,
+        record={
+            "tenant": "t",
+            "user": "u",
+            "kind": "fact",
+            "attribute": "fact.list_price",
+            "value": "$99",
+            "statement": "list price: $99",
+            "authority": "authoritative_source",
+            "valid_from": "2025-01-01T00:00:00Z",
+            "valid_until": "2026-01-01T00:00:00Z",
+            "evidence": [{"source_type": "document", "source_id": "catalog"}],
+        },
+    )
+    u.say("I love jazz, always have.", T0)
+    (t,) = u.say("Make that $150,000.", T0 + M)
+    assert t.outcome == Outcome.NOOP and u.live()["fact.list_price"] == ["$99"]
+    (t,) = u.say("Let's go with hip hop instead.", T0 + 2 * M)
+    assert t.outcome == Outcome.NOOP  # the verbatim "I love jazz" is not a slot with a value to replace
+    assert any("jazz" in v for vs in u.live().values() for v in vs)
+
+
+def test_a_forget_in_the_users_words_finds_what_is_stored() -> None:
+    u = User()
+    u.say("My favourite band is Radiohead.", T0)
+    assert "Radiohead" in [v for vs in u.live().values() for v in vs]
+    (t,) = u.say("Please forget my favourite band.", T0 + M)
+    assert "Radiohead" not in [v for vs in u.live().values() for v in vs]
+    assert any(c["type"] == "suppressed" for c in t.changes)  # the value is kept out where it was
+
+
+def test_a_forget_of_something_never_stored_changes_nothing() -> None:
+    u = User()
+    u.write("knowledge.project_budget", "$100,000")
+    (t,) = u.say("Forget my salary.", T0 + M)
+    assert t.outcome == Outcome.NOOP and u.live() == {"knowledge.project_budget": ["$100,000"]}
