@@ -156,7 +156,7 @@ class Candidate(msgspec.Struct, array_like=True, gc=False):
     # a record used only for a related request (registry `gated`): its meaning as
     # `relevance.pack` stores it (topics, int8 vector, calibration); rows written before it existed
     # end before it
-    meaning: tuple[str, str, float, float] | None = None
+    meaning: tuple[str, str, float, float, str] | None = None
     # never stored: set by prepare() for a candidate that will be selected many times (a cached
     # one): what eligibility needs apart from the request (`usable_window`), and the meaning unpacked
     window: tuple[bool, bool, int, float] | None = None
@@ -206,7 +206,7 @@ def compact(rec: Record) -> list[Any]:
     ]
 
 
-def _meaning_row(rec: Record) -> tuple[str, str, float, float] | None:
+def _meaning_row(rec: Record) -> tuple[str, str, float, float, str] | None:
     """A gated record's meaning (its statement's, with the topics its attribute names), for rows;
     a safety-relevant one (a special category, or high consequence) reaches the areas its areas
     bear on."""
@@ -398,6 +398,24 @@ def topic_relevance(attribute: str, request_topics: frozenset[str]) -> float:
     if not main.isdisjoint(request_topics):
         return TOPIC_RELEVANCE
     return TOPIC_RELEVANCE / 2 if not related.isdisjoint(request_topics) else 0.0
+
+
+# how a gated record related to a request ranks: from a quarter for a bare relation to all of it
+# for one as much about the request's areas as `FULL_AGREEMENT`; a topic its attribute names (or
+# the umbrella topic a general request names) at least `TOPIC_RELEVANCE`; half that through a topic
+# it only bears on
+LEAST_MEANING_RELEVANCE = 0.25
+FULL_AGREEMENT = 0.5
+
+
+def meaning_relevance(related: relevance.Relation) -> float:
+    if not related.related:
+        return 0.0
+    share = min(related.agreement / FULL_AGREEMENT, 1.0)
+    value = LEAST_MEANING_RELEVANCE + (1 - LEAST_MEANING_RELEVANCE) * share
+    if related.named:
+        value = max(value, TOPIC_RELEVANCE)
+    return value * related.strength
 
 
 @dataclass(frozen=True, slots=True)
@@ -663,16 +681,15 @@ def _ranked(
         for padded, weight in words:
             if padded in row_words:
                 relevance += weight
-        if request_topics and relevance < TOPIC_RELEVANCE:
-            # a gated record made it here only by being related: on the request's topic, or (through
-            # a topic it only bears on) half that
-            if c.meaning is not None:
-                topical = TOPIC_RELEVANCE * relation_to(c, terms).strength
-            else:
-                topical = topic_relevance(c.attribute, request_topics)
-            if topical > relevance:
-                relevance = topical
         base = c.base if c.base >= 0 else static_value(c)
+        if c.meaning is not None and terms.text:
+            # a gated record made it here only by being related: its relevance is how much, and
+            # its standing counts in full only for a request it is clearly about (an allergy wins
+            # the budget of a food request, not of every request it bears on in passing)
+            relevance = max(relevance, meaning_relevance(relation_to(c, terms)))
+            base *= 0.5 + 0.5 * (min(relevance / TOPIC_RELEVANCE, 1.0) if TOPIC_RELEVANCE else 1.0)
+        elif request_topics and relevance < TOPIC_RELEVANCE:
+            relevance = max(relevance, topic_relevance(c.attribute, request_topics))
         order.append((-(RELEVANCE_WEIGHT * relevance + base), c.id, position))
     # only the best few can fit the item budget (the char budget may skip a long one: spares); a
     # sort finds them faster than heapq's selection (Python code) up to a few hundred rows

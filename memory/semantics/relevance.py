@@ -1,16 +1,19 @@
 """Whether a remembered statement is related to a request, by meaning.
 
-Both sides are placed in the areas of everyday life (`topics.json`'s areas: food, travel, work, ...):
-the areas their words name, and the area the embedded model places the whole text nearest to. A
-record is related to a request when they share an area (or a topic its attribute names: a diet is
-about food). A safety-relevant record (an allergy, a condition, a disability, a hard never) reaches
-every request of its areas and of the areas they bear on (`safety` in `topics.json`: a health
-matter bears on food, fitness, travel, ...).
-
-A record's similarity to the request is also scored against its similarity to ordinary requests
-(`memory/data/background_*.txt`): the mean and spread of its cosine over that background are worked
-out once, when the record is stored, and a request's score is how many spreads above that mean its
-cosine lies. `explain` reports it; ranking uses it among related records.
+Both sides are placed in the areas of everyday life (food, travel, work, ...: `topics.json`) by the
+area model (`area_model.py`: the text's vector and its area words), as probabilities. A record is
+related to a request when:
+- their areas agree: the sum over areas of the two probabilities' products is at least
+  `AREA_AGREEMENT` (both mostly about travel; a hotel complaint and a request to book a stay);
+- or the request is far closer to the record than ordinary requests are: the record's cosine to
+  the request is `SIMILARITY_SPREADS` spreads above its mean cosine to a background of ordinary
+  requests (`memory/data/background_*.txt`), worked out once when the record is stored;
+- or the request is on a topic the record's attribute names (a diet is about food), or names a
+  topic including the record's ("what should I do this weekend?" is about leisure: hiking, guitar);
+- or, for a safety-relevant record (an allergy, a condition, a disability, a hard never), the
+  request is on an area its areas bear on (`safety` in `topics.json`: health bears on food, ...):
+  it reaches every request in its domain.
+`explain` reports the score (the calibrated similarity) of a record left out.
 """
 
 from __future__ import annotations
@@ -23,39 +26,42 @@ from importlib import resources
 import numpy as np
 from numpy.typing import NDArray
 
-from . import gloss, vectors
+from . import area_model, gloss, vectors
 from .topics import lexicon
 
-NEAREST_AREAS = 1  # areas the model places a text nearest to, beside those its words name
+AREA_AGREEMENT = 0.05  # the least sum of the two area probabilities' products that relates them
+# a safety-relevant record reaches its domain through its topics; by meaning alone, only a request
+# clearly about its areas (else an allergy would crowd every request's budget)
+SAFETY_AGREEMENT = 0.15
+SIMILARITY_SPREADS = 2.0  # how far above its usual similarity a request must be to relate alone
+AREA_SHARE = 0.25  # an area counts among a text's topics from this probability
+LEAST_LIKELY = 0.15  # ... and its most likely area, unless no area reaches this
+_AREA_SCALE = 255.0
+SAFETY_MARK = "*"  # in a packed meaning's topics: the record is safety-relevant  # area probabilities are stored as one byte each
 
 
 @dataclass(frozen=True, slots=True)
 class Meaning:
-    """What relevance needs of a text: its areas and topics, its vector (int8), and for a stored
-    record the mean and spread of its similarity to ordinary requests."""
+    """What relevance needs of a text: its topics (its area words' topics, its likely areas, the
+    topics its attribute names), its area probabilities, its vector (int8 when stored), and for a
+    stored record the mean and spread of its similarity to ordinary requests."""
 
     topics: frozenset[str]
     vector: NDArray[np.float32]
+    areas: NDArray[np.float32]
     mean: float = 0.0
     spread: float = 1.0
     # topics it only bears on (its attribute's related topics, a safety matter's reach): related
     # through one of these, it counts half in ranking
     reach: frozenset[str] = frozenset()
-
-
-@cache
-def _prototypes() -> tuple[tuple[str, ...], NDArray[np.float32]]:
-    """Each area's direction: the mean vector of its English entries."""
-    lex = lexicon()
-    names, rows = [], []
-    for area in lex.areas:
-        entries = lex.english_entries(area)
-        if not entries:
-            continue
-        mean = np.mean([vectors.embed(e) for e in entries], axis=0)
-        rows.append(mean / (np.linalg.norm(mean) or 1.0))
-        names.append(area)
-    return tuple(names), np.stack(rows).astype(np.float32)
+    # the topics its attribute is about (a diet: food): a request on one is related whatever it says
+    named: frozenset[str] = frozenset()
+    # a request about a topic including others and none of them ("what should I do this weekend?":
+    # leisure): what the user does in any of them is related
+    general: frozenset[str] = frozenset()
+    # safety-relevant (an allergy, a condition, a disability): it reaches every request of its
+    # areas and of those they bear on, and by meaning only a request clearly about them
+    safety: bool = False
 
 
 @cache
@@ -64,58 +70,80 @@ def _background(language: str) -> NDArray[np.float32]:
     return np.stack([vectors.embed(line) for line in raw.splitlines() if line.strip()])
 
 
-def nearest_areas(vector: NDArray[np.float32], k: int = NEAREST_AREAS) -> frozenset[str]:
-    if not vector.any():
-        return frozenset()
-    names, matrix = _prototypes()
-    order = np.argsort(-(matrix @ vector))
-    return frozenset(names[i] for i in order[:k])
-
-
-def topics_of(text: str, vector: NDArray[np.float32]) -> frozenset[str]:
-    """The topics a text's words name, and the area nearest its meaning. A topic that includes
-    others ("leisure") is one only when the words name it: "music" does not make a text about
-    leisure in general, or a record about hiking would be related to every music request."""
-    return frozenset(set(lexicon().counts(text)) | set(nearest_areas(vector)))
+def likely_areas(areas: NDArray[np.float32]) -> frozenset[str]:
+    """The areas a text is mostly about: its most likely one (when it stands out at all), and any
+    from `AREA_SHARE`."""
+    names = lexicon().areas
+    best = int(np.argmax(areas)) if areas.size else 0
+    if not areas.size or areas[best] < LEAST_LIKELY:
+        return frozenset()  # spread over many areas: about none of them in particular
+    return frozenset({names[best], *(names[i] for i in np.flatnonzero(areas >= AREA_SHARE))})
 
 
 def request_meaning(text: str) -> Meaning:
+    lex = lexicon()
     vector = vectors.embed(text)
-    return Meaning(topics_of(text, vector), vector)
+    areas = area_model.probabilities(text, vector)
+    named = set(lex.counts(text))
+    general = frozenset(
+        t
+        for t in named & lex.umbrellas
+        # named with nothing more specific: none of its own areas, no area it is not asked alongside
+        if not named & set(lex.includes[t]) and named & set(lex.areas) <= lex.alongside[t]
+    )
+    return Meaning(frozenset(lex.with_parents(named)) | likely_areas(areas), vector, areas, general=general)
 
 
 def record_meaning(
     text: str, named: tuple[str, ...] = (), related: tuple[str, ...] = (), safety: bool = False
 ) -> Meaning:
-    """A stored record's meaning: its text's topics and those its attribute is about (`named`); the
-    topics it bears on (its attribute's `related`, and for a safety-relevant record the areas its
-    areas bear on); calibrated against ordinary requests."""
+    """A stored record's meaning: its text's topics and likely areas and those its attribute is
+    about (`named`); the topics it bears on (its attribute's `related`, and for a safety-relevant
+    record the areas its areas bear on); calibrated against ordinary requests."""
     lex = lexicon()
     vector = vectors.embed(text)
-    # a record about an area is about the topic including it too ("hiking": outdoors, leisure), so a
-    # request about leisure in general finds it; a request names only its own topics
-    topics = set(lex.with_parents(set(topics_of(text, vector)))) | set(named)
+    areas = area_model.probabilities(text, vector)
+    # a record about an area is about the topic including it too ("hiking": outdoors, leisure)
+    topics = set(lex.with_parents(set(lex.topics_of(text)) | set(likely_areas(areas)))) | set(named)
     reach = set(related)
     if safety:
         reach |= lex.safety_reach(topics)
     background = _background("zh" if gloss.is_chinese(text) else "en") @ vector
     spread = float(background.std()) or 1.0
-    return Meaning(frozenset(topics), vector, float(background.mean()), spread, frozenset(reach - topics))
+    return Meaning(
+        frozenset(topics),
+        vector,
+        areas,
+        float(background.mean()),
+        spread,
+        frozenset(reach - topics),
+        frozenset(named),
+        safety=safety,
+    )
 
 
-def pack(meaning: Meaning) -> tuple[str, str, float, float]:
-    """A record's meaning as stored in its read-model row: its topics (space-separated, those it
-    only bears on marked `~`), its vector (int8, base64) and its calibration."""
+def pack(meaning: Meaning) -> tuple[str, str, float, float, str]:
+    """A record's meaning as stored in its read-model row: its topics (space-separated, those its
+    attribute names marked `!`, those it only bears on `~`), its vector (int8, base64), its
+    calibration, and its area probabilities (a byte each, base64)."""
     data = base64.b64encode(vectors.quantize(meaning.vector)).decode()
-    topics = sorted(meaning.topics) + [f"~{t}" for t in sorted(meaning.reach)]
-    return " ".join(topics), data, round(meaning.mean, 4), round(meaning.spread, 4)
+    topics = [f"!{t}" if t in meaning.named else t for t in sorted(meaning.topics)]
+    topics += [f"~{t}" for t in sorted(meaning.reach)]
+    if meaning.safety:
+        topics.append(SAFETY_MARK)
+    areas = np.clip(np.rint(meaning.areas * _AREA_SCALE), 0, 255).astype(np.uint8).tobytes()
+    return " ".join(topics), data, round(meaning.mean, 4), round(meaning.spread, 4), base64.b64encode(areas).decode()
 
 
-def unpack(topics: str, data: str, mean: float, spread: float) -> Meaning:
+def unpack(topics: str, data: str, mean: float, spread: float, areas: str) -> Meaning:
     words = topics.split()
-    own = frozenset(t for t in words if not t.startswith("~"))
+    safety = SAFETY_MARK in words
+    words = [w for w in words if w != SAFETY_MARK]
+    own = frozenset(t.lstrip("!") for t in words if not t.startswith("~"))
+    named = frozenset(t[1:] for t in words if t.startswith("!"))
     reach = frozenset(t[1:] for t in words if t.startswith("~"))
-    return Meaning(own, vectors.dequantize(base64.b64decode(data)), mean, spread, reach)
+    probs = np.frombuffer(base64.b64decode(areas), dtype=np.uint8).astype(np.float32) / _AREA_SCALE
+    return Meaning(own, vectors.dequantize(base64.b64decode(data)), probs, mean, spread, reach, named, safety=safety)
 
 
 def all_topics(meaning: Meaning) -> frozenset[str]:
@@ -128,14 +156,21 @@ class Relation:
     related: bool
     score: float  # spreads above the record's mean similarity to ordinary requests
     shared: frozenset[str]  # the topics both are about
-    strength: float = 0.0  # 1: a topic the record is about; 0.5: one it only bears on
+    strength: float = 0.0  # 1: related by meaning or a topic the record is about; 0.5: one it bears on
+    agreement: float = 0.0  # the sum of the two area probabilities' products
+    named: bool = False  # through a topic its attribute names, or the umbrella one a request names
 
 
 def relation(record: Meaning, request: Meaning) -> Relation:
     similarity = float(record.vector @ request.vector)
     score = round((similarity - record.mean) / record.spread, 3)
+    agreement = round(float(record.areas @ request.areas), 4) if record.areas.size == request.areas.size else 0.0
     shared = record.topics & request.topics
-    if shared:
-        return Relation(True, score, shared, 1.0)
+    # a request about leisure in general ("what should I do this weekend?") is related to what
+    # the user does for leisure (hiking, guitar): the umbrella topic the request's words name
+    named = bool(record.named & request.topics or record.topics & request.general)
+    least = SAFETY_AGREEMENT if record.safety else AREA_AGREEMENT
+    if agreement >= least or score >= SIMILARITY_SPREADS or named:
+        return Relation(True, score, shared, 1.0, agreement, named)
     reached = record.reach & request.topics
-    return Relation(bool(reached), score, reached, 0.5 if reached else 0.0)
+    return Relation(bool(reached), score, reached, 0.5 if reached else 0.0, agreement, bool(reached))

@@ -30,6 +30,10 @@ class Lexicon:
         self.areas = tuple(topic for topic, spec in data.items() if spec.get("area"))
         self.about = {topic: str(spec.get("about", "")) for topic, spec in data.items()}
         self.includes = {topic: tuple(spec.get("includes", ())) for topic, spec in data.items()}
+        # the topics including others ("leisure": games, music, outdoors, ...), and the areas a
+        # request about one in general may name too ("what should I do this weekend?": travel)
+        self.umbrellas = frozenset(topic for topic, children in self.includes.items() if children)
+        self.alongside = {topic: frozenset(spec.get("alongside", ())) for topic, spec in data.items()}
         self.word: dict[str, set[str]] = {}
         self.phrase: dict[str, list[tuple[tuple[str, ...], str]]] = {}
         self.zh: dict[str, set[str]] = {}

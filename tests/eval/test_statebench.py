@@ -720,5 +720,7 @@ def test_dev_split_has_no_class_a_leak_and_the_target_tracks_hold(engine, turns)
     # the restricted values and the invalidated conclusions no longer leak
     assert table.tracks["scope_permission"].leaking_queries == 0
     assert table.mapping_notes["restricted_audience"] == 36 and table.mapping_notes["invalidated_retracted"] == 15
-    # what is left: supersessions that live only in the conversation are (b)
-    assert table.tracks["supersession_detection"].leaks_b == 15
+    # supersessions said only in the conversation ("make that $150,000") find their record: with
+    # the turns read, none is left to leak
+    detection = table.tracks["supersession_detection"]
+    assert detection.leaking_queries == (15 if not turns else 0)

@@ -1,0 +1,139 @@
+"""Which areas of everyday life a text is about, as probabilities: a linear model over the text's
+vector (vectors.py) and the counts of each area's words in it (topics.json), trained on short
+texts users write, each labelled with its areas (`training/areas/`, written for training, apart
+from every evaluation corpus). The weights ship as data (`memory/data/area_model.json`); training
+them again from the same texts gives the same file (`training/train_areas.py`).
+
+A request is placed by the same model at lookup time: about 10 µs beside its embedding.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+import numpy as np
+from numpy.typing import NDArray
+
+from . import vectors
+from .topics import lexicon
+
+LEXICON_WEIGHT = 0.5  # the area-word counts beside the vector, as log(1 + count) x this
+L2 = 1.0  # the weights' penalty, per training text (the inverse of the usual C)
+SECONDARY_WEIGHT = 0.5  # a text's second and third areas count this much of its first
+
+
+def features(text: str, vector: NDArray[np.float32] | None = None) -> NDArray[np.float32]:
+    """The model's input for a text: its vector, then its area-word counts (log scale)."""
+    lex = lexicon()
+    counts = lex.areas_of(text)
+    lexical = np.zeros(len(lex.areas), dtype=np.float32)
+    for area, n in counts.items():
+        lexical[lex.areas.index(area)] = np.log1p(n) * LEXICON_WEIGHT
+    v = vectors.embed(text) if vector is None else vector
+    return np.concatenate([v.astype(np.float32), lexical])
+
+
+@dataclass(frozen=True)
+class AreaModel:
+    areas: tuple[str, ...]
+    weights: NDArray[np.float32]  # (features, areas)
+    bias: NDArray[np.float32]
+
+    def probabilities(self, x: NDArray[np.float32]) -> NDArray[np.float32]:
+        z = x @ self.weights + self.bias
+        z = np.exp(z - z.max())
+        return (z / z.sum()).astype(np.float32)
+
+
+@cache
+def model() -> AreaModel:
+    raw = resources.files("slotstream.memory").joinpath("data", "area_model.json").read_text(encoding="utf-8")
+    data = json.loads(raw)
+    if tuple(data["areas"]) != lexicon().areas:
+        raise ValueError("area_model.json was trained for other areas than topics.json names: train it again")
+    return AreaModel(
+        tuple(data["areas"]),
+        np.asarray(data["weights"], dtype=np.float32),
+        np.asarray(data["bias"], dtype=np.float32),
+    )
+
+
+def probabilities(text: str, vector: NDArray[np.float32] | None = None) -> NDArray[np.float32]:
+    """How much a text is about each area (summing to 1), in `lexicon().areas` order."""
+    return model().probabilities(features(text, vector))
+
+
+# --- training ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Example:
+    text: str
+    areas: tuple[str, ...]  # the first is the main one
+
+
+def train(examples: Sequence[Example], iterations: int = 1500) -> AreaModel:
+    """Multinomial logistic regression, full batch, deterministic: each example's main area counts
+    1, its others `SECONDARY_WEIGHT`; an L2 penalty of `L2` per example."""
+    areas = lexicon().areas
+    rows, targets, weights = [], [], []
+    for ex in examples:
+        x = features(ex.text)
+        for rank, area in enumerate(a for a in ex.areas if a in areas):
+            rows.append(x)
+            targets.append(areas.index(area))
+            weights.append(1.0 if rank == 0 else SECONDARY_WEIGHT)
+    x_all = np.asarray(rows, dtype=np.float64)
+    y = np.zeros((len(rows), len(areas)))
+    y[np.arange(len(rows)), targets] = 1.0
+    w = np.asarray(weights)[:, None]
+    total = float(w.sum())
+    penalty = L2 / total
+    coef = np.zeros((x_all.shape[1], len(areas)))
+    bias = np.zeros(len(areas))
+    # Adam: a fixed number of steps from zero, so the same texts give the same weights
+    m_c, v_c, m_b, v_b = np.zeros_like(coef), np.zeros_like(coef), np.zeros_like(bias), np.zeros_like(bias)
+    rate, b1, b2, eps = 0.05, 0.9, 0.999, 1e-8
+    for step in range(1, iterations + 1):
+        z = x_all @ coef + bias
+        z -= z.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        p /= p.sum(axis=1, keepdims=True)
+        g = (p - y) * w / total
+        g_c = x_all.T @ g + penalty * coef
+        g_b = g.sum(axis=0)
+        m_c = b1 * m_c + (1 - b1) * g_c
+        v_c = b2 * v_c + (1 - b2) * g_c * g_c
+        m_b = b1 * m_b + (1 - b1) * g_b
+        v_b = b2 * v_b + (1 - b2) * g_b * g_b
+        coef -= rate * (m_c / (1 - b1**step)) / (np.sqrt(v_c / (1 - b2**step)) + eps)
+        bias -= rate * (m_b / (1 - b1**step)) / (np.sqrt(v_b / (1 - b2**step)) + eps)
+    return AreaModel(areas, coef.astype(np.float32), bias.astype(np.float32))
+
+
+def digest(examples: Iterable[Example]) -> str:
+    """What a model was trained on: its texts and labels, the area word lists, the settings."""
+    h = hashlib.sha256()
+    for ex in examples:
+        h.update(json.dumps([ex.text, list(ex.areas)], ensure_ascii=False).encode())
+    lex = resources.files("slotstream.memory").joinpath("data", "topics.json").read_bytes()
+    h.update(lex)
+    h.update(f"{LEXICON_WEIGHT} {L2} {SECONDARY_WEIGHT}".encode())
+    return h.hexdigest()[:16]
+
+
+def to_json(trained: AreaModel, trained_on: str, n: int) -> str:
+    """The shipped form: weights rounded to 4 decimals (far below what changes a probability)."""
+    data = {
+        "about": "Weights of memory/semantics/area_model.py, trained by training/train_areas.py; do not edit.",
+        "areas": list(trained.areas),
+        "trained_on": {"examples": n, "digest": trained_on},
+        "bias": [round(float(b), 4) for b in trained.bias],
+        "weights": [[round(float(v), 4) for v in row] for row in trained.weights],
+    }
+    return json.dumps(data, separators=(",", ":")) + "\n"
