@@ -9,7 +9,8 @@
 -- until per_list rows read are valued above the most any row not read can score (a threshold
 -- algorithm); of the rows read that can reach that bound the best 2 x per_list are returned (the
 -- bound rising to the best one left out), with every row of a single-valued attribute any of them
--- belongs to (selection shows one value per attribute).
+-- belongs to (selection shows one value per attribute), and every row used only when related by
+-- meaning (its index entry says so: no list bounds how related it is).
 -- Reply: {version, written, mode, total, lists, suppressions, rows of scope 1, rows of scope 2, ...}
 --   where a scope's rows are one JSON array of its read-model rows (decoded in one call)
 --   lists (indexed) = {bound, cuts, sizes}: the most a row left out can score as estimated here
@@ -275,6 +276,12 @@ if #values > keep_rows then
   if best_left ~= nil then bound = best_left end
 end
 for _, k in ipairs(picked) do choose(row_scope[k], row_id[k]) end
+-- the rows used only when related by meaning: all of them (how related one is, no list can bound)
+for i, s in ipairs(scopes) do
+  if scope_rows[i] > 0 then
+    for _, id in ipairs(redis.call('ZRANGE', P .. ':ixm:' .. s, 0, -1)) do choose(i, id) end
+  end
+end
 local cuts = {}
 for m, list in ipairs(lists) do cuts[m] = as_text(list.cut) end
 reply[5] = {as_text(bound), cuts, sizes}

@@ -54,16 +54,21 @@ def _topic_lists(attribute: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 def index_entry(rec: Record, row: list[Any]) -> list[Any]:
     """The entry apply.lua indexes a read-model row by: [unit (single-valued: the attribute, whose
-    rows compete for one place) or False, static value, word keys, main topics, related topics].
-    `row` is the record's compact row (selection.compact): its words and static value."""
+    rows compete for one place) or False, static value, word keys, main topics, related topics,
+    and for a row used only when related by meaning (its row holds a meaning), True: every lookup
+    reads those, since no list bounds how related one is]. `row` is the record's compact row
+    (selection.compact): its words and static value."""
     main, related = _topic_lists(rec.attribute)
-    return [
+    entry = [
         rec.attribute if rec.cardinality != Cardinality.MULTI else False,
         repr(row[20]),
         _keys_of_words(row[19]),
         main,
         related,
     ]
+    if row[24] is not None:
+        entry.append(True)
+    return entry
 
 
 def per_list(max_items: int) -> int:

@@ -37,6 +37,7 @@ from .open_statement import (
     passing,
     refers_to_material,
     statement_hit,
+    time_bound,
     turn_context,
 )
 from .prefilter import Trigger
@@ -217,6 +218,11 @@ class RuleExtractor:
         """`passing`: the turn speaks of the moment ("I'm exhausted today"): what it asks holds for
         the session only, unless it says otherwise ("from now on")."""
         valid_from, valid_until = h.valid_from, h.valid_until
+        if valid_until is None:
+            # "这周我不吃甜的", "no alcohol until Friday": it ends when the sentence says
+            until = time_bound(core, turn.at)
+            if until is not None:
+                valid_from, valid_until = turn.at, until
         lasting = prefilter.test(LASTING, core)
         temporary = passing or prefilter.test(TEMPORARY, core) or prefilter.test(CURRENT_ITEM, core)
         if h.temporal and temporary and not lasting:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import cache
 from importlib import resources
 
@@ -28,6 +28,7 @@ from ..models import Kind
 from ..semantics.topics import main_area
 from .family import Hit
 from .markers import LASTING
+from .text import day_end, month_end, week_end
 
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "＇": "'"})
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -237,6 +238,7 @@ _HAVING = re.compile(
 _I = re.compile(r"(?<![\w'])(?:i|i'm|im|i've|i'd|i'll|we|we're)(?![\w'])")
 # who the user is, said as "<someone> here" ("Professional DJ here", "guy here")
 _INTRODUCING = re.compile(r"^[\w' -]{2,30}\s+here$")
+_UNTIL_HOUR = re.compile(r"\b(?:till|til|until)\s+\d{1,2}(?::\d\d)?\s*(?:am|pm|o'clock)?\b")
 _WHEREABOUTS = re.compile(r"(?i:\bi'?m|\bi\s+am|\bwe're|\bwe\s+are)\s+(?i:currently\s+|now\s+|still\s+)?(?i:in|at)\s+[A-Z]")
 # a span about someone named ("Tom's goal is ...", "Jake uses Linux"): not the user
 _NAMED = re.compile(
@@ -295,6 +297,8 @@ class _EnglishReader:
         lists = self.lists
         if any(p.search(span) for p in (lists.task, lists.transient, lists.times, lists.events, lists.state)):
             return False
+        if _UNTIL_HOUR.search(span):
+            return False  # "my nephews are over till 5": an afternoon, not a lasting fact
         if lists.private.search(span):
             return False  # an address or a number given for a task: not kept verbatim
         if _WHEREABOUTS.search(original):
@@ -426,10 +430,49 @@ def is_critical(statement: str) -> bool:
 def statement_hit(statement: str, at: datetime) -> Hit:
     """The record of an open statement: `preference.stated.<area>` (the area of life its words name
     most, `general` when none), or `health.stated.<area>` when it is safety-relevant — a special
-    category, stored only because the user said it and used only in its areas."""
+    category, stored only because the user said it and used only in its areas. A statement bound
+    in time ("no alcohol until Friday", "这周不吃甜的") ends then."""
     area = main_area(statement) or "general"
     root = "health.stated" if is_critical(statement) else "preference.stated"
-    return Hit(STATEMENT_RULE, Kind.PREFERENCE, f"{root}.{area}", statement, confidence=0.9, temporal=True)
+    hit = Hit(STATEMENT_RULE, Kind.PREFERENCE, f"{root}.{area}", statement, confidence=0.9, temporal=True)
+    until = time_bound(statement, at)
+    if until is not None:
+        hit.valid_from, hit.valid_until = at, until
+    return hit
+
+
+_WEEKDAYS_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEKDAYS_ZH = "一二三四五六日"
+_UNTIL_DAY_EN = re.compile(r"\b(?:until|till|til|through|thru|before)\s+(?:next\s+)?(" + "|".join(_WEEKDAYS_EN) + r")\b")
+_UNTIL_DAY_ZH = re.compile(r"(?:到|直到|在)?(?:下)?(?:周|星期|礼拜)([一二三四五六日天])(?:之前|前|为止)")
+_NEXT_SPAN_EN = re.compile(r"\b(?:for|over)\s+the\s+next\s+(\d+|two|three|four|five|six|seven)\s+(day|week)s?\b")
+_NEXT_SPAN_ZH = re.compile(r"接下来(?:的)?([\d一二三四五六七两]+)(天|周|个星期)")
+_NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "一": 1, "两": 2, "二": 2, "三": 3,
+            "四": 4, "五": 5, "六": 6, "七": 7}
+
+
+def time_bound(statement: str, at: datetime) -> datetime | None:
+    """When a statement says it ends: "this week", "this month", "until Friday", "for the next 3
+    days", "这周", "这个月", "周五之前", "接下来三天". None: it does not say."""
+    low = statement.translate(_APOSTROPHES).casefold()
+    if re.search(r"\bthis\s+week\b", low) or any(w in statement for w in ("这周", "本周", "这个星期", "这礼拜")):
+        return week_end(at)
+    if re.search(r"\bthis\s+month\b", low) or any(w in statement for w in ("这个月", "本月")):
+        return month_end(at)
+    day = _UNTIL_DAY_EN.search(low)
+    zh_day = _UNTIL_DAY_ZH.search(statement)
+    if day or zh_day:
+        weekday = _WEEKDAYS_EN.index(day.group(1)) if day else _WEEKDAYS_ZH.replace("天", "日").index(
+            zh_day.group(1).replace("天", "日")  # type: ignore[union-attr]
+        )
+        ahead = (weekday - at.weekday()) % 7 or 7
+        return day_end(at + timedelta(days=ahead))
+    span = _NEXT_SPAN_EN.search(low) or _NEXT_SPAN_ZH.search(statement)
+    if span:
+        n = int(span.group(1)) if span.group(1).isdigit() else _NUMBERS.get(span.group(1), 1)
+        unit = 7 if span.group(2) in ("week", "周", "个星期") else 1
+        return day_end(at + timedelta(days=n * unit))
+    return None
 
 
 STATEMENT_RULE = "statement"
@@ -503,8 +546,9 @@ def _moment(text: str, times: bool, events: bool) -> bool:
 
 
 # "再短一点" (shorter again) is about the last answer; "再也不" (never again) is lasting, and
-# "先给例子再讲原理" (first an example, then the theory) is an order
-_ZH_AGAIN = re.compile(r"^(?!.*先.*再)(?:.*[^先])?再(?!也|见)")
+# "先给例子再讲原理" (first an example, then the theory) is an order, and "再好吃…也不去" (however
+# good) a concession
+_ZH_AGAIN = re.compile(r"^(?!.*先.*再)(?:.*[^先])?再(?!也|见)(?![^，,。！!？?]*也)")
 
 
 def _asks_for_content(turn: str, chinese: bool) -> bool:

@@ -27,13 +27,18 @@ L2 = 1.0  # the weights' penalty, per training text (the inverse of the usual C)
 SECONDARY_WEIGHT = 0.5  # a text's second and third areas count this much of its first
 
 
-def features(text: str, vector: NDArray[np.float32] | None = None) -> NDArray[np.float32]:
-    """The model's input for a text: its vector, then its area-word counts (log scale)."""
+def features(
+    text: str, vector: NDArray[np.float32] | None = None, counts: dict[str, int] | None = None
+) -> NDArray[np.float32]:
+    """The model's input for a text: its vector, then its area-word counts (log scale). `counts`:
+    `lexicon().counts(text)`, when the caller has it."""
     lex = lexicon()
-    counts = lex.areas_of(text)
+    found = lex.counts(text) if counts is None else counts
     lexical = np.zeros(len(lex.areas), dtype=np.float32)
-    for area, n in counts.items():
-        lexical[lex.areas.index(area)] = np.log1p(n) * LEXICON_WEIGHT
+    for topic, n in found.items():
+        index = lex.area_index.get(topic)
+        if index is not None:
+            lexical[index] = np.log1p(n) * LEXICON_WEIGHT
     v = vectors.embed(text) if vector is None else vector
     return np.concatenate([v.astype(np.float32), lexical])
 
@@ -63,9 +68,11 @@ def model() -> AreaModel:
     )
 
 
-def probabilities(text: str, vector: NDArray[np.float32] | None = None) -> NDArray[np.float32]:
+def probabilities(
+    text: str, vector: NDArray[np.float32] | None = None, counts: dict[str, int] | None = None
+) -> NDArray[np.float32]:
     """How much a text is about each area (summing to 1), in `lexicon().areas` order."""
-    return model().probabilities(features(text, vector))
+    return model().probabilities(features(text, vector, counts))
 
 
 # --- training ---------------------------------------------------------------------------------

@@ -94,10 +94,15 @@ def words(text: str) -> list[str]:
     return out
 
 
-def gloss(text: str) -> str:
-    """The English a Chinese text's words mean, in order (Latin words kept as written)."""
+def glosses(text: str) -> list[str]:
+    """The English each of a Chinese text's words means, in order (Latin words kept as written)."""
     entries = dictionary()
-    return " ; ".join(entries.get(word, word) for word in words(text) if word not in _PLAIN)
+    return [entries.get(word, word) for word in words(text) if word not in _PLAIN]
+
+
+def gloss(text: str) -> str:
+    """The English a Chinese text's words mean, in order, as one text."""
+    return " ; ".join(glosses(text))
 
 
 def is_chinese(text: str) -> bool:

@@ -83,8 +83,9 @@ def likely_areas(areas: NDArray[np.float32]) -> frozenset[str]:
 def request_meaning(text: str) -> Meaning:
     lex = lexicon()
     vector = vectors.embed(text)
-    areas = area_model.probabilities(text, vector)
-    named = set(lex.counts(text))
+    counts = lex.counts(text)
+    areas = area_model.probabilities(text, vector, counts)
+    named = set(counts)
     general = frozenset(
         t
         for t in named & lex.umbrellas

@@ -28,6 +28,7 @@ class Lexicon:
         # the areas of everyday life (food, travel, work, ...): what relevance compares; the other
         # topics are umbrellas over them ("leisure") or categories a record's attribute names
         self.areas = tuple(topic for topic, spec in data.items() if spec.get("area"))
+        self.area_index = {area: i for i, area in enumerate(self.areas)}
         self.about = {topic: str(spec.get("about", "")) for topic, spec in data.items()}
         self.includes = {topic: tuple(spec.get("includes", ())) for topic, spec in data.items()}
         # the topics including others ("leisure": games, music, outdoors, ...), and the areas a

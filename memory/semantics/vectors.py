@@ -28,6 +28,7 @@ _WEIGHTS = ("weights", "l2_supercat_256.safetensors")
 _TOKENIZER = ("tokenizers", "l2_supercat_tokenizer_config.json")
 # words with no topic in them ("I", "the", "please"), left out of a text before it is embedded
 _PLAIN = frozenset(plain_words("en"))
+_IDS_KEPT = 200_000  # words and glosses whose token ids are kept (a few MB)
 _WORD = re.compile(r"[a-z0-9]+(?:['’\-][a-z0-9]+)*|[^\sa-z0-9]", re.I)
 
 
@@ -54,19 +55,37 @@ class StaticModel:
         self.tokenizer = Tokenizer.from_file(str(tokenizer))
         self.tokenizer.no_padding()
         self.tokenizer.no_truncation()
+        self._ids: dict[str, tuple[int, ...]] = {}
 
-    def embed_english(self, text: str) -> Vector:
-        kept = " ".join(w for w in _WORD.findall(text) if w.lower() not in _PLAIN)
-        ids = self.tokenizer.encode(kept or text, add_special_tokens=False).ids
+    def ids(self, piece: str) -> tuple[int, ...]:
+        """A word's (or a gloss's) token ids, worked out once: the same words come back in every
+        text, and tokenizing them one by one each time costs more than the rest of an embedding."""
+        found = self._ids.get(piece)
+        if found is None:
+            found = tuple(self.tokenizer.encode(piece, add_special_tokens=False).ids)
+            if len(self._ids) < _IDS_KEPT:
+                self._ids[piece] = found
+        return found
+
+    def _mean(self, ids: list[int]) -> Vector:
         if not ids:
             return np.zeros(DIMENSIONS, dtype=np.float32)
         vector = self.matrix[ids].mean(axis=0)
         norm = float(np.linalg.norm(vector))
         return (vector / norm).astype(np.float32) if norm else vector.astype(np.float32)
 
+    def embed_english(self, text: str) -> Vector:
+        """The mean of its words' token vectors, words with no topic left out (all of them, when
+        every word is one)."""
+        words = _WORD.findall(text)
+        kept = [w for w in words if w.lower() not in _PLAIN] or words
+        return self._mean([i for w in kept for i in self.ids(w)])
+
     def embed(self, text: str) -> Vector:
-        """A text's unit vector (Chinese through its gloss)."""
-        return self.embed_english(gloss.gloss(text) if gloss.is_chinese(text) else text)
+        """A text's unit vector (Chinese through the gloss of each of its words)."""
+        if not gloss.is_chinese(text):
+            return self.embed_english(text)
+        return self._mean([i for meaning in gloss.glosses(text) for i in self.ids(meaning)])
 
 
 @cache

@@ -120,6 +120,8 @@ def _profiling(bench_sub: Subparsers) -> None:
     handlers.add_argument("--mix", choices=["bench", "chat80"], default="bench")
     handlers.add_argument("--turns", type=int, default=6000, help="turns over 1,000 users (default 6000)")
     handlers.set_defaults(func=cmd_handlers)
+    meaning = bench_sub.add_parser("meaning", help="what placing a request by meaning costs, and how well it separates")
+    meaning.set_defaults(func=cmd_meaning)
     timeline = bench_sub.add_parser(
         "timeline", help="summarize a worker's batch timeline (the file SLOTSTREAM_BATCH_TIMELINE names)"
     )
@@ -194,6 +196,12 @@ def cmd_context_split(args: argparse.Namespace) -> int:
     from slotstream.bench.context_split import run_context_split
 
     return run_context_split(Settings.from_env(), args.size, args.read_whole_up_to)
+
+
+def cmd_meaning(args: argparse.Namespace) -> int:
+    from slotstream.bench.meaning import run_meaning_bench
+
+    return run_meaning_bench()
 
 
 def cmd_aof(args: argparse.Namespace) -> int:

@@ -1,0 +1,80 @@
+"""`slotstream bench meaning`: what relevance by meaning costs and how well it separates.
+
+- µs to place a request (its vector and its area probabilities), English and Chinese, medians
+  over the open-language dev corpus's requests;
+- the bytes a stored meaning adds to a read-model row (vector, area probabilities, calibration);
+- on the dev corpus, how well each signal tells a statement's related request from its unrelated
+  one (AUC: the chance a related pair scores above an unrelated one), per language: the raw cosine
+  of the vectors, Chinese through its English gloss or as written, the calibrated similarity, and
+  the area agreement relevance uses.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from slotstream.eval.corpus import corpus_path
+from slotstream.eval.open_language import load
+from slotstream.memory.extraction.open_statement import is_critical
+from slotstream.memory.semantics import area_model, relevance, vectors
+
+
+def _auc(related: Sequence[float], unrelated: Sequence[float]) -> float:
+    r, u = np.asarray(related), np.asarray(unrelated)
+    return float((r[:, None] > u[None, :]).mean() + 0.5 * (r[:, None] == u[None, :]).mean())
+
+
+def _median_us(texts: Sequence[str], fn: Callable[[str], object], rounds: int = 5) -> float:
+    times = []
+    for _ in range(rounds):
+        for text in texts:
+            start = time.perf_counter_ns()
+            fn(text)
+            times.append((time.perf_counter_ns() - start) / 1000)
+    return statistics.median(times)
+
+
+def run_meaning_bench() -> int:
+    statements, _ = load(corpus_path("open_language_dev"))
+    relevance.request_meaning("warm up")  # the model and the area weights load once per process
+    print("bench meaning: relevance by meaning, on this machine")
+    print()
+    print("µs to place a request (median over the dev corpus's requests, 5 rounds)")
+    for lang in ("en", "zh"):
+        texts = [s.related for s in statements if s.lang == lang] + [s.unrelated for s in statements if s.lang == lang]
+        embed = _median_us(texts, vectors.embed)
+        whole = _median_us(texts, relevance.request_meaning)
+        print(f"  {lang}: vector {embed:.1f} µs; vector + areas + topics {whole:.1f} µs")
+    packed = relevance.pack(relevance.record_meaning("I'm allergic to peanuts.", ("food", "health"), (), True))
+    row_bytes = len(json.dumps(list(packed), separators=(",", ":")).encode())
+    print()
+    print(
+        f"bytes a stored meaning adds to a read-model row: {row_bytes} "
+        f"(vector {vectors.DIMENSIONS} B int8 and {len(area_model.model().areas)} B of area probabilities, "
+        "base64; topics; calibration)"
+    )
+    print()
+    print("AUC on the dev corpus: a statement's related request against its unrelated one")
+    print(f"  {'lang':<5}{'cosine':>9}{'as written':>12}{'calibrated':>12}{'areas':>9}")
+    for lang in ("en", "zh"):
+        rows: dict[str, tuple[list[float], list[float]]] = {k: ([], []) for k in ("cos", "raw", "z", "areas")}
+        for s in (s for s in statements if s.lang == lang):
+            record = relevance.record_meaning(s.statement, safety=is_critical(s.statement))
+            raw = vectors.model().embed_english(s.statement)
+            for side, request in ((0, s.related), (1, s.unrelated)):
+                meaning = relevance.request_meaning(request)
+                rel = relevance.relation(record, meaning)
+                rows["cos"][side].append(float(record.vector @ meaning.vector))
+                rows["raw"][side].append(float(raw @ vectors.model().embed_english(request)))
+                rows["z"][side].append(rel.score)
+                rows["areas"][side].append(rel.agreement)
+        aucs = {k: _auc(*v) for k, v in rows.items()}
+        raw = f"{aucs['raw']:.3f}" if lang == "zh" else "-"
+        print(f"  {lang:<5}{aucs['cos']:>9.3f}{raw:>12}{aucs['z']:>12.3f}{aucs['areas']:>9.3f}")
+    print("  (as written: Chinese embedded without its English gloss)")
+    return 0

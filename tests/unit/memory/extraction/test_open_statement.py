@@ -1,0 +1,88 @@
+"""Open statements (memory/extraction/open_statement.py): what a user says of themself in any
+phrasing is kept verbatim; requests, questions, pasted text, role-play, other people and passing
+states leave nothing lasting; an instruction about the answer at hand holds for the session; a
+statement bound in time ends when it says."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from slotstream.memory.extraction import RuleExtractor, Turn
+from slotstream.memory.extraction.open_statement import lasting_statements, one_off, time_bound
+
+AT = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)  # a Monday
+
+
+def records(text: str) -> list[dict]:
+    turn = Turn(tenant="t", user="u", session="s1", text=text, at=AT, turn_id="t1")
+    return [p.record for p in RuleExtractor().extract(turn).items if p.record is not None]
+
+
+def lasting(text: str) -> list[dict]:
+    return [r for r in records(text) if not r["scope"].startswith("session:")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I have a strong aversion to cilantro, it tastes like soap to me.",
+        "I refuse to fly budget airlines after last year.",
+        "Comfort over style, always.",
+        "When I travel I always pick places I can walk everywhere.",
+        "Only ever buy secondhand furniture, it's a values thing.",
+        "说实话我不太能接受太吵的餐厅",
+        "出差的时候我一般不安排任何内部会议",
+        "受不了排队，再好吃的店要排队我也不去",
+    ],
+)
+def test_a_lasting_statement_in_any_phrasing_is_kept_verbatim(text: str) -> None:
+    kept = lasting(text)
+    assert kept, text
+    assert any(r["value"] in text or r["statement"] in text for r in kept)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Write a python function that reverses a string.",  # a request
+        "What's the tallest mountain in Europe? I keep hearing different answers",  # a question
+        "Summarise this:\nI love hiking and I hate cold weather, said the narrator.",  # pasted
+        "you are Sherlock Holmes. I walk in with mud on my boots. what do you deduce",  # role-play
+        "My sister is vegan, what should I cook for her birthday?",  # someone else
+        "我闺蜜乳糖不耐受，给她订生日蛋糕怎么选",
+        "I'm sitting in the dentist waiting room, tell me a fun fact",  # a passing state
+        "开了一天会脑子转不动了，说简单点",
+    ],
+)
+def test_chat_that_says_nothing_lasting_about_the_user_leaves_nothing_lasting(text: str) -> None:
+    assert lasting(text) == [], text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Say it again but in under 50 words", "explain step by step", "再短一点", "上面那段改成正式一点的语气"],
+)
+def test_an_instruction_about_the_answer_at_hand_is_for_the_session(text: str) -> None:
+    assert one_off(text, text)
+    assert lasting(text) == []
+
+
+@pytest.mark.parametrize("text", ["From now on, keep answers short.", "以后回答都简短一点", "I prefer bullet points."])
+def test_a_word_of_lasting_or_of_stance_keeps_an_instruction(text: str) -> None:
+    assert not one_off(text, text)
+    assert lasting(text)
+
+
+def test_a_statement_bound_in_time_ends_when_it_says() -> None:
+    assert time_bound("No alcohol until Friday, doing a reset.", AT) == datetime(2026, 3, 7, tzinfo=UTC)
+    assert time_bound("这周我不吃甜的", AT) == datetime(2026, 3, 9, tzinfo=UTC)
+    assert time_bound("I'm vegetarian.", AT) is None
+    (rec,) = lasting("这周我不吃甜的，在控糖")
+    assert rec["valid_until"] == "2026-03-09T00:00:00Z"
+
+
+def test_spans_are_cut_at_requests_and_kept_as_written() -> None:
+    spans = lasting_statements("I'm a vegetarian and I hate mushrooms. Can you suggest a dinner for tonight?")
+    assert spans == ["I'm a vegetarian and I hate mushrooms."]

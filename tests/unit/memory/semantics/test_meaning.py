@@ -1,0 +1,120 @@
+"""Meaning, offline (memory/semantics): the embedded model loads from its wheel's own files, the
+area model is the one its texts train, records and requests are placed in the areas of life, and
+a record is related to a request by its areas, its calibrated similarity, its attribute's topics,
+or (safety-relevant) its domain; a packed meaning is what a read-model row stores."""
+
+from __future__ import annotations
+
+import base64
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from slotstream.memory.errors import ModelUnavailable
+from slotstream.memory.semantics import area_model, relevance, vectors
+from slotstream.memory.semantics.topics import lexicon
+
+ROOT = Path(__file__).resolve().parents[4]
+
+
+def top_area(text: str) -> str:
+    return lexicon().areas[int(np.argmax(area_model.probabilities(text)))]
+
+
+def test_the_shipped_area_weights_are_the_ones_their_texts_train() -> None:
+    # training/train_areas.py --check: the texts, the area word lists and the settings it was trained on
+    spec = importlib.util.spec_from_file_location("train_areas", ROOT / "training" / "train_areas.py")
+    assert spec is not None and spec.loader is not None
+    trainer = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(trainer)
+    shipped = json.loads((ROOT / "memory" / "data" / "area_model.json").read_text(encoding="utf-8"))
+    examples = trainer.examples()
+    assert shipped["trained_on"] == {"examples": len(examples), "digest": area_model.digest(examples)}
+    assert len(examples) >= 6000 and {e.areas[0] for e in examples} == set(lexicon().areas)
+
+
+@pytest.mark.long
+def test_training_again_gives_the_shipped_weights() -> None:
+    spec = importlib.util.spec_from_file_location("train_areas", ROOT / "training" / "train_areas.py")
+    assert spec is not None and spec.loader is not None
+    trainer = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(trainer)
+    trained = area_model.train(trainer.examples())
+    shipped = area_model.model()
+    assert np.abs(trained.weights - shipped.weights).max() < 1e-3
+    assert np.abs(trained.bias - shipped.bias).max() < 1e-3
+
+
+@pytest.mark.parametrize(
+    "text, area",
+    [
+        ("Where should I stay in Lisbon for three nights?", "travel"),
+        ("What should I make tonight with chicken thighs?", "food"),
+        ("Give me a four-week strength program for the gym.", "fitness"),
+        ("帮我订个周末去杭州的酒店", "travel"),
+        ("今晚吃什么好", "food"),
+        ("我的猫最近不爱吃东西", "pets"),
+    ],
+)
+def test_texts_are_placed_in_their_area(text: str, area: str) -> None:
+    probs = area_model.probabilities(text)
+    assert abs(float(probs.sum()) - 1) < 1e-5 and probs.shape == (len(lexicon().areas),)
+    assert top_area(text) == area
+
+
+def related(statement: str, request: str, **kw) -> relevance.Relation:
+    return relevance.relation(relevance.record_meaning(statement, **kw), relevance.request_meaning(request))
+
+
+def test_a_statement_reaches_a_request_it_matters_to_and_not_one_it_does_not() -> None:
+    assert related("Window seat, always. I get motion sick in the aisle.", "Book me a flight to Rome.").related
+    assert not related("Window seat, always. I get motion sick in the aisle.", "How do I fix a leaking tap?").related
+    assert related("我吃不了辣，一点都不行", "今晚想吃川菜，推荐一家").related
+    assert not related("我吃不了辣，一点都不行", "帮我写个周报").related
+
+
+def test_an_attributes_own_topic_relates_whatever_the_words() -> None:
+    # a diet is about food: a dinner request needs it though it shares no word with "vegetarian"
+    assert related("vegetarian", "Suggest a dinner recipe", named=("food",)).related
+    assert not related("vegetarian", "Explain how TCP works", named=("food",)).related
+
+
+def test_a_safety_record_reaches_the_areas_its_area_bears_on() -> None:
+    allergy = relevance.record_meaning("I'm allergic to peanuts.", named=("food", "health"), safety=True)
+    assert allergy.safety and "food" in relevance.all_topics(allergy)
+    assert relevance.relation(allergy, relevance.request_meaning("Recommend a snack for the road.")).related
+    assert not relevance.relation(allergy, relevance.request_meaning("Write a cover letter for me.")).related
+
+
+def test_a_general_request_about_leisure_reaches_what_the_user_does_for_fun() -> None:
+    hiking = relevance.record_meaning("Loves hiking.")
+    assert relevance.relation(hiking, relevance.request_meaning("What should I do this weekend?")).related
+    assert not relevance.relation(hiking, relevance.request_meaning("Suggest a new snack to try.")).related
+
+
+def test_a_packed_meaning_round_trips_and_costs_what_the_docs_say() -> None:
+    meaning = relevance.record_meaning("Strong perfumes give me a headache.", named=("health",), safety=True)
+    packed = relevance.pack(meaning)
+    back = relevance.unpack(*packed)
+    assert back.topics == meaning.topics and back.named == meaning.named and back.reach == meaning.reach
+    assert back.safety and np.abs(back.vector - meaning.vector).max() <= 0.5 / 127 + 1e-6
+    assert np.abs(back.areas - meaning.areas).max() <= 0.5 / 255 + 1e-6
+    # a byte a dimension, a byte an area: 256 + 23 bytes, base64 in the row
+    assert len(base64.b64decode(packed[1])) == vectors.DIMENSIONS
+    assert len(base64.b64decode(packed[4])) == len(lexicon().areas)
+
+
+def test_the_model_is_never_fetched(monkeypatch) -> None:
+    # a missing package is an error, not a download
+    vectors.model.cache_clear()
+    monkeypatch.setattr(vectors, "_package_folder", lambda name: (_ for _ in ()).throw(ModelUnavailable(name)))
+    try:
+        with pytest.raises(ModelUnavailable):
+            vectors.model()
+    finally:
+        monkeypatch.undo()
+        vectors.model.cache_clear()
+    assert vectors.embed("hello").shape == (vectors.DIMENSIONS,)
