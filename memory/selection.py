@@ -662,7 +662,7 @@ def _one_per_slot(req: ContextRequest, usable: list[Candidate], excluded: list[E
     return keep
 
 
-SORTED_UP_TO = 400  # rows: up to here a sort picks the best faster than heapq (docs/results.md, Reads)
+SORTED_UP_TO = 400  # rows: up to here a sort picks the best faster than heapq (its Python code)
 
 
 def _ranked(

@@ -3,6 +3,7 @@ reject, retract), each a command through the ops topic."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from fastapi import APIRouter, Query
@@ -83,35 +84,28 @@ async def forget(
     return await control(service, who, user, {"op": "forget", "record_id": record_id}, wait)
 
 
+def _decision(action: str) -> Callable[..., Awaitable[Response]]:
+    """The route of a memory control that names only its record (confirm, reject, retract)."""
+
+    async def route(
+        user: str = USER_PATH,
+        record_id: str = RECORD_PATH,
+        wait: float | None = WAIT,
+        who: Principal = WRITER,
+        service: Sidecar = SIDECAR,
+    ) -> Response:
+        return await control(service, who, user, {"op": action, "record_id": record_id}, wait)
+
+    return route
+
+
 # a working assumption (a candidate) accepted or refused; a record the user invalidates
-@router.post(MEMORY + "/confirm", status_code=202, response_model=IngestResult, name="confirm")
-async def confirm(
-    user: str = USER_PATH,
-    record_id: str = RECORD_PATH,
-    wait: float | None = WAIT,
-    who: Principal = WRITER,
-    service: Sidecar = SIDECAR,
-) -> Response:
-    return await control(service, who, user, {"op": "confirm", "record_id": record_id}, wait)
-
-
-@router.post(MEMORY + "/reject", status_code=202, response_model=IngestResult, name="reject")
-async def reject(
-    user: str = USER_PATH,
-    record_id: str = RECORD_PATH,
-    wait: float | None = WAIT,
-    who: Principal = WRITER,
-    service: Sidecar = SIDECAR,
-) -> Response:
-    return await control(service, who, user, {"op": "reject", "record_id": record_id}, wait)
-
-
-@router.post(MEMORY + "/retract", status_code=202, response_model=IngestResult, name="retract")
-async def retract(
-    user: str = USER_PATH,
-    record_id: str = RECORD_PATH,
-    wait: float | None = WAIT,
-    who: Principal = WRITER,
-    service: Sidecar = SIDECAR,
-) -> Response:
-    return await control(service, who, user, {"op": "retract", "record_id": record_id}, wait)
+for _action in ("confirm", "reject", "retract"):
+    router.add_api_route(
+        MEMORY + f"/{_action}",
+        _decision(_action),
+        methods=["POST"],
+        status_code=202,
+        response_model=IngestResult,
+        name=_action,
+    )

@@ -47,8 +47,9 @@ if TYPE_CHECKING:
     from slotstream.config.settings import Settings
 
 # The server rewrites its AOF by itself once the file has grown by this share of its base, at any
-# load; `QuietRewriter` rewrites it sooner, at a quiet moment (docs/results.md, "The freshness
-# tail is the rewrite's copied pages"). At 800 the file takes at most nine times its base on disk.
+# load; `QuietRewriter` rewrites it sooner, at a quiet moment: while a rewrite's child runs, the
+# server copies every page it writes, which on cores shared with the worker is the freshness tail
+# (docs/results.md). At 800 the file takes at most nine times its base on disk.
 REWRITE_BOUND_PERCENTAGE = 800
 # a quiet rewrite once the file has grown by its base's size (the server's own default trigger)...
 QUIET_REWRITE_PERCENTAGE = 100

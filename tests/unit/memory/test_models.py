@@ -247,7 +247,7 @@ def test_stored_records_are_left_out_of_the_cycle_collector():
     """A stored record and its evidence hold only values parsed from JSON, never a reference back to
     themselves, so the cycle collector has nothing to find through them. Left untracked, the
     thousands of records an engine's cached views hold are not walked by every young-generation
-    collection (docs/results.md: those pauses halved). The lists and the structured
+    collection, which halves the collector's pauses in a worker. The lists and the structured
     value a record holds are still tracked themselves."""
     rec = build_record(
         parse_record(
