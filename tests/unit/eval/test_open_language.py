@@ -1,8 +1,8 @@
 """The open-language corpus (docs/evaluation.md), measured with the same functions as `slotstream
 eval open-language`: statements in users' own words reach the request they matter for and stay out
-of an unrelated one; ordinary chat leaves no lasting memory. The issue's targets (90% / 10% / 2%)
-are not all met yet; these floors are what the dev corpus gives now, so a change that loses ground
-fails here."""
+of an unrelated one; ordinary chat leaves no lasting memory. The targets the command prints (90% /
+10% / 2%) are not all met yet (docs/results.md); these floors are what the dev corpus gives now, so
+a change that loses ground fails here."""
 
 from __future__ import annotations
 
