@@ -861,9 +861,7 @@ def _restate(view: UserView, cmd: RestateCommand, at: datetime, t: Transition) -
     if cmd.session:
         scopes.add(f"session:{cmd.session}")
     records = [
-        r
-        for r in eligible(view.records.values(), scopes, restating=True)
-        if r.attribute not in cmd.except_attributes
+        r for r in eligible(view.records.values(), scopes, restating=True) if r.attribute not in cmd.except_attributes
     ]
     found = resolve_restatement(records, cmd.value, cmd.about, cmd.old_value, cmd.change, at, cmd.statement)
     if found.ambiguous:
@@ -897,7 +895,9 @@ def _restate(view: UserView, cmd: RestateCommand, at: datetime, t: Transition) -
     for other in others:
         if other.id not in t.puts:
             _supersede(t, other, new, at)
-    t.changes.append({"type": Change.RESOLVED, "record_id": new.id, "targets": [r.id for r in found.targets], "why": found.why})
+    t.changes.append(
+        {"type": Change.RESOLVED, "record_id": new.id, "targets": [r.id for r in found.targets], "why": found.why}
+    )
     return t
 
 

@@ -24,8 +24,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import cache
 
 from .models import LIVE_STATUSES, Cardinality, Kind, Record
+from .semantics.data import data_file, plain_words
 from .validation import normalize_value
 
 RECENT = timedelta(minutes=30)  # what "the record the conversation last touched" may be
@@ -33,12 +35,13 @@ RECENT = timedelta(minutes=30)  # what "the record the conversation last touched
 _NOT_RESTATED = ("preference.stated.", "health.")
 _WORD = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]+", re.I)
 _CJK = re.compile(r"[\u3400-\u9fff]")
-# words that name nothing ("the", "now", "instead"): left out of the naming words on both sides
-_PLAIN = frozenset(
-    """a an the this that these those it its our my your their is are was were be been will would
-    now instead please just actually then also of for to in on at by with from as and or but
-    so we i you me us they them current new old value""".split()
-)
+
+
+@cache
+def _plain() -> frozenset[str]:
+    """Words that name nothing ("the", "now", "instead"): left out of the naming words on both sides."""
+    return frozenset(plain_words("en")) | frozenset(data_file("restatements.json")["not_naming"])
+
 
 # the kinds of value, most specific first
 _MONEY = re.compile(r"^(?:[$€£¥]\s?\d|\d[\d,.]*\s*(?:k|m|dollars?|euros?|pounds?|yuan|rmb|元|块|万)\b)", re.I)
@@ -89,7 +92,7 @@ def naming_words(texts: Iterable[str]) -> frozenset[str]:
         for word in _WORD.findall(text.replace("_", " ").replace(".", " ").casefold()):
             if _CJK.match(word):
                 out.add(word)
-            elif word not in _PLAIN and len(word) > 1:
+            elif word not in _plain() and len(word) > 1:
                 out.add(stem(word))
     return frozenset(out)
 
@@ -218,7 +221,10 @@ def _closest(records: list[Record], text: str) -> list[Record]:
 
     target = vectors.embed(text)
     scored = sorted(
-        ((max(float(vectors.embed(f"{r.statement} {r.value}") @ target) for r in group), key) for key, group in groups.items()),
+        (
+            (max(float(vectors.embed(f"{r.statement} {r.value}") @ target) for r in group), key)
+            for key, group in groups.items()
+        ),
         reverse=True,
     )
     if scored[0][0] - scored[1][0] < SIMILARITY_MARGIN:

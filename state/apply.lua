@@ -18,7 +18,7 @@
 -- record's status keeps out): kept again in <prefix>:rsup, so a lookup never reads the others.
 -- A put with from_slot moves the record: it leaves that slot's live list, history and read model.
 -- A row's index entry (JSON [unit or false, static value, [word keys], [main topics], [related
--- topics], related by meaning only], state/read_index.py) is stored as sent: an unchanged entry is recognised by its text,
+-- topics], [names listed under when used only if related by meaning]], state/read_index.py) is stored as sent: an unchanged entry is recognised by its text,
 -- and only a changed one is decoded.
 -- Returns, per user, {applied, 0, version}; {-1, 0, version} when the version check fails;
 -- {-2, 0, version} when one of the ops was applied before (the caller's view was stale). A user
@@ -73,8 +73,8 @@ end
 --   word, of the attributes mainly about the topic and of those related to it
 --   ixu:S hash unit -> JSON list of ids (single-valued attributes only; context.lua reads a row's
 --   unit off its ix entry)
---   ixm:S zset by static value of the rows used only when related by meaning (entry[6]): a lookup
---   reads them all, as no list can bound how related one is
+--   ixg:S:<name> zsets by static value of the rows used only when related by meaning, under each
+--   topic and area their entry lists (entry[6]; weight 1 in a lookup)
 --   (ixa:S, id -> unit, is no longer written: a user's older one is left unread, erased with the rest)
 local function index_keys(scope, entry)
   local keys = {}
@@ -82,7 +82,7 @@ local function index_keys(scope, entry)
   for _, topic in ipairs(entry[4]) do keys[#keys + 1] = P .. ':ixp:' .. scope .. ':' .. topic end
   for _, topic in ipairs(entry[5]) do keys[#keys + 1] = P .. ':ixq:' .. scope .. ':' .. topic end
   keys[#keys + 1] = P .. ':ixs:' .. scope
-  if entry[6] then keys[#keys + 1] = P .. ':ixm:' .. scope end
+  for _, name in ipairs(entry[6] or {}) do keys[#keys + 1] = P .. ':ixg:' .. scope .. ':' .. name end
   return keys
 end
 
@@ -145,7 +145,7 @@ local function erase_user(written_scopes)
         if not seen[key] then seen[key] = true; keys[#keys + 1] = key end
       end
     end
-    for _, suffix in ipairs({':ix:', ':ixs:', ':ixa:', ':ixu:', ':ixm:'}) do keys[#keys + 1] = P .. suffix .. scope end
+    for _, suffix in ipairs({':ix:', ':ixs:', ':ixa:', ':ixu:'}) do keys[#keys + 1] = P .. suffix .. scope end
   end
   for _, sk in ipairs(redis.call('HKEYS', P .. ':slot')) do keys[#keys + 1] = P .. ':hist:' .. redis.sha1hex(sk) end
   for i = 1, #keys, 500 do

@@ -1,21 +1,23 @@
 -- One context lookup's read, in one round trip: the rows that can make the request's budget, and
 -- what the caller needs to certify that selecting from them equals selecting from every row.
 -- KEYS[1] = <prefix>:meta (routes the call: every key of the user shares the hash tag)
--- ARGV = prefix, whole_up_to, per_list, then four counted lists: scopes, query word keys,
---        request topics (main), request topics (related); a count, then that many values.
+-- ARGV = prefix, whole_up_to, per_list, then five counted lists: scopes, query word keys,
+--        request topics (main), request topics (related), the topics and areas rows used only when
+--        related by meaning are looked up under; a count, then that many values.
 -- Every row is returned (mode "whole") when the scopes hold at most whole_up_to rows, or when a
 -- scope's index does not cover its read model (written before the index existed). Otherwise
 -- (mode "indexed") the lists of the read index are read best-first, a growing step at a time,
 -- until per_list rows read are valued above the most any row not read can score (a threshold
 -- algorithm); of the rows read that can reach that bound the best 2 x per_list are returned (the
 -- bound rising to the best one left out), with every row of a single-valued attribute any of them
--- belongs to (selection shows one value per attribute), and every row used only when related by
--- meaning (its index entry says so: no list bounds how related it is).
+-- belongs to (selection shows one value per attribute). A row used only when related by meaning
+-- is also on the lists of the topics and areas it is about (ixg, weight 1: how related it is).
 -- Reply: {version, written, mode, total, lists, suppressions, rows of scope 1, rows of scope 2, ...}
 --   where a scope's rows are one JSON array of its read-model rows (decoded in one call)
 --   lists (indexed) = {bound, cuts, sizes}: the most a row left out can score as estimated here
 --   ("" when none was left out); per list (the scope's, each word's, each main topic's, each related
---   topic's) the static value of the last row read where the list was cut ("" when read to its end);
+--   topic's, each meaning list's) the static value of the last row read where the list was cut (""
+--   when read to its end);
 --   each query word's row count (its document frequency).
 local P = ARGV[1]
 local whole_up_to = tonumber(ARGV[2])
@@ -28,7 +30,7 @@ local function counted()
   at = at + n + 1
   return out
 end
-local scopes, words, mains, related = counted(), counted(), counted(), counted()
+local scopes, words, mains, related, meant = counted(), counted(), counted(), counted(), counted()
 
 local stamp = redis.call('HMGET', P .. ':meta', 'version', 'written')
 -- what selection reads of the suppressions: a value corrected or retracted away is kept out by its
@@ -113,11 +115,13 @@ for k = 1, #words do
 end
 for _, topic in ipairs(mains) do add_list('ixp:', 'topic', TOPIC) end
 for _, topic in ipairs(related) do add_list('ixq:', 'topic', TOPIC / 2) end
+for _, name in ipairs(meant) do add_list('ixg:', 'topic', 1) end
 -- the key suffix of each list after the scope
 local suffixes = {''}
 for _, word in ipairs(words) do suffixes[#suffixes + 1] = ':' .. word end
 for _, topic in ipairs(mains) do suffixes[#suffixes + 1] = ':' .. topic end
 for _, topic in ipairs(related) do suffixes[#suffixes + 1] = ':' .. topic end
+for _, name in ipairs(meant) do suffixes[#suffixes + 1] = ':' .. name end
 for n, list in ipairs(lists) do
   for _, part in ipairs(list.parts) do part.key = part.key .. suffixes[n] end
 end
@@ -276,12 +280,6 @@ if #values > keep_rows then
   if best_left ~= nil then bound = best_left end
 end
 for _, k in ipairs(picked) do choose(row_scope[k], row_id[k]) end
--- the rows used only when related by meaning: all of them (how related one is, no list can bound)
-for i, s in ipairs(scopes) do
-  if scope_rows[i] > 0 then
-    for _, id in ipairs(redis.call('ZRANGE', P .. ':ixm:' .. s, 0, -1)) do choose(i, id) end
-  end
-end
 local cuts = {}
 for m, list in ipairs(lists) do cuts[m] = as_text(list.cut) end
 reply[5] = {as_text(bound), cuts, sizes}

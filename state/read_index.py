@@ -27,6 +27,7 @@ from typing import Any
 
 from slotstream.memory.models import Cardinality, Record
 from slotstream.memory.selection import topics_for
+from slotstream.memory.semantics import relevance
 
 from .lua import ScriptText
 
@@ -55,11 +56,11 @@ def _topic_lists(attribute: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 def index_entry(rec: Record, row: list[Any]) -> list[Any]:
     """The entry apply.lua indexes a read-model row by: [unit (single-valued: the attribute, whose
     rows compete for one place) or False, static value, word keys, main topics, related topics,
-    and for a row used only when related by meaning (its row holds a meaning), True: every lookup
-    reads those, since no list bounds how related one is]. `row` is the record's compact row
+    and for a row used only when related by meaning (its row holds a meaning) what it is listed
+    under for that (relevance.listed_under)]. `row` is the record's compact row
     (selection.compact): its words and static value."""
     main, related = _topic_lists(rec.attribute)
-    entry = [
+    entry: list[Any] = [
         rec.attribute if rec.cardinality != Cardinality.MULTI else False,
         repr(row[20]),
         _keys_of_words(row[19]),
@@ -67,7 +68,7 @@ def index_entry(rec: Record, row: list[Any]) -> list[Any]:
         related,
     ]
     if row[24] is not None:
-        entry.append(True)
+        entry.append(sorted(relevance.listed_under(relevance.unpack(*row[24]))))
     return entry
 
 

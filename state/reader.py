@@ -31,6 +31,7 @@ from slotstream.memory.selection import (
     select,
     terms_of,
 )
+from slotstream.memory.semantics import relevance
 
 from .context_cache import STAMP_FIELDS, ContextCache
 from .deployment import parse_pointer
@@ -69,6 +70,9 @@ class ContextRead:
         self.terms = terms_of(req)
         self.words = sorted(self.terms.query)
         self.topics = sorted(self.terms.topics)
+        # the index lists a row used only when related by meaning under its topics and areas: the
+        # request's are read (without text, such a row is not filtered by meaning: no list needed)
+        self.meant = sorted(relevance.looked_up_under(self.terms.meaning)) if req.text else []
         self.threshold, self.small = whole_up_to, small
         # explain lists every row's fate: only a whole read has them all
         self.whole_up_to = WHOLE_ALWAYS if req.explain else whole_up_to
@@ -107,6 +111,8 @@ class ContextRead:
             *self.topics,
             len(self.topics),
             *self.topics,
+            len(self.meant),
+            *self.meant,
         ]
 
     def queue_whole(self, pipe: Any) -> None:
@@ -191,7 +197,8 @@ class ContextRead:
         n_words, n_topics = len(self.words), len(self.topics)
         word_cuts = [(cuts[1 + k], weights.get(word, 0.0)) for k, word in enumerate(self.words)]
         topic_cuts = [(cut, TOPIC_RELEVANCE) for cut in cuts[1 + n_words : 1 + n_words + n_topics]]
-        topic_cuts += [(cut, TOPIC_RELEVANCE / 2) for cut in cuts[1 + n_words + n_topics :]]
+        topic_cuts += [(cut, TOPIC_RELEVANCE / 2) for cut in cuts[1 + n_words + n_topics : 1 + n_words + 2 * n_topics]]
+        topic_cuts += [(cut, 1.0) for cut in cuts[1 + n_words + 2 * n_topics :]]  # meaning lists: up to all of it
         unread = left_out_bound(cuts[0], word_cuts, topic_cuts)
         # the script estimates in the same order of operations; the margin only guards rounding
         read_not_returned = None if script_bound is None else script_bound + 1e-9

@@ -9,6 +9,7 @@ from typing import Any
 from ..models import Cardinality, Kind, iso
 from ..registry import TEMPORARY_LIFETIME, resolve
 from ..secret_spans import armed, find_secrets, redact, refusal_spans
+from ..semantics.topics import main_area
 from . import prefilter
 from .everyday import EVERYDAY_REQUIRES, everyday_hits
 from .families import GOAL_REQUIRES, RULE_FAMILIES, analyze
@@ -178,6 +179,10 @@ class RuleExtractor:
         self.prefilter = prefilter
         if prefilter:
             build_prefilter()  # the index is read from every family's patterns once, up front
+        # the word lists are read once, up front too: the first turn costs what every turn does
+        lasting_statements("")
+        restatement("")
+        main_area("")
 
     def extract(self, turn: Turn) -> Extraction:
         if self.prefilter:
@@ -401,8 +406,8 @@ class _TurnReading:
             if ABOUT in match:
                 # named in the user's words: the engine finds it among what is stored
                 about = [written(w) for w in match[ABOUT]]
-                command = {"op": "forget", "tenant": self.turn.tenant, "user": self.turn.user, ABOUT: about}
-                self.items.append(Proposal(rule="forget", command=command))
+                named: dict[str, Any] = {"op": "forget", "tenant": self.turn.tenant, "user": self.turn.user}
+                self.items.append(Proposal(rule="forget", command={**named, ABOUT: about}))
                 continue
             if isinstance(match.get("value"), str):
                 match["value"] = written(match["value"])

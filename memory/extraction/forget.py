@@ -13,11 +13,11 @@ import re
 from datetime import datetime
 from typing import Any
 
+from ..registry import lookup
 from .confirm import CONFIRM_BEFORE
 from .everyday import everyday_hits
 from .families import analyze
 from .prefilter import one_of
-from ..registry import lookup
 from .text import clean, rx, slugify, zh
 
 # a match on a family: the attribute and everything under it

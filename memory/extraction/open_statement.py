@@ -185,9 +185,10 @@ def _lists() -> tuple[_English, _Chinese]:
         # "explain step by step", "say it in French": a content verb that opens the instruction and
         # is not about things in general ("explain things with examples")
         content_verb=re.compile(
-            _start(en["content_verbs"]).pattern + r"(?!\s+(?:(?:me|us)\s+)?(?:" + "|".join(
-                re.escape(o) for o in sorted(en["generic_objects"], key=len, reverse=True)
-            ) + r")\b)"
+            _start(en["content_verbs"]).pattern
+            + r"(?!\s+(?:(?:me|us)\s+)?(?:"
+            + "|".join(re.escape(o) for o in sorted(en["generic_objects"], key=len, reverse=True))
+            + r")\b)"
         ),
         stance=_phrases(en["stance"]),
         material=_phrases(en["material"]),
@@ -239,7 +240,9 @@ _I = re.compile(r"(?<![\w'])(?:i|i'm|im|i've|i'd|i'll|we|we're)(?![\w'])")
 # who the user is, said as "<someone> here" ("Professional DJ here", "guy here")
 _INTRODUCING = re.compile(r"^[\w' -]{2,30}\s+here$")
 _UNTIL_HOUR = re.compile(r"\b(?:till|til|until)\s+\d{1,2}(?::\d\d)?\s*(?:am|pm|o'clock)?\b")
-_WHEREABOUTS = re.compile(r"(?i:\bi'?m|\bi\s+am|\bwe're|\bwe\s+are)\s+(?i:currently\s+|now\s+|still\s+)?(?i:in|at)\s+[A-Z]")
+_WHEREABOUTS = re.compile(
+    r"(?i:\bi'?m|\bi\s+am|\bwe're|\bwe\s+are)\s+(?i:currently\s+|now\s+|still\s+)?(?i:in|at)\s+[A-Z]"
+)
 # a span about someone named ("Tom's goal is ...", "Jake uses Linux"): not the user
 _NAMED = re.compile(
     r"^(?!I\b|I'|My\b|We\b|Our\b)[A-Z][a-z]+(?:\s+(?:says|said|asked|told|thinks|wants|keeps|uses|likes|loves|hates)\b"
@@ -443,12 +446,28 @@ def statement_hit(statement: str, at: datetime) -> Hit:
 
 _WEEKDAYS_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WEEKDAYS_ZH = "一二三四五六日"
-_UNTIL_DAY_EN = re.compile(r"\b(?:until|till|til|through|thru|before)\s+(?:next\s+)?(" + "|".join(_WEEKDAYS_EN) + r")\b")
+_UNTIL_DAY_EN = re.compile(
+    r"\b(?:until|till|til|through|thru|before)\s+(?:next\s+)?(" + "|".join(_WEEKDAYS_EN) + r")\b"
+)
 _UNTIL_DAY_ZH = re.compile(r"(?:到|直到|在)?(?:下)?(?:周|星期|礼拜)([一二三四五六日天])(?:之前|前|为止)")
 _NEXT_SPAN_EN = re.compile(r"\b(?:for|over)\s+the\s+next\s+(\d+|two|three|four|five|six|seven)\s+(day|week)s?\b")
 _NEXT_SPAN_ZH = re.compile(r"接下来(?:的)?([\d一二三四五六七两]+)(天|周|个星期)")
-_NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "一": 1, "两": 2, "二": 2, "三": 3,
-            "四": 4, "五": 5, "六": 6, "七": 7}
+_NUMBERS = {
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "一": 1,
+    "两": 2,
+    "二": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+}
 
 
 def time_bound(statement: str, at: datetime) -> datetime | None:
@@ -462,8 +481,12 @@ def time_bound(statement: str, at: datetime) -> datetime | None:
     day = _UNTIL_DAY_EN.search(low)
     zh_day = _UNTIL_DAY_ZH.search(statement)
     if day or zh_day:
-        weekday = _WEEKDAYS_EN.index(day.group(1)) if day else _WEEKDAYS_ZH.replace("天", "日").index(
-            zh_day.group(1).replace("天", "日")  # type: ignore[union-attr]
+        weekday = (
+            _WEEKDAYS_EN.index(day.group(1))
+            if day
+            else _WEEKDAYS_ZH.replace("天", "日").index(
+                zh_day.group(1).replace("天", "日")  # type: ignore[union-attr]
+            )
         )
         ahead = (weekday - at.weekday()) % 7 or 7
         return day_end(at + timedelta(days=ahead))
@@ -479,7 +502,9 @@ STATEMENT_RULE = "statement"
 
 
 # "you are Sherlock Holmes", "be Gandalf": the assistant given a named part to play
-_PLAYS = re.compile(r"(?:^|[.!?]\s+)(?i:you\s+are|you're|be)\s+(?:[A-Z][a-z]+)(?:\s+[A-Z][a-z]+)?\b(?!\s*[,.]?\s*(?i:right))")
+_PLAYS = re.compile(
+    r"(?:^|[.!?]\s+)(?i:you\s+are|you're|be)\s+(?:[A-Z][a-z]+)(?:\s+[A-Z][a-z]+)?\b(?!\s*[,.]?\s*(?i:right))"
+)
 
 
 def refers_to_material(sentence: str) -> bool:
@@ -537,12 +562,7 @@ def _moment(text: str, times: bool, events: bool) -> bool:
     if en.state.search(low) is not None:
         return True
     situation = en.transient.search(low) is not None and not en.habit.search(low)
-    return (
-        situation
-        or (events and en.events.search(low) is not None)
-        or (times and en.times.search(low) is not None)
-    )
-
+    return situation or (events and en.events.search(low) is not None) or (times and en.times.search(low) is not None)
 
 
 # "再短一点" (shorter again) is about the last answer; "再也不" (never again) is lasting, and
@@ -592,4 +612,3 @@ def one_off(sentence: str, turn: str) -> bool:
     if el.one_off.search(low) or el.material.search(low) or el.content_verb.match(low):
         return True
     return _asks_for_content(turn, False)
-

@@ -5,15 +5,14 @@ area model (`area_model.py`: the text's vector and its area words), as probabili
 related to a request when:
 - their areas agree: the sum over areas of the two probabilities' products is at least
   `AREA_AGREEMENT` (both mostly about travel; a hotel complaint and a request to book a stay);
-- or the request is far closer to the record than ordinary requests are: the record's cosine to
-  the request is `SIMILARITY_SPREADS` spreads above its mean cosine to a background of ordinary
-  requests (`memory/data/background_*.txt`), worked out once when the record is stored;
 - or the request is on a topic the record's attribute names (a diet is about food), or names a
   topic including the record's ("what should I do this weekend?" is about leisure: hiking, guitar);
 - or, for a safety-relevant record (an allergy, a condition, a disability, a hard never), the
   request is on an area its areas bear on (`safety` in `topics.json`: health bears on food, ...):
   it reaches every request in its domain.
-`explain` reports the score (the calibrated similarity) of a record left out.
+`explain` reports, for a record left out, its calibrated similarity: how many spreads its cosine
+to the request lies above its mean cosine to a background of ordinary requests
+(`memory/data/background_*.txt`, worked out once when the record is stored).
 """
 
 from __future__ import annotations
@@ -33,11 +32,15 @@ AREA_AGREEMENT = 0.05  # the least sum of the two area probabilities' products t
 # a safety-relevant record reaches its domain through its topics; by meaning alone, only a request
 # clearly about its areas (else an allergy would crowd every request's budget)
 SAFETY_AGREEMENT = 0.15
-SIMILARITY_SPREADS = 2.0  # how far above its usual similarity a request must be to relate alone
+# the read index lists a record under each area it is at least this likely about, and a lookup
+# reads the lists of the areas its request is: a record on none of them agrees with the request
+# by less than 2 x this, under AREA_AGREEMENT, so the index finds every related record
+AREA_LISTED = 0.02
+assert 2 * AREA_LISTED < AREA_AGREEMENT
 AREA_SHARE = 0.25  # an area counts among a text's topics from this probability
 LEAST_LIKELY = 0.15  # ... and its most likely area, unless no area reaches this
-_AREA_SCALE = 255.0
-SAFETY_MARK = "*"  # in a packed meaning's topics: the record is safety-relevant  # area probabilities are stored as one byte each
+_AREA_SCALE = 255.0  # area probabilities are stored as one byte each
+SAFETY_MARK = "*"  # in a packed meaning's topics: the record is safety-relevant
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,8 +151,24 @@ def unpack(topics: str, data: str, mean: float, spread: float, areas: str) -> Me
 
 
 def all_topics(meaning: Meaning) -> frozenset[str]:
-    """Every topic a record is on or bears on: the read index lists it under each."""
+    """Every topic a record is on or bears on."""
     return meaning.topics | meaning.reach
+
+
+def listed_under(meaning: Meaning) -> frozenset[str]:
+    """What the read index lists a record used only when related under: every topic it is on or
+    bears on, and every area it is at least `AREA_LISTED` likely about."""
+    names = lexicon().areas
+    return all_topics(meaning) | frozenset(names[i] for i in np.flatnonzero(meaning.areas >= AREA_LISTED))
+
+
+def looked_up_under(meaning: Meaning) -> frozenset[str]:
+    """The lists of the read index a request reads: its topics, the umbrella topics it names in
+    general, and every area it is at least `AREA_LISTED` likely about. Any record related to it is
+    on one of them (see `relation`)."""
+    names = lexicon().areas
+    areas = frozenset(names[i] for i in np.flatnonzero(meaning.areas >= AREA_LISTED))
+    return meaning.topics | meaning.general | areas
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +190,7 @@ def relation(record: Meaning, request: Meaning) -> Relation:
     # the user does for leisure (hiking, guitar): the umbrella topic the request's words name
     named = bool(record.named & request.topics or record.topics & request.general)
     least = SAFETY_AGREEMENT if record.safety else AREA_AGREEMENT
-    if agreement >= least or score >= SIMILARITY_SPREADS or named:
+    if agreement >= least or named:
         return Relation(True, score, shared, 1.0, agreement, named)
     reached = record.reach & request.topics
     return Relation(bool(reached), score, reached, 0.5 if reached else 0.0, agreement, bool(reached))

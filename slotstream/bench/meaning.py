@@ -74,7 +74,7 @@ def run_meaning_bench() -> int:
                 rows["z"][side].append(rel.score)
                 rows["areas"][side].append(rel.agreement)
         aucs = {k: _auc(*v) for k, v in rows.items()}
-        raw = f"{aucs['raw']:.3f}" if lang == "zh" else "-"
-        print(f"  {lang:<5}{aucs['cos']:>9.3f}{raw:>12}{aucs['z']:>12.3f}{aucs['areas']:>9.3f}")
+        as_written = f"{aucs['raw']:.3f}" if lang == "zh" else "-"
+        print(f"  {lang:<5}{aucs['cos']:>9.3f}{as_written:>12}{aucs['z']:>12.3f}{aucs['areas']:>9.3f}")
     print("  (as written: Chinese embedded without its English gloss)")
     return 0

@@ -37,8 +37,16 @@ def test_a_restatement_replaces_its_target_wherever_it_is_stored(engine: Engine)
     engine.apply_many([write("w1", "knowledge.order_quantity", "1000"), write("w2", "knowledge.team_size", "12")])
     # a separate batch: the engine loads the user's slots it has never seen in this call
     res = engine.apply(
-        command("r1", T0 + 5 * M, op="restate", value="750", about=["quantity"], change=True,
-                statement="Keep the location, but change the quantity to 750.", session="s1")
+        command(
+            "r1",
+            T0 + 5 * M,
+            op="restate",
+            value="750",
+            about=["quantity"],
+            change=True,
+            statement="Keep the location, but change the quantity to 750.",
+            session="s1",
+        )
     )
     assert res.outcome == "applied"
     texts = " | ".join(live(engine))
@@ -49,12 +57,21 @@ def test_a_restatement_replaces_its_target_wherever_it_is_stored(engine: Engine)
 
 def test_an_ambiguous_restatement_changes_nothing_but_tells_the_session(engine: Engine) -> None:
     engine.apply_many(
-        [write("w1", "knowledge.launch_date", "Monday", T0 - 3 * 24 * 60 * M),
-         write("w2", "knowledge.review_date", "Friday", T0 - 3 * 24 * 60 * M)]
+        [
+            write("w1", "knowledge.launch_date", "Monday", T0 - 3 * 24 * 60 * M),
+            write("w2", "knowledge.review_date", "Friday", T0 - 3 * 24 * 60 * M),
+        ]
     )
     res = engine.apply(
-        command("r1", T0, op="restate", value="Thursday", change=True,
-                statement="No wait, change that to Thursday.", session="s1")
+        command(
+            "r1",
+            T0,
+            op="restate",
+            value="Thursday",
+            change=True,
+            statement="No wait, change that to Thursday.",
+            session="s1",
+        )
     )
     assert res.outcome == "applied"
     assert [r.value for r in engine.history("t1", "u1", "knowledge.launch_date")] == ["Monday"]
@@ -65,7 +82,9 @@ def test_an_ambiguous_restatement_changes_nothing_but_tells_the_session(engine: 
 
 
 def test_a_forget_by_the_users_words_deletes_the_record_it_names(engine: Engine) -> None:
-    engine.apply_many([write("w1", "knowledge.favourite_band", "Radiohead"), write("w2", "knowledge.project_budget", "$5")])
+    engine.apply_many(
+        [write("w1", "knowledge.favourite_band", "Radiohead"), write("w2", "knowledge.project_budget", "$5")]
+    )
     res = engine.apply(command("f1", T0 + M, op="forget", about=["favourite", "band"]))
     assert res.outcome == "applied"
     texts = " | ".join(live(engine))
