@@ -115,9 +115,11 @@ def terms_of(req: ContextRequest) -> RequestTerms:
     if not req.text:
         return RequestTerms(frozenset(), frozenset())
     terms = RequestTerms(tokens(req.text), topics_of(req.text), req.text)
-    # the areas the request is nearest to by meaning are topics of it too: the read index lists
+    # the areas the request is mostly about by meaning are topics of it too: the read index lists
     # records by the topics they are about, so these bring the related ones into the rows read
-    return RequestTerms(terms.query, terms.topics | terms.meaning.topics, req.text)
+    meaning = terms.meaning
+    terms.topics = terms.topics | meaning.topics
+    return terms
 
 
 class Candidate(msgspec.Struct, array_like=True, gc=False):

@@ -73,8 +73,8 @@ end
 --   word, of the attributes mainly about the topic and of those related to it
 --   ixu:S hash unit -> JSON list of ids (single-valued attributes only; context.lua reads a row's
 --   unit off its ix entry)
---   ixg:S:<name> zsets by static value of the rows used only when related by meaning, under each
---   topic and area their entry lists (entry[6]; weight 1 in a lookup)
+--   ixm:S zset by static value of the rows used only when related by meaning, and ixg:S:<name> of
+--   those under each topic and area their entry lists (entry[6]; weight 1 in a lookup)
 --   (ixa:S, id -> unit, is no longer written: a user's older one is left unread, erased with the rest)
 local function index_keys(scope, entry)
   local keys = {}
@@ -82,7 +82,10 @@ local function index_keys(scope, entry)
   for _, topic in ipairs(entry[4]) do keys[#keys + 1] = P .. ':ixp:' .. scope .. ':' .. topic end
   for _, topic in ipairs(entry[5]) do keys[#keys + 1] = P .. ':ixq:' .. scope .. ':' .. topic end
   keys[#keys + 1] = P .. ':ixs:' .. scope
-  for _, name in ipairs(entry[6] or {}) do keys[#keys + 1] = P .. ':ixg:' .. scope .. ':' .. name end
+  if entry[6] then
+    keys[#keys + 1] = P .. ':ixm:' .. scope
+    for _, name in ipairs(entry[6]) do keys[#keys + 1] = P .. ':ixg:' .. scope .. ':' .. name end
+  end
   return keys
 end
 
@@ -145,7 +148,7 @@ local function erase_user(written_scopes)
         if not seen[key] then seen[key] = true; keys[#keys + 1] = key end
       end
     end
-    for _, suffix in ipairs({':ix:', ':ixs:', ':ixa:', ':ixu:'}) do keys[#keys + 1] = P .. suffix .. scope end
+    for _, suffix in ipairs({':ix:', ':ixs:', ':ixa:', ':ixu:', ':ixm:'}) do keys[#keys + 1] = P .. suffix .. scope end
   end
   for _, sk in ipairs(redis.call('HKEYS', P .. ':slot')) do keys[#keys + 1] = P .. ':hist:' .. redis.sha1hex(sk) end
   for i = 1, #keys, 500 do

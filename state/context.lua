@@ -115,7 +115,10 @@ for k = 1, #words do
 end
 for _, topic in ipairs(mains) do add_list('ixp:', 'topic', TOPIC) end
 for _, topic in ipairs(related) do add_list('ixq:', 'topic', TOPIC / 2) end
-for _, name in ipairs(meant) do add_list('ixg:', 'topic', 1) end
+-- a row used only when related by meaning: how related, only the caller can tell (weight 1), so
+-- these lists are read to their end and every row they give is returned
+for _, name in ipairs(meant) do add_list('ixg:', 'topic', 1); lists[#lists].whole = true end
+local first_meant = #lists - #meant + 1
 -- the key suffix of each list after the scope
 local suffixes = {''}
 for _, word in ipairs(words) do suffixes[#suffixes + 1] = ':' .. word end
@@ -207,6 +210,28 @@ local function exact(k)
   return known[k]
 end
 
+-- a row used only when related by meaning that no meaning list gave: not related to the request,
+-- so it cannot take a place (looked up once per row, only when the request has meaning lists)
+local gated_unrelated = {}
+-- false: an ordinary row; 'meant': given by a meaning list; true: used only when related by
+-- meaning and given by none (not related)
+local function gated_state(k)
+  if #meant == 0 then return false end
+  local known_state = gated_unrelated[k]
+  if known_state == nil then
+    known_state = false
+    for m = first_meant, #lists do
+      if has[m][k] then known_state = 'meant'; break end
+    end
+    if not known_state then
+      known_state = redis.call('ZSCORE', P .. ':ixm:' .. scopes[row_scope[k]], row_id[k]) and true or false
+    end
+    gated_unrelated[k] = known_state
+  end
+  return known_state
+end
+local function unrelated(k) return gated_state(k) == true end
+
 local step = per_list
 local bound
 while true do
@@ -216,7 +241,7 @@ while true do
     local gave = has[m]
     for i, part in ipairs(list.parts) do
       if not part.done then
-        local got = redis.call('ZREVRANGE', part.key, part.read, part.read + step - 1, 'WITHSCORES')
+        local got = redis.call('ZREVRANGE', part.key, part.read, list.whole and -1 or part.read + step - 1, 'WITHSCORES')
         part.read = part.read + #got / 2
         local in_scope = seen[i]
         for j = 1, #got, 2 do
@@ -236,7 +261,7 @@ while true do
           end
         end
         if #got > 0 then part.cut = tonumber(got[#got]) end
-        if #got / 2 < step then part.done = true; part.cut = nil end
+        if list.whole or #got / 2 < step then part.done = true; part.cut = nil end
       end
       -- rows this list has not given yet are at most as valuable as its last one read
       if part.cut ~= nil and (cut == nil or part.cut > cut) then cut = part.cut end
@@ -247,7 +272,8 @@ while true do
   if bound == nil then break end
   local above = 0
   for k = 1, #known do
-    if known[k] > bound then above = above + 1 end
+    -- (a row a meaning list gave is valued at the most it could be, not what it is: not counted)
+    if known[k] > bound and gated_state(k) == false then above = above + 1 end
   end
   if above >= per_list then break end
   step = step + math.floor(step / 2)
@@ -256,15 +282,25 @@ end
 -- what was read and can score at least the bound (the rest is covered by it); of those, the best
 -- 2 x per_list (and any tied with the last of them) are returned, and the bound rises to the value
 -- of the best one left out
-local picked, values = {}, {}
+local picked, values, meant_rows = {}, {}, {}
 for k = 1, #row_id do
-  local value = nil
-  if bound == nil or known[k] >= bound or row_static[k] + RELEVANCE_WEIGHT * most_relevance >= bound then
-    value = exact(k)  -- once per row: the lookups it makes are kept in `has`, the value in `known`
+  local by_meaning = false
+  for m = first_meant, #lists do
+    if has[m][k] then by_meaning = true; break end
   end
-  if value ~= nil and (bound == nil or value >= bound) then
-    picked[#picked + 1] = k
-    values[#values + 1] = value
+  if by_meaning then
+    meant_rows[#meant_rows + 1] = k
+  elseif unrelated(k) then
+    -- used only when related by meaning, and on none of the request's lists: not related
+  else
+    local value = nil
+    if bound == nil or known[k] >= bound or row_static[k] + RELEVANCE_WEIGHT * most_relevance >= bound then
+      value = exact(k)  -- once per row: the lookups it makes are kept in `has`, the value in `known`
+    end
+    if value ~= nil and (bound == nil or value >= bound) then
+      picked[#picked + 1] = k
+      values[#values + 1] = value
+    end
   end
 end
 local keep_rows = 2 * per_list
@@ -280,6 +316,7 @@ if #values > keep_rows then
   if best_left ~= nil then bound = best_left end
 end
 for _, k in ipairs(picked) do choose(row_scope[k], row_id[k]) end
+for _, k in ipairs(meant_rows) do choose(row_scope[k], row_id[k]) end
 local cuts = {}
 for m, list in ipairs(lists) do cuts[m] = as_text(list.cut) end
 reply[5] = {as_text(bound), cuts, sizes}

@@ -68,7 +68,7 @@ def index_entry(rec: Record, row: list[Any]) -> list[Any]:
         related,
     ]
     if row[24] is not None:
-        entry.append(sorted(relevance.listed_under(relevance.unpack(*row[24]))))
+        entry.append(sorted(relevance.listed_under_packed(row[24])))
     return entry
 
 

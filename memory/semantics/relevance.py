@@ -162,6 +162,17 @@ def listed_under(meaning: Meaning) -> frozenset[str]:
     return all_topics(meaning) | frozenset(names[i] for i in np.flatnonzero(meaning.areas >= AREA_LISTED))
 
 
+def listed_under_packed(packed: tuple[str, str, float, float, str]) -> frozenset[str]:
+    """`listed_under` of a packed meaning, read off its topics and area bytes (its vector is not
+    decoded: the read index needs none of it)."""
+    topics, _, _, _, areas = packed
+    names = lexicon().areas
+    probs = np.frombuffer(base64.b64decode(areas), dtype=np.uint8)
+    least = AREA_LISTED * _AREA_SCALE
+    listed = {t.lstrip("!~") for t in topics.split() if t != SAFETY_MARK}
+    return frozenset(listed | {names[i] for i in np.flatnonzero(probs >= least)})
+
+
 def looked_up_under(meaning: Meaning) -> frozenset[str]:
     """The lists of the read index a request reads: its topics, the umbrella topics it names in
     general, and every area it is at least `AREA_LISTED` likely about. Any record related to it is

@@ -16,9 +16,12 @@ from typing import Any
 import redis
 
 from slotstream.config.settings import Settings
+from slotstream.eval.corpus import corpus_path
+from slotstream.eval.open_language import load
 from slotstream.eval.scenarios import fresh_namespace
 from slotstream.local.redis_server import configured_or_local, server_build
 from slotstream.memory.models import ContextRequest, OpIn
+from slotstream.memory.semantics.topics import main_area
 from slotstream.state.keys import Keys
 from slotstream.state.namespaces import drop_namespace
 
@@ -77,11 +80,34 @@ def _record(tenant: str, user: str, i: int, rng: random.Random) -> dict[str, Any
     }
 
 
-def read_bench_user(engine: Any, size: int, rng: random.Random) -> ContextRequest:
-    """The read rows' user: `size` active records applied (user "size<size>"), and the request
-    asked for them (a day after they were written)."""
-    user = f"size{size}"
-    recs = [OpIn(at=T0, op_id=f"{user}:{i}", record=_record("bench", user, i, rng)) for i in range(size)]
+def _stated(tenant: str, user: str, i: int, statements: list[str]) -> dict[str, Any]:
+    """What a user said of themself in their own words (the open-language corpus's statements):
+    a record used only for a request related to it by meaning."""
+    text = statements[i % len(statements)]
+    return {
+        "tenant": tenant,
+        "user": user,
+        "kind": "preference",
+        "attribute": f"preference.stated.{main_area(text) or 'general'}",
+        "value": text,
+        "statement": text,
+        "evidence": [{"source_type": "conversation", "source_id": f"turn-{i}"}],
+    }
+
+
+def read_bench_user(engine: Any, size: int, rng: random.Random, stated: float = 0.0) -> ContextRequest:
+    """The read rows' user: `size` active records applied (user "size<size>"), `stated` of them
+    statements in the user's words, and the request asked for them (a day after they were written)."""
+    user = f"size{size}" + (f"-stated{stated:g}" if stated else "")
+    statements = [s.statement for s in load(corpus_path("open_language_dev"))[0] if s.lang == "en"] if stated else []
+    recs = [
+        OpIn(
+            at=T0,
+            op_id=f"{user}:{i}",
+            record=_stated("bench", user, i, statements) if rng.random() < stated else _record("bench", user, i, rng),
+        )
+        for i in range(size)
+    ]
     for first in range(0, size, 1000):
         engine.apply_many(recs[first : first + 1000])
     return ContextRequest(
@@ -165,11 +191,12 @@ def _print_read_row(
     requests: int,
     rounds: int,
     rng: random.Random,
+    stated: float = 0.0,
 ) -> None:
     """One row of the read table: a user of `size` active records, `rounds` interleaved rounds (the
     engine's lookups, and the whole read's for comparison)."""
     engine, whole_engine = engines
-    req = read_bench_user(engine, size, rng)
+    req = read_bench_user(engine, size, rng, stated)
     at = T0 + timedelta(days=1)
     n = min(requests, 300) if size >= 10000 else requests
     before = engine.read_stats.as_dict()
@@ -223,6 +250,7 @@ def run_engine_bench(
     ops: int = 50000,
     rounds: int = 3,
     read_whole_up_to: int | None = None,
+    stated: float = 0.0,
 ) -> int:
     from slotstream.state.engine import Engine
 
@@ -242,8 +270,10 @@ def run_engine_bench(
             )
             engines = (engine, Engine(client, namespace=ns, read_whole_up_to=1 << 62))
             rng = random.Random(11)
+            if stated:
+                print(f"(a share of {stated:g} of each user's records are statements in their own words)")
             for size in sizes:
-                _print_read_row(client, engines, probe, size, requests, rounds, rng)
+                _print_read_row(client, engines, probe, size, requests, rounds, rng, stated)
             print(f"lookups answered: {engine.read_stats.as_dict()}")
             _print_history_read(engine, requests, rng)
         finally:

@@ -30,6 +30,9 @@ def _engine(bench_sub: Subparsers) -> None:
     )
     be.add_argument("--requests", type=int, default=2000, help="context requests per size")
     be.add_argument("--ops", type=int, default=50000, help="ops for the apply throughput run")
+    be.add_argument(
+        "--stated", type=float, default=0.0, help="share of each read user's records that are statements in their words"
+    )
     be.set_defaults(func=cmd_engine)
 
 
@@ -141,6 +144,7 @@ def cmd_engine(args: argparse.Namespace) -> int:
         ops=args.ops,
         rounds=args.rounds,
         read_whole_up_to=args.read_whole_up_to,
+        stated=args.stated,
     )
 
 
