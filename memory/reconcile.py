@@ -46,7 +46,7 @@ from .models import (
     slot_key,
 )
 from .registry import TEMPORARY_LIFETIME, resolve
-from .resolution import eligible, resolve_forget, resolve_restatement
+from .resolution import VERBATIM, eligible, resolve_forget, resolve_restatement, restated
 from .validation import build_record, derive_id, normalize_value, value_hash
 
 
@@ -870,6 +870,13 @@ def _restate(view: UserView, cmd: RestateCommand, at: datetime, t: Transition) -
         t.outcome, t.reason = Outcome.NOOP, found.why
         return t
     first, *others = found.targets
+    # a statement in the user's words is replaced by itself with the new value in place of the old
+    # one ("our sync is every Wednesday at 10" -> "... every Thursday at 10"), else by the new
+    # sentence as said
+    value = cmd.value
+    statement = cmd.statement
+    if first.attribute.startswith(VERBATIM):
+        value = statement = restated(first.statement, cmd.value) or cmd.statement
     rin = RecordIn(
         id=derive_id("r_", t.op_id),
         tenant=t.tenant,
@@ -878,8 +885,8 @@ def _restate(view: UserView, cmd: RestateCommand, at: datetime, t: Transition) -
         subject=first.subject,
         attribute=first.attribute,
         scope=first.scope,
-        value=cmd.value,
-        statement=cmd.statement,
+        value=value,
+        statement=statement,
         authority=Authority.USER_EXPLICIT,
         importance=first.importance,
         consequence=first.consequence,

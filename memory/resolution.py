@@ -31,8 +31,10 @@ from .semantics.data import data_file, plain_words
 from .validation import normalize_value
 
 RECENT = timedelta(minutes=30)  # what "the record the conversation last touched" may be
-# verbatim statements and special categories are never rewritten by a value said in passing
-_NOT_RESTATED = ("preference.stated.", "health.")
+# what a user said in their own words: a restatement replaces it with the new sentence, as said
+VERBATIM = ("preference.stated.", "health.stated.")
+# special categories other than the user's own words are never rewritten by a value said in passing
+_NOT_RESTATED = ("health.",)
 _WORD = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]+", re.I)
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
@@ -78,6 +80,48 @@ def _compatible(new: str, old: str) -> bool:
     if new == old:
         return True
     return {new, old} <= {"name", "text"}  # a proper name and a phrase replace each other freely
+
+
+_IN_SENTENCE = (
+    ("money", re.compile(r"[$€£¥]\s?\d|\d[\d,.]*\s*(?:k|dollars?|euros?|pounds?|元|块|万)\b", re.I)),
+    ("number", re.compile(r"(?<![\w$€£¥])\d[\d,.]*(?!\s*(?:k|am|pm)\b)")),
+)
+
+
+def _kinds_of(rec: Record) -> frozenset[str]:
+    """The kinds of value a record holds: its value's; for a statement kept in the user's words,
+    also those of the values said in it ("our sync is every Wednesday at 10": a day, a number)."""
+    value = rec.value if isinstance(rec.value, str) else str(rec.value)
+    if not rec.attribute.startswith(VERBATIM):
+        return frozenset({value_kind(value)})
+    found = {"text"}
+    for kind, pattern in _IN_SENTENCE:
+        if pattern.search(value):
+            found.add(kind)
+    if _DAY.search(value):
+        found.add("day")
+    if re.search(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+", value):
+        found.add("name")
+    return frozenset(found)
+
+
+def restated(statement: str, value: str) -> str | None:
+    """A statement with the first value of the new value's kind replaced by it ("a budget of 12k"
+    and "9500": "a budget of 9500"); None when it holds none (a phrase replaces no phrase)."""
+    kind = value_kind(value)
+    if kind in ("money", "number"):
+        pattern = dict(_IN_SENTENCE)[kind]
+    elif kind == "day":
+        pattern = _DAY
+    else:
+        return None
+    found = pattern.search(statement)
+    if found is None:
+        return None
+    if kind == "number":  # the whole number, with its digits and separators
+        found = re.compile(r"\d[\d,.]*").search(statement, found.start())
+        assert found is not None
+    return statement[: found.start()] + value + statement[found.end() :]
 
 
 def stem(word: str) -> str:
@@ -128,7 +172,9 @@ def eligible(records: Iterable[Record], scopes: Iterable[str], restating: bool) 
     for r in records:
         if r.status not in LIVE_STATUSES or r.scope not in wanted or r.subject != "user":
             continue
-        if restating and (r.kind == Kind.FACT or r.attribute.startswith(_NOT_RESTATED)):
+        if restating and (
+            r.kind == Kind.FACT or (r.attribute.startswith(_NOT_RESTATED) and not r.attribute.startswith(VERBATIM))
+        ):
             continue
         out.append(r)
     return out
@@ -163,10 +209,10 @@ def resolve_restatement(
     kind = value_kind(value)
     # (a record made from this very sentence, by a rule family beside this command, is not its target)
     records = [r for r in records if r.statement != statement]
-    kinds = {r.id: value_kind(r.value if isinstance(r.value, str) else str(r.value)) for r in records}
-    pool = [r for r in records if r.normalized_value != new_norm and _compatible(kind, kinds[r.id])]
+    kinds = {r.id: _kinds_of(r) for r in records}
+    pool = [r for r in records if r.normalized_value != new_norm and any(_compatible(kind, k) for k in kinds[r.id])]
     # a value of the same kind first: a city replaces a city before it replaces a sentence naming one
-    same_kind = [r for r in pool if kinds[r.id] == kind]
+    same_kind = [r for r in pool if kind in kinds[r.id] and not r.attribute.startswith(VERBATIM)]
     pool = same_kind or pool
     chosen: list[Record] = []
     why = ""
@@ -232,6 +278,23 @@ def _closest(records: list[Record], text: str) -> list[Record]:
     return groups[scored[0][1]]
 
 
+FORGET_SIMILARITY = 0.45  # the least cosine a forget named only by meaning needs to find a record
+
+
+def _closest_by_meaning(records: list[Record], text: str) -> list[Record]:
+    if not records:
+        return []
+    from .semantics import vectors
+
+    target = vectors.embed(text)
+    scored = sorted(((float(vectors.embed(f"{r.statement} {r.value}") @ target), r.id) for r in records), reverse=True)
+    best, best_id = scored[0]
+    second = scored[1][0] if len(scored) > 1 else -1.0
+    if best < FORGET_SIMILARITY or best - second < SIMILARITY_MARGIN:
+        return []
+    return [r for r in records if r.id == best_id]
+
+
 def resolve_forget(records: list[Record], about: list[str]) -> Resolution:
     """The records a forget in the user's words names: every live record its naming words all
     appear in (the user wants that gone, wherever it is), else those sharing the most of them."""
@@ -241,6 +304,11 @@ def resolve_forget(records: list[Record], about: list[str]) -> Resolution:
     scored = [(r, _overlap(words, r)) for r in records]
     best = max((s for _, s in scored), default=0)
     if not best:
+        # "forget what I told you about my pay" against "I make 68k": the one record clearly
+        # closest in meaning, if one is
+        closest = _closest_by_meaning(records, " ".join(about))
+        if closest:
+            return Resolution(targets=tuple(closest), why="the closest in meaning")
         return Resolution(why="nothing it names")
     full = [r for r, s in scored if s == len(words)]
     targets = full or [r for r, s in scored if s == best]

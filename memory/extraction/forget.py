@@ -169,8 +169,13 @@ _FORGET_PREFIX = zh(r"(?i)^(?:my|the|that|about|your|我的|我|关于|有关)\s
 _DETERMINERS = rx(r"^(?:my|the|our|about|of|all|any|saved|stored|current|old)\s+")
 
 
+# a forget's target ends where the sentence goes on ("forget my favourite band, I don't want that stored")
+_TARGET_END = re.compile(r"\s*(?:[,;，；。]|\s[—–-]\s)")
+
+
 def _attribute_of(raw: str, at: datetime, memory_wording: bool) -> tuple[str, Any, bool] | None:
     """(attribute, value or None, family) a forget target names."""
+    raw = _TARGET_END.split(raw, maxsplit=1)[0]
     target = clean(_FORGET_TAIL.sub("", raw).strip())
     for _ in range(2):
         target = clean(_TARGET_LEAD.sub("", target))

@@ -288,12 +288,14 @@ class _EnglishReader:
         return first is not None and first.group() in lists.imperatives
 
     def _introduces_material(self, sentence: str) -> bool:
-        """A turn that opens with an instruction about material ("Condense this into one tweet,
-        Our library will be closed..."): what follows is the material, not the user's word."""
+        """A turn that opens with an instruction about material ("Condense this into one tweet:
+        Our library will be closed..."): what follows the colon is the material, not the user's word."""
         first = _EN_CLAUSES.split(sentence.strip(), maxsplit=1)
         low = _LEAD.sub("", first[0]).casefold()
         if len(first) < 2 or not self.is_request(low, True, False):
             return False
+        if not re.search(r"[:：]\s*\S", sentence):
+            return False  # the material follows a colon ("Condense this into one tweet: ...")
         return _MATERIAL.search(low) is not None
 
     def keeps(self, span: str, original: str) -> bool:

@@ -100,7 +100,13 @@ def _languages() -> tuple[_Language, _Language]:
     return _compile(data["en"], True), _compile(data["zh"], False)
 
 
+# where a value ends and the sentence goes on ("Thursday, I mixed up the calendars"): a comma,
+# a semicolon or a dash not inside a number
+_VALUE_END = re.compile(r"\s*(?:,(?!\d{3})|;|\s[—–-]\s|，|；|。)")
+
+
 def _clean(value: str, lang: _Language) -> str:
+    value = _VALUE_END.split(value, maxsplit=1)[0]
     value = value.strip().strip("\"'“”‘’")
     for _ in range(3):
         before = value

@@ -7,7 +7,10 @@ A corpus (`corpora/open_language_*`, written by authors who never read the extra
   request from another area of life where it must not appear;
 - `distractors_{en,zh}.jsonl`: `{"id", "lang", "kind", "text"}`: chat that states nothing lasting
   about the writer (code and writing requests, pasted text, questions, small talk, other people,
-  role-play, passing states, instructions for the task at hand).
+  role-play, passing states, instructions for the task at hand);
+- `corrections.jsonl`: conversations where a statement is corrected, forgotten, retracted,
+  bound in time, or said again unchanged, then a request whose context must hold the new value
+  and not the old one (`Conversation`).
 
 Each statement is a conversation of one user: the statement, then two distractor turns of the same
 language (unrelated chat), all in one session; a day later, in a new session, the related request
@@ -187,6 +190,61 @@ def evaluate(corpus: Path, extractor: Extractor | None = None) -> Result:
     return res
 
 
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    """A corrections-corpus line: turns (a statement, chat, then a correction, a forget, a
+    retraction, a time bound, or a plain restatement that must keep the value), then a request
+    whose context must hold `must_include` and none of `must_exclude`."""
+
+    id: str
+    lang: str
+    kind: str
+    turns: list[tuple[datetime, str]]
+    request: tuple[datetime, str]
+    must_include: list[str]
+    must_exclude: list[str]
+
+
+def load_conversations(corpus: Path) -> list[Conversation]:
+    path = corpus / "corrections.jsonl"
+    if not path.exists():
+        return []
+    return [
+        Conversation(
+            r["id"],
+            r["lang"],
+            r["kind"],
+            [(datetime.fromisoformat(t["at"]), t["text"]) for t in r["turns"]],
+            (datetime.fromisoformat(r["request"]["at"]), r["request"]["text"]),
+            r["must_include"],
+            r["must_exclude"],
+        )
+        for r in read_jsonl(path)
+    ]
+
+
+def run_conversation(extractor: Extractor, line: Conversation) -> tuple[bool, list[str], list[str]]:
+    """(right, what is missing, what is stale): the turns in one session, the request a session later."""
+    user = MemoryUser(extractor, line.id)
+    for at, text in line.turns:
+        user.say(text, at, "s1")
+    at, text = line.request
+    context = user.context(text, at, "s2").context.casefold()
+    missing = [w for w in line.must_include if w.casefold() not in context]
+    stale = [w for w in line.must_exclude if w.casefold() in context]
+    return not missing and not stale, missing, stale
+
+
+def evaluate_conversations(corpus: Path, extractor: Extractor | None = None) -> dict[tuple[str, str], Cell]:
+    """Per (kind, language): the conversations whose request gets the right context."""
+    extractor = extractor or RuleExtractor()
+    out: dict[tuple[str, str], Cell] = {}
+    for line in load_conversations(corpus):
+        right, _, _ = run_conversation(extractor, line)
+        out.setdefault((line.kind, line.lang), Cell()).add(right)
+    return out
+
+
 def _row(label: str, cells: list[Cell]) -> str:
     return f"{label:<20}" + "".join(f" {c.n:>4} {pct(c):>7}" for c in cells)
 
@@ -245,8 +303,31 @@ def _details(res: Result) -> list[str]:
     return out
 
 
+def conversation_lines(cells: dict[tuple[str, str], Cell]) -> list[str]:
+    if not cells:
+        return []
+    out = ["", "corrections, forgets, retractions and time bounds said in conversation: the request a session later"]
+    out.append("gets the new value and not the old one (per kind)")
+    for lang in LANGS:
+        kinds = sorted(k for k, lg in cells if lg == lang)
+        total = Cell()
+        for kind in kinds:
+            total.merge(cells[(kind, lang)])
+        per_kind = ", ".join(f"{kind} {cells[(kind, lang)].hits}/{cells[(kind, lang)].n}" for kind in kinds)
+        out.append(f"  {lang}: {fraction(total)} ({per_kind})")
+    return out
+
+
 def main(corpus: Path | None = None, verbose: bool = False) -> int:
-    res = evaluate(corpus or corpus_path("open_language_dev"))
+    folder = corpus or corpus_path("open_language_dev")
+    res = evaluate(folder)
     for line in report_lines(res, verbose=verbose):
         print(line)
+    for line in conversation_lines(evaluate_conversations(folder)):
+        print(line)
+    if verbose:
+        for talk in load_conversations(folder):
+            right, missing, stale = run_conversation(RuleExtractor(), talk)
+            if not right:
+                print(f"  [{talk.id} {talk.kind}] missing {missing} stale {stale}: {talk.turns[-1][1][:90]}")
     return 0
