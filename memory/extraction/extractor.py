@@ -295,7 +295,14 @@ class _TurnReading:
         # a turn carrying pasted material, or a role-play or hypothetical, leaves no memory; one
         # that speaks of the moment scopes its instructions to the session
         self.context = turn_context(turn.text)
-        self.passing = passing(turn.text)
+        self._passing: bool | None = None
+
+    @property
+    def passing(self) -> bool:
+        # read only when a family proposes something: most turns propose nothing
+        if self._passing is None:
+            self._passing = passing(self.turn.text)
+        return self._passing
 
     def refuse(self, code: str) -> None:
         if code not in self.refused:
@@ -311,7 +318,7 @@ class _TurnReading:
             return
         taken = [_letters(str(p.record.get("statement", ""))) for p in self.items if p.record is not None]
         taken += [_letters(self.turn.text) for p in self.items if p.command is not None]
-        for span in lasting_statements(self.turn.text):
+        for span in lasting_statements(self.turn.text, whole_read=True):
             letters = _letters(span)
             if any(letters in quote or quote in letters for quote in taken if quote):
                 continue

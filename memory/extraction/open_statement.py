@@ -323,13 +323,12 @@ class _EnglishReader:
         # word only, and never when the span is about someone else
         return own == span and lists.strong.search(span) is not None
 
-    def spans(self, turn: str) -> list[str]:
+    def spans(self, turn: str, whole_read: bool = False) -> list[str]:
+        """`whole_read`: the caller already knows the turn is neither pasted nor pretend."""
         lists = self.lists
         folded = turn.translate(_APOSTROPHES)
         sentences = re.split(r"(?<=[.!?])\s+|\n+", _QUOTED.sub(" ", folded))
-        if lists.hypothetical.search(folded.casefold()) or _pasted(turn, lists.pasted, sentences[0]):
-            return []
-        if self._introduces_material(sentences[0]):
+        if not whole_read and _english_context(self, folded, sentences) is not None:
             return []
         kept: list[str] = []
         for sentence in sentences:
@@ -380,10 +379,11 @@ class _ChineseReader:
         # Chinese drops its subject ("受不了地毯房", "不喜欢SUV"): kept on a word of stance
         return any(w in own for w in lists.strong)
 
-    def spans(self, turn: str) -> list[str]:
+    def spans(self, turn: str, whole_read: bool = False) -> list[str]:
+        """`whole_read`: the caller already knows the turn is neither pasted nor pretend."""
         lists = self.lists
         sentences = re.split(r"(?<=[。！？!?])\s*|\n+", _ZH_QUOTED.sub(" ", turn))
-        if any(w in turn for w in lists.hypothetical) or _pasted(turn, lists.pasted, sentences[0]):
+        if not whole_read and (any(w in turn for w in lists.hypothetical) or _pasted(turn, lists.pasted, sentences[0])):
             return []
         kept: list[str] = []
         for sentence in sentences:
@@ -410,10 +410,11 @@ def _readers() -> tuple[_EnglishReader, _ChineseReader]:
     return _EnglishReader(), _ChineseReader()
 
 
-def lasting_statements(turn: str) -> list[str]:
-    """The spans of a user's turn that state something lasting about the user, as written."""
+def lasting_statements(turn: str, whole_read: bool = False) -> list[str]:
+    """The spans of a user's turn that state something lasting about the user, as written.
+    `whole_read`: `turn_context(turn)` was None, so the whole-turn checks are not made again."""
     english, chinese = _readers()
-    return chinese.spans(turn) if _CJK.search(turn) else english.spans(turn)
+    return chinese.spans(turn, whole_read) if _CJK.search(turn) else english.spans(turn, whole_read)
 
 
 @cache
@@ -530,9 +531,13 @@ def turn_context(turn: str) -> str | None:
         return "pasted" if _pasted(turn, chinese.lists.pasted, sentences[0]) else None
     folded = turn.translate(_APOSTROPHES)
     sentences = re.split(r"(?<=[.!?])\s+|\n+", _QUOTED.sub(" ", folded))
-    if english.lists.hypothetical.search(folded.casefold()) or _PLAYS.search(folded):
+    return _english_context(english, folded, sentences, plays=True)
+
+
+def _english_context(english: _EnglishReader, folded: str, sentences: list[str], plays: bool = False) -> str | None:
+    if english.lists.hypothetical.search(folded.casefold()) or (plays and _PLAYS.search(folded)):
         return "pretend"
-    if _pasted(turn, english.lists.pasted, sentences[0]) or english._introduces_material(sentences[0]):
+    if _pasted(folded, english.lists.pasted, sentences[0]) or english._introduces_material(sentences[0]):
         return "pasted"
     return None
 

@@ -70,9 +70,15 @@ def dictionary() -> dict[str, str]:
     return out
 
 
+@cache
+def _prefixes() -> frozenset[str]:
+    """Every beginning of a headword: a longest match stops where no headword goes on."""
+    return frozenset(word[:end] for word in dictionary() for end in range(1, len(word)))
+
+
 def words(text: str) -> list[str]:
     """The dictionary words of a Chinese text by longest match, and the Latin words in it."""
-    entries = dictionary()
+    entries, prefixes = dictionary(), _prefixes()
     out: list[str] = []
     i = 0
     while i < len(text):
@@ -84,11 +90,16 @@ def words(text: str) -> list[str]:
         if not _CJK.match(text, i):
             i += 1
             continue
-        for size in range(min(MAX_WORD, len(text) - i), 0, -1):
-            if text[i : i + size] in entries:
-                out.append(text[i : i + size])
-                i += size
+        longest = 0
+        for size in range(1, min(MAX_WORD, len(text) - i) + 1):
+            piece = text[i : i + size]
+            if piece in entries:
+                longest = size
+            if piece not in prefixes:
                 break
+        if longest:
+            out.append(text[i : i + longest])
+            i += longest
         else:
             i += 1
     return out

@@ -36,8 +36,10 @@ class Lexicon:
         self.umbrellas = frozenset(topic for topic, children in self.includes.items() if children)
         self.alongside = {topic: frozenset(spec.get("alongside", ())) for topic, spec in data.items()}
         self.word: dict[str, set[str]] = {}
-        self.phrase: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+        # phrases by their first two words: many share a first word ("my", "how")
+        self.phrase: dict[tuple[str, str], list[tuple[tuple[str, ...], str]]] = {}
         self.zh: dict[str, set[str]] = {}
+        self.zh_prefixes: set[str] = set()  # every beginning of a Chinese entry: where a look stops
         self.longest_zh = 1  # the longest Chinese entry, in characters
         for topic, spec in data.items():
             for entry in spec.get("en", ()):
@@ -45,10 +47,11 @@ class Lexicon:
                 if len(words) == 1:
                     self.word.setdefault(words[0], set()).add(topic)
                 elif words:
-                    self.phrase.setdefault(words[0], []).append((words, topic))
+                    self.phrase.setdefault((words[0], words[1]), []).append((words, topic))
             for entry in spec.get("zh", ()):
                 if _CJK.search(entry):
                     self.zh.setdefault(entry, set()).add(topic)
+                    self.zh_prefixes.update(entry[:end] for end in range(1, len(entry) + 1))
                     self.longest_zh = max(self.longest_zh, len(entry))
                 else:  # a Latin brand in the Chinese list ("switch", "steam"): a whole word
                     for word in _EN_WORD.findall(entry.lower())[:1]:
@@ -69,16 +72,22 @@ class Lexicon:
         found: dict[str, int] = {}
         folded = text.casefold()
         words = _EN_WORD.findall(folded)
+        last = len(words) - 1
         for i, word in enumerate(words):
             for topic in self.word.get(word, ()):
                 found[topic] = found.get(topic, 0) + 1
-            for phrase, topic in self.phrase.get(word, ()):
-                if tuple(words[i : i + len(phrase)]) == phrase:
-                    found[topic] = found.get(topic, 0) + 1
+            if i < last:
+                for phrase, topic in self.phrase.get((word, words[i + 1]), ()):
+                    if tuple(words[i : i + len(phrase)]) == phrase:
+                        found[topic] = found.get(topic, 0) + 1
         if _CJK.search(folded):
+            prefixes, longest = self.zh_prefixes, self.longest_zh
             for start in range(len(folded)):
-                for size in range(1, self.longest_zh + 1):
-                    for topic in self.zh.get(folded[start : start + size], ()):
+                for size in range(1, longest + 1):
+                    piece = folded[start : start + size]
+                    if piece not in prefixes or start + size > len(folded):
+                        break
+                    for topic in self.zh.get(piece, ()):
                         found[topic] = found.get(topic, 0) + 1
         return found
 
