@@ -28,7 +28,7 @@ from ..models import Kind
 from ..semantics.topics import main_area
 from .family import Hit
 from .markers import LASTING
-from .text import day_end, month_end, week_end
+from .text import alternation, day_end, month_end, week_end
 
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "＇": "'"})
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -53,8 +53,7 @@ _ZH_QUESTION_WORD = re.compile(
 
 def _phrases(entries: list[str]) -> re.Pattern[str]:
     """English entries as one pattern of whole words or phrases (longest first)."""
-    ordered = sorted({e.lower() for e in entries}, key=len, reverse=True)
-    body = "|".join(re.escape(e).replace(r"\ ", r"\s+") for e in ordered)
+    body = alternation(sorted({e.lower() for e in entries}))
     return re.compile(rf"(?<![\w'])(?:{body})(?![\w'])")
 
 

@@ -49,6 +49,30 @@ def to_simplified(text: str) -> str:
     return text.translate(_T2S)
 
 
+def alternation(entries: Sequence[str]) -> str:
+    """Literal phrases as one regex alternation shaped as a tree of their characters (a space
+    matches any run of whitespace): the engine tries each position against a few first characters,
+    not against every phrase. At a position it finds the longest phrase the rest of the pattern
+    allows, as a longest-first list of alternatives does."""
+    root: dict[str, Any] = {}
+    for entry in entries:
+        node = root
+        for ch in entry:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict[str, Any]) -> str:
+        branches = [(r"\s+" if ch == " " else re.escape(ch)) + emit(node[ch]) for ch in sorted(node) if ch]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        if "" in node:  # a phrase ends here, a longer one may go on
+            return f"(?:{body})?"
+        return body
+
+    return emit(root) if entries else "(?!)"
+
+
 def rx(pattern: str) -> re.Pattern[str]:
     """A case-insensitive pattern, written in verbose mode: layout and comments are free, a literal
     space is `\\ ` and a literal `#` is `\\#`."""
