@@ -549,12 +549,16 @@ class RejectCommand(_Command):
 
 class RetractCommand(_Command):
     """The user invalidates a record without a new value ("that conclusion no longer holds"):
-    by id, or the live records a match finds (`latest`: only the most recently observed one)."""
+    by id, the live records a match finds (`latest`: only the most recently observed one), or
+    those its `about` words name."""
 
     op: Literal["retract"]
     record_id: str | None = None
     match: Match | None = None
     latest: bool = False
+    # the user's words for what no longer holds ("I quit the gym": ["gym"]), found among their
+    # records when the command applies; a statement kept in their words loses the clauses naming it
+    about: list[str] | None = None
 
 
 class MoveCommand(_Command):

@@ -46,7 +46,15 @@ from .models import (
     slot_key,
 )
 from .registry import TEMPORARY_LIFETIME, resolve
-from .resolution import VERBATIM, eligible, resolve_forget, resolve_restatement, restated
+from .resolution import (
+    VERBATIM,
+    eligible,
+    resolve_forget,
+    resolve_restatement,
+    resolve_retraction,
+    restated,
+    without_clauses,
+)
 from .validation import build_record, derive_id, normalize_value, value_hash
 
 
@@ -450,11 +458,11 @@ def needs_for(op: Record | AnyCommand) -> Needs:
             else:
                 n.ids.add(dep)
         return n
-    if isinstance(op, RestateCommand) or (isinstance(op, ForgetCommand) and op.about):
+    if isinstance(op, RestateCommand) or (isinstance(op, (ForgetCommand, RetractCommand)) and op.about):
         # a target named in the user's words may be anywhere in their memory
         n.with_history = True
         n.attrs.append(("user", EVERY_ATTRIBUTE, None, False))
-        if not isinstance(op, ForgetCommand):
+        if not isinstance(op, (ForgetCommand, RetractCommand)):
             return n
     if isinstance(op, (ForgetCommand, RetractCommand, RestoreCommand)):
         n.with_history = True
@@ -877,6 +885,23 @@ def _restate(view: UserView, cmd: RestateCommand, at: datetime, t: Transition) -
     statement = cmd.statement
     if first.attribute.startswith(VERBATIM):
         value = statement = restated(first.statement, cmd.value) or cmd.statement
+    new = _replaced(view, first, value, statement, cmd.evidence, at, t)
+    if new is None:
+        return t
+    for other in others:
+        if other.id not in t.puts:
+            _supersede(t, other, new, at)
+    t.changes.append(
+        {"type": Change.RESOLVED, "record_id": new.id, "targets": [r.id for r in found.targets], "why": found.why}
+    )
+    return t
+
+
+def _replaced(
+    view: UserView, first: Record, value: Any, statement: str, evidence: list[dict[str, Any]] | None, at: datetime, t: Transition
+) -> Record | None:
+    """A correction of `first` by the user's word (rule 1): the new live record, or None when it
+    did not become live."""
     rin = RecordIn(
         id=derive_id("r_", t.op_id),
         tenant=t.tenant,
@@ -892,20 +917,12 @@ def _restate(view: UserView, cmd: RestateCommand, at: datetime, t: Transition) -
         consequence=first.consequence,
         actionability=first.actionability,
         sensitivity=first.sensitivity,
-        evidence=cmd.evidence or [e.to_wire() for e in first.evidence[:1]],
+        evidence=evidence or [e.to_wire() for e in first.evidence[:1]],
         corrects=first.id,
     )
     _reconcile_record(view, build_record(rin, op_id=t.op_id, at=at), at, t)
     new = t.puts.get(rin.id or "")
-    if new is None or new.status not in LIVE_STATUSES:
-        return t
-    for other in others:
-        if other.id not in t.puts:
-            _supersede(t, other, new, at)
-    t.changes.append(
-        {"type": Change.RESOLVED, "record_id": new.id, "targets": [r.id for r in found.targets], "why": found.why}
-    )
-    return t
+    return new if new is not None and new.status in LIVE_STATUSES else None
 
 
 def _pending_correction(cmd: RestateCommand, candidates: tuple[Record, ...], at: datetime, t: Transition) -> Transition:
@@ -949,6 +966,8 @@ def _matched(view: UserView, m: Match) -> list[Record]:
 def _retract(view: UserView, cmd: RetractCommand, at: datetime, t: Transition) -> Transition:
     """The user invalidates a record without a new value: it leaves the slot (which then has no
     current value), its value is kept from coming back there automatically, lineage keeps why."""
+    if cmd.about and not cmd.record_id and cmd.match is None:
+        return _retract_described(view, cmd, cmd.about, at, t)
     if cmd.record_id:
         targets = [_target(view, cmd.record_id)]
     else:
@@ -973,6 +992,29 @@ def _retract(view: UserView, cmd: RetractCommand, at: datetime, t: Transition) -
         kept_out = _suppression(t, rec, rec.scope, at, "retracted", [rec.id])
         t.suppress.append(kept_out)
         t.changes.append({"type": Change.SUPPRESSED, "attribute": rec.attribute, "key": kept_out.key})
+    return t
+
+
+def _retract_described(view: UserView, cmd: RetractCommand, about: list[str], at: datetime, t: Transition) -> Transition:
+    """ "I quit the gym": the records the words name leave their slots; a statement kept in the
+    user's words loses only the clauses naming it ("I'm in a book club that meets on Tuesdays,
+    and I read mostly sci-fi": the sci-fi stays)."""
+    records = [r for r in eligible(view.records.values(), _all_scopes(view), restating=False) if r.kind != Kind.FACT]
+    found = resolve_retraction(records, about)
+    if not found.targets:
+        t.outcome, t.reason = Outcome.NOOP, found.why
+        return t
+    for rec in found.targets:
+        rest = without_clauses(rec.statement, about) if rec.attribute.startswith(VERBATIM) else None
+        if rest:
+            _replaced(view, rec, rest, rest, None, at, t)
+            continue
+        update = {"status": Status.RETRACTED, "status_reason": "retracted by the user", "updated_at": at}
+        t.put(rec.model_copy(update=update), Change.RETRACTED)
+        kept_out = _suppression(t, rec, rec.scope, at, "retracted", [rec.id])
+        t.suppress.append(kept_out)
+        t.changes.append({"type": Change.SUPPRESSED, "attribute": rec.attribute, "key": kept_out.key})
+    t.changes.append({"type": Change.RESOLVED, "targets": [r.id for r in found.targets], "why": found.why})
     return t
 
 

@@ -278,18 +278,34 @@ def _closest(records: list[Record], text: str) -> list[Record]:
     return groups[scored[0][1]]
 
 
-FORGET_SIMILARITY = 0.45  # the least cosine a forget named only by meaning needs to find a record
+# the least cosine a forget or retraction named only by meaning needs to find a record ("the race"
+# and "training for the Berlin marathon": 0.26), and then only among records of the area it names
+# when it names one, and clearly closer than any other value
+FORGET_SIMILARITY = 0.2
 
 
 def _closest_by_meaning(records: list[Record], text: str) -> list[Record]:
     if not records:
         return []
-    from .semantics import vectors
+    from .semantics import area_model, vectors
+    from .semantics.relevance import AREA_AGREEMENT, LEAST_LIKELY
 
     target = vectors.embed(text)
-    scored = sorted(((float(vectors.embed(f"{r.statement} {r.value}") @ target), r.id) for r in records), reverse=True)
-    best, best_id = scored[0]
-    second = scored[1][0] if len(scored) > 1 else -1.0
+    areas = area_model.probabilities(text, target)
+    scored = []
+    for r in records:
+        if r.kind in (Kind.FACT, Kind.KNOWLEDGE):
+            continue  # what the user says of themself ("my salary") is never a project's fact
+        said = f"{r.statement} {r.value}"
+        vector = vectors.embed(said)
+        if areas.max() >= LEAST_LIKELY and float(area_model.probabilities(said, vector) @ areas) < AREA_AGREEMENT:
+            continue  # another area of life than the words name ("the race": not the job)
+        scored.append((float(vector @ target), r.normalized_value, r.id))
+    scored.sort(reverse=True)
+    if not scored:
+        return []
+    best, best_value, best_id = scored[0]
+    second = next((score for score, value, _ in scored[1:] if value != best_value), -1.0)
     if best < FORGET_SIMILARITY or best - second < SIMILARITY_MARGIN:
         return []
     return [r for r in records if r.id == best_id]
@@ -313,3 +329,59 @@ def resolve_forget(records: list[Record], about: list[str]) -> Resolution:
     full = [r for r, s in scored if s == len(words)]
     targets = full or [r for r, s in scored if s == best]
     return Resolution(targets=tuple(targets), why="the words naming it")
+
+
+def resolve_retraction(records: list[Record], about: list[str]) -> Resolution:
+    """The records a retraction in the user's words names ("I quit the gym": ["gym"]): those
+    holding every naming word, of one value (several: the one clearly closest in meaning, else
+    nothing, since guessing would drop a true memory), else the one record clearly closest in
+    meaning."""
+    words = naming_words(about)
+    if not words:
+        return Resolution(why="no words to find it by")
+    full = [r for r in records if _overlap(words, r) == len(words)]
+    if not full:
+        closest = _closest_by_meaning(records, " ".join(about))
+        if closest:
+            return Resolution(targets=tuple(closest), why="the closest in meaning")
+        return Resolution(why="nothing it names")
+    if len(_by_value(full)) > 1:
+        full = _closest(full, " ".join(about))
+        if len(_by_value(full)) > 1:
+            return Resolution(why="ambiguous: several records name it")
+    return Resolution(targets=tuple(full), why="the words naming it")
+
+
+_EN_CLAUSE_CUTS = re.compile(
+    r"(?<=[.!?;])\s+|,\s*(?:(?:and|but|so|plus)\s+)?|\s+(?:and|but)\s+(?=(?:i|i'm|i've|my|we|we're|our)\b)", re.I
+)
+_ZH_CLAUSE_CUTS = re.compile(r"[，,。；;！!？?]\s*")
+
+
+def _and_parts(clause: str) -> list[str]:
+    parts = re.split(r"\s+and\s+", clause)
+    if len(parts) > 1 and all(len(p.split()) >= 3 for p in parts):
+        return parts
+    return [clause]
+
+
+def without_clauses(statement: str, about: list[str]) -> str | None:
+    """A statement without the clauses naming what no longer holds; None when nothing would be
+    left, or when no clause names it (the whole statement is what the user meant)."""
+    chinese = bool(_CJK.search(statement))
+    clauses = [c.strip() for c in (_ZH_CLAUSE_CUTS if chinese else _EN_CLAUSE_CUTS).split(statement) if c and c.strip()]
+    if not chinese:
+        # "I take violin lessons on Saturdays and do the farmers market after": two things done
+        clauses = [part for c in clauses for part in _and_parts(c)]
+    words = naming_words(about)
+
+    def names(clause: str) -> bool:
+        if chinese:
+            return any(w in clause for w in about if w)
+        return bool(words & naming_words([clause]))
+
+    kept = [c for c in clauses if not names(c)]
+    if not kept or len(kept) == len(clauses):
+        return None
+    joined = ("，" if chinese else ", ").join(c.rstrip("，,。.;；") for c in kept)
+    return joined + ("。" if chinese else ".")

@@ -43,7 +43,7 @@ from .open_statement import (
 )
 from .prefilter import Trigger
 from .prefilter import build as build_prefilter
-from .restatement import Restatement, only_a_change, restatement
+from .restatement import Restatement, only_a_change, restatement, retraction
 from .retract import RETRACT_REQUIRES, retract_match
 from .text import TRAIL, Sentence, split_sentences, to_simplified
 
@@ -266,6 +266,10 @@ class RuleExtractor:
         return rec
 
 
+def _described(command: dict[str, Any]) -> bool:
+    return command.get("op") == "retract" and "about" in command
+
+
 def _single(record: dict[str, Any]) -> bool:
     kind = Kind(record["kind"]) if record.get("kind") else None
     return resolve(str(record["attribute"]), kind).cardinality == Cardinality.SINGLE
@@ -296,6 +300,7 @@ class _TurnReading:
         # that speaks of the moment scopes its instructions to the session
         self.context = turn_context(turn.text)
         self._passing: bool | None = None
+        self.commanding: list[str] = []  # the sentences that gave a command
 
     @property
     def passing(self) -> bool:
@@ -317,7 +322,7 @@ class _TurnReading:
         if (self.refused and REFUSED_SECRET in self.refused) or self.context is not None:
             return
         taken = [_letters(str(p.record.get("statement", ""))) for p in self.items if p.record is not None]
-        taken += [_letters(self.turn.text) for p in self.items if p.command is not None]
+        taken += [_letters(sentence) for sentence in self.commanding]
         for span in lasting_statements(self.turn.text, whole_read=True):
             letters = _letters(span)
             if any(letters in quote or quote in letters for quote in taken if quote):
@@ -329,6 +334,18 @@ class _TurnReading:
                 self.items.append(Proposal(record=rec, rule=hit.rule))
 
     def sentence(self, s: Sentence) -> None:
+        before = len(self.items)
+        self._sentence(s)
+        self._commanded(s, before)
+
+    def _commanded(self, s: Sentence, before: int) -> None:
+        # a sentence that gave a command ("I quit the gym", "forget my band") is not also kept
+        # as a statement; the turn's other sentences may be
+        # ("I quit the gym, I lift at home now": a retraction in the user's words may say what holds now)
+        if any(p.command is not None and not _described(p.command) for p in self.items[before:]):
+            self.commanding.append(s.text)
+
+    def _sentence(self, s: Sentence) -> None:
         if self.has_secret(s):
             self.refuse(REFUSED_SECRET)
             return
@@ -368,7 +385,25 @@ class _TurnReading:
                         p.link_current = True
 
     def restate(self, s: Sentence) -> None:
+        """A sentence no family can read: it may still restate or retract something stored."""
+        before = len(self.items)
+        # the sentence as the families would have read it (lead-ins and hedges off), so that the
+        # prefilter never changes what is extracted
+        if not s.question and self._described_retraction(_lead_stripped(LEAD_CORRECTION.sub("", to_simplified(s.text)).strip())):
+            return  # what it says now is read as any statement is
         self._restatement(s.text, redact(s.text, find_secrets(s.text, self.patterns)))
+        self._commanded(s, before)
+
+    def _described_retraction(self, sentence: str) -> bool:
+        """ "I quit the gym", "在职那个我退了": a retract command naming what no longer holds in the
+        user's words (found among their records when it applies)."""
+        about = retraction(_LEAD_WORDS.sub("", sentence))
+        if about is None:
+            return False
+        command = {"op": "retract", "tenant": self.turn.tenant, "user": self.turn.user, "about": list(about)}
+        self.items.append(Proposal(rule="retract", command=command))
+        self.carry = False
+        return True
 
     def _restatement(self, sentence: str, quote: str, beside: list[str] | None = None) -> Restatement | None:
         """A new value for something the memory may hold ("make that $150,000"): a restate
@@ -461,6 +496,9 @@ class _TurnReading:
             # "I like detailed explanations", "我更喜欢先看例子": how to answer, not a like about one's life
             everyday = [h for h in everyday if h.attribute not in ("profile.likes", "profile.dislikes")]
         retracted = self._everyday_retractions(everyday, hits, written)
+        if not hits and not retracted:
+            # "I don't drink coffee anymore": what it ends goes, and what it says now is kept too
+            self._described_retraction(full)
         if not hits:
             self.carry = False if retracted else self.carry or corrected
             return

@@ -44,7 +44,14 @@ class Restatement:
 
 
 @dataclass(frozen=True)
+class _Retractions:
+    shapes: tuple[re.Pattern[str], ...]
+    not_things: frozenset[str]
+
+
+@dataclass(frozen=True)
 class _Language:
+    retractions: _Retractions
     leads: re.Pattern[str]
     shapes: tuple[tuple[re.Pattern[str], bool], ...]
     tails: re.Pattern[str]
@@ -83,6 +90,7 @@ def _compile(spec: dict[str, Any], english: bool) -> _Language:
     parts = r"(?:\s+(?:point|one|part|question|section|step|topic|option|paragraph|version|answer))?" if english else ""
     not_values = re.compile(rf"^(?:{_alternatives(spec['not_values'], english)}){parts}$", re.I)
     return _Language(
+        _retractions(spec["retractions"], english),
         leads,
         tuple(shapes),
         tails,
@@ -91,6 +99,20 @@ def _compile(spec: dict[str, Any], english: bool) -> _Language:
         change,
         tuple(sorted(spec.get("about_leads", ()), key=len, reverse=True)),
     )
+
+
+_THING = {True: r"(?P<about>.+?)", False: r"(?P<about>.+?)"}
+
+
+def _retractions(spec: dict[str, Any], english: bool) -> _Retractions:
+    shapes = []
+    for shape in spec["shapes"]:
+        body = shape.replace("{T}", _THING[english])
+        if english:
+            body = body.replace(" ", r"\s+").replace(r"\s+(", r"\s*(").replace(r")?\s+", r")?\s*")
+        # the sentence may go on after the thing ("I quit the gym, way too expensive")
+        shapes.append(re.compile(rf"^{body}(?:(?:\s*[,，.。;；!！]|\s+[—–-]\s).*)?$", re.I))
+    return _Retractions(tuple(shapes), frozenset(w.casefold() for w in spec["not_things"]))
 
 
 @cache
@@ -172,6 +194,54 @@ def _names_nothing(about: str, lang: _Language) -> bool:
 def _led_by_change(text: str, stripped: str, lang: _Language) -> bool:
     lead = text[: len(text) - len(stripped)]
     return lang.change_words is not None and lang.change_words.search(lead) is not None
+
+
+# when it stopped is not what stopped ("the blood thinner last week")
+_WHEN = re.compile(r"(?:\s+(?:last|this|next)\s+(?:week|month|year|night|weekend)|\s+(?:today|yesterday|recently|lately|now|anymore|any more|for good|at all))+$", re.I)
+_NAMED_THING = re.compile(r"^(?:the|my|our|that|this|those|these|a|an)\s+", re.I)
+_LEFT_AS_IS = re.compile(r"\s(?:on|off|open|unlocked|running|behind|out|there|here|outside)$", re.I)
+_NOT_A_THING = re.compile(r"^(?:by|off|in|out|over|up|down|back|around)\b", re.I)
+_WHERE = re.compile(r"\s+(?:at|in|to|from|after|before|for|with|on)\s+", re.I)
+MAX_THING_WORDS = 5  # a longer "thing" is a clause, not the name of something held
+MAX_THING_CHARACTERS = 8  # ... in Chinese
+
+
+def retraction(sentence: str) -> tuple[str, ...] | None:
+    """The user's words for something that no longer holds ("I quit the gym", "I'm not coaching
+    anymore", "在职那个我退了"), or None. What they name is found among the user's records when the
+    command applies; a phrase naming nothing in particular ("I left work early") finds nothing."""
+    english, chinese = _languages()
+    lang = chinese if _CJK.search(sentence) else english
+    text = _LABEL.sub("", sentence).strip().rstrip(".。!！")
+    if _QUESTION.search(text):
+        return None
+    stripped = lang.leads.sub("", text).strip()
+    for shape in lang.retractions.shapes:
+        m = shape.match(stripped)
+        if m is None:
+            continue
+        thing = _clean(m.group("about"), lang)
+        if lang is english:
+            named = _NAMED_THING.match(thing)
+            thing = _NAMED_THING.sub("", thing)
+            thing = _WHEN.sub("", thing)
+            if _NOT_A_THING.match(thing) or _LEFT_AS_IS.search(thing):
+                return None  # "stopped by the store", "dropped off the kids", "left the stove on"
+            if named:
+                # "the kids at school": the kids; "live in Beijing" stays whole
+                thing = _WHERE.split(thing, maxsplit=1)[0]
+            words = tuple(thing.split())
+            if not words or len(words) > MAX_THING_WORDS:
+                return None
+        else:
+            thing = thing.removeprefix("那个").removesuffix("那个")
+            words = (thing,) if thing else ()
+            if not words or len(thing) > MAX_THING_CHARACTERS:
+                return None
+        if thing.casefold() in lang.retractions.not_things:
+            return None
+        return words
+    return None
 
 
 def only_a_change(sentence: str) -> bool:

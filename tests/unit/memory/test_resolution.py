@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from slotstream.memory.extraction import RuleExtractor, Turn
-from slotstream.memory.extraction.restatement import restatement
+from slotstream.memory.extraction.restatement import restatement, retraction
 from slotstream.memory.models import OpIn, Outcome, Status
 from slotstream.memory.reconcile import PENDING_CORRECTION, UserView, reconcile
-from slotstream.memory.resolution import naming_words, value_kind
+from slotstream.memory.resolution import naming_words, value_kind, without_clauses
 from slotstream.memory.validation import validate_op
 
 T0 = datetime(2025, 12, 1, 14, 0, tzinfo=UTC)
@@ -205,3 +205,61 @@ def test_a_forget_of_something_never_stored_changes_nothing() -> None:
     u.write("knowledge.project_budget", "$100,000")
     (t,) = u.say("Forget my salary.", T0 + M)
     assert t.outcome == Outcome.NOOP and u.live() == {"knowledge.project_budget": ["$100,000"]}
+
+
+# --- retractions in the user's words -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "sentence,about",
+    [
+        ("I quit the gym, way too expensive.", ("gym",)),
+        ("I left the book club, too much drama honestly", ("book", "club")),
+        ("FYI I'm not coaching anymore, handed it over to another parent", ("coaching",)),
+        ("dropped out of the program. too much with the new job", ("program",)),
+        ("doc took me off the blood thinner last week", ("blood", "thinner")),
+        ("I dropped the kids at school", ("kids",)),
+        ("在职那个我退了，周末又空出来了", ("在职",)),
+        ("车卖了，现在上班都坐地铁", ("车",)),
+    ],
+)
+def test_what_no_longer_holds_is_read_in_the_users_words(sentence: str, about: tuple[str, ...]) -> None:
+    assert retraction(sentence) == about
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["I left the stove on", "I stopped by the store after work", "I quit", "Did you quit the gym?", "I love my gym"],
+)
+def test_a_sentence_that_ends_nothing_is_not_a_retraction(sentence: str) -> None:
+    assert retraction(sentence) is None
+
+
+def test_a_retraction_ends_the_record_it_names_and_keeps_what_the_turn_says_now() -> None:
+    u = User()
+    u.say("I'm a member at Iron Works gym and I go 4x a week.", T0)
+    u.say("I love hiking in the Alps.", T0 + M)
+    u.say("I quit the gym, way too expensive. I just work out at home with a kettlebell now", T0 + 2 * M)
+    live = [v for values in u.live().values() for v in values]
+    assert not any("Iron Works" in v for v in live)
+    assert any("hiking" in v for v in live) and any("kettlebell" in v for v in live)
+
+
+def test_a_statement_in_the_users_words_loses_only_the_clause_naming_what_ended() -> None:
+    u = User()
+    u.say("I'm in a book club that meets every other Tuesday, and I read mostly sci-fi.", T0)
+    (t,) = u.say("I left the book club, too much drama honestly", T0 + M)[:1]
+    stated = [v for attribute, values in u.live().items() if attribute.startswith("preference.stated") for v in values]
+    assert "I read mostly sci-fi." in stated
+    assert not any("book club that meets" in v for v in stated)
+    assert without_clauses("I hate gyms.", ["gym"]) is None  # nothing would be left: the record ends whole
+
+
+def test_a_retraction_naming_several_records_changes_none_of_them() -> None:
+    u = User()
+    u.say("I'm in a chess club on Mondays.", T0)
+    u.say("I run a hiking club on weekends.", T0 + M)
+    (t,) = u.say("I left the club.", T0 + 2 * M)[:1]
+    assert t.outcome == Outcome.NOOP
+    live = [v for values in u.live().values() for v in values]
+    assert any("chess" in v for v in live) and any("hiking" in v for v in live)

@@ -78,6 +78,8 @@ def summary(out: Extraction) -> list[tuple]:
             # beside a family's record, a restatement naming its thing is resolved against the
             # store (tests/unit/memory/test_resolution.py): a no-op where the family wrote it all
             continue
+        elif "about" in p.command:
+            rows.append((p.command["op"], tuple(p.command["about"])))
         else:
             m = p.command["match"]
             rows.append(("forget", m["attribute"], m.get("value")))
@@ -197,7 +199,7 @@ CASES: list[tuple[str, list[tuple]]] = [
     ("I live in a small town.", [("preference.stated.general", "I live in a small town.", G)]),
     ("I moved to a new apartment.", []),
     ("我搬到新家了。", []),
-    ("我不住在北京了。", [("preference.stated.travel", "我不住在北京了", G)]),
+    ("我不住在北京了。", [("retract", ("住在北京",)), ("preference.stated.travel", "我不住在北京了", G)]),
     ("I'm in Berlin.", []),
     ("Should I use Chinese?", []),
     ("I want to know how this works.", []),
