@@ -53,6 +53,7 @@ from .resolution import (
     resolve_restatement,
     resolve_retraction,
     restated,
+    value_kind,
     without_clauses,
 )
 from .validation import build_record, derive_id, normalize_value, value_hash
@@ -885,6 +886,9 @@ def _restate(view: UserView, cmd: RestateCommand, at: datetime, t: Transition) -
     statement = cmd.statement
     if first.attribute.startswith(VERBATIM):
         value = statement = restated(first.statement, cmd.value) or cmd.statement
+    elif isinstance(first.value, str) and value_kind(cmd.value) == "number":
+        # "make it 40" for "under $30 a head": the amount as it was said, with the new number
+        value = restated(first.value, cmd.value) or cmd.value
     new = _replaced(view, first, value, statement, cmd.evidence, at, t)
     if new is None:
         return t

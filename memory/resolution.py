@@ -47,13 +47,41 @@ def _plain() -> frozenset[str]:
 
 # the kinds of value, most specific first
 _MONEY = re.compile(r"^(?:[$€£¥]\s?\d|\d[\d,.]*\s*(?:k|m|dollars?|euros?|pounds?|yuan|rmb|元|块|万)\b)", re.I)
-_NUMBER = re.compile(r"^\d[\d,.]*(?:\s*(?:units?|pieces?|people|items?|%|percent|个|件|人|台))?$", re.I)
+# a count, with its unit when it has one ("750", "250 lines", "90 minutes", "50 grams", "3个")
+_NUMBER = re.compile(r"^\d[\d,.]*(?:\s*(?:%|percent|[a-z]+(?:\s+[a-z]+)?|[\u4e00-\u9fff]{1,2}))?$", re.I)
 _DAY = re.compile(
     r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|wed|thu|fri|sat|sun|today|"
     r"tomorrow|tonight|yesterday|week|weekend|month|year|morning|afternoon|evening|noon|midnight|"
     r"january|february|march|april|may|june|july|august|september|october|november|december|"
     r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|q[1-4])\b|\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|"
     r"\b\d{1,2}/\d{1,2}\b|\d{4}-\d{2}-\d{2}|周[一二三四五六日末]|星期|礼拜|[今明后昨]天|下周|本周|这周|\d+月|\d+号|\d+日|\d+点",
+    re.I,
+)
+# a day or time said as a phrase ("Tuesday afternoons", "Wednesday at 10", "Mon/Wed/Fri at 6am",
+# "下周四"), as a correction replaces it whole
+_DAY_WORD = (
+    r"(?:(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|morning|afternoon|evening|night|weekend)s?|"
+    r"mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|today|tomorrow|tonight|noon|midnight|"
+    r"(?:january|february|march|april|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|"
+    r"jul|aug|sep|sept|oct|nov|dec)(?:\s+\d{1,2}(?:st|nd|rd|th)?)?|may\s+\d{1,2}(?:st|nd|rd|th)?|"
+    r"\d{1,2}(?::\d{2})?\s*(?:am|pm)|\d{1,2}:\d{2}|\d{1,2}/\d{1,2})"
+)
+DAY_PHRASE = re.compile(
+    rf"(?<![\w/]){_DAY_WORD}(?:(?:\s*(?:,|/|-|–|to|and)?\s*|\s+(?:at|on|in\s+the|from|by)\s+){_DAY_WORD})*(?![\w/])"
+    r"|(?:下|上|这|本)?(?:周|星期|礼拜)[一二三四五六日天末](?:(?:早上|上午|中午|下午|晚上)?[\d一二三四五六七八九十两]+点(?:半|\d+分?)?)?"
+    r"|(?:早上|上午|中午|下午|晚上)?[\d一二三四五六七八九十两]+点(?:半|\d+分?)?|\d+月\d+(?:号|日)",
+    re.I,
+)
+_TIME_PART = re.compile(
+    r"\d{1,2}(?::\d{2})?\s*(?:am|pm)|\d{1,2}:\d{2}|\b(?:mornings?|afternoons?|evenings?|nights?|noon|midnight)\b"
+    r"|(?:早上|上午|中午|下午|晚上)?[\d一二三四五六七八九十两]+点(?:半|\d+分?)?",
+    re.I,
+)
+_DATE_PART = re.compile(
+    r"\b(?:(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend)s?|mon|tue|tues|wed|thu|thur|thurs|fri|"
+    r"sat|sun|today|tomorrow|tonight)\b(?:\s*/\s*\w+)*|\b(?:january|february|march|april|may|june|july|august|"
+    r"september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)(?:\s+\d{1,2}(?:st|nd|rd|th)?)?\b"
+    r"|(?:下|上|这|本)?(?:周|星期|礼拜)[一二三四五六日天末]|\d+月\d+(?:号|日)",
     re.I,
 )
 _DAY_LEAD = re.compile(r"^(?:(?:on|by|at|this|next|last|the|every|until|till|before|after|早上|下午|晚上)\s*)+", re.I)
@@ -66,6 +94,8 @@ def value_kind(value: str) -> str:
     v = value.strip()
     if _MONEY.match(v):
         return "money"
+    if len(v.split()) <= 5 and DAY_PHRASE.fullmatch(_DAY_LEAD.sub("", v)):
+        return "day"
     if _NUMBER.match(v):
         return "number"
     if len(v.split()) <= 5 and _DAY.match(_DAY_LEAD.sub("", v)):
@@ -79,7 +109,8 @@ def _compatible(new: str, old: str) -> bool:
     """Whether a value of kind `new` can replace one of kind `old`."""
     if new == old:
         return True
-    return {new, old} <= {"name", "text"}  # a proper name and a phrase replace each other freely
+    # a proper name and a phrase replace each other freely; a bare number an amount ("make it 40")
+    return {new, old} <= {"name", "text"} or (new, old) == ("number", "money")
 
 
 _IN_SENTENCE = (
@@ -93,12 +124,13 @@ def _kinds_of(rec: Record) -> frozenset[str]:
     also those of the values said in it ("our sync is every Wednesday at 10": a day, a number)."""
     value = rec.value if isinstance(rec.value, str) else str(rec.value)
     if not rec.attribute.startswith(VERBATIM):
-        return frozenset({value_kind(value)})
+        # "under $30 a head" holds an amount
+        return frozenset({value_kind(value), *(kind for kind, pattern in _IN_SENTENCE if pattern.search(value))})
     found = {"text"}
     for kind, pattern in _IN_SENTENCE:
         if pattern.search(value):
             found.add(kind)
-    if _DAY.search(value):
+    if _DAY.search(value) or DAY_PHRASE.search(value):
         found.add("day")
     if re.search(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+", value):
         found.add("name")
@@ -109,18 +141,38 @@ def restated(statement: str, value: str) -> str | None:
     """A statement with the first value of the new value's kind replaced by it ("a budget of 12k"
     and "9500": "a budget of 9500"); None when it holds none (a phrase replaces no phrase)."""
     kind = value_kind(value)
-    if kind in ("money", "number"):
-        pattern = dict(_IN_SENTENCE)[kind]
+    if kind == "number":
+        # the count of the same thing when the value names it ("400 lines" for "250 lines"), else
+        # the first count; its digits and separators, the unit left as said
+        unit = re.sub(r"^\d[\d,.]*\s*", "", value).strip()
+        if unit:
+            same = re.search(rf"(?<![\w$€£¥])\d[\d,.]*\s*{re.escape(unit.split()[0])}", statement, re.I)
+            if same is not None:
+                return statement[: same.start()] + value + statement[same.end() :]
+        # (an amount when it holds no plain count: "under $30 a head" and "40")
+        found = dict(_IN_SENTENCE)["number"].search(statement) or dict(_IN_SENTENCE)["money"].search(statement)
+        if found is None:
+            return None
+        found = re.compile(r"\d+(?:[.,]\d+)*").search(statement, found.start())
+        assert found is not None
+        return statement[: found.start()] + re.match(r"\d[\d,.]*", value).group() + statement[found.end() :]  # type: ignore[union-attr]
+    if kind == "money":
+        found = dict(_IN_SENTENCE)["money"].search(statement)
     elif kind == "day":
-        pattern = _DAY
+        # the phrase of days and times ("Tuesday afternoons" for "Tuesdays at 9am"), or only its
+        # time or only its day when the value gives only that ("Mon/Wed/Fri at 6am" and "7pm")
+        found = DAY_PHRASE.search(statement) or _DAY.search(statement)
+        if found is not None:
+            phrase = found.group()
+            for part, other in ((_TIME_PART, _DATE_PART), (_DATE_PART, _TIME_PART)):
+                inner = part.search(phrase)
+                if part.search(value) and not other.search(value) and inner is not None:
+                    start = found.start() + inner.start()
+                    return statement[:start] + value + statement[found.start() + inner.end() :]
     else:
         return None
-    found = pattern.search(statement)
     if found is None:
         return None
-    if kind == "number":  # the whole number, with its digits and separators
-        found = re.compile(r"\d[\d,.]*").search(statement, found.start())
-        assert found is not None
     return statement[: found.start()] + value + statement[found.end() :]
 
 
@@ -212,7 +264,9 @@ def resolve_restatement(
     kinds = {r.id: _kinds_of(r) for r in records}
     pool = [r for r in records if r.normalized_value != new_norm and any(_compatible(kind, k) for k in kinds[r.id])]
     # a value of the same kind first: a city replaces a city before it replaces a sentence naming one
-    same_kind = [r for r in pool if kind in kinds[r.id] and not r.attribute.startswith(VERBATIM)]
+    same_kind = [
+        r for r in pool if not r.attribute.startswith(VERBATIM) and value_kind(r.value if isinstance(r.value, str) else str(r.value)) == kind
+    ]
     pool = same_kind or pool
     chosen: list[Record] = []
     why = ""
@@ -228,8 +282,21 @@ def resolve_restatement(
             chosen = [r for r, s in scored if s == best]
             why = "the words naming it"
     if not chosen and (change or kind != "text"):
-        # by context alone, only a slot that holds one value: a like among several is never guessed
-        pool = [r for r in pool if r.cardinality == Cardinality.SINGLE]
+        # by context alone, only a slot that holds one value (a like among several is never
+        # guessed), or a statement in the user's words holding a value of the same specific kind
+        # about the same thing ("our sync is every Wednesday at 10" and "make it Thursday")
+        pool = [
+            r
+            for r in pool
+            if r.cardinality == Cardinality.SINGLE
+            or (
+                r.attribute.startswith(VERBATIM)
+                and kind in _SPECIFIC
+                and kind in kinds[r.id]
+                and _same_part(value, r.statement)
+                and (at - r.observed_at <= RECENT or _bears_on(r, statement, value))
+            )
+        ]
         groups = _by_value(pool)
         if len(groups) == 1:
             chosen, why = pool, "the only value it can replace"
@@ -252,6 +319,41 @@ def resolve_restatement(
     ]
     targets = {r.id: r for r in [*chosen, *same] if r.normalized_value != new_norm}
     return Resolution(targets=tuple(targets.values()), why=why, old_values=frozenset({old_norm}))
+
+
+_SPECIFIC = ("day", "money", "number")
+BEARS_ON = 0.15  # the least area agreement between a correction and a statement it changes by kind alone
+
+
+_CLOCK = re.compile(r"\d{1,2}(?::\d{2})?\s*(?:am|pm)|\d{1,2}:\d{2}|[\d一二三四五六七八九十两]+点", re.I)
+
+
+def _same_part(value: str, statement: str) -> bool:
+    """A day replaces a day and a clock time a clock time: "make it Thursday" is not about "7 hours
+    a night", nor "at 7pm" about "every Tuesday"."""
+    if value_kind(value) != "day":
+        return True
+    if _DATE_PART.search(value) and not _DATE_PART.search(statement):
+        return False
+    return not (_CLOCK.search(value) and not _DATE_PART.search(value) and not _CLOCK.search(statement))
+
+
+def _bears_on(record: Record, statement: str, value: str) -> bool:
+    """Whether a change given only by its value ("90 minutes", "make it Thursday") may be about a
+    statement: it counts the same thing ("250 lines" and "400 lines of diff"), or the two are
+    about the same area of life."""
+    unit = re.sub(r"^[$€£¥]?\d[\d,.]*\s*", "", value).strip().split()
+    if unit and re.search(rf"\d[\d,.]*\s*{re.escape(stem(unit[0]))}", record.statement, re.I):
+        return True
+    if not statement:
+        return False
+    if naming_words([record.statement]) & naming_words([statement]):
+        return True  # "school pickup is 3:15" and "pickup's at 2:45 now"
+    from .semantics import area_model, vectors
+
+    said = [f"{record.statement}", statement]
+    areas = [area_model.probabilities(text, vectors.embed(text)) for text in said]
+    return float(areas[0] @ areas[1]) >= BEARS_ON
 
 
 SIMILARITY_MARGIN = 0.08  # how much closer in meaning the target must be than the next value

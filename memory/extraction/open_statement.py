@@ -269,6 +269,9 @@ def _pasted(turn: str, markers: re.Pattern[str] | tuple[str, ...], opening: str)
     return markers.search(opening.translate(_APOSTROPHES).casefold()) is not None
 
 
+_FILLER = re.compile(r"^(?:(?:also|and|so|btw|ok|okay|oh|hmm|well|but|plus|anyway|ah|um|uh)\b[,\s]*)+")
+
+
 class _EnglishReader:
     def __init__(self) -> None:
         self.lists = _lists()[0]
@@ -277,6 +280,7 @@ class _EnglishReader:
         """A clause that asks or instructs. `opens`: it opens its sentence (where an imperative or
         a question word starts one); `asks`: its sentence ends with a question mark."""
         lists = self.lists
+        clause = _FILLER.sub("", clause)  # "also what's a good word for ...": a question all the same
         if lists.request.match(clause) or (asks and clause.endswith("?")):
             return True
         if not opens:

@@ -16,6 +16,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from ..resolution import DAY_PHRASE, value_kind
+
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _LABEL = re.compile(r"^\s*\[[^\]\n]{1,40}\]\s*")  # "[VP] I'm overriding that": who is speaking
 _EN_WORD = r"[\w$€£¥%&'./-]+"
@@ -52,6 +54,7 @@ class _Retractions:
 @dataclass(frozen=True)
 class _Language:
     retractions: _Retractions
+    change_markers: re.Pattern[str]
     leads: re.Pattern[str]
     shapes: tuple[tuple[re.Pattern[str], bool], ...]
     tails: re.Pattern[str]
@@ -89,8 +92,10 @@ def _compile(spec: dict[str, Any], english: bool) -> _Language:
     # a whole value, or one with a word for a part of the conversation ("the second point")
     parts = r"(?:\s+(?:point|one|part|question|section|step|topic|option|paragraph|version|answer))?" if english else ""
     not_values = re.compile(rf"^(?:{_alternatives(spec['not_values'], english)}){parts}$", re.I)
+    markers = _alternatives(spec["change_markers"], english)
     return _Language(
         _retractions(spec["retractions"], english),
+        re.compile(rf"(?<![\w])(?:{markers})(?![\w])" if english else markers, re.I),
         leads,
         tuple(shapes),
         tails,
@@ -148,16 +153,18 @@ def restatement(sentence: str, carried_change: bool = False) -> Restatement | No
         return None
     stripped = lang.leads.sub("", text).strip()
     led = stripped != text
+    # a shape may follow a clause of its own ("finance got back to me — make the cap 40 instead")
+    tails = [stripped, *(stripped[m.end() :] for m in _CLAUSE_BREAK.finditer(stripped))]
     for shape, change in lang.shapes:
-        m = shape.match(stripped)
+        m = next((found for tail in tails if tail and (found := shape.match(tail)) is not None), None)
         if m is None:
             continue
         groups = m.groupdict()
         value = _clean(groups.get("value") or "", lang)
         old = _clean(groups["old"], lang) if groups.get("old") else None
         about = _without_leads((groups.get("about") or "").strip(), lang)
-        if not value or (old is not None and not old):
-            continue
+        if not value or (old is not None and not old) or (old is not None and lang.not_values.match(old)):
+            continue  # ("change that, mornings are better for ...": not a value replacing "that")
         changed = change or carried_change or (led and lang is english and _led_by_change(text, stripped, lang))
         if lang is chinese:
             changed = changed or led
@@ -170,7 +177,54 @@ def restatement(sentence: str, carried_change: bool = False) -> Restatement | No
             return None
         about_words = tuple(about.split()) if lang is english else ((about,) if about else ())
         return Restatement(value, about_words, old, changed)
-    return None
+    # (a lead-in counts as a change only when it says one: "also" does not, "correction" does)
+    return _by_kind(text, lang, carried_change or (led and (lang is chinese or _led_by_change(text, stripped, lang))))
+
+
+_CLAUSE_BREAK = re.compile(r"\s+[—–-]\s+|[:;：；]\s*")
+# what a value replaced is introduced by ("Thursday, not Wednesday", "instead of 6am", "不是周三")
+_OLD_MARK = re.compile(r"(?:\bnot|\binstead\s+of|\bfrom|不是|而不是)\s*$", re.I)
+_SPECIFIC = ("day", "money", "number")
+
+
+def _by_kind(text: str, lang: _Language, changed: bool) -> Restatement | None:
+    """A change said in no shape of the list ("it's April 24 now, thank god", "we bumped it up to
+    90 minutes", "shifted it, I train evenings now, 7pm"): with a word of change, the last value
+    of a specific kind (a day or time, an amount, a count) is the new value; one introduced by
+    "not" or "instead of" is the old one. A name or a phrase is never guessed this way."""
+    if not changed and not lang.change_markers.search(text):
+        return None
+    new: str | None = None
+    old: str | None = None
+    for found in _spotted(text):
+        if _OLD_MARK.search(text[: found.start()]):
+            old = old or found.group().strip()
+        else:
+            new = found.group().strip()
+    if new is None or value_kind(new) not in _SPECIFIC:
+        return None
+    return Restatement(new, (), old, True)
+
+
+def _spotted(text: str) -> list[re.Match[str]]:
+    """The values of a specific kind in a text, in order, none inside another."""
+    found = sorted(
+        [m for pattern in (DAY_PHRASE, _MONEY_SPAN, _COUNT_SPAN) for m in pattern.finditer(text)],
+        key=lambda m: (m.start(), -m.end()),
+    )
+    out: list[re.Match[str]] = []
+    for m in found:
+        if not out or m.start() >= out[-1].end():
+            out.append(m)
+    return out
+
+
+_MONEY_SPAN = re.compile(r"[$€£¥]\s?\d[\d,.]*(?:\s?[km]\b)?|\d[\d,.]*\s*(?:k\b|dollars?|euros?|pounds?|元|块|万)", re.I)
+# a count and the word it counts ("90 minutes", "250 lines", "3 reviewers"), a digit count in Chinese
+_NOT_UNITS = r"(?:now|then|and|or|to|so|but|a|an|the|is|are|was|of|in|on|at|for|with|per|each|every|instead|please|from|tried)\b"
+_COUNT_SPAN = re.compile(
+    rf"(?<![\w$€£¥:/.,-])\d+(?:[.,]\d+)*(?:\s*%|\s+(?!{_NOT_UNITS})[a-z]+|[a-z]+)?(?![\w:/-])|\d+[\u4e00-\u9fff]?", re.I
+)
 
 
 def _without_leads(about: str, lang: _Language) -> str:

@@ -263,3 +263,60 @@ def test_a_retraction_naming_several_records_changes_none_of_them() -> None:
     assert t.outcome == Outcome.NOOP
     live = [v for values in u.live().values() for v in values]
     assert any("chess" in v for v in live) and any("hiking" in v for v in live)
+
+
+# --- a change given only by its value ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "sentence,value,old",
+    [
+        ("they moved it!! it's April 24 now, thank god", "April 24", None),
+        ("we bumped it up to 90 minutes after the parent-teacher meeting", "90 minutes", None),
+        ("shifted it, I train evenings now, 7pm, same days", "7pm", None),
+        ("oh wait, Thursday not Wednesday for the dentist", "Thursday", "Wednesday"),
+        ("ok actually go with 43, tried some on at the store", "43", None),
+        ("我说错了，是周四", "周四", None),
+    ],
+)
+def test_a_change_given_by_its_value_alone_is_read(sentence: str, value: str, old: str | None) -> None:
+    found = restatement(sentence)
+    assert found is not None and found.change
+    assert (found.value, found.old_value) == (value, old)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["also what's a decent icebreaker for 14 engineers", "I have 3 kids", "We landed at 6pm, it was fine", "我说错了"],
+)
+def test_a_value_without_a_word_of_change_restates_nothing(sentence: str) -> None:
+    assert restatement(sentence) is None
+
+
+def test_a_statement_in_the_users_words_is_corrected_in_place_by_a_value_of_its_kind() -> None:
+    u = User()
+    u.say("Quick context for planning stuff: our team sync is every Wednesday at 10.", T0)
+    u.say("I sleep about 7 hours a night.", T0 + M)
+    u.say("No wait, make it Thursday, I mixed up the calendars.", T0 + 20 * M)
+    live = [v for values in u.live().values() for v in values]
+    assert any("every Thursday at 10" in v for v in live)
+    assert not any("Wednesday" in v for v in live)
+    assert any("7 hours" in v for v in live)  # another kind of value: untouched
+
+
+def test_a_count_corrects_the_count_of_the_same_thing() -> None:
+    u = User()
+    u.say("Team rule for my squad: a pull request can't be bigger than 400 lines of diff.", T0)
+    u.say("I walk my dog 3 times a day.", T0 + M)
+    u.say("I'm overruling what I said yesterday: the PR limit is 250 lines, reviewers were drowning.", T0 + 24 * 60 * M)
+    live = [v for values in u.live().values() for v in values]
+    assert any("250 lines" in v for v in live) and not any("400 lines" in v for v in live)
+    assert any("3 times a day" in v for v in live)
+
+
+def test_a_value_of_its_kind_about_something_else_changes_nothing_said_long_ago() -> None:
+    u = User()
+    u.say("I sleep about 7 hours a night.", T0)
+    (t,) = u.say("Actually the concert starts at 9pm now.", T0 + 24 * 60 * M)[:1]
+    live = [v for values in u.live().values() for v in values]
+    assert any("7 hours" in v for v in live)
