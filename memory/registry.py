@@ -109,7 +109,7 @@ _SPECS = [
                   topics=("shopping", "travel"), related=("food", "leisure"), gated=True),
     AttributeSpec("profile.accessibility", Kind.PREFERENCE, Cardinality.MULTI, label="accessibility needs",
                   consequence=Consequence.HIGH, importance=0.9, actionability=0.9,
-                  sensitivity=Sensitivity.PERSONAL, topics=("visual",), related=("travel", "tech"), gated=True),
+                  sensitivity=Sensitivity.PERSONAL, topics=("visual",), related=("travel",), gated=True),
     # what a user says of themself in any phrasing (memory/extraction/open_statement.py), kept
     # verbatim; a safety-relevant one is `health.stated.<area>` (the special `health.` family)
     AttributeSpec("preference.stated.", Kind.PREFERENCE, Cardinality.MULTI, label="stated", review=365 * DAY,

@@ -40,7 +40,7 @@ _ZH_CLAUSES = re.compile(r"\s*[，,；;：:（）()—…、]+\s*|\s+")
 _ZH_QUOTED = re.compile(r"[“「『\"][^”」』\"]{8,}[”」』\"]")
 # someone named ("小王的目标", "老李说"), a completed one-off event ("吃了薯条", "做错了"), and the
 # words that make an event a habit after all ("每天", "三年")
-_ZH_CODE = re.compile(r"/[a-z]+/|[A-Za-z]+\.[A-Za-z]{2,4}\b|[a-z]+_[a-z]+|\b[a-z]+[A-Z]\w+")
+_ZH_CODE = re.compile(r"/[a-z]+/|[A-Za-z]+\.[A-Za-z]{2,4}\b|[a-z]+_[a-z]+|\b[a-z]+[A-Z]\w+|=>|\[(?:ERROR|WARN|INFO)\]|(?<!\w)--[a-z]")
 _ZH_NAMED = re.compile(r"^(?:小|老|阿)[\u4e00-\u9fff](?:的|说|觉得|让|问)")
 _ZH_ONCE = re.compile(r"错了|坏了|丢了|忘了|(?:只|就|刚|刚刚)(?:吃|喝|买|去|做|看|点)了")
 _ZH_HABIT = re.compile(r"每|一直|总是|经常|平时|一般|年|个月|多月|几年|好久|从来|以后|再也")
@@ -108,6 +108,7 @@ class _English:
     hypothetical: re.Pattern[str]
     pasted: re.Pattern[str]
     others: re.Pattern[str]
+    bare_relation: re.Pattern[str]
     lasting: re.Pattern[str]
     strong: re.Pattern[str]
     habitual: re.Pattern[str]
@@ -167,6 +168,8 @@ def _lists() -> tuple[_English, _Chinese]:
         hypothetical=_phrases(en["hypothetical"]),
         pasted=_phrases(en["pasted"]),
         others=_others(en["relations"], en["other_people"]),
+        # someone named by a relation without a possessive, opening the clause ("coworker is allergic ...")
+        bare_relation=re.compile(r"^(?:(?:the|our|a|an)\s+)?(?:new\s+)?(?:" + alternation(sorted(en["bare_relations"])) + r")(?:s|'s)?(?![\w'])"),
         lasting=_phrases(en["lasting"]),
         strong=_phrases(en["strong"]),
         habitual=_habitual(en["past_forms"], en["auxiliaries"]),
@@ -224,7 +227,7 @@ def _lists() -> tuple[_English, _Chinese]:
 _FIRST_WORD = re.compile(r"[a-z][a-z'\-]*")
 # code in a sentence ("my useEffect runs twice", "parse_args()", "main.py"): the task at hand
 _CODE = re.compile(
-    r"\b[a-z]+[A-Z][A-Za-z]+\b|\b\w+\(\)|\b\w+_\w+\b|`"
+    r"\b[a-z]+[A-Z][A-Za-z]+\b|\b\w+\(\)|\b\w+_\w+\b|`|=>|\)\s*\{|\[(?:ERROR|WARN|INFO)\]|(?<!\w)--[a-z]"
     r"|\b\w+\.(?:py|js|ts|tsx|jsx|go|rs|java|cpp|sql|json|yaml|yml|csv|html|css)\b"
 )
 # what the user is ("I'm vegetarian", "I'm a nurse", "I am 20 weeks pregnant"), not what they are
@@ -313,8 +316,8 @@ class _EnglishReader:
             return False  # "I'm in Berlin": where the user is now, maybe passing through
         if _NAMED.match(original) or lists.code.search(span):
             return False  # about someone named ("Tom's goal is ..."); code at hand
-        if lists.others.match(span) and not _I.search(span):
-            return False  # opens with someone else ("My coworker is on Pacific time, so ...")
+        if (lists.others.match(span) or lists.bare_relation.match(span)) and not _I.search(span):
+            return False  # opens with someone else ("My coworker is on Pacific time, so ...", "coworker is allergic ...")
         if lists.once.search(span) and not lists.strong.search(span):
             return False  # "I finally cleaned out the garage": once
         own = lists.others.sub(" ", span)  # "my sister is vegan": about her
@@ -598,6 +601,10 @@ def _asks_for_content(turn: str, chinese: bool) -> bool:
     return False
 
 
+# "can you write a short story about ...": the request itself, for the instruction it carries
+_ASKING = re.compile(r"^(?:can|could|would|will)\s+you\s+(?:please\s+)?")
+
+
 def one_off(sentence: str, turn: str) -> bool:
     """An instruction about the answer at hand, not a lasting preference: it refers to what was
     just said or is being asked ("say it again but shorter", "keep it under 80 words", "上面那段改成
@@ -615,7 +622,7 @@ def one_off(sentence: str, turn: str) -> bool:
         if verb is not None and not any(o in sentence for o in lists.generic_objects):
             return True
         return _asks_for_content(turn, True)
-    low = _LEAD.sub("", sentence.translate(_APOSTROPHES)).casefold().strip()
+    low = _ASKING.sub("", _LEAD.sub("", sentence.translate(_APOSTROPHES)).casefold().strip())
     el = english.lists
     if el.stance.search(low) or LASTING.search(low):
         return False
