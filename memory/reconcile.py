@@ -902,7 +902,13 @@ def _restate(view: UserView, cmd: RestateCommand, at: datetime, t: Transition) -
 
 
 def _replaced(
-    view: UserView, first: Record, value: Any, statement: str, evidence: list[dict[str, Any]] | None, at: datetime, t: Transition
+    view: UserView,
+    first: Record,
+    value: Any,
+    statement: str,
+    evidence: list[Any] | None,
+    at: datetime,
+    t: Transition,
 ) -> Record | None:
     """A correction of `first` by the user's word (rule 1): the new live record, or None when it
     did not become live."""
@@ -999,7 +1005,9 @@ def _retract(view: UserView, cmd: RetractCommand, at: datetime, t: Transition) -
     return t
 
 
-def _retract_described(view: UserView, cmd: RetractCommand, about: list[str], at: datetime, t: Transition) -> Transition:
+def _retract_described(
+    view: UserView, cmd: RetractCommand, about: list[str], at: datetime, t: Transition
+) -> Transition:
     """ "I quit the gym": the records the words name leave their slots; a statement kept in the
     user's words loses only the clauses naming it ("I'm in a book club that meets on Tuesdays,
     and I read mostly sci-fi": the sci-fi stays)."""

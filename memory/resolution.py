@@ -265,7 +265,10 @@ def resolve_restatement(
     pool = [r for r in records if r.normalized_value != new_norm and any(_compatible(kind, k) for k in kinds[r.id])]
     # a value of the same kind first: a city replaces a city before it replaces a sentence naming one
     same_kind = [
-        r for r in pool if not r.attribute.startswith(VERBATIM) and value_kind(r.value if isinstance(r.value, str) else str(r.value)) == kind
+        r
+        for r in pool
+        if not r.attribute.startswith(VERBATIM)
+        and value_kind(r.value if isinstance(r.value, str) else str(r.value)) == kind
     ]
     pool = same_kind or pool
     chosen: list[Record] = []

@@ -47,8 +47,16 @@ REPLY_SCHEMA: dict[str, Any] = {
             "maxItems": 16,
             "items": {
                 "type": "object",
-                "properties": {"op": {"enum": ["forget", "retract"]}, "match": _MATCH},
-                "required": ["op", "match"],
+                "properties": {
+                    "op": {"enum": ["forget", "retract", "restate"]},
+                    "match": _MATCH,
+                    # the user's own words for what to forget, what no longer holds, or what a new
+                    # value is for; the engine finds the record among what is stored
+                    "about": {"type": "array", "maxItems": 8, "items": {"type": "string", "maxLength": 64}},
+                    "value": {"type": "string", "maxLength": 200},
+                    "old_value": {"type": "string", "maxLength": 200},
+                },
+                "required": ["op"],
                 "additionalProperties": False,
             },
         },

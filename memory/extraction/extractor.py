@@ -389,7 +389,9 @@ class _TurnReading:
         before = len(self.items)
         # the sentence as the families would have read it (lead-ins and hedges off), so that the
         # prefilter never changes what is extracted
-        if not s.question and self._described_retraction(_lead_stripped(LEAD_CORRECTION.sub("", to_simplified(s.text)).strip())):
+        if not s.question and self._described_retraction(
+            _lead_stripped(LEAD_CORRECTION.sub("", to_simplified(s.text)).strip())
+        ):
             return  # what it says now is read as any statement is
         self._restatement(s.text, redact(s.text, find_secrets(s.text, self.patterns)))
         self._commanded(s, before)

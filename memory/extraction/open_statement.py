@@ -40,7 +40,9 @@ _ZH_CLAUSES = re.compile(r"\s*[，,；;：:（）()—…、]+\s*|\s+")
 _ZH_QUOTED = re.compile(r"[“「『\"][^”」』\"]{8,}[”」』\"]")
 # someone named ("小王的目标", "老李说"), a completed one-off event ("吃了薯条", "做错了"), and the
 # words that make an event a habit after all ("每天", "三年")
-_ZH_CODE = re.compile(r"/[a-z]+/|[A-Za-z]+\.[A-Za-z]{2,4}\b|[a-z]+_[a-z]+|\b[a-z]+[A-Z]\w+|=>|\[(?:ERROR|WARN|INFO)\]|(?<!\w)--[a-z]")
+_ZH_CODE = re.compile(
+    r"/[a-z]+/|[A-Za-z]+\.[A-Za-z]{2,4}\b|[a-z]+_[a-z]+|\b[a-z]+[A-Z]\w+|=>|\[(?:ERROR|WARN|INFO)\]|(?<!\w)--[a-z]"
+)
 _ZH_NAMED = re.compile(r"^(?:小|老|阿)[\u4e00-\u9fff](?:的|说|觉得|让|问)")
 _ZH_ONCE = re.compile(r"错了|坏了|丢了|忘了|(?:只|就|刚|刚刚)(?:吃|喝|买|去|做|看|点)了")
 _ZH_HABIT = re.compile(r"每|一直|总是|经常|平时|一般|年|个月|多月|几年|好久|从来|以后|再也")
@@ -169,7 +171,11 @@ def _lists() -> tuple[_English, _Chinese]:
         pasted=_phrases(en["pasted"]),
         others=_others(en["relations"], en["other_people"]),
         # someone named by a relation without a possessive, opening the clause ("coworker is allergic ...")
-        bare_relation=re.compile(r"^(?:(?:the|our|a|an)\s+)?(?:new\s+)?(?:" + alternation(sorted(en["bare_relations"])) + r")(?:s|'s)?(?![\w'])"),
+        bare_relation=re.compile(
+            r"^(?:(?:the|our|a|an)\s+)?(?:new\s+)?(?:"
+            + alternation(sorted(en["bare_relations"]))
+            + r")(?:s|'s)?(?![\w'])"
+        ),
         lasting=_phrases(en["lasting"]),
         strong=_phrases(en["strong"]),
         habitual=_habitual(en["past_forms"], en["auxiliaries"]),
@@ -317,7 +323,9 @@ class _EnglishReader:
         if _NAMED.match(original) or lists.code.search(span):
             return False  # about someone named ("Tom's goal is ..."); code at hand
         if (lists.others.match(span) or lists.bare_relation.match(span)) and not _I.search(span):
-            return False  # opens with someone else ("My coworker is on Pacific time, so ...", "coworker is allergic ...")
+            return (
+                False  # opens with someone else ("My coworker is on Pacific time, so ...", "coworker is allergic ...")
+            )
         if lists.once.search(span) and not lists.strong.search(span):
             return False  # "I finally cleaned out the garage": once
         own = lists.others.sub(" ", span)  # "my sister is vegan": about her

@@ -221,7 +221,9 @@ def _spotted(text: str) -> list[re.Match[str]]:
 
 _MONEY_SPAN = re.compile(r"[$€£¥]\s?\d[\d,.]*(?:\s?[km]\b)?|\d[\d,.]*\s*(?:k\b|dollars?|euros?|pounds?|元|块|万)", re.I)
 # a count and the word it counts ("90 minutes", "250 lines", "3 reviewers"), a digit count in Chinese
-_NOT_UNITS = r"(?:now|then|and|or|to|so|but|a|an|the|is|are|was|of|in|on|at|for|with|per|each|every|instead|please|from|tried)\b"
+_NOT_UNITS = (
+    r"(?:now|then|and|or|to|so|but|a|an|the|is|are|was|of|in|on|at|for|with|per|each|every|instead|please|from|tried)\b"
+)
 _COUNT_SPAN = re.compile(
     rf"(?<![\w$€£¥:/.,-])\d+(?:[.,]\d+)*(?:\s*%|\s+(?!{_NOT_UNITS})[a-z]+|[a-z]+)?(?![\w:/-])|\d+[\u4e00-\u9fff]?", re.I
 )
@@ -251,7 +253,11 @@ def _led_by_change(text: str, stripped: str, lang: _Language) -> bool:
 
 
 # when it stopped is not what stopped ("the blood thinner last week")
-_WHEN = re.compile(r"(?:\s+(?:last|this|next)\s+(?:week|month|year|night|weekend)|\s+(?:today|yesterday|recently|lately|now|anymore|any more|for good|at all))+$", re.I)
+_WHEN = re.compile(
+    r"(?:\s+(?:last|this|next)\s+(?:week|month|year|night|weekend)"
+    r"|\s+(?:today|yesterday|recently|lately|now|anymore|any more|for good|at all))+$",
+    re.I,
+)
 _NAMED_THING = re.compile(r"^(?:the|my|our|that|this|those|these|a|an)\s+", re.I)
 _LEFT_AS_IS = re.compile(r"\s(?:on|off|open|unlocked|running|behind|out|there|here|outside)$", re.I)
 _NOT_A_THING = re.compile(r"^(?:by|off|in|out|over|up|down|back|around)\b", re.I)

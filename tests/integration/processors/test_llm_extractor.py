@@ -705,3 +705,95 @@ def test_a_prompt_injected_reply_changes_nothing_it_may_not(llm: FakeLLM) -> Non
         "llm:command_not_allowed",
         "llm:missing_field",
     }
+
+
+# --- open statements, restatements and retractions: the rule extractor's shapes -----------------
+
+
+def test_a_statement_in_the_users_words_has_the_rule_extractors_shape(llm: FakeLLM) -> None:
+    text = "Buffets gross me out, all that food sitting around."
+    llm.reply(records=[{"kind": "preference", "attribute": "preference.stated", "value": text, "explicit": True}])
+    [by_model] = make(llm).extract(turn(text)).records
+    rules = [r for r in RuleExtractor().extract(turn(text)).records if r["attribute"].startswith("preference.stated")]
+    assert rules, "the rule extractor keeps the same sentence"
+    shape = ("kind", "attribute", "scope", "authority", "value", "statement")
+    assert {k: by_model[k] for k in shape} == {k: rules[0][k] for k in shape}
+    assert by_model["evidence"][0]["source_id"] == "turns:0:42"
+
+
+def test_a_paraphrase_or_an_allergy_named_by_the_model_is_not_the_users_statement(llm: FakeLLM) -> None:
+    llm.reply(
+        records=[
+            {
+                "kind": "preference",
+                "attribute": "preference.stated",
+                "value": "User dislikes cilantro",
+                "explicit": True,
+            },
+            {
+                "kind": "preference",
+                "attribute": "preference.stated.food",
+                "value": "allergic to peanuts",
+                "explicit": True,
+            },
+        ]
+    )
+    ex = make(llm).extract(turn("I hate cilantro. And I'm allergic to peanuts, badly."))
+    [kept] = ex.records
+    # the words are the user's; the attribute is worked out as the rules do (safety-relevant: health)
+    assert kept["value"] == "allergic to peanuts" and kept["attribute"].startswith("health.stated.")
+    assert ex.refused == ["llm:not_verbatim"]
+
+
+def test_restate_forget_and_retract_in_the_users_words_are_commands_the_engine_resolves(
+    llm: FakeLLM, engine: Any
+) -> None:
+    service = ExtractionService(extractor=make(llm))
+    said = "Our team sync is every Wednesday at 10, and I play five-a-side on Tuesdays."
+    llm.reply(
+        records=[
+            {
+                "kind": "preference",
+                "attribute": "preference.stated",
+                "value": "Our team sync is every Wednesday at 10",
+                "explicit": True,
+            },
+            {
+                "kind": "preference",
+                "attribute": "preference.stated",
+                "value": "I play five-a-side on Tuesdays",
+                "explicit": True,
+            },
+        ]
+    )
+    engine.apply_many(service.ops_for_turn(turn(said), op_prefix="turns:0:1").ops)
+    llm.reply(commands=[{"op": "restate", "value": "Thursday", "about": ["sync"]}])
+    moved = service.ops_for_turn(turn("No wait, make the sync Thursday.", turn_id="turns:0:43"), op_prefix="turns:0:2")
+    assert [o.command["op"] for o in moved.ops] == ["restate"]
+    assert [r.outcome for r in engine.apply_many(moved.ops)] == ["applied"]
+    later = T0 + timedelta(days=1)
+    ctx = engine.context({"tenant": "acme", "user": "u1", "text": "When is my team sync this week?"}, at=later)
+    assert "Thursday at 10" in ctx.context and "Wednesday" not in ctx.context
+
+    llm.reply(commands=[{"op": "retract", "about": ["five-a-side"]}, {"op": "forget", "about": ["sync"]}])
+    out = service.ops_for_turn(
+        turn("I quit five-a-side. And forget the sync.", turn_id="turns:0:44"), op_prefix="turns:0:3"
+    )
+    assert [r.outcome for r in engine.apply_many(out.ops)] == ["applied", "applied"]
+    stated = engine.context(
+        {"tenant": "acme", "user": "u1", "text": "Plan my week around football and meetings"}, at=later
+    )
+    assert "five-a-side" not in stated.context and "sync" not in stated.context
+
+
+def test_a_restate_without_a_value_or_with_a_secret_is_refused(llm: FakeLLM) -> None:
+    llm.reply(
+        commands=[
+            {"op": "restate", "about": ["budget"]},
+            {"op": "restate", "value": "[REDACTED:password]"},
+            {"op": "forget", "about": "not a list"},
+        ]
+    )
+    ex = make(llm).extract(turn("make it 50"))
+    assert ex.commands == []
+    assert ex.refused == ["llm:missing_field", "llm:secret_value", "llm:invalid_field"]

@@ -12,8 +12,9 @@ from slotstream.memory.extraction.text import alternation
 
 _WORDS = st.sampled_from(["i", "im", "i'm", "a", "an", "and", "no", "not", "never", "new", "ne", "on", "one"])
 _PHRASES = st.lists(st.lists(_WORDS, min_size=1, max_size=3).map(" ".join), min_size=1, max_size=12)
-_TEXTS = st.lists(st.sampled_from(["i", "im", "i'm", "a", "an", "and", "no", "not", "never", "new", "one", "x"]),
-                  max_size=10).flatmap(lambda ws: st.sampled_from([" ", "  ", ", "]).map(lambda sep: sep.join(ws)))
+_TEXTS = st.lists(
+    st.sampled_from(["i", "im", "i'm", "a", "an", "and", "no", "not", "never", "new", "one", "x"]), max_size=10
+).flatmap(lambda ws: st.sampled_from([" ", "  ", ", "]).map(lambda sep: sep.join(ws)))
 
 
 def _longest_first(phrases: list[str]) -> re.Pattern[str]:
