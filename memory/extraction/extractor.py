@@ -32,6 +32,7 @@ from .markers import (
     TEMPORARY,
 )
 from .open_statement import (
+    STATEMENT_RULE,
     lasting_statements,
     momentary,
     one_off,
@@ -220,6 +221,8 @@ class RuleExtractor:
     def _record(
         turn: Turn, core: str, quote: str, h: Hit, refuse: Callable[[str], None], passing: bool = False
     ) -> dict[str, Any] | None:
+        # (a statement kept in the user's words was read for what it refers to already: "make it
+        # flare" is not the answer at hand)
         """`passing`: the turn speaks of the moment ("I'm exhausted today"): what it asks holds for
         the session only, unless it says otherwise ("from now on")."""
         valid_from, valid_until = h.valid_from, h.valid_until
@@ -229,7 +232,11 @@ class RuleExtractor:
             if until is not None:
                 valid_from, valid_until = turn.at, until
         lasting = prefilter.test(LASTING, core)
-        temporary = passing or prefilter.test(TEMPORARY, core) or prefilter.test(CURRENT_ITEM, core)
+        temporary = (
+            passing
+            or prefilter.test(TEMPORARY, core)
+            or (h.rule != STATEMENT_RULE and prefilter.test(CURRENT_ITEM, core))
+        )
         if h.temporal and temporary and not lasting:
             if not turn.session:
                 refuse(REFUSED_NO_SESSION)  # never widened to global
@@ -264,6 +271,15 @@ class RuleExtractor:
         if valid_until is not None:
             rec["valid_until"] = iso(valid_until)
         return rec
+
+
+# how to answer: what a turn about the moment scopes to the session
+_INSTRUCTIONS = (
+    "preference.response.",
+    "preference.language",
+    "preference.explanation_style",
+    "preference.tone",
+)
 
 
 def _described(command: dict[str, Any]) -> bool:
@@ -508,13 +524,17 @@ class _TurnReading:
         self.carry = False
         # an instruction about the answer at hand holds for the session; what a sentence about the
         # moment says of the user ("I'm sitting in the dentist's waiting room") is not kept
-        for_now = self.passing or one_off(full, self.turn.text)
+        one_off_here = one_off(full, self.turn.text)
         material = refers_to_material(full)
         for h in hits:
             if not h.temporal and (material or momentary(full, events=h.kind != Kind.PRIORITY)):
                 continue
             if isinstance(h.value, str):
                 h.value = written(h.value)
+            # a turn that speaks of the moment ("I'm exhausted today, keep it short") makes an
+            # instruction on how to answer hold for the session; what the user says of themself
+            # ("horror games are not for me ... I can't sleep") is not made passing by it
+            for_now = one_off_here or (self.passing and h.attribute.startswith(_INSTRUCTIONS))
             rec = RuleExtractor._record(self.turn, core, quote, h, self.refuse, for_now)
             if rec is None:
                 continue

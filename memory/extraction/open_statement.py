@@ -281,6 +281,21 @@ def _pasted(turn: str, markers: re.Pattern[str] | tuple[str, ...], opening: str)
 _FILLER = re.compile(r"^(?:(?:also|and|so|btw|ok|okay|oh|hmm|well|but|plus|anyway|ah|um|uh)\b[,\s]*)+")
 
 
+# what holds now beside what happened once ("I used to lift heavy, these days I'm into yoga", "dogs
+# scare me, I got bitten as a kid", "I have a heart condition and my cardiologist said ...")
+# how something always affects the user ("strong perfumes give me a headache", "dogs scare me"),
+# not an imperative ("just give me the command")
+_AFFECTS_AS_A_RULE = re.compile(
+    r"(?<!just )(?<!please )\b(?:gives?|make?s?)\s+me\s+(?:a\s+|the\s+)?(?:headaches?|migraines?|nause\w*|hives|"
+    r"rash(?:es)?|heartburn|anxi\w*|sick|the\s+creeps|the\s+ick)\b|\bscares?\s+me\b|\b(?:grosse?s?|freaks?|stress(?:es)?)\s+me\s+out\b"
+)
+_NOW_AS_A_RULE = re.compile(
+    r"\b(?:these\s+days|nowadays|now\s+i|now\s+it's|i'm\s+(?:way\s+)?(?:more\s+)?into|"
+    r"i\s+have\s+(?:a|an)\s+\w+(?:\s+\w+)?\s+(?:condition|disease|disorder|allergy|intolerance))\b"
+    r"|" + _AFFECTS_AS_A_RULE.pattern
+)
+
+
 class _EnglishReader:
     def __init__(self) -> None:
         self.lists = _lists()[0]
@@ -312,7 +327,11 @@ class _EnglishReader:
 
     def keeps(self, span: str, original: str) -> bool:
         lists = self.lists
-        if any(p.search(span) for p in (lists.task, lists.transient, lists.times, lists.events, lists.state)):
+        if any(p.search(span) for p in (lists.task, lists.times, lists.events, lists.state)):
+            return False
+        # a passing state, unless the span says what always affects the user ("strong perfumes
+        # give me a headache", not "I have a headache")
+        if lists.transient.search(span) and not _AFFECTS_AS_A_RULE.search(span):
             return False
         if _UNTIL_HOUR.search(span):
             return False  # "my nephews are over till 5": an afternoon, not a lasting fact
@@ -326,7 +345,7 @@ class _EnglishReader:
             return (
                 False  # opens with someone else ("My coworker is on Pacific time, so ...", "coworker is allergic ...")
             )
-        if lists.once.search(span) and not lists.strong.search(span):
+        if lists.once.search(span) and not (lists.strong.search(span) or _NOW_AS_A_RULE.search(span)):
             return False  # "I finally cleaned out the garage": once
         own = lists.others.sub(" ", span)  # "my sister is vegan": about her
         if lists.affects_me.search(own):

@@ -31,7 +31,7 @@ from .topics import lexicon
 AREA_AGREEMENT = 0.05  # the least sum of the two area probabilities' products that relates them
 # a safety-relevant record reaches its domain through its topics; by meaning alone, only a request
 # clearly about its areas (else an allergy would crowd every request's budget)
-SAFETY_AGREEMENT = 0.15
+SAFETY_AGREEMENT = 0.05
 # the read index lists a record under each area it is at least this likely about, and a lookup
 # reads the lists of the areas its request is: a record on none of them agrees with the request
 # by less than 2 x this, under AREA_AGREEMENT, so the index finds every related record
