@@ -41,7 +41,7 @@ _ZH_QUOTED = re.compile(r"[“「『\"][^”」』\"]{8,}[”」』\"]")
 # someone named ("小王的目标", "老李说"), a completed one-off event ("吃了薯条", "做错了"), and the
 # words that make an event a habit after all ("每天", "三年")
 _ZH_CODE = re.compile(
-    r"/[a-z]+/|[A-Za-z]+\.[A-Za-z]{2,4}\b|[a-z]+_[a-z]+|\b[a-z]+[A-Z]\w+|=>|\[(?:ERROR|WARN|INFO)\]|(?<!\w)--[a-z]"
+    r"/[a-z]+/|[A-Za-z]+\.[A-Za-z]{2,4}\b|[a-z]+_[a-z]+|\b[a-z]{2,}[A-Z]\w+|=>|\[(?:ERROR|WARN|INFO)\]|(?<!\w)--[a-z]"
 )
 _ZH_NAMED = re.compile(r"^(?:小|老|阿)[\u4e00-\u9fff](?:的|说|觉得|让|问)")
 _ZH_ONCE = re.compile(r"错了|坏了|丢了|忘了|(?:只|就|刚|刚刚)(?:吃|喝|买|去|做|看|点)了")
@@ -233,7 +233,7 @@ def _lists() -> tuple[_English, _Chinese]:
 _FIRST_WORD = re.compile(r"[a-z][a-z'\-]*")
 # code in a sentence ("my useEffect runs twice", "parse_args()", "main.py"): the task at hand
 _CODE = re.compile(
-    r"\b[a-z]+[A-Z][A-Za-z]+\b|\b\w+\(\)|\b\w+_\w+\b|`|=>|\)\s*\{|\[(?:ERROR|WARN|INFO)\]|(?<!\w)--[a-z]"
+    r"\b[a-z]{2,}[A-Z][A-Za-z]+\b|\b\w+\(\)|\b\w+_\w+\b|`|=>|\)\s*\{|\[(?:ERROR|WARN|INFO)\]|(?<!\w)--[a-z]"
     r"|\b\w+\.(?:py|js|ts|tsx|jsx|go|rs|java|cpp|sql|json|yaml|yml|csv|html|css)\b"
 )
 # what the user is ("I'm vegetarian", "I'm a nurse", "I am 20 weeks pregnant"), not what they are
@@ -396,21 +396,27 @@ class _ChineseReader:
 
     def keeps(self, span: str) -> bool:
         lists = self.lists
-        if any(w in span for w in (*lists.task, *lists.transient, *lists.times, *lists.events, *lists.private)):
+        if any(w in span for w in (*lists.task, *lists.events, *lists.private)):
             return False
-        own = span
-        for phrase in lists.others:
-            own = own.replace(phrase, " ")
+        stance = any(w in span for w in lists.strong)
+        # a passing state or a word of the moment, unless the span says what holds as a rule
+        # ("吵的餐厅我受不了…吃完出来头疼", "我每天到公司第一件事就是列今天的to do list")
+        if any(w in span for w in lists.transient) and not stance:
+            return False
+        if any(w in span for w in lists.times) and not _ZH_HABIT.search(span):
+            return False
+        own = _ZH_SOMEONE_ELSE.sub(" ", span) if "我是那种" not in span else span
         if _ZH_CODE.search(span):
             return False
         if (own != span and not own.lstrip().startswith(lists.self_words)) or _ZH_NAMED.match(span):
             return False  # "我闺蜜乳糖不耐受", "小王的目标是...": about them
         if _ZH_ONCE.search(span) and not _ZH_HABIT.search(span):
             return False  # "我就只吃了薯条": once
-        if any(w in own for w in lists.self_words):
-            return any(w in own for w in lists.lasting)
-        # Chinese drops its subject ("受不了地毯房", "不喜欢SUV"): kept on a word of stance
-        return any(w in own for w in lists.strong)
+        # the user's own words of stance, or (Chinese drops its subject: "受不了地毯房",
+        # "不喜欢SUV") a word of stance alone
+        return any(w in own for w in lists.strong) or (
+            any(w in own for w in lists.self_words) and any(w in own for w in lists.lasting)
+        )
 
     def spans(self, turn: str, whole_read: bool = False) -> list[str]:
         """`whole_read`: the caller already knows the turn is neither pasted nor pretend."""
@@ -436,6 +442,22 @@ class _ChineseReader:
                     kept.append(joined)
                 span = []
         return kept
+
+
+@cache
+def _someone_else() -> re.Pattern[str]:
+    """Someone other than the user as the subject: not after a preposition ("跟客户吃饭", "跟你说",
+    "带孩子"), and a pronoun not inside a word ("其他", "吉他")."""
+    phrases = "|".join(re.escape(p) for p in _lists()[1].others)
+    return re.compile(rf"(?<![跟和给陪带对为替帮同其吉])(?:{phrases})")
+
+
+class _SomeoneElse:
+    def sub(self, repl: str, text: str) -> str:
+        return _someone_else().sub(repl, text)
+
+
+_ZH_SOMEONE_ELSE = _SomeoneElse()
 
 
 @cache
