@@ -34,6 +34,7 @@ from .markers import (
 from .open_statement import (
     STATEMENT_RULE,
     lasting_statements,
+    may_state,
     momentary,
     one_off,
     passing,
@@ -209,8 +210,8 @@ class RuleExtractor:
             for s in split_sentences(turn.text):
                 if reading.has_secret(s):
                     reading.refuse(REFUSED_SECRET)
-                elif reading.context is None:
-                    reading.restate(s)
+                else:
+                    reading.restate(s)  # (a pasted or pretend turn restates nothing: checked on a find)
         else:
             for s in split_sentences(turn.text):
                 reading.sentence(s)
@@ -314,9 +315,17 @@ class _TurnReading:
         self.hold = prefilter.test(HOLD, to_simplified(turn.text))
         # a turn carrying pasted material, or a role-play or hypothetical, leaves no memory; one
         # that speaks of the moment scopes its instructions to the session
-        self.context = turn_context(turn.text)
+        self._context: str | bool | None = False  # False: not read yet
         self._passing: bool | None = None
         self.commanding: list[str] = []  # the sentences that gave a command
+
+    @property
+    def context(self) -> str | None:
+        """What the whole turn is (`turn_context`), read when something in it would be kept: most
+        turns keep nothing, and finding that out is cheaper than reading the turn whole."""
+        if self._context is False:
+            self._context = turn_context(self.turn.text)
+        return self._context  # type: ignore[return-value]
 
     @property
     def passing(self) -> bool:
@@ -335,7 +344,11 @@ class _TurnReading:
     def open_statements(self) -> None:
         """What the user says of themself in any phrasing, kept verbatim: each span no rule family
         took (a family's record already keeps its sentence) and that holds no secret."""
-        if (self.refused and REFUSED_SECRET in self.refused) or self.context is not None:
+        if (
+            (self.refused and REFUSED_SECRET in self.refused)
+            or not may_state(self.turn.text)
+            or self.context is not None
+        ):
             return
         taken = [_letters(str(p.record.get("statement", ""))) for p in self.items if p.record is not None]
         taken += [_letters(sentence) for sentence in self.commanding]
@@ -416,7 +429,7 @@ class _TurnReading:
         """ "I quit the gym", "在职那个我退了": a retract command naming what no longer holds in the
         user's words (found among their records when it applies)."""
         about = retraction(_LEAD_WORDS.sub("", sentence))
-        if about is None:
+        if about is None or self.context is not None:
             return False
         command = {"op": "retract", "tenant": self.turn.tenant, "user": self.turn.user, "about": list(about)}
         self.items.append(Proposal(rule="retract", command=command))
@@ -433,6 +446,8 @@ class _TurnReading:
         found = restatement(to_simplified(sentence), carried)
         if found is None or (beside and not found.about):
             return found  # beside a family's record, only a restatement that names its thing
+        if self.context is not None:
+            return None  # pasted material or a role-play restates nothing of the user's
         turn = self.turn
         command: dict[str, Any] = {
             "op": "restate",

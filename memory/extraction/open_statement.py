@@ -465,6 +465,29 @@ def _readers() -> tuple[_EnglishReader, _ChineseReader]:
     return _EnglishReader(), _ChineseReader()
 
 
+def may_state(turn: str) -> bool:
+    """False only when no span of the turn could be kept: it has no word of the user's own, no
+    word of stance, and no subject-less opening a statement may have (English); Chinese is read
+    whole, its words are substrings."""
+    if _CJK.search(turn):
+        return True
+    english = _readers()[0].lists
+    low = turn.translate(_APOSTROPHES).casefold()
+    return any(
+        p.search(low) is not None for p in (english.self_words, english.strong, english.affects_me, _fragments())
+    ) or bool(_INTRODUCING_ANYWHERE.search(low))
+
+
+_INTRODUCING_ANYWHERE = re.compile(r"\bhere\b")
+
+
+@cache
+def _fragments() -> re.Pattern[str]:
+    """The openers of a subject-less statement anywhere in a text (a span may start at any clause)."""
+    raw = resources.files("slotstream.memory").joinpath("data", "statements.json").read_text(encoding="utf-8")
+    return _phrases(json.loads(raw)["en"]["fragment_openers"])
+
+
 def lasting_statements(turn: str, whole_read: bool = False) -> list[str]:
     """The spans of a user's turn that state something lasting about the user, as written.
     `whole_read`: `turn_context(turn)` was None, so the whole-turn checks are not made again."""

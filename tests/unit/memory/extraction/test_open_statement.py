@@ -5,6 +5,7 @@ statement bound in time ends when it says."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 
 import pytest
@@ -86,3 +87,19 @@ def test_a_statement_bound_in_time_ends_when_it_says() -> None:
 def test_spans_are_cut_at_requests_and_kept_as_written() -> None:
     spans = lasting_statements("I'm a vegetarian and I hate mushrooms. Can you suggest a dinner for tonight?")
     assert spans == ["I'm a vegetarian and I hate mushrooms."]
+
+
+def test_a_turn_the_quick_look_passes_over_keeps_nothing() -> None:
+    # `may_state` only skips the reading where no span could be kept: checked on every corpus line
+    from slotstream.eval.corpus import corpus_path
+    from slotstream.memory.extraction.open_statement import may_state
+
+    lines = [
+        json.loads(line).get("statement") or json.loads(line).get("text") or ""
+        for path in sorted(corpus_path("open_language_dev").parent.glob("*/*.jsonl"))
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    skipped = [t for t in lines if t and not may_state(t)]
+    assert len(skipped) > 100
+    assert [t for t in skipped if lasting_statements(t)] == []
