@@ -17,6 +17,7 @@ from importlib import resources
 from typing import Any
 
 from ..resolution import DAY_PHRASE, value_kind
+from .text import alternation
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _LABEL = re.compile(r"^\s*\[[^\]\n]{1,40}\]\s*")  # "[VP] I'm overriding that": who is speaking
@@ -49,6 +50,7 @@ class Restatement:
 class _Retractions:
     shapes: tuple[re.Pattern[str], ...]
     not_things: frozenset[str]
+    look: re.Pattern[str]  # the words one of the shapes needs
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,8 @@ class _Language:
     retractions: _Retractions
     change_markers: re.Pattern[str]
     leads: re.Pattern[str]
-    shapes: tuple[tuple[re.Pattern[str], bool], ...]
+    # each shape, whether it marks a change, and the look for the words any match of it has
+    shapes: tuple[tuple[re.Pattern[str], bool, re.Pattern[str] | None], ...]
     tails: re.Pattern[str]
     not_things: frozenset[str]
     not_values: re.Pattern[str]
@@ -71,6 +74,37 @@ def _alternatives(words: list[str], english: bool) -> str:
     return "|".join(re.escape(w) for w in ordered)
 
 
+_TOKEN = re.compile(r"\((?:[^()]|\([^()]*\))*\)\??|\{[A-Z]+\}|\[[^\]]*\][+*?]*\??|[^\s(){}\[]+")
+
+
+def needed_words(template: str) -> tuple[str, ...]:
+    """What any sentence a template matches contains: the alternatives of one of its parts that is
+    neither a slot nor optional (the one whose shortest alternative is longest: the rarest). Read
+    off the template itself, so a shape added to the data is looked for by its own words."""
+    best: tuple[str, ...] = ()
+    for token in _TOKEN.findall(template):
+        if token.startswith("{") or token.endswith("?") or token.startswith("[") or "\\" in token:
+            continue
+        if token.startswith("("):
+            inner = token[1:-1]
+            if "(" in inner or "[" in inner:
+                continue
+            options = tuple(o.strip() for o in inner.split("|"))
+        else:
+            options = (token,)
+        if any(not o for o in options):
+            continue
+        if not best or min(map(len, options)) > min(map(len, best)):
+            best = options
+    return best
+
+
+def _look(words: set[str], english: bool) -> re.Pattern[str]:
+    """One pattern finding any of `words` (whole words in English, substrings in Chinese)."""
+    body = alternation(sorted(w.casefold() for w in words if w))
+    return re.compile(rf"(?<![\w'])(?:{body})(?![\w'])" if english else body, re.I)
+
+
 def _compile(spec: dict[str, Any], english: bool) -> _Language:
     slots = _SLOTS_EN if english else _SLOTS_ZH
     shapes = []
@@ -80,7 +114,9 @@ def _compile(spec: dict[str, Any], english: bool) -> _Language:
             body = body.replace(slot, group)
         if english:
             body = body.replace(" ", r"\s+")
-        shapes.append((re.compile(rf"^{body}$", re.I), bool(entry["change"])))
+        needs = needed_words(entry["shape"])
+        look = _look(set(needs), english) if needs else None
+        shapes.append((re.compile(rf"^{body}$", re.I), bool(entry["change"]), look))
     sep = r"\s*[,，.。:：;；!！—–-]*\s*"
     leads = re.compile(rf"^(?:(?:{_alternatives(spec['leads'], english)}){sep})+", re.I)
     tails = re.compile(rf"(?:{sep}(?:{_alternatives(spec['value_tails'], english)}))+$", re.I)
@@ -111,13 +147,15 @@ _THING = {True: r"(?P<about>.+?)", False: r"(?P<about>.+?)"}
 
 def _retractions(spec: dict[str, Any], english: bool) -> _Retractions:
     shapes = []
+    needed: set[str] = set()
     for shape in spec["shapes"]:
+        needed |= set(needed_words(shape))
         body = shape.replace("{T}", _THING[english])
         if english:
             body = body.replace(" ", r"\s+").replace(r"\s+(", r"\s*(").replace(r")?\s+", r")?\s*")
         # the sentence may go on after the thing ("I quit the gym, way too expensive")
         shapes.append(re.compile(rf"^{body}(?:(?:\s*[,，.。;；!！]|\s+[—–-]\s).*)?$", re.I))
-    return _Retractions(tuple(shapes), frozenset(w.casefold() for w in spec["not_things"]))
+    return _Retractions(tuple(shapes), frozenset(w.casefold() for w in spec["not_things"]), _look(needed, english))
 
 
 @cache
@@ -155,7 +193,9 @@ def restatement(sentence: str, carried_change: bool = False) -> Restatement | No
     led = stripped != text
     # a shape may follow a clause of its own ("finance got back to me — make the cap 40 instead")
     tails = [stripped, *(stripped[m.end() :] for m in _CLAUSE_BREAK.finditer(stripped))]
-    for shape, change in lang.shapes:
+    for shape, change, look in lang.shapes:
+        if look is not None and look.search(stripped) is None:
+            continue  # the words every match of this shape has are not there
         m = next((found for tail in tails if tail and (found := shape.match(tail)) is not None), None)
         if m is None:
             continue
@@ -276,6 +316,8 @@ def retraction(sentence: str) -> tuple[str, ...] | None:
     if _QUESTION.search(text):
         return None
     stripped = lang.leads.sub("", text).strip()
+    if lang.retractions.look.search(stripped) is None:
+        return None
     for shape in lang.retractions.shapes:
         m = shape.match(stripped)
         if m is None:

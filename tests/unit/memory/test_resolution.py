@@ -4,6 +4,7 @@ name built from the phrase; an ambiguous one changes nothing and tells the sessi
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -320,3 +321,35 @@ def test_a_value_of_its_kind_about_something_else_changes_nothing_said_long_ago(
     u.say("Actually the concert starts at 9pm now.", T0 + 24 * 60 * M)
     live = [v for values in u.live().values() for v in values]
     assert any("7 hours" in v for v in live)
+
+
+def test_the_words_a_shape_needs_never_hide_a_restatement(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the look each shape gets from its own template only skips shapes that could not match: every
+    # sentence of the corpora reads the same with the looks and without them
+    import dataclasses
+    import json as _json
+
+    from slotstream.eval.corpus import corpus_path
+    from slotstream.memory.extraction import restatement as module
+
+    texts = [
+        turn["text"] if isinstance(turn, dict) else turn
+        for path in sorted(corpus_path("open_language_dev").parent.glob("*/*.jsonl"))
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+        for row in [_json.loads(line)]
+        for turn in [*row.get("turns", []), row.get("statement") or row.get("text") or ""]
+    ]
+    looked = [(module.restatement(t), module.retraction(t)) for t in texts]
+    english, chinese = module._languages()
+
+    def unlooked(lang: Any) -> Any:
+        shapes = tuple((shape, change, None) for shape, change, _ in lang.shapes)
+        everything = re.compile("")
+        return dataclasses.replace(
+            lang, shapes=shapes, retractions=dataclasses.replace(lang.retractions, look=everything)
+        )
+
+    monkeypatch.setattr(module, "_languages", lambda: (unlooked(english), unlooked(chinese)))
+    assert [(module.restatement(t), module.retraction(t)) for t in texts] == looked
+    assert sum(1 for r, _ in looked if r is not None) > 20
