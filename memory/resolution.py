@@ -48,7 +48,8 @@ def _plain() -> frozenset[str]:
 # the kinds of value, most specific first
 _MONEY = re.compile(r"^(?:[$€£¥]\s?\d|\d[\d,.]*\s*(?:k|m|dollars?|euros?|pounds?|yuan|rmb|元|块|万)\b)", re.I)
 # a count, with its unit when it has one ("750", "250 lines", "90 minutes", "50 grams", "3个")
-_NUMBER = re.compile(r"^\d[\d,.]*(?:\s*(?:%|percent|[a-z]+(?:\s+[a-z]+)?|[\u4e00-\u9fff]{1,2}))?$", re.I)
+# (with more words it is a phrase: "15 days PTO" replaces "unlimited PTO")
+_NUMBER = re.compile(r"^\d[\d,.]*(?:\s*(?:%|percent|[a-z]+|[\u4e00-\u9fff]{1,2}))?$", re.I)
 _DAY = re.compile(
     r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|wed|thu|fri|sat|sun|today|"
     r"tomorrow|tonight|yesterday|week|weekend|month|year|morning|afternoon|evening|noon|midnight|"
