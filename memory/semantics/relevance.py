@@ -28,10 +28,9 @@ from numpy.typing import NDArray
 from . import area_model, gloss, vectors
 from .topics import lexicon
 
-AREA_AGREEMENT = 0.05  # the least sum of the two area probabilities' products that relates them
-# a safety-relevant record reaches its domain through its topics; by meaning alone, only a request
-# clearly about its areas (else an allergy would crowd every request's budget)
-SAFETY_AGREEMENT = 0.05
+# the least sum of the two area probabilities' products that relates them (a safety-relevant
+# record too: missing an allergy for a request of its area costs more than one line too many)
+AREA_AGREEMENT = 0.05
 # the read index lists a record under each area it is at least this likely about, and a lookup
 # reads the lists of the areas its request is: a record on none of them agrees with the request
 # by less than 2 x this, under AREA_AGREEMENT, so the index finds every related record
@@ -200,8 +199,7 @@ def relation(record: Meaning, request: Meaning) -> Relation:
     # a request about leisure in general ("what should I do this weekend?") is related to what
     # the user does for leisure (hiking, guitar): the umbrella topic the request's words name
     named = bool(record.named & request.topics or record.topics & request.general)
-    least = SAFETY_AGREEMENT if record.safety else AREA_AGREEMENT
-    if agreement >= least or named:
+    if agreement >= AREA_AGREEMENT or named:
         return Relation(True, score, shared, 1.0, agreement, named)
     reached = record.reach & request.topics
     return Relation(bool(reached), score, reached, 0.5 if reached else 0.0, agreement, bool(reached))
