@@ -181,15 +181,25 @@ def _clean(value: str, lang: _Language) -> str:
     return value
 
 
-def restatement(sentence: str, carried_change: bool = False) -> Restatement | None:
-    """The restatement a sentence makes, or None. `carried_change`: the sentence before was only
-    a word of change ("I'm overriding that.")."""
+def _read(sentence: str) -> tuple[_Language, str, str] | None:
+    """The sentence's language, the sentence without a speaker label and its end, and that without
+    its lead-ins; None for a question (it restates and retracts nothing)."""
     english, chinese = _languages()
     lang = chinese if _CJK.search(sentence) else english
     text = _LABEL.sub("", sentence).strip().rstrip(".。!！")
     if _QUESTION.search(text):
         return None
-    stripped = lang.leads.sub("", text).strip()
+    return lang, text, lang.leads.sub("", text).strip()
+
+
+def restatement(sentence: str, carried_change: bool = False) -> Restatement | None:
+    """The restatement a sentence makes, or None. `carried_change`: the sentence before was only
+    a word of change ("I'm overriding that.")."""
+    read = _read(sentence)
+    if read is None:
+        return None
+    lang, text, stripped = read
+    english, chinese = _languages()
     led = stripped != text
     # a shape may follow a clause of its own ("finance got back to me — make the cap 40 instead")
     tails = [stripped, *(stripped[m.end() :] for m in _CLAUSE_BREAK.finditer(stripped))]
@@ -310,12 +320,11 @@ def retraction(sentence: str) -> tuple[str, ...] | None:
     """The user's words for something that no longer holds ("I quit the gym", "I'm not coaching
     anymore", "在职那个我退了"), or None. What they name is found among the user's records when the
     command applies; a phrase naming nothing in particular ("I left work early") finds nothing."""
-    english, chinese = _languages()
-    lang = chinese if _CJK.search(sentence) else english
-    text = _LABEL.sub("", sentence).strip().rstrip(".。!！")
-    if _QUESTION.search(text):
+    read = _read(sentence)
+    if read is None:
         return None
-    stripped = lang.leads.sub("", text).strip()
+    lang, _, stripped = read
+    english = _languages()[0]
     if lang.retractions.look.search(stripped) is None:
         return None
     for shape in lang.retractions.shapes:

@@ -50,6 +50,10 @@ class User:
             out.append(self.op(at, **body))
         return out
 
+    def values(self) -> list[str]:
+        """Every live value, whatever its attribute."""
+        return [v for values in self.live().values() for v in values]
+
     def live(self) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
         for r in self.view.records.values():
@@ -241,7 +245,7 @@ def test_a_retraction_ends_the_record_it_names_and_keeps_what_the_turn_says_now(
     u.say("I'm a member at Iron Works gym and I go 4x a week.", T0)
     u.say("I love hiking in the Alps.", T0 + M)
     u.say("I quit the gym, way too expensive. I just work out at home with a kettlebell now", T0 + 2 * M)
-    live = [v for values in u.live().values() for v in values]
+    live = u.values()
     assert not any("Iron Works" in v for v in live)
     assert any("hiking" in v for v in live) and any("kettlebell" in v for v in live)
 
@@ -262,7 +266,7 @@ def test_a_retraction_naming_several_records_changes_none_of_them() -> None:
     u.say("I run a hiking club on weekends.", T0 + M)
     (t,) = u.say("I left the club.", T0 + 2 * M)[:1]
     assert t.outcome == Outcome.NOOP
-    live = [v for values in u.live().values() for v in values]
+    live = u.values()
     assert any("chess" in v for v in live) and any("hiking" in v for v in live)
 
 
@@ -299,7 +303,7 @@ def test_a_statement_in_the_users_words_is_corrected_in_place_by_a_value_of_its_
     u.say("Quick context for planning stuff: our team sync is every Wednesday at 10.", T0)
     u.say("I sleep about 7 hours a night.", T0 + M)
     u.say("No wait, make it Thursday, I mixed up the calendars.", T0 + 20 * M)
-    live = [v for values in u.live().values() for v in values]
+    live = u.values()
     assert any("every Thursday at 10" in v for v in live)
     assert not any("Wednesday" in v for v in live)
     assert any("7 hours" in v for v in live)  # another kind of value: untouched
@@ -310,7 +314,7 @@ def test_a_count_corrects_the_count_of_the_same_thing() -> None:
     u.say("Team rule for my squad: a pull request can't be bigger than 400 lines of diff.", T0)
     u.say("I walk my dog 3 times a day.", T0 + M)
     u.say("I'm overruling what I said yesterday: the PR limit is 250 lines, reviewers were drowning.", T0 + 24 * 60 * M)
-    live = [v for values in u.live().values() for v in values]
+    live = u.values()
     assert any("250 lines" in v for v in live) and not any("400 lines" in v for v in live)
     assert any("3 times a day" in v for v in live)
 
@@ -319,7 +323,7 @@ def test_a_value_of_its_kind_about_something_else_changes_nothing_said_long_ago(
     u = User()
     u.say("I sleep about 7 hours a night.", T0)
     u.say("Actually the concert starts at 9pm now.", T0 + 24 * 60 * M)
-    live = [v for values in u.live().values() for v in values]
+    live = u.values()
     assert any("7 hours" in v for v in live)
 
 
@@ -350,6 +354,7 @@ def test_the_words_a_shape_needs_never_hide_a_restatement(monkeypatch: pytest.Mo
             lang, shapes=shapes, retractions=dataclasses.replace(lang.retractions, look=everything)
         )
 
-    monkeypatch.setattr(module, "_languages", lambda: (unlooked(english), unlooked(chinese)))
+    plain = (unlooked(english), unlooked(chinese))  # (the same objects on every call: compared by identity)
+    monkeypatch.setattr(module, "_languages", lambda: plain)
     assert [(module.restatement(t), module.retraction(t)) for t in texts] == looked
     assert sum(1 for r, _ in looked if r is not None) > 20
