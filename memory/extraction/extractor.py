@@ -284,7 +284,10 @@ _INSTRUCTIONS = (
 
 
 def _described(command: dict[str, Any]) -> bool:
-    return command.get("op") == "retract" and "about" in command
+    """A command found in the user's words (a restatement, a retraction by description): it may be
+    no command at all once applied ("I'm pregnant, 14 weeks along now" finds nothing to restate),
+    so the sentence is still read as a statement."""
+    return command.get("op") == "restate" or (command.get("op") == "retract" and "about" in command)
 
 
 def _single(record: dict[str, Any]) -> bool:

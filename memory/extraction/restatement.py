@@ -36,6 +36,7 @@ _SLOTS_ZH = {
 # a question asks, it does not restate ("澳大利亚的首都是哪里？", "is the budget $50,000?")
 _QUESTION = re.compile(r"[?？]\s*$|吗\s*$|呢\s*$|什么|哪|几|多少|怎么|为什么|为啥|是不是|有没有")
 MAX_VALUE_WORDS = 8  # a longer "value" is a sentence, not a value
+_A_CLAUSE = re.compile(r"^(?:i|i'm|i've|i'd|we|we're|my|our|he|she|they|it's|that's)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -221,8 +222,8 @@ def restatement(sentence: str, carried_change: bool = False) -> Restatement | No
         if not changed or lang.not_values.match(value):
             return None
         words = value.split() if lang is english else [value]
-        if len(words) > MAX_VALUE_WORDS:
-            return None
+        if len(words) > MAX_VALUE_WORDS or (lang is english and _A_CLAUSE.match(value)):
+            return None  # "…, I closed my account": a clause, not a value
         if about and _names_nothing(about, lang):
             return None
         about_words = tuple(about.split()) if lang is english else ((about,) if about else ())

@@ -21,6 +21,10 @@ def records(text: str) -> list[dict]:
     return [p.record for p in RuleExtractor().extract(turn).items if p.record is not None]
 
 
+def _letters(text: str) -> str:
+    return "".join(ch for ch in text.casefold() if ch.isalnum())
+
+
 def lasting(text: str) -> list[dict]:
     return [r for r in records(text) if not r["scope"].startswith("session:")]
 
@@ -36,12 +40,19 @@ def lasting(text: str) -> list[dict]:
         "说实话我不太能接受太吵的餐厅",
         "出差的时候我一般不安排任何内部会议",
         "受不了排队，再好吃的店要排队我也不去",
+        "I'm pregnant, about 14 weeks along now.",  # a count and "now": no correction, a statement
+        "Strong perfumes give me a headache so I go for unscented everything.",
+        "i used to lift heavy but these days i'm way more into yoga and mobility",
+        "我乳糖不耐，喝牛奶就拉肚子，酸奶倒还行",
+        "跟客户吃饭的话一般都订包间，方便说话",
+        "家里有两只猫，还有个一岁多的宝宝，买啥都得先考虑安全",
     ],
 )
 def test_a_lasting_statement_in_any_phrasing_is_kept_verbatim(text: str) -> None:
     kept = lasting(text)
     assert kept, text
-    assert any(r["value"] in text or r["statement"] in text for r in kept)
+    # (clauses are joined with a comma where the user wrote none)
+    assert any(_letters(r["value"]) in _letters(text) for r in kept)
 
 
 @pytest.mark.parametrize(
@@ -55,6 +66,13 @@ def test_a_lasting_statement_in_any_phrasing_is_kept_verbatim(text: str) -> None
         "我闺蜜乳糖不耐受，给她订生日蛋糕怎么选",
         "I'm sitting in the dentist waiting room, tell me a fun fact",  # a passing state
         "开了一天会脑子转不动了，说简单点",
+        "what's the capital of Australia? always forget if it's Sydney",
+        "im in a rush, just give me the command to unzip a tar.gz",
+        "coworker is allergic to shellfish, any seafood place alternatives?",
+        "Play a customer service bot. I'll be a passenger who is allergic to everything on the menu.",
+        "租房押金一般多久能退回来",
+        "我侄女特别喜欢恐龙，周末带她去哪个博物馆好",
+        "我演一个对猫毛过敏的租客 你演房东 咱俩练练砍价",
     ],
 )
 def test_chat_that_says_nothing_lasting_about_the_user_leaves_nothing_lasting(text: str) -> None:
