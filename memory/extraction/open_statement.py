@@ -247,7 +247,10 @@ _HAVING = re.compile(
 )
 _I = re.compile(r"(?<![\w'])(?:i|i'm|im|i've|i'd|i'll|we|we're)(?![\w'])")
 # who the user is, said as "<someone> here" ("Professional DJ here", "guy here")
-_INTRODUCING = re.compile(r"^[\w' -]{2,30}\s+here$")
+_INTRODUCING = re.compile(
+    r"^(?!(?:come|go|get|look|click|sit|stay|right|over|out|in|from|up|down|back|near|around|put|stop|start|be|is|are|"
+    r"was|i'm|im|you're|it's|not|nobody|no one|anyone|someone)\b)[\w' -]{2,30}\s+here(?:$|\s*[,.;:!(—–-])"
+)
 _UNTIL_HOUR = re.compile(r"\b(?:till|til|until)\s+\d{1,2}(?::\d\d)?\s*(?:am|pm|o'clock)?\b")
 _WHEREABOUTS = re.compile(
     r"(?i:\bi'?m|\bi\s+am|\bwe're|\bwe\s+are)\s+(?i:currently\s+|now\s+|still\s+)?(?i:in|at)\s+[A-Z]"
