@@ -141,7 +141,7 @@ _SPECS = [
     AttributeSpec("profile.name", Kind.PREFERENCE, label="name", importance=0.4),
     # goals, priorities, rules, knowledge: families
     AttributeSpec("goal.", Kind.GOAL, Cardinality.MULTI, label="goal", review=90 * DAY,
-                  importance=0.6, actionability=0.6, gated=True),
+                  importance=0.6, actionability=0.6, topics=("schedule", "work"), gated=True),
     AttributeSpec("priority.focus", Kind.PRIORITY, label="current focus", lifetime=7 * DAY,
                   consequence=Consequence.MEDIUM, importance=0.8, actionability=0.9),
     AttributeSpec("priority.", Kind.PRIORITY, label="priority", lifetime=7 * DAY,
