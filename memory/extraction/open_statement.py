@@ -64,7 +64,7 @@ def _others(relations: list[str], pronouns: list[str]) -> re.Pattern[str]:
     """Other people's phrases: a possessive, up to two words, a relation ("my best friend", "our
     new neighbours", "my partner's"), or a pronoun or word for someone else."""
     nouns = "|".join(sorted((re.escape(r) for r in relations), key=len, reverse=True))
-    relation = rf"(?:my|our|his|her|their)\s+(?:[\w'-]+\s+){{0,2}}?(?:{nouns})(?:s|es)?(?:'s?)?"
+    relation = rf"(?:my|our|his|her|their)\s+(?:[\w'-]+\s+){{0,3}}?(?:{nouns})(?:s|es)?(?:'s?)?"
     return re.compile(rf"(?<![\w'])(?:{relation}|{_phrases(pronouns).pattern})(?![\w'])")
 
 
@@ -245,6 +245,8 @@ _HAVING = re.compile(
     r"(?<![\w'])(?:my|our)\s+(?:[\w'-]+\s+){0,2}?(?:is|are|has|have|isn't|aren't|doesn't|don't|needs|need|won't|can't|"
     r"gets|get|makes|make|keeps|runs|takes)\b"
 )
+# the user alone ("we" may be the user and the person named: "coworker is allergic, we're doing a potluck")
+_I_ALONE = re.compile(r"(?<![\w'])(?:i|i'm|im|i've|i'd|i'll)(?![\w'])")
 _I = re.compile(r"(?<![\w'])(?:i|i'm|im|i've|i'd|i'll|we|we're)(?![\w'])")
 # who the user is, said as "<someone> here" ("Professional DJ here", "guy here")
 _INTRODUCING = re.compile(
@@ -345,7 +347,9 @@ class _EnglishReader:
             return False  # "I'm in Berlin": where the user is now, maybe passing through
         if _NAMED.match(original) or lists.code.search(span):
             return False  # about someone named ("Tom's goal is ..."); code at hand
-        if (lists.others.match(span) or lists.bare_relation.match(span)) and not _I.search(span):
+        if (lists.others.match(span) and not _I.search(span)) or (
+            lists.bare_relation.match(span) and not _I_ALONE.search(span)
+        ):
             return (
                 False  # opens with someone else ("My coworker is on Pacific time, so ...", "coworker is allergic ...")
             )
