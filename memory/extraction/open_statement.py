@@ -416,7 +416,7 @@ class _ChineseReader:
         own = _ZH_SOMEONE_ELSE.sub(" ", span) if "我是那种" not in span else span
         if _ZH_CODE.search(span):
             return False
-        if (own != span and not own.lstrip().startswith(lists.self_words)) or _ZH_NAMED.match(span):
+        if _about_them(span, own, lists.self_words) or _ZH_NAMED.match(span):
             return False  # "我闺蜜乳糖不耐受", "小王的目标是...": about them
         if _ZH_ONCE.search(span) and not _ZH_HABIT.search(span):
             return False  # "我就只吃了薯条": once
@@ -450,6 +450,21 @@ class _ChineseReader:
                     kept.append(joined)
                 span = []
         return kept
+
+
+def _about_them(span: str, own: str, self_words: tuple[str, ...]) -> bool:
+    """Someone else is the subject: the span opens with them ("我闺蜜乳糖不耐受") and no later clause
+    is the user's own ("…，我做菜就一点辣都不放"); one mentioned further on ("衣服嘛穿着舒服最重要，
+    我老婆老说…") leaves the span the user's."""
+    if own == span:
+        return False
+    first = _ZH_CLAUSES.split(span, maxsplit=1)[0]
+    if _ZH_SOMEONE_ELSE.sub(" ", first) == first:
+        return False  # the opening clause names no one else
+    clauses = [c.strip() for c in _ZH_CLAUSES.split(span)[1:] if c.strip()]
+    if own.lstrip().startswith(self_words):
+        return False  # "我…": the user is the subject
+    return not any(c.startswith(self_words) for c in clauses)
 
 
 @cache
