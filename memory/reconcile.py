@@ -510,25 +510,8 @@ def _correct(view: UserView, cmd: CorrectCommand, at: datetime, t: Transition) -
     target = _target(view, cmd.record_id)
     if target.kind == Kind.FACT:
         raise Rejected(Reason.SOURCE_NOT_AUTHORIZED, "facts change only through an authorized source")
-    rin = RecordIn(
-        id=derive_id("r_", t.op_id),
-        tenant=t.tenant,
-        user=t.user,
-        kind=target.kind.value,
-        subject=target.subject,
-        attribute=target.attribute,
-        scope=target.scope,
-        value=cmd.value,
-        statement=cmd.statement,
-        authority=Authority.USER_EXPLICIT,
-        importance=target.importance,
-        consequence=target.consequence,
-        actionability=target.actionability,
-        sensitivity=target.sensitivity,
-        evidence=cmd.evidence or [e.to_wire() for e in target.evidence[:1]],
-        corrects=target.id,
-    )
-    return _reconcile_record(view, build_record(rin, op_id=t.op_id, at=at), at, t)
+    _replaced(view, target, cmd.value, cmd.statement, cmd.evidence, at, t)
+    return t
 
 
 def _reject(view: UserView, cmd: RejectCommand, at: datetime, t: Transition) -> Transition:
@@ -905,13 +888,13 @@ def _replaced(
     view: UserView,
     first: Record,
     value: Any,
-    statement: str,
+    statement: str | None,
     evidence: list[Any] | None,
     at: datetime,
     t: Transition,
 ) -> Record | None:
-    """A correction of `first` by the user's word (rule 1): the new live record, or None when it
-    did not become live."""
+    """A correction of `first` by the user's word (rule 1), evidence defaulting to the record's own:
+    the new live record, or None when it did not become live."""
     rin = RecordIn(
         id=derive_id("r_", t.op_id),
         tenant=t.tenant,

@@ -28,7 +28,7 @@ from ..models import Kind
 from ..semantics.topics import main_area
 from .family import Hit
 from .markers import LASTING
-from .text import alternation, day_end, month_end, week_end
+from .text import alternation, day_end, month_end, to_int, week_end
 
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "＇": "'"})
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -102,6 +102,7 @@ def _start(entries: list[str]) -> re.Pattern[str]:
 class _English:
     self_words: re.Pattern[str]
     fragment: re.Pattern[str]
+    fragment_anywhere: re.Pattern[str]  # (a span may start at any clause of a turn)
     question: re.Pattern[str]
     conditional: re.Pattern[str]
     request: re.Pattern[str]
@@ -162,6 +163,7 @@ def _lists() -> tuple[_English, _Chinese]:
     english = _English(
         self_words=_phrases(en["self"]),
         fragment=_start(en["fragment_openers"]),
+        fragment_anywhere=_phrases(en["fragment_openers"]),
         question=_start(en["question_openers"]),
         conditional=_start(en["conditional_openers"]),
         request=_start(en["request_openers"]),
@@ -413,7 +415,7 @@ class _ChineseReader:
             return False
         if any(w in span for w in lists.times) and not _ZH_HABIT.search(span):
             return False
-        own = _ZH_SOMEONE_ELSE.sub(" ", span) if "我是那种" not in span else span
+        own = _someone_else().sub(" ", span) if "我是那种" not in span else span
         if _ZH_CODE.search(span):
             return False
         if _about_them(span, own, lists.self_words) or _ZH_NAMED.match(span):
@@ -459,7 +461,7 @@ def _about_them(span: str, own: str, self_words: tuple[str, ...]) -> bool:
     if own == span:
         return False
     first = _ZH_CLAUSES.split(span, maxsplit=1)[0]
-    if _ZH_SOMEONE_ELSE.sub(" ", first) == first:
+    if _someone_else().sub(" ", first) == first:
         return False  # the opening clause names no one else
     clauses = [c.strip() for c in _ZH_CLAUSES.split(span)[1:] if c.strip()]
     if own.lstrip().startswith(self_words):
@@ -473,14 +475,6 @@ def _someone_else() -> re.Pattern[str]:
     "带孩子"), and a pronoun not inside a word ("其他", "吉他")."""
     phrases = "|".join(re.escape(p) for p in _lists()[1].others)
     return re.compile(rf"(?<![跟和给陪带对为替帮同其吉])(?:{phrases})")
-
-
-class _SomeoneElse:
-    def sub(self, repl: str, text: str) -> str:
-        return _someone_else().sub(repl, text)
-
-
-_ZH_SOMEONE_ELSE = _SomeoneElse()
 
 
 @cache
@@ -497,18 +491,12 @@ def may_state(turn: str) -> bool:
     english = _readers()[0].lists
     low = turn.translate(_APOSTROPHES).casefold()
     return any(
-        p.search(low) is not None for p in (english.self_words, english.strong, english.affects_me, _fragments())
+        p.search(low) is not None
+        for p in (english.self_words, english.strong, english.affects_me, english.fragment_anywhere)
     ) or bool(_INTRODUCING_ANYWHERE.search(low))
 
 
 _INTRODUCING_ANYWHERE = re.compile(r"\bhere\b")
-
-
-@cache
-def _fragments() -> re.Pattern[str]:
-    """The openers of a subject-less statement anywhere in a text (a span may start at any clause)."""
-    raw = resources.files("slotstream.memory").joinpath("data", "statements.json").read_text(encoding="utf-8")
-    return _phrases(json.loads(raw)["en"]["fragment_openers"])
 
 
 def lasting_statements(turn: str, whole_read: bool = False) -> list[str]:
@@ -556,22 +544,6 @@ _UNTIL_DAY_EN = re.compile(
 _UNTIL_DAY_ZH = re.compile(r"(?:到|直到|在)?(?:下)?(?:周|星期|礼拜)([一二三四五六日天])(?:之前|前|为止)")
 _NEXT_SPAN_EN = re.compile(r"\b(?:for|over)\s+the\s+next\s+(\d+|two|three|four|five|six|seven)\s+(day|week)s?\b")
 _NEXT_SPAN_ZH = re.compile(r"接下来(?:的)?([\d一二三四五六七两]+)(天|周|个星期)")
-_NUMBERS = {
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "一": 1,
-    "两": 2,
-    "二": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-}
 
 
 def time_bound(statement: str, at: datetime) -> datetime | None:
@@ -596,7 +568,7 @@ def time_bound(statement: str, at: datetime) -> datetime | None:
         return day_end(at + timedelta(days=ahead))
     span = _NEXT_SPAN_EN.search(low) or _NEXT_SPAN_ZH.search(statement)
     if span:
-        n = int(span.group(1)) if span.group(1).isdigit() else _NUMBERS.get(span.group(1), 1)
+        n = to_int(span.group(1)) or 1
         unit = 7 if span.group(2) in ("week", "周", "个星期") else 1
         return day_end(at + timedelta(days=n * unit))
     return None
