@@ -153,6 +153,8 @@ def parse_command(data: Any) -> AnyCommand:  # raw JSON: checked below
             raise Rejected(Reason.TOO_LARGE, f"about: more than {MAX_ABOUT_WORDS} words")
         for word in about:
             check_text(word, "about", MAX_ID_CHARS)
+            if not word.strip():
+                raise Rejected(Reason.MISSING_FIELD, "about: an empty word names nothing")
         check_no_secret(*about)
     if cmd.op == "restate":
         check_text(cmd.statement, "statement")

@@ -331,3 +331,26 @@ def test_command_rejections():
         == Reason.INVALID_FIELD
     )
     assert cmd_reason("forget") == Reason.INVALID_FIELD
+
+
+@pytest.mark.parametrize("op", ["forget", "retract"])
+@pytest.mark.parametrize(
+    "about,reason",
+    [
+        (["gym"] * 13, Reason.TOO_LARGE),  # more words than any name of a thing
+        (["x" * 300], Reason.TOO_LARGE),
+        ([""], Reason.MISSING_FIELD),
+        ("gym", Reason.INVALID_FIELD),  # not a list
+        ([{"word": "gym"}], Reason.INVALID_FIELD),
+        (["AKIAIOSFODNN7EXAMPLE"], Reason.SECRET_VALUE),
+    ],
+)
+def test_a_target_named_in_words_is_checked_like_any_text(op: str, about: Any, reason: Reason) -> None:
+    with pytest.raises(Rejected) as err:
+        parse_command({"op": op, "tenant": "t", "user": "u", "about": about})
+    assert err.value.reason == reason
+
+
+def test_a_retraction_in_words_parses() -> None:
+    c = parse_command({"op": "retract", "tenant": "t", "user": "u", "about": ["book", "club"]})
+    assert c.op == "retract" and c.about == ["book", "club"]
