@@ -559,6 +559,10 @@ class RetractCommand(_Command):
     # the user's words for what no longer holds ("I quit the gym": ["gym"]), found among their
     # records when the command applies; a statement kept in their words loses the clauses naming it
     about: list[str] | None = None
+    # what the user says holds now, in their words, with a word of change ("we moved, I'm in Austin
+    # now"): it ends the one earlier record clearly closest to it in meaning (the statement itself
+    # is kept as a record of its own)
+    replaced_by: str | None = None
 
 
 class MoveCommand(_Command):

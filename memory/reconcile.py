@@ -50,6 +50,7 @@ from .resolution import (
     VERBATIM,
     eligible,
     resolve_forget,
+    resolve_replacement,
     resolve_restatement,
     resolve_retraction,
     restated,
@@ -459,7 +460,11 @@ def needs_for(op: Record | AnyCommand) -> Needs:
             else:
                 n.ids.add(dep)
         return n
-    if isinstance(op, RestateCommand) or (isinstance(op, (ForgetCommand, RetractCommand)) and op.about):
+    if (
+        isinstance(op, RestateCommand)
+        or (isinstance(op, (ForgetCommand, RetractCommand)) and op.about)
+        or (isinstance(op, RetractCommand) and op.replaced_by)
+    ):
         # a target named in the user's words may be anywhere in their memory
         n.with_history = True
         n.attrs.append(("user", EVERY_ATTRIBUTE, None, False))
@@ -872,6 +877,13 @@ def _restate(view: UserView, cmd: RestateCommand, at: datetime, t: Transition) -
     elif isinstance(first.value, str) and value_kind(cmd.value) == "number":
         # "make it 40" for "under $30 a head": the amount as it was said, with the new number
         value = restated(first.value, cmd.value) or cmd.value
+    elif isinstance(first.value, str) and value_kind(first.value) == "text" and value_kind(cmd.value) != "text":
+        # a phrase of the user's keeps its words, with the new day, amount or count in place of
+        # the old one ("swim laps every tuesday" -> "... every monday"), and so does its statement
+        rewritten = restated(first.value, cmd.value)
+        if rewritten is not None:
+            value = rewritten
+            statement = restated(first.statement, cmd.value) or cmd.statement
     new = _replaced(view, first, value, statement, cmd.evidence, at, t)
     if new is None:
         return t
@@ -959,6 +971,8 @@ def _matched(view: UserView, m: Match) -> list[Record]:
 def _retract(view: UserView, cmd: RetractCommand, at: datetime, t: Transition) -> Transition:
     """The user invalidates a record without a new value: it leaves the slot (which then has no
     current value), its value is kept from coming back there automatically, lineage keeps why."""
+    if cmd.replaced_by and not cmd.about and not cmd.record_id and cmd.match is None:
+        return _replaced_by_statement(view, cmd.replaced_by, at, t)
     if cmd.about and not cmd.record_id and cmd.match is None:
         return _retract_described(view, cmd, cmd.about, at, t)
     if cmd.record_id:
@@ -985,6 +999,29 @@ def _retract(view: UserView, cmd: RetractCommand, at: datetime, t: Transition) -
         kept_out = _suppression(t, rec, rec.scope, at, "retracted", [rec.id])
         t.suppress.append(kept_out)
         t.changes.append({"type": Change.SUPPRESSED, "attribute": rec.attribute, "key": kept_out.key})
+    return t
+
+
+def _replaced_by_statement(view: UserView, statement: str, at: datetime, t: Transition) -> Transition:
+    """ "we moved, I'm in Austin now": what the user says holds now ends the one earlier record
+    clearly closest to it in meaning ("I live in Portland"); none clearly closest, nothing ends.
+    What was said in this turn or later is never a target (the statement is kept beside it)."""
+    records = [
+        r
+        for r in eligible(view.records.values(), _all_scopes(view), restating=False)
+        if r.kind != Kind.FACT and r.observed_at < at and r.statement != statement
+    ]
+    found = resolve_replacement(records, statement)
+    if not found.targets:
+        t.outcome, t.reason = Outcome.NOOP, found.why
+        return t
+    for rec in found.targets:
+        update = {"status": Status.RETRACTED, "status_reason": "replaced by what the user said now", "updated_at": at}
+        t.put(rec.model_copy(update=update), Change.RETRACTED)
+        kept_out = _suppression(t, rec, rec.scope, at, "retracted", [rec.id])
+        t.suppress.append(kept_out)
+        t.changes.append({"type": Change.SUPPRESSED, "attribute": rec.attribute, "key": kept_out.key})
+    t.changes.append({"type": Change.RESOLVED, "targets": [r.id for r in found.targets], "why": found.why})
     return t
 
 

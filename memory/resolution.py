@@ -68,7 +68,9 @@ _DAY_WORD = (
     r"\d{1,2}(?::\d{2})?\s*(?:am|pm)|\d{1,2}:\d{2}|\d{1,2}/\d{1,2})"
 )
 DAY_PHRASE = re.compile(
-    rf"(?<![\w/]){_DAY_WORD}(?:(?:\s*(?:,|/|-|–|to|and)?\s*|\s+(?:at|on|in\s+the|from|by)\s+){_DAY_WORD})*(?![\w/])"
+    rf"(?<![\w/]){_DAY_WORD}(?:(?:\s*(?:,|/|-|–|to|and)?\s*|\s+(?:at|on|in\s+the|from|by)\s+){_DAY_WORD}"
+    # (an hour said bare after a day: "fridays at 11")
+    r"|\s+at\s+\d{1,2}(?::\d{2})?(?![\w:]))*(?![\w/])"
     r"|(?:下|上|这|本)?(?:周|星期|礼拜)[一二三四五六日天末](?:(?:早上|上午|中午|下午|晚上)?[\d一二三四五六七八九十两]+点(?:半|\d+分?)?)?"
     r"|(?:早上|上午|中午|下午|晚上)?[\d一二三四五六七八九十两]+点(?:半|\d+分?)?|\d+月\d+(?:号|日)",
     re.I,
@@ -125,8 +127,12 @@ def _kinds_of(rec: Record) -> frozenset[str]:
     also those of the values said in it ("our sync is every Wednesday at 10": a day, a number)."""
     value = rec.value if isinstance(rec.value, str) else str(rec.value)
     if not rec.attribute.startswith(VERBATIM):
-        # "under $30 a head" holds an amount
-        return frozenset({value_kind(value), *(kind for kind, pattern in _IN_SENTENCE if pattern.search(value))})
+        # "under $30 a head" holds an amount; a routine said as a phrase ("swim laps every tuesday
+        # and thursday morning") holds a day
+        found = {value_kind(value), *(kind for kind, pattern in _IN_SENTENCE if pattern.search(value))}
+        if _phrase(rec) and DAY_PHRASE.search(value):
+            found.add("day")
+        return frozenset(found)
     found = {"text"}
     for kind, pattern in _IN_SENTENCE:
         if pattern.search(value):
@@ -136,6 +142,20 @@ def _kinds_of(rec: Record) -> frozenset[str]:
     if re.search(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+", value):
         found.add("name")
     return frozenset(found)
+
+
+_SPAN_OF_TIME = re.compile(r"(?:second|sec|minute|min|hour|hr|day|night|week|wk|month|year|yr)s?", re.I)
+
+
+def _phrase(rec: Record) -> bool:
+    """A record of a family whose value is a phrase of the user's ("swim laps at the pool every
+    tuesday"): a value said alone changes the part of it of its kind, as in a statement."""
+    return (
+        rec.attribute.startswith("profile.")  # (what the user does, not a decision or a project's state)
+        and isinstance(rec.value, str)
+        and len(rec.value.split()) >= 3
+        and value_kind(rec.value) == "text"
+    )
 
 
 def restated(statement: str, value: str) -> str | None:
@@ -148,6 +168,9 @@ def restated(statement: str, value: str) -> str | None:
         unit = re.sub(r"^\d[\d,.]*\s*", "", value).strip()
         if unit:
             same = re.search(rf"(?<![\w$€£¥])\d[\d,.]*\s*{re.escape(unit.split()[0])}", statement, re.I)
+            if same is None and _SPAN_OF_TIME.fullmatch(unit.split()[0]):
+                # "every 3 months" for "every 6 weeks": a span of time replaces one in another unit
+                same = re.search(rf"(?<![\w$€£¥])\d[\d,.]*\s*{_SPAN_OF_TIME.pattern}\b", statement, re.I)
             if same is not None:
                 return statement[: same.start()] + value + statement[same.end() :]
         # (an amount when it holds no plain count: "under $30 a head" and "40")
@@ -294,7 +317,7 @@ def resolve_restatement(
             for r in pool
             if r.cardinality == Cardinality.SINGLE
             or (
-                r.attribute.startswith(VERBATIM)
+                (r.attribute.startswith(VERBATIM) or _phrase(r))
                 and kind in _SPECIFIC
                 and kind in kinds[r.id]
                 and _same_part(value, r.statement)
@@ -456,6 +479,40 @@ def resolve_retraction(records: list[Record], about: list[str]) -> Resolution:
         if len(_by_value(full)) > 1:
             return Resolution(why="ambiguous: several records name it")
     return Resolution(targets=tuple(full), why="the words naming it")
+
+
+# what a statement of what holds now needs of the record it replaces: mostly the same area of life
+# (the sum of the two area probabilities' products), some closeness of words (cosine), and to be
+# clearly closer than any other record
+REPLACEMENT_AGREEMENT = 0.25
+REPLACEMENT_SIMILARITY = 0.15
+
+
+def resolve_replacement(records: list[Record], statement: str) -> Resolution:
+    """The record a statement of what holds now replaces ("new job, so alarm's at 7:00 now" and "I
+    wake up at 5:30 for my commute"): the one record about the same area of life and clearly closest
+    in meaning; else none (a true memory is never dropped on a guess). A project's facts and
+    knowledge are never targets."""
+    from .semantics import area_model, vectors
+
+    target = vectors.embed(statement)
+    areas = area_model.probabilities(statement, target)
+    scored = []
+    for r in records:
+        if r.kind in (Kind.FACT, Kind.KNOWLEDGE):
+            continue
+        said = f"{r.statement} {r.value}"
+        vector = vectors.embed(said)
+        agreement = float(area_model.probabilities(said, vector) @ areas)
+        scored.append((float(vector @ target), agreement >= REPLACEMENT_AGREEMENT, r.normalized_value, r.id))
+    scored.sort(reverse=True)
+    if not scored:
+        return Resolution(why="nothing it replaces")
+    best, same_area, best_value, best_id = scored[0]
+    second = next((score for score, _, value, _ in scored[1:] if value != best_value), -1.0)
+    if not same_area or best < REPLACEMENT_SIMILARITY or best - second < SIMILARITY_MARGIN:
+        return Resolution(why="nothing clearly closest it replaces")
+    return Resolution(targets=tuple(r for r in records if r.id == best_id), why="the closest in meaning")
 
 
 _EN_CLAUSE_CUTS = re.compile(

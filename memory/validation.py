@@ -146,8 +146,14 @@ def parse_command(data: Any) -> AnyCommand:  # raw JSON: checked below
     if record_id is not None:
         check_id(record_id, Reason.INVALID_ID)
     about = getattr(cmd, "about", None)
-    if cmd.op in ("forget", "retract") and not cmd.record_id and cmd.match is None and not about:
-        raise Rejected(Reason.MISSING_FIELD, f"{cmd.op} needs record_id, match or about")
+    replaced_by = getattr(cmd, "replaced_by", None)
+    if replaced_by is not None:
+        check_text(replaced_by, "replaced_by")
+        if not replaced_by.strip():
+            raise Rejected(Reason.MISSING_FIELD, "replaced_by: an empty statement names nothing")
+        check_no_secret(replaced_by)
+    if cmd.op in ("forget", "retract") and not cmd.record_id and cmd.match is None and not about and not replaced_by:
+        raise Rejected(Reason.MISSING_FIELD, f"{cmd.op} needs record_id, match, about or replaced_by")
     if about:
         if len(about) > MAX_ABOUT_WORDS:
             raise Rejected(Reason.TOO_LARGE, f"about: more than {MAX_ABOUT_WORDS} words")

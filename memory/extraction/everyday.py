@@ -68,7 +68,7 @@ _FIRST_EN = rx(r"\b(?:I|I'm|I'd|I've|I'll|me|my|mine|myself|we|we're|we've|our|u
 def _v(text: str) -> str:
     """A value: the phrase cleaned, cut at a trailing clause."""
     parts = re.split(
-        r"(?i)\s*(?:[,;:()（），；：。！!?？]|\s[-–—]\s|\b(?:but|because|since|so|which|and\s+(?:I|it|they|we))\b|"
+        r"(?i)\s*(?:[,;()（），；：。！!?？]|(?<!\d):|:(?!\d)|\s[-–—]\s|\b(?:but|because|since|so|which|and\s+(?:I|it|they|we))\b|"
         r"因为|所以|但是|不过|可是)",
         text,
     )

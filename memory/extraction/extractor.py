@@ -45,7 +45,7 @@ from .open_statement import (
 )
 from .prefilter import Trigger
 from .prefilter import build as build_prefilter
-from .restatement import Restatement, only_a_change, restatement, retraction
+from .restatement import Restatement, holds_now, only_a_change, restatement, retraction
 from .retract import RETRACT_REQUIRES, retract_match
 from .text import TRAIL, Sentence, split_sentences, to_simplified
 
@@ -364,6 +364,15 @@ class _TurnReading:
             rec = RuleExtractor._record(self.turn, span, quote, hit, self.refuse)
             if rec is not None:
                 self.items.append(Proposal(record=rec, rule=hit.rule))
+                if holds_now(span) and not rec.get("valid_until"):
+                    # what holds now ends the earlier record closest to it in meaning, if one is
+                    command = {
+                        "op": "retract",
+                        "tenant": self.turn.tenant,
+                        "user": self.turn.user,
+                        "replaced_by": quote,
+                    }
+                    self.items.append(Proposal(rule="replace", command=command))
 
     def sentence(self, s: Sentence) -> None:
         before = len(self.items)

@@ -59,8 +59,9 @@ class _Language:
     retractions: _Retractions
     change_markers: re.Pattern[str]
     leads: re.Pattern[str]
-    # each shape, whether it marks a change, and the look for the words any match of it has
-    shapes: tuple[tuple[re.Pattern[str], bool, re.Pattern[str] | None], ...]
+    # each shape, whether it marks a change, and the words any match of it has one of (casefolded;
+    # None: nothing is known)
+    shapes: tuple[tuple[re.Pattern[str], bool, tuple[str, ...] | None], ...]
     tails: re.Pattern[str]
     not_things: frozenset[str]
     not_values: re.Pattern[str]
@@ -106,6 +107,19 @@ def _look(words: set[str], english: bool) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w'])(?:{body})(?![\w'])" if english else body, re.I)
 
 
+# a word as a shape's look reads one: letters, digits and apostrophes between anything else
+_WORD = re.compile(r"[\w']+")
+
+
+def _holds(needs: tuple[str, ...], held: str, english: bool) -> bool:
+    """Whether a sentence (`held`: its words between single spaces, or its Chinese text) has one of
+    `needs`. In English a needed word or phrase is found only whole; a phrase's words are looked for
+    one space apart, so a sentence spacing them more is still tried (the look only ever skips)."""
+    if english:
+        return any(f" {word} " in held for word in needs)
+    return any(word in held for word in needs)
+
+
 def _compile(spec: dict[str, Any], english: bool) -> _Language:
     slots = _SLOTS_EN if english else _SLOTS_ZH
     shapes = []
@@ -115,9 +129,8 @@ def _compile(spec: dict[str, Any], english: bool) -> _Language:
             body = body.replace(slot, group)
         if english:
             body = body.replace(" ", r"\s+")
-        needs = needed_words(entry["shape"])
-        look = _look(set(needs), english) if needs else None
-        shapes.append((re.compile(rf"^{body}$", re.I), bool(entry["change"]), look))
+        needs = tuple(dict.fromkeys(w.casefold() for w in needed_words(entry["shape"]) if w)) or None
+        shapes.append((re.compile(rf"^{body}$", re.I), bool(entry["change"]), needs))
     sep = r"\s*[,，.。:：;；!！—–-]*\s*"
     leads = re.compile(rf"^(?:(?:{_alternatives(spec['leads'], english)}){sep})+", re.I)
     tails = re.compile(rf"(?:{sep}(?:{_alternatives(spec['value_tails'], english)}))+$", re.I)
@@ -204,8 +217,12 @@ def restatement(sentence: str, carried_change: bool = False) -> Restatement | No
     led = stripped != text
     # a shape may follow a clause of its own ("finance got back to me — make the cap 40 instead")
     tails = [stripped, *(stripped[m.end() :] for m in _CLAUSE_BREAK.finditer(stripped))]
-    for shape, change, look in lang.shapes:
-        if look is not None and look.search(stripped) is None:
+    # the sentence's words, each once between spaces, to look each shape's needed words up in (one
+    # pass over the sentence, however many shapes)
+    folded = stripped.casefold()
+    held = f" {' '.join(_WORD.findall(folded))} " if lang is english else folded
+    for shape, change, needs in lang.shapes:
+        if needs is not None and not _holds(needs, held, lang is english):
             continue  # the words every match of this shape has are not there
         m = next((found for tail in tails if tail and (found := shape.match(tail)) is not None), None)
         if m is None:
@@ -265,18 +282,30 @@ def _spotted(text: str) -> list[re.Match[str]]:
     )
     out: list[re.Match[str]] = []
     for m in found:
+        if _MODEL_NUMBER.search(text, 0, m.start()) and m.group().isdigit():
+            continue  # a bare number after a name is part of it ("a Pixel 8", "the Model 3")
         if not out or m.start() >= out[-1].end():
             out.append(m)
     return out
 
 
+_MODEL_NUMBER = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-zA-Z]+\s$")
+
+
 _MONEY_SPAN = re.compile(r"[$€£¥]\s?\d[\d,.]*(?:\s?[km]\b)?|\d[\d,.]*\s*(?:k\b|dollars?|euros?|pounds?|元|块|万)", re.I)
 # a count and the word it counts ("90 minutes", "250 lines", "3 reviewers"), a digit count in Chinese
+# (a word of time or reason after a number is not what it counts: "11 going forward", "2500 since …";
+# nor is a word ending in -ing)
 _NOT_UNITS = (
-    r"(?:now|then|and|or|to|so|but|a|an|the|is|are|was|of|in|on|at|for|with|per|each|every|instead|please|from|tried)\b"
+    r"(?:now|then|and|or|to|so|but|a|an|the|is|are|was|of|in|on|at|for|with|per|each|every|instead|please|from|tried|"
+    r"since|because|bc|cause|till|until|if|when|as|by|after|before|this|that|it|which|plus|ish|[a-z]+ing)\b"
 )
+# (a digit inside a name is no count: "RAV4", "PS5")
 _COUNT_SPAN = re.compile(
-    rf"(?<![\w$€£¥:/.,-])\d+(?:[.,]\d+)*(?:\s*%|\s+(?!{_NOT_UNITS})[a-z]+|[a-z]+)?(?![\w:/-])|\d+[\u4e00-\u9fff]?", re.I
+    # (nor is a model year: "a 2021 RAV4")
+    rf"(?!(?:19|20)\d\d\s+(?-i:[A-Z]))(?:(?<![\w$€£¥:/.,-])\d+(?:[.,]\d+)*(?:\s*%|\s+(?!{_NOT_UNITS})[a-z]+|[a-z]+)?"
+    r"(?![\w:/-])|(?<![A-Za-z\d])\d+[\u4e00-\u9fff]?)",
+    re.I,
 )
 
 
@@ -363,3 +392,30 @@ def only_a_change(sentence: str) -> bool:
     lang = chinese if _CJK.search(sentence) else english
     text = _LABEL.sub("", sentence).strip().rstrip(".。!！")
     return bool(text) and not lang.leads.sub("", text).strip(" ,，.。!！")
+
+
+@cache
+def _holds_now() -> tuple[re.Pattern[str], re.Pattern[str], tuple[str, ...], tuple[str, ...]]:
+    raw = resources.files("slotstream.memory").joinpath("data", "restatements.json").read_text(encoding="utf-8")
+    data = json.loads(raw)
+    english = data["en"]["holds_now"]
+    words = alternation(sorted(w.casefold() for w in english["words"]))
+    adding = alternation(sorted(w.casefold() for w in english["adding"]))
+    chinese = data["zh"]["holds_now"]
+    return (
+        re.compile(rf"(?<![\w'])(?:{words})(?![\w'])", re.I),
+        re.compile(rf"(?<![\w'])(?:{adding})(?![\w'])", re.I),
+        tuple(chinese["words"]),
+        tuple(chinese["adding"]),
+    )
+
+
+def holds_now(statement: str) -> bool:
+    """A statement that says what holds now, in place of something earlier ("we moved, I'm in
+    Austin now", "ditched the Kindle, I'm on a Kobo now", "最近改成晚上跑了"), and not that it adds
+    to it ("I also play tennis now"): `holds_now` in restatements.json."""
+    english, adding, chinese, chinese_adding = _holds_now()
+    if _CJK.search(statement):
+        return any(w in statement for w in chinese) and not any(w in statement for w in chinese_adding)
+    low = statement.replace("’", "'").casefold()
+    return english.search(low) is not None and adding.search(low) is None

@@ -327,6 +327,94 @@ def test_a_value_of_its_kind_about_something_else_changes_nothing_said_long_ago(
     assert any("7 hours" in v for v in live)
 
 
+@pytest.mark.parametrize(
+    "sentence,value",
+    [
+        ("heads up, the dentist moved my cleaning to mondays at 9 going forward", "mondays at 9"),
+        ("the coach bumped practice up to 45 minutes since the season started", "45 minutes"),
+        ("pushed it back to 6pm because of traffic", "6pm"),
+    ],
+)
+def test_a_value_ends_before_words_of_time_or_reason(sentence: str, value: str) -> None:
+    # ("going forward", "since …" are not what a count counts; a bare hour after a day is its time)
+    found = restatement(sentence)
+    assert found is not None and found.value == value
+
+
+@pytest.mark.parametrize(
+    "sentence", ["update: I'm driving a 2019 Outback now", "switched phones, I'm on a Pixel 8 now"]
+)
+def test_a_year_or_a_digit_inside_a_name_is_not_a_count(sentence: str) -> None:
+    found = restatement(sentence)
+    assert found is None or found.value not in ("2019", "8")
+
+
+def test_a_routine_said_as_a_phrase_takes_a_new_day_in_place() -> None:
+    u = User()
+    u.say("I do yoga at the studio every tuesday and thursday evening after work", T0)
+    u.say("update: the studio changed its schedule so I've switched to mondays and wednesdays", T0 + 2 * 60 * M)
+    routines = u.live().get("profile.routine", [])
+    assert any("mondays and wednesdays" in v and "yoga" in v for v in routines), u.live()
+    assert not any("tuesday and thursday" in v for v in u.values())
+
+
+def test_a_span_of_time_replaces_one_in_another_unit() -> None:
+    from slotstream.memory.resolution import restated
+
+    assert restated("I get my teeth cleaned every 6 months", "1 year") == "I get my teeth cleaned every 1 year"
+    assert restated("I run 5 miles every 2 days", "3 miles") == "I run 3 miles every 2 days"
+
+
+def test_what_holds_now_replaces_the_earlier_record_closest_in_meaning() -> None:
+    u = User()
+    u.say("I commute by train every day, the 7:40 into the city.", T0)
+    u.say("I love hiking in the Alps.", T0 + M)
+    u.say("new job is remote so I work from my kitchen table now, no more commute", T0 + 3 * 24 * 60 * M)
+    live = u.values()
+    assert not any("7:40" in v for v in live), live
+    assert any("kitchen table" in v for v in live) and any("Alps" in v for v in live)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I also play tennis on weekends now",  # it adds to what is stored
+        "my brother moved to Denver",  # someone else
+        "should I switch to a standing desk?",  # a question
+    ],
+)
+def test_what_adds_to_memory_or_is_not_the_users_replaces_nothing(sentence: str) -> None:
+    u = User()
+    u.say("I play squash on weekends at the club.", T0)
+    u.say("I live in Boston.", T0 + M)
+    before = sorted(u.values())
+    u.say(sentence, T0 + 3 * 24 * 60 * M)
+    assert all(v in u.values() for v in before)
+
+
+def test_a_replacement_ends_nothing_when_no_record_is_clearly_closest() -> None:
+    from slotstream.memory.resolution import resolve_replacement
+
+    u = User()
+    u.say("I drink oat milk in my coffee.", T0)
+    u.say("I drink almond milk in my tea.", T0 + M)
+    records = [r for r in u.view.records.values() if r.status == Status.ACTIVE]
+    assert not resolve_replacement(records, "I drink soy milk now").targets
+
+
+def test_a_replacement_is_validated_at_the_door() -> None:
+    from slotstream.memory.errors import Rejected
+
+    with pytest.raises(Rejected) as err:
+        validate_op(OpIn(at=T0, op_id="x", command={"op": "retract", "tenant": "t", "user": "u", "replaced_by": " "}))
+    assert err.value.reason.value == "missing_field"
+    with pytest.raises(Rejected) as err:
+        validate_op(
+            OpIn(at=T0, op_id="y", command={"op": "retract", "tenant": "t", "user": "u", "replaced_by": "x" * 5000})
+        )
+    assert err.value.reason.value == "too_large"
+
+
 def test_the_words_a_shape_needs_never_hide_a_restatement(monkeypatch: pytest.MonkeyPatch) -> None:
     # the look each shape gets from its own template only skips shapes that could not match: every
     # sentence of the corpora reads the same with the looks and without them
