@@ -115,6 +115,7 @@ class Change(StrEnum):
     NEEDS_REVIEW = "needs_review"
     MOVED = "moved"
     RESOLVED = "resolved"  # a correction in the user's words found its target
+    REQUOTED = "requoted"  # a forget took what it named out of a record's quote, the record's value kept
 
 
 class Consequence(StrEnum):

@@ -49,6 +49,7 @@ from .registry import TEMPORARY_LIFETIME, resolve
 from .resolution import (
     VERBATIM,
     eligible,
+    only_quotes,
     resolve_forget,
     resolve_replacement,
     resolve_restatement,
@@ -821,13 +822,25 @@ def _forget_match(
 def _forget(view: UserView, cmd: ForgetCommand, at: datetime, t: Transition) -> Transition:
     targets: dict[str, Record] = {}
     suppressions: list[Suppression] = []
+    # "forget what I said about my knee" of "training for a 10k, and I've got a dodgy knee": the
+    # statement, kept in the user's words, goes whole (its history too) and what it says of
+    # anything else comes back as a new record
+    rest: tuple[Record, str] | None = None
+    named: list[Record] = []
     if cmd.about:
         found = resolve_forget(eligible(view.records.values(), _all_scopes(view), restating=False), cmd.about)
         if not found.targets and not cmd.record_id and cmd.match is None:
             t.outcome, t.reason = Outcome.NOOP, found.why
             return t
-        for rec in found.targets:
+        quoting = [r for r in found.targets if only_quotes(r, cmd.about)]
+        named = [r for r in found.targets if r not in quoting]
+        for rec in named:
             suppressions += _forget_record(view, rec, at, t, targets)
+        for rec in quoting:
+            _requote(rec, cmd.about, at, t)
+        if len(named) == 1 and named[0].attribute.startswith(VERBATIM):
+            kept = without_clauses(named[0].statement, cmd.about)
+            rest = (named[0], kept) if kept else None
     if cmd.record_id:
         rec = _target(view, cmd.record_id)
         if rec.status == Status.DELETED:
@@ -836,12 +849,30 @@ def _forget(view: UserView, cmd: ForgetCommand, at: datetime, t: Transition) -> 
         suppressions = _forget_record(view, rec, at, t, targets)
     if cmd.match is not None:
         _forget_match(view, cmd.match, at, t, targets, suppressions)
+    if rest is not None:
+        _replaced(view, rest[0], rest[1], rest[1], None, at, t)  # (the forgotten version is tombstoned below)
+    elif cmd.about:
+        for rec in named:
+            if not rec.attribute.startswith(VERBATIM):
+                _said_beside(view, rec, cmd.about, tuple(named), at, t)
     for rec in targets.values():
         t.put(_tombstone(rec, at, "forgotten"), Change.DELETED)
     for s in suppressions:
         t.suppress.append(s)
         t.changes.append({"type": Change.SUPPRESSED, "attribute": s.attribute, "key": s.key})
     return t
+
+
+def _requote(rec: Record, about: list[str], at: datetime, t: Transition) -> None:
+    """A record whose value the forget does not name, but whose quote does ("I'm a nurse, … and
+    I'm going through a divorce" for the occupation "nurse"): it stays, quoted without the clauses
+    naming what was forgotten (or by its value alone), in place, so no version keeps them."""
+    quote = without_clauses(rec.statement, about) or str(rec.value)
+    evidence = [
+        EvidenceEntry(source_type=e.source_type, source_id=e.source_id, at=e.at, quote=quote if e.quote else None)
+        for e in rec.evidence
+    ]
+    t.put(rec.model_copy(update={"statement": quote, "evidence": evidence, "updated_at": at}), Change.REQUOTED)
 
 
 def _all_scopes(view: UserView) -> set[str]:
@@ -1021,6 +1052,7 @@ def _replaced_by_statement(view: UserView, statement: str, at: datetime, t: Tran
         kept_out = _suppression(t, rec, rec.scope, at, "retracted", [rec.id])
         t.suppress.append(kept_out)
         t.changes.append({"type": Change.SUPPRESSED, "attribute": rec.attribute, "key": kept_out.key})
+        _said_beside(view, rec, [statement], found.targets, at, t)
     t.changes.append({"type": Change.RESOLVED, "targets": [r.id for r in found.targets], "why": found.why})
     return t
 
@@ -1046,8 +1078,53 @@ def _retract_described(
         kept_out = _suppression(t, rec, rec.scope, at, "retracted", [rec.id])
         t.suppress.append(kept_out)
         t.changes.append({"type": Change.SUPPRESSED, "attribute": rec.attribute, "key": kept_out.key})
+        _said_beside(view, rec, about, found.targets, at, t)
     t.changes.append({"type": Change.RESOLVED, "targets": [r.id for r in found.targets], "why": found.why})
     return t
+
+
+def _said_beside(
+    view: UserView, rec: Record, about: list[str], ended: tuple[Record, ...], at: datetime, t: Transition
+) -> None:
+    """What the sentence a record was read from said beside it outlives it ("I'm on blood thinners
+    and I volunteer at the food bank on Sundays", the blood thinners ended): the other records read
+    from the same sentence are quoted without what ended; with none, what it said beside is kept
+    in the user's words, as a statement of its own."""
+    rest = without_clauses(rec.statement, about)
+    if not rest:
+        return
+    ended_ids = {r.id for r in ended}
+    siblings = [
+        r
+        for r in view.records.values()
+        if r.id not in ended_ids and r.status in LIVE_STATUSES and r.statement == rec.statement
+    ]
+    if siblings:
+        for sibling in siblings:
+            if sibling.id not in t.puts:
+                _requote(sibling, about, at, t)
+        return
+    if any(r.statement == rest and r.status in LIVE_STATUSES for r in t.puts.values()):
+        return  # (two records of one sentence ended: what it said beside is kept once)
+    from .extraction.open_statement import statement_hit  # (the reading of statements: loaded on first use)
+
+    hit = statement_hit(rest, at)
+    rin = RecordIn(
+        id=derive_id("r_", t.op_id, "said beside", rec.id),
+        tenant=t.tenant,
+        user=t.user,
+        kind=hit.kind.value,
+        attribute=hit.attribute,
+        scope=rec.scope,
+        value=rest,
+        statement=rest,
+        authority=rec.authority,
+        evidence=[
+            {"source_type": e.source_type, "source_id": e.source_id, "quote": rest if e.quote else None, "at": e.at}
+            for e in rec.evidence[:1]
+        ],
+    )
+    _reconcile_record(view, build_record(rin, op_id=t.op_id, at=at), at, t)
 
 
 def _move(view: UserView, cmd: MoveCommand, at: datetime, t: Transition) -> Transition:

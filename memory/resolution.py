@@ -407,37 +407,76 @@ def _closest(records: list[Record], text: str) -> list[Record]:
     return groups[scored[0][1]]
 
 
-# the least cosine a forget or retraction named only by meaning needs to find a record ("the race"
-# and "training for the Berlin marathon": 0.26), and then only among records of the area it names
-# when it names one, and clearly closer than any other value
-FORGET_SIMILARITY = 0.2
+# what a forget or retraction named only by meaning needs of a record: its cosine to the words plus
+# how much the two are about the same areas of life (the sum of the area probabilities' products:
+# "the car" and "We have a Toyota RAV4" agree by 0.9 where the words barely share a token) at
+# least this, clearly above (by `MEANING_MARGIN`) any other value's; and, when the words name an
+# area at all, some agreement with it ("the race": not the job)
+FORGET_SIMILARITY = 0.3
+MEANING_MARGIN = 0.1
 
 
-def _closest_by_meaning(records: list[Record], text: str) -> list[Record]:
-    if not records:
-        return []
+def _meaning_scores(texts: list[str], text: str) -> list[float | None]:
+    """Each text's closeness in meaning to `text` (cosine plus area agreement); None for one of
+    another area of life than `text` clearly names."""
     from .semantics import area_model, vectors
     from .semantics.relevance import AREA_AGREEMENT, LEAST_LIKELY
 
     target = vectors.embed(text)
     areas = area_model.probabilities(text, target)
-    scored = []
-    for r in records:
-        if r.kind in (Kind.FACT, Kind.KNOWLEDGE):
-            continue  # what the user says of themself ("my salary") is never a project's fact
-        said = f"{r.statement} {r.value}"
+    out: list[float | None] = []
+    for said in texts:
         vector = vectors.embed(said)
-        if areas.max() >= LEAST_LIKELY and float(area_model.probabilities(said, vector) @ areas) < AREA_AGREEMENT:
-            continue  # another area of life than the words name ("the race": not the job)
-        scored.append((float(vector @ target), r.normalized_value, r.id))
-    scored.sort(reverse=True)
+        agreement = float(area_model.probabilities(said, vector) @ areas)
+        out.append(
+            None if areas.max() >= LEAST_LIKELY and agreement < AREA_AGREEMENT else float(vector @ target) + agreement
+        )
+    return out
+
+
+def _closest_by_meaning(records: list[Record], text: str) -> list[Record]:
+    # (what the user says of themself, "my salary", is never a project's fact)
+    records = [r for r in records if r.kind not in (Kind.FACT, Kind.KNOWLEDGE)]
+    if not records:
+        return []
+    # a record is read as said and by its value alone (a routine's own words, without what the
+    # sentence said beside it)
+    quoted = _meaning_scores([f"{r.statement} {r.value}" for r in records], text)
+    alone = _meaning_scores([str(r.value) for r in records], text)
+    scores = [max((s for s in pair if s is not None), default=None) for pair in zip(quoted, alone, strict=True)]
+    scored = sorted(
+        ((score, r.normalized_value, r.id) for score, r in zip(scores, records, strict=True) if score is not None),
+        reverse=True,
+    )
     if not scored:
         return []
     best, best_value, best_id = scored[0]
     second = next((score for score, value, _ in scored[1:] if value != best_value), -1.0)
-    if best < FORGET_SIMILARITY or best - second < SIMILARITY_MARGIN:
+    if best < FORGET_SIMILARITY or best - second < MEANING_MARGIN:
         return []
     return [r for r in records if r.id == best_id]
+
+
+def only_quotes(record: Record, about: list[str]) -> bool:
+    """Whether a forget's words name only what a record quotes, not its value ("divorce" and the
+    occupation "nurse" quoted from "I'm a nurse, … going through a divorce"): the record stays,
+    requoted. A statement kept in the user's words is its quote."""
+    if record.attribute.startswith(VERBATIM) or not isinstance(record.value, str | int | float):
+        return False
+    # (its attribute names it too: "forget the standup" and `profile.expertise.standup`)
+    value = f"{record.value} {record.attribute.replace('.', ' ').replace('_', ' ')}"
+    if _CJK.search(value) or any(_CJK.search(w) for w in about):
+        if any(w and w in value for w in about):
+            return False
+        naming = [c for _, c in _clauses(record.statement) if any(w and w in c for w in about)]
+        return bool(naming) and not any(str(record.value) in c for c in naming)
+    words = naming_words(about)
+    if words & naming_words([value]):
+        return False
+    # the clauses of its sentence naming it say nothing of its value ("My favourite band is
+    # Radiohead": the band is what the record holds)
+    naming = [c for _, c in _clauses(record.statement) if words & naming_words([c])]
+    return bool(naming) and not (naming_words([str(record.value)]) & naming_words(naming))
 
 
 def resolve_forget(records: list[Record], about: list[str]) -> Resolution:
@@ -468,7 +507,9 @@ def resolve_retraction(records: list[Record], about: list[str]) -> Resolution:
     words = naming_words(about)
     if not words:
         return Resolution(why="no words to find it by")
-    full = [r for r in records if _overlap(words, r) == len(words)]
+    # (a record whose value does not name it, only its quote, is not what ended: "sold the car"
+    # and the dog quoted from "how do I keep dog hair off the car seats")
+    full = [r for r in records if _overlap(words, r) == len(words) and not only_quotes(r, about)]
     if not full:
         closest = _closest_by_meaning(records, " ".join(about))
         if closest:
@@ -515,10 +556,13 @@ def resolve_replacement(records: list[Record], statement: str) -> Resolution:
     return Resolution(targets=tuple(r for r in records if r.id == best_id), why="the closest in meaning")
 
 
+# (the word joining a clause to the one before is kept: a consequence goes with its cause)
 _EN_CLAUSE_CUTS = re.compile(
-    r"(?<=[.!?;])\s+|,\s*(?:(?:and|but|so|plus)\s+)?|\s+(?:and|but)\s+(?=(?:i|i'm|i've|my|we|we're|our)\b)", re.I
+    r"(?<=[.!?;])\s+|,\s*(?:(and|but|so|plus)\s+)?|\s+(and|but)\s+(?=(?:i|i'm|i've|my|we|we're|our)\b)", re.I
 )
 _ZH_CLAUSE_CUTS = re.compile(r"[，,。；;！!？?]\s*")
+# a clause that says what follows from the one before ("a dodgy knee, so no jumping exercises")
+_CONSEQUENCE = re.compile(r"^(?:so|which|hence|therefore|that's\s+why)\b", re.I)
 
 
 def _and_parts(clause: str) -> list[str]:
@@ -528,14 +572,30 @@ def _and_parts(clause: str) -> list[str]:
     return [clause]
 
 
+def _clauses(statement: str) -> list[tuple[str, str]]:
+    """A statement's clauses, each with the word joining it to the one before ("" for none)."""
+    if _CJK.search(statement):
+        return [("", c.strip()) for c in _ZH_CLAUSE_CUTS.split(statement) if c and c.strip()]
+    out: list[tuple[str, str]] = []
+    pieces = _EN_CLAUSE_CUTS.split(statement)  # clause, joint word, joint word, clause, ...
+    joint = ""
+    for k, piece in enumerate(pieces):
+        if k % 3 == 0:
+            if piece and piece.strip():
+                # "I take violin lessons on Saturdays and do the farmers market after": two things done
+                for n, part in enumerate(_and_parts(piece.strip())):
+                    out.append((joint if n == 0 else "and", part))
+            joint = ""
+        elif piece:
+            joint = piece.casefold()
+    return out
+
+
 def without_clauses(statement: str, about: list[str]) -> str | None:
     """A statement without the clauses naming what no longer holds; None when nothing would be
     left, or when no clause names it (the whole statement is what the user meant)."""
     chinese = bool(_CJK.search(statement))
-    clauses = [c.strip() for c in (_ZH_CLAUSE_CUTS if chinese else _EN_CLAUSE_CUTS).split(statement) if c and c.strip()]
-    if not chinese:
-        # "I take violin lessons on Saturdays and do the farmers market after": two things done
-        clauses = [part for c in clauses for part in _and_parts(c)]
+    joined_clauses = _clauses(statement)
     words = naming_words(about)
 
     def names(clause: str) -> bool:
@@ -543,7 +603,25 @@ def without_clauses(statement: str, about: list[str]) -> str | None:
             return any(w in clause for w in about if w)
         return bool(words & naming_words([clause]))
 
-    kept = [c for c in clauses if not names(c)]
+    clauses = [clause for _, clause in joined_clauses]
+    named = {k for k, clause in enumerate(clauses) if names(clause)}
+    if not named and len(clauses) > 1:
+        # no clause has the words ("sold the car" and "We have a Toyota RAV4 and a golden retriever
+        # called Pickle"): the one clause clearly closest to them in meaning, if one is
+        scores = _meaning_scores(clauses, " ".join(about))
+        ranked = sorted(((score, k) for k, score in enumerate(scores) if score is not None), reverse=True)
+        if ranked and ranked[0][0] >= FORGET_SIMILARITY:
+            second = ranked[1][0] if len(ranked) > 1 else -1.0
+            if ranked[0][0] - second >= MEANING_MARGIN:
+                named = {ranked[0][1]}
+    kept: list[str] = []
+    dropped_before = False
+    for k, (joint, clause) in enumerate(joined_clauses):
+        follows = joint == "so" or bool(_CONSEQUENCE.match(clause))
+        dropped = k in named or (follows and dropped_before)
+        if not dropped:
+            kept.append(clause)
+        dropped_before = dropped
     if not kept or len(kept) == len(clauses):
         return None
     joined = ("，" if chinese else ", ").join(c.rstrip("，,。.;；") for c in kept)

@@ -28,13 +28,15 @@ ABOUT = "about"
 EVERYTHING = ("profile", "preference", "health", "goal", "priority", "rule")
 
 _LEAD_EN = r"""
-    (?:please\s+|kindly\s+|just\s+|also\s+|and\s+|so\s+|then\s+)*(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|
+    (?:(?:hey|hi|ok|okay|oh|btw|actually|yeah|also|and|so|then|wait|hmm|on\s+second\s+thought)\b[\s,]+|please\s+|
+    kindly\s+|just\s+)*(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|
     you\s+(?:can|may|should)\s+|(?:I'?d|I\s+would)\s+like\s+you\s+to\s+|I\s+(?:want|need)\s+you\s+to\s+|
     go\s+ahead\s+and\s+|I'?d\s+(?:rather|prefer)\s+you\s+|I\s+(?:don'?t|do\s+not)\s+want\s+you\s+to\s+|
     I'?d\s+prefer\s+(?:it\s+)?if\s+you\s+)?(?:please\s+)?
 """
 _VERB_EN = r"""
-    (?:forget|delete|remove|erase|clear|drop|wipe|purge|unlearn|scrub|discard|get\s+rid\s+of|take\s+out|
+    (?:forget|delete|remove|erase|clear|drop|wipe|purge|unlearn|scrub|discard|get\s+rid\s+of|take\s+out|scratch|
+    nix|toss|strike|cross\s+out|
     stop\s+(?:remembering|storing|keeping|tracking|saving)|(?:don'?t|do\s+not|didn'?t)\s+(?:remember|keep|store|save|
     track|
     hold\s+on\s+to)|no\s+need\s+to\s+(?:remember|keep|store))
@@ -66,7 +68,8 @@ _NOT_KEEP_ZH = zh(
 )
 _NOT_KEEP_EN = rx(
     r"""
-    ^(?:I\s+(?:don'?t|do\s+not)\s+want\s+you\s+to\s+(?:remember|know|keep|store|save)|
+    ^(?:(?:on\s+second\s+thought|actually|hmm|hey|ok|okay|oh|also|and|btw|wait|never\s+mind)[\s,]+)*
+    (?:I\s+(?:don'?t|do\s+not)\s+want\s+you\s+to\s+(?:remember|know|keep|store|save)|
     I'?d\s+rather\s+you\s+(?:didn'?t|did\s+not)\s+(?:remember|know|keep|store)|
     (?:please\s+)?(?:don'?t|do\s+not)\s+(?:keep|store|save|remember|hold\s+on\s+to))\s+(?P<t>.+)
     """
@@ -74,6 +77,7 @@ _NOT_KEEP_EN = rx(
 _FORGET_TAIL = zh(
     r"""
     (?i)\s*(?:from|in|out\s+of)\s+(?:your\s+)?(?:memory|memories|records?|notes?|database|profile)\b.*$|
+    \s*from\s+what\s+you\s+(?:know|have|remember|stored|saved)\b.*$|
     \s*[,;]\s*(?:please\s+)?(?:wipe|delete|forget|remove|erase|clear|drop)\s+(?:it|them|that)\b.*$|
     \s*[,;]\s*(?:all\s+of\s+it|everything|please|I\s+don'?t\s+want\s+(?:it|them)\s+(?:stored|kept|saved|
     remembered))\b.*$|
@@ -88,9 +92,9 @@ _TARGET_LEAD = zh(
     saved))\s+(?:about|regarding|on|of)\s+|
     (?:everything|anything|all)\s+(?:I\s+(?:said|told\s+you|mentioned)|you\s+(?:know|have|remember))\s+(?:about|
     regarding|on)\s+|
-    (?:the|any|all|my)\s+(?:stored\s+|saved\s+)?(?:notes?|info|information|records?|entries|entry|memor(?:y|ies)|
-    details|
-    stuff|data|facts?)\s+(?:about|on|regarding|of|for)\s+|(?:your\s+)?memor(?:y|ies)\s+(?:about|of|on)\s+)+|
+    (?:the|any|all|my|that|this)\s+(?:stored\s+|saved\s+)?(?:notes?|info|information|records?|entries|entry|
+    memor(?:y|ies)|details?|bits?|parts?|things?|line|piece|
+    stuff|data|facts?)\s+(?:about|on|regarding|re|of|for)\s+|(?:your\s+)?memor(?:y|ies)\s+(?:about|of|on)\s+)+|
     ^(?:关于|有关)?(?:你知道的|知道的|记得的|你记得的|你记下的|你记下来的|记下来的|记下的|存下来的|保存的|记住的|我跟你说过的|我和你说过的|
     我告诉过你的|我说过的|跟你说过的)?(?:关于|有关)?
     """
@@ -163,7 +167,8 @@ _FORGET_NOUNS: list[tuple[re.Pattern[str], str, bool]] = [
     ),
     (rx(r"\b(?:company|employer|workplace|where\ I\ work)\b|公司|单位|上一份工作|工作单位"), ABOUT, True),
     (rx(r"\b(?:family|kids?|children|wife|husband|partner|parents)\b|家人|家庭|孩子|父母"), "profile.family", True),
-    (rx(r"\bname\b|名字|姓名"), "profile.name", False),
+    # (the user's own name only: "my landlord's name" is someone else's)
+    (rx(r"^(?:(?:full|first|last|real)\s+)?name$|^(?:我的?)?(?:名字|姓名)$"), "profile.name", False),
 ]
 _FORGET_PREFIX = zh(r"(?i)^(?:my|the|that|about|your|我的|我|关于|有关)\s*")
 _DETERMINERS = rx(r"^(?:my|the|our|about|of|all|any|saved|stored|current|old)\s+")
@@ -202,9 +207,14 @@ def _attribute_of(raw: str, at: datetime, memory_wording: bool) -> tuple[str, An
     for noun_rx, attribute, family in _FORGET_NOUNS:
         if noun_rx.search(noun) and len(noun) <= 40:
             return (attribute, _topic(target), family) if attribute == ABOUT else (attribute, None, family)
-    # anything else of the user's ("my favourite band", "我的生日"): the words that name it, for the
-    # engine to find among what is stored; never an attribute name made up from the phrase
-    if not (_OWN.match(target) and memory_wording) or len(target) > 40:
+    # anything else of the user's ("my favourite band", "我的生日"), or a thing said, named as one
+    # ("the divorce stuff", "the anki thing", "the bit about saving for a house"): the words that
+    # name it, for the engine to find among what is stored; never an attribute name made up from
+    # the phrase
+    said = _SAID_THING.search(raw) is not None
+    if said:
+        target = clean(_SAID_THING_HEAD.sub("", _SAID_THING_LEAD.sub("", target)))
+    if not ((_OWN.match(target) or said) and (memory_wording or said)) or len(target) > 40 or not target:
         return None
     topic = _topic(target)
     if not topic:
@@ -213,6 +223,15 @@ def _attribute_of(raw: str, at: datetime, memory_wording: bool) -> tuple[str, An
     if lookup(known) is not None and lookup(known).name == known:  # type: ignore[union-attr]
         return known, None, True  # "my pets": the name the registry has for it
     return ABOUT, topic, True
+
+
+# a thing said, named as one: "the standup note", "the divorce stuff", "the bit about …"
+_SAID_THING = re.compile(
+    r"(?i)^(?:the|that|this)\s+(?:(?:bit|part|thing|stuff|line|piece|detail)\s+(?:about|on|regarding|re)\b|"
+    r"[\w' -]{1,30}?\s+(?:note|thing|stuff|bit|part|detail|info)s?$)"
+)
+_SAID_THING_LEAD = re.compile(r"(?i)^(?:the|that|this)\s+")
+_SAID_THING_HEAD = re.compile(r"(?i)\s+(?:note|thing|stuff|bit|part|detail|info)s?$")
 
 
 def _topic(target: str) -> str:
@@ -228,6 +247,7 @@ def _topic(target: str) -> str:
 _ANY_FORGET = zh(
     r"""
     (?i:forget|delete|remove|erase|clear|drop|wipe|purge|unlearn|scrub|discard|rid\s+of|take\s+out|stop|don'?t|
+    scratch|nix|toss|strike|cross\s+out|
     do\s+not|didn'?t|no\s+need|rather)|忘|删|清|抹|去掉|移除|记|存|当我没
     """
 )

@@ -415,6 +415,77 @@ def test_a_replacement_is_validated_at_the_door() -> None:
     assert err.value.reason.value == "too_large"
 
 
+@pytest.mark.parametrize(
+    "sentence,about",
+    [
+        ("scratch the gym note, don't keep that one", ["gym"]),
+        ("can you delete the bit about my sister's wedding", ["sister's", "wedding"]),
+        ("please don't remember the visa stuff", ["visa"]),
+        ("hey can you drop the duolingo thing from your notes", ["duolingo"]),
+        ("on second thought, don't keep the carpool thing", ["carpool"]),
+        ("erase my landlord's name from what you know about me", ["landlord's", "name"]),
+    ],
+)
+def test_a_forget_names_a_thing_said_in_many_ways(sentence: str, about: list[str]) -> None:
+    from slotstream.memory.extraction.forget import forget_command
+
+    assert forget_command(sentence, T0) == [{"about": about}]
+
+
+@pytest.mark.parametrize("sentence", ["delete the file", "clear the cache", "drop the table users", "scratch that"])
+def test_a_request_to_act_on_a_thing_is_no_forget(sentence: str) -> None:
+    from slotstream.memory.extraction.forget import forget_command
+
+    assert forget_command(sentence, T0) is None
+
+
+def test_a_forget_of_one_clause_keeps_the_rest_of_the_statement() -> None:
+    u = User()
+    u.say("fyi I'm training for a half marathon in June, and I've got a bad left ankle so no box jumps", T0)
+    u.say("forget what I said about my ankle", T0 + M)
+    live = u.values()
+    assert any("half marathon" in v for v in live), live
+    assert not any("ankle" in v or "box jumps" in v for v in live)
+    # the forgotten version is gone, not kept as history
+    kept = [r for r in u.view.records.values() if r.value is not None]
+    assert not any("ankle" in str(r.value) or "ankle" in r.statement for r in kept)
+
+
+def test_a_forget_named_only_in_a_records_quote_keeps_the_record_requoted() -> None:
+    u = User()
+    u.say("some context: I'm a pharmacist, I work weekends, and I'm going through a breakup so I'm a mess", T0)
+    occupation = [r for r in u.view.records.values() if r.attribute == "profile.work.occupation"]
+    assert occupation and "breakup" in occupation[0].statement
+    u.say("please don't remember the breakup stuff", T0 + M)
+    (now,) = [r for r in u.view.records.values() if r.attribute == "profile.work.occupation"]
+    assert now.status == Status.ACTIVE and now.value == occupation[0].value
+    assert "breakup" not in now.statement and all("breakup" not in (e.quote or "") for e in now.evidence)
+
+
+def test_what_a_sentence_said_beside_a_retracted_record_outlives_it() -> None:
+    u = User()
+    u.say("I'm on blood thinners (warfarin) and I volunteer at the animal shelter on Sundays", T0)
+    u.say("finished with the blood thinner course, doc signed me off", T0 + 24 * 60 * M)
+    live = u.values()
+    assert not any("warfarin" in v or "blood thinners" in v for v in live), live
+    assert any("animal shelter" in v for v in live)
+
+
+def test_a_retraction_finds_the_clause_by_meaning_when_no_word_is_shared() -> None:
+    assert (
+        without_clauses("We have a Subaru Outback and a tabby cat called Miso", ["car"]) == "a tabby cat called Miso."
+    )
+
+
+def test_a_retraction_never_ends_a_record_its_words_only_quote() -> None:
+    from slotstream.memory.resolution import only_quotes
+
+    u = User()
+    u.say("My favourite band is Radiohead.", T0)
+    (band,) = [r for r in u.view.records.values() if r.status == Status.ACTIVE]
+    assert not only_quotes(band, ["favourite", "band"])  # what the sentence says is the record's value
+
+
 def test_the_words_a_shape_needs_never_hide_a_restatement(monkeypatch: pytest.MonkeyPatch) -> None:
     # the look each shape gets from its own template only skips shapes that could not match: every
     # sentence of the corpora reads the same with the looks and without them
