@@ -560,7 +560,8 @@ def resolve_replacement(records: list[Record], statement: str) -> Resolution:
 _EN_CLAUSE_CUTS = re.compile(
     r"(?<=[.!?;])\s+|,\s*(?:(and|but|so|plus)\s+)?|\s+(and|but)\s+(?=(?:i|i'm|i've|my|we|we're|our)\b)", re.I
 )
-_ZH_CLAUSE_CUTS = re.compile(r"[，,。；;！!？?]\s*")
+# (a space between Chinese words parts clauses as a comma does: "周二晚上去游泳 然后我对芒果过敏")
+_ZH_CLAUSE_CUTS = re.compile(r"[，,。；;！!？?]\s*|(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff])")
 # a clause that says what follows from the one before ("a dodgy knee, so no jumping exercises")
 _CONSEQUENCE = re.compile(r"^(?:so|which|hence|therefore|that's\s+why)\b", re.I)
 

@@ -56,14 +56,14 @@ _OBJECT_FIRST_ZH = zh(
     (?P<verb>忘掉|忘记|忘了|删除|删掉|删了|清除|清掉|清空|抹掉|去掉|移除|不要再记(?:着|住)?|别再记(?:着|住)?|
     不用(?:再)?记(?:着|住)?|别记(?:着|住)?|不要记(?:着|住)?|别再存|不要再存|别存|不用存|不要存|别保存|不要保存|不用保存|
     不用再存|不要再保存)(?:了|吧|啊|哈|掉|好了|吧。|吗|嘛|呢)*
-    (?:[，,].*)?$
+    (?:[，,。！!\s].*)?$
     """
 )
 _NOT_KEEP_ZH = zh(
     r"""
-    ^(?:以后)?(?:我)?(?:不想|不希望|不要|别)(?:让)?你(?:再)?(?:记|记着|记住|存|保存|留着)(?P<t>.+?)(?:了|吧)?(?:[，,].*)?$|
-    ^(?:以后)?(?:你)?(?:别|不要|不用)(?:再)?(?:记|记着|记住|存|保存|留着)(?P<t2>.+?)(?:了|吧)?(?:[，,].*)?$|
-    ^(?:就)?当我没(?:说过|讲过|提过|说)(?P<t3>.+?)(?:[，,].*)?$
+    ^(?:以后)?(?:我)?(?:不想|不希望|不要|别)(?:让)?你(?:再)?(?:记|记着|记住|存|保存|留着)(?P<t>.+?)(?:了|吧)?(?:[，,。\s].*)?$|
+    ^(?:以后)?(?:你)?(?:别|不要|不用)(?:再)?(?:记|记着|记住|存|保存|留着)(?P<t2>.+?)(?:了|吧)?(?:[，,。\s].*)?$|
+    ^(?:就)?当我没(?:说过|讲过|提过|说)(?P<t3>.+?)(?:[，,。\s].*)?$
     """
 )
 _NOT_KEEP_EN = rx(
@@ -214,6 +214,11 @@ def _attribute_of(raw: str, at: datetime, memory_wording: bool) -> tuple[str, An
     said = _SAID_THING.search(raw) is not None
     if said:
         target = clean(_SAID_THING_HEAD.sub("", _SAID_THING_LEAD.sub("", target)))
+    elif memory_wording and re.match(r"[\u4e00-\u9fff]", target):
+        # "腰的事你别记了", "游泳那个你忘了吧": in Chinese any target of a verb about memory is a thing
+        # said, named to be forgotten
+        said = True
+        target = clean(_ZH_POINTING.sub("", target))
     if not ((_OWN.match(target) or said) and (memory_wording or said)) or len(target) > 40 or not target:
         return None
     topic = _topic(target)
@@ -231,6 +236,8 @@ _SAID_THING = re.compile(
     r"[\w' -]{1,30}?\s+(?:note|thing|stuff|bit|part|detail|info)s?$)"
 )
 _SAID_THING_LEAD = re.compile(r"(?i)^(?:the|that|this)\s+")
+# the words pointing at a thing said ("游泳那个", "腰的事")
+_ZH_POINTING = re.compile(r"(?:的事情?|的那个|那个|这个|那件事|这件事|这块|那块|的事儿|那事儿?)$")
 _SAID_THING_HEAD = re.compile(r"(?i)\s+(?:note|thing|stuff|bit|part|detail|info)s?$")
 
 

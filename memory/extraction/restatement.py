@@ -168,7 +168,16 @@ def _retractions(spec: dict[str, Any], english: bool) -> _Retractions:
         if english:
             body = body.replace(" ", r"\s+").replace(r"\s+(", r"\s*(").replace(r")?\s+", r")?\s*")
         # the sentence may go on after the thing ("I quit the gym, way too expensive")
-        shapes.append(re.compile(rf"^{body}(?:(?:\s*[,，.。;；!！]|\s+[—–-]\s).*)?$", re.I))
+        # (in Chinese a space between words parts clauses as a comma does, and a few words of time
+        # may follow the verb: "咖啡戒了快两周了 心慌好多了")
+        after = (
+            ""
+            if english
+            else r"(?:(?:快|都|已经|有)?[\d一二三四五六七八九十两半几]+个?多?(?:天|周|星期|礼拜|月|年)了?)?"
+        )
+        shapes.append(
+            re.compile(rf"^{body}{after}(?:(?:\s*[,，.。;；!！]|\s+[—–-]\s|(?<=[\u3400-\u9fff])\s+).*)?$", re.I)
+        )
     return _Retractions(tuple(shapes), frozenset(w.casefold() for w in spec["not_things"]), _look(needed, english))
 
 
@@ -346,6 +355,9 @@ MAX_THING_WORDS = 5  # a longer "thing" is a clause, not the name of something h
 MAX_THING_CHARACTERS = 8  # ... in Chinese
 
 
+_ZH_CLAUSE = re.compile(r"[，,；;]\s*|(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff])")
+
+
 def retraction(sentence: str) -> tuple[str, ...] | None:
     """The user's words for something that no longer holds ("I quit the gym", "I'm not coaching
     anymore", "在职那个我退了"), or None. What they name is found among the user's records when the
@@ -357,8 +369,12 @@ def retraction(sentence: str) -> tuple[str, ...] | None:
     english = _languages()[0]
     if lang.retractions.look.search(stripped) is None:
         return None
+    # (in Chinese any clause may say it, after one that does not: "儿子死活不想学了 课已经退了")
+    # (the clause nearest the end first: "我跟你说 我把烟戒了" names the cigarettes, not what was said)
+    clauses = [stripped, *(stripped[m.end() :] for m in _ZH_CLAUSE.finditer(stripped))]
+    starts = [stripped] if lang is english else clauses[::-1]
     for shape in lang.retractions.shapes:
-        m = shape.match(stripped)
+        m = next((found for start in starts if start and (found := shape.match(start)) is not None), None)
         if m is None:
             continue
         thing = _clean(m.group("about"), lang)
@@ -375,7 +391,7 @@ def retraction(sentence: str) -> tuple[str, ...] | None:
             if not words or len(words) > MAX_THING_WORDS:
                 return None
         else:
-            thing = thing.removeprefix("那个").removesuffix("那个")
+            thing = re.sub(r"^我?(?:把|将)", "", thing.removeprefix("那个").removesuffix("那个"))
             words = (thing,) if thing else ()
             if not words or len(thing) > MAX_THING_CHARACTERS:
                 return None

@@ -486,6 +486,47 @@ def test_a_retraction_never_ends_a_record_its_words_only_quote() -> None:
     assert not only_quotes(band, ["favourite", "band"])  # what the sentence says is the record's value
 
 
+@pytest.mark.parametrize(
+    "sentence,about",
+    [
+        ("腰的事你别记了哈", ["腰"]),
+        ("游泳那个你忘了吧 不用记", ["游泳"]),
+        ("琴的牌子你忘了吧 没必要记", ["琴", "牌子"]),
+    ],
+)
+def test_a_chinese_forget_names_a_thing_said_without_my(sentence: str, about: list[str]) -> None:
+    from slotstream.memory.extraction.forget import forget_command
+
+    assert forget_command(sentence, T0) == [{"about": about}]
+
+
+@pytest.mark.parametrize("sentence", ["文件删了吧", "把这个表删了", "我忘了带钥匙", "别忘了提醒我开会"])
+def test_a_chinese_request_to_act_is_no_forget(sentence: str) -> None:
+    from slotstream.memory.extraction.forget import forget_command
+
+    assert forget_command(sentence, T0) is None
+
+
+@pytest.mark.parametrize(
+    "sentence,about",
+    [
+        ("奶茶戒了快一个月了 皮肤好多了", ("奶茶",)),
+        ("女儿说不想学了 钢琴课已经退了", ("钢琴课",)),
+        ("跟你说 我把烟戒了", ("烟",)),
+    ],
+)
+def test_a_chinese_retraction_is_read_in_any_clause_typed_with_spaces(sentence: str, about: tuple[str, ...]) -> None:
+    assert retraction(sentence) == about
+
+
+def test_a_chinese_retraction_is_not_read_in_an_errand() -> None:
+    assert retraction("今天我退了一个快递") is None
+
+
+def test_a_chinese_statement_typed_with_spaces_loses_only_the_clause_forgotten() -> None:
+    assert without_clauses("我一般周二周四晚上去游泳 然后我对芒果过敏", ["游泳"]) == "然后我对芒果过敏。"
+
+
 def test_the_words_a_shape_needs_never_hide_a_restatement(monkeypatch: pytest.MonkeyPatch) -> None:
     # the look each shape gets from its own template only skips shapes that could not match: every
     # sentence of the corpora reads the same with the looks and without them
