@@ -15,11 +15,12 @@ import json
 import statistics
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
 
 from slotstream.eval.corpus import corpus_path
-from slotstream.eval.open_language import load
+from slotstream.eval.open_language import Statement, load
 from slotstream.memory.extraction.open_statement import is_critical
 from slotstream.memory.semantics import area_model, relevance, vectors
 
@@ -39,7 +40,7 @@ def _median_us(texts: Sequence[str], fn: Callable[[str], object], rounds: int = 
     return statistics.median(times)
 
 
-def run_meaning_bench() -> int:
+def run_meaning_bench(compare: Path | None = None) -> int:
     statements, _ = load(corpus_path("open_language_dev"))
     relevance.request_meaning("warm up")  # the model and the area weights load once per process
     print("bench meaning: relevance by meaning, on this machine")
@@ -77,4 +78,25 @@ def run_meaning_bench() -> int:
         as_written = f"{aucs['raw']:.3f}" if lang == "zh" else "-"
         print(f"  {lang:<5}{aucs['cos']:>9.3f}{as_written:>12}{aucs['z']:>12.3f}{aucs['areas']:>9.3f}")
     print("  (as written: Chinese embedded without its English gloss)")
+    if compare is not None:
+        _compare(compare, statements)
     return 0
+
+
+def _compare(folder: Path, statements: Sequence[Statement]) -> None:
+    """A transformer against the embedded model, on the same corpus and figures."""
+    from slotstream.bench.bert import BertEncoder
+
+    encoder = BertEncoder(folder)
+    print()
+    print(f"compared: {folder} ({encoder.size_bytes / 1e6:.1f} MB of model files), run with numpy")
+    print(f"  {'lang':<5}{'cosine AUC':>12}{'µs a request':>14}")
+    for lang in ("en", "zh"):
+        mine = [s for s in statements if s.lang == lang]
+        rows: tuple[list[float], list[float]] = ([], [])
+        for s in mine:
+            record = encoder.embed(s.statement)
+            for side, request in ((0, s.related), (1, s.unrelated)):
+                rows[side].append(float(record @ encoder.embed(request)))
+        texts = [s.related for s in mine][:100]
+        print(f"  {lang:<5}{_auc(*rows):>12.3f}{_median_us(texts, encoder.embed, rounds=1):>14.0f}")

