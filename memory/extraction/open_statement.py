@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cache
 from importlib import resources
@@ -129,6 +129,12 @@ class _English:
     events: re.Pattern[str]
     habit: re.Pattern[str]
     private: re.Pattern[str]
+    # any of what `may_state` looks for, in one pattern (one pass over a turn)
+    may_state: re.Pattern[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        looked_for = (self.self_words, self.strong, self.affects_me, self.fragment_anywhere, _INTRODUCING_ANYWHERE)
+        object.__setattr__(self, "may_state", re.compile("|".join(f"(?:{p.pattern})" for p in looked_for)))
 
 
 @dataclass(frozen=True)
@@ -489,11 +495,7 @@ def may_state(turn: str) -> bool:
     if _CJK.search(turn):
         return True
     english = _readers()[0].lists
-    low = turn.translate(_APOSTROPHES).casefold()
-    return any(
-        p.search(low) is not None
-        for p in (english.self_words, english.strong, english.affects_me, english.fragment_anywhere)
-    ) or bool(_INTRODUCING_ANYWHERE.search(low))
+    return english.may_state.search(turn.translate(_APOSTROPHES).casefold()) is not None
 
 
 _INTRODUCING_ANYWHERE = re.compile(r"\bhere\b")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -59,14 +59,19 @@ class _Language:
     retractions: _Retractions
     change_markers: re.Pattern[str]
     leads: re.Pattern[str]
-    # each shape, whether it marks a change, and the words any match of it has one of (casefolded;
-    # None: nothing is known)
-    shapes: tuple[tuple[re.Pattern[str], bool, tuple[str, ...] | None], ...]
+    # each shape, whether it marks a change, and the words any match of it has one of (None:
+    # nothing is known)
+    shapes: tuple[_Shape, ...]
     tails: re.Pattern[str]
     not_things: frozenset[str]
     not_values: re.Pattern[str]
     change_words: re.Pattern[str] | None
     about_leads: tuple[str, ...]
+    # which shapes need each word (worked out from `shapes`, also when they are replaced)
+    index: _ShapeIndex = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "index", _shape_index(self.shapes))
 
 
 def _alternatives(words: list[str], english: bool) -> str:
@@ -111,13 +116,68 @@ def _look(words: set[str], english: bool) -> re.Pattern[str]:
 _WORD = re.compile(r"[\w']+")
 
 
-def _holds(needs: tuple[str, ...], held: str, english: bool) -> bool:
-    """Whether a sentence (`held`: its words between single spaces, or its Chinese text) has one of
-    `needs`. In English a needed word or phrase is found only whole; a phrase's words are looked for
-    one space apart, so a sentence spacing them more is still tried (the look only ever skips)."""
-    if english:
-        return any(f" {word} " in held for word in needs)
-    return any(word in held for word in needs)
+@dataclass(frozen=True, slots=True)
+class _Needs:
+    """The words one of which any match of a shape has: single words (looked up in the sentence's
+    set of words) and phrases or Chinese words (looked for in its text)."""
+
+    words: frozenset[str]
+    phrases: tuple[str, ...]
+
+    def held(self, words: set[str], text: str) -> bool:
+        """In English a needed word or phrase is found only whole; a phrase's words are looked for
+        one space apart in `text` (the sentence's words between single spaces), so a sentence
+        spacing them more is still tried: the look only ever skips a shape that cannot match."""
+        return not self.words.isdisjoint(words) or any(phrase in text for phrase in self.phrases)
+
+
+_Shape = tuple[re.Pattern[str], bool, "_Needs | None"]
+
+
+_ShapeIndex = tuple[dict[str, tuple[int, ...]], tuple[tuple[str, tuple[int, ...]], ...], tuple[int, ...]]
+
+
+def _shape_index(shapes: tuple[_Shape, ...]) -> _ShapeIndex:
+    """Which shapes need each word, each phrase, and which need nothing known."""
+    by_word: dict[str, list[int]] = {}
+    by_phrase: dict[str, list[int]] = {}
+    anywhere = []
+    for n, (_, _, needs) in enumerate(shapes):
+        if needs is None:
+            anywhere.append(n)
+            continue
+        for word in needs.words:
+            by_word.setdefault(word, []).append(n)
+        for phrase in needs.phrases:
+            by_phrase.setdefault(phrase, []).append(n)
+    return (
+        {w: tuple(ns) for w, ns in by_word.items()},
+        tuple((p, tuple(ns)) for p, ns in by_phrase.items()),
+        tuple(anywhere),
+    )
+
+
+def _candidates(lang: _Language, words: list[str], held: str) -> list[_Shape]:
+    """The shapes whose needed words the sentence has, in the shapes' order: one look-up per word
+    of the sentence and per phrase, however many shapes."""
+    shapes = lang.shapes
+    by_word, by_phrase, anywhere = lang.index
+    found = set(anywhere)
+    for word in words:
+        found.update(by_word.get(word, ()))
+    for phrase, ns in by_phrase:
+        if phrase in held:
+            found.update(ns)
+    return [shapes[n] for n in sorted(found)]
+
+
+def _needs(options: tuple[str, ...], english: bool) -> _Needs | None:
+    folded = tuple(dict.fromkeys(w.casefold() for w in options if w))
+    if not folded:
+        return None
+    if not english:
+        return _Needs(frozenset(), folded)
+    return _Needs(frozenset(w for w in folded if " " not in w), tuple(f" {w} " for w in folded if " " in w))
 
 
 def _compile(spec: dict[str, Any], english: bool) -> _Language:
@@ -129,8 +189,9 @@ def _compile(spec: dict[str, Any], english: bool) -> _Language:
             body = body.replace(slot, group)
         if english:
             body = body.replace(" ", r"\s+")
-        needs = tuple(dict.fromkeys(w.casefold() for w in needed_words(entry["shape"]) if w)) or None
-        shapes.append((re.compile(rf"^{body}$", re.I), bool(entry["change"]), needs))
+        shapes.append(
+            (re.compile(rf"^{body}$", re.I), bool(entry["change"]), _needs(needed_words(entry["shape"]), english))
+        )
     sep = r"\s*[,，.。:：;；!！—–-]*\s*"
     leads = re.compile(rf"^(?:(?:{_alternatives(spec['leads'], english)}){sep})+", re.I)
     tails = re.compile(rf"(?:{sep}(?:{_alternatives(spec['value_tails'], english)}))+$", re.I)
@@ -229,10 +290,9 @@ def restatement(sentence: str, carried_change: bool = False) -> Restatement | No
     # the sentence's words, each once between spaces, to look each shape's needed words up in (one
     # pass over the sentence, however many shapes)
     folded = stripped.casefold()
-    held = f" {' '.join(_WORD.findall(folded))} " if lang is english else folded
-    for shape, change, needs in lang.shapes:
-        if needs is not None and not _holds(needs, held, lang is english):
-            continue  # the words every match of this shape has are not there
+    words = _WORD.findall(folded) if lang is english else []
+    held = f" {' '.join(words)} " if lang is english else folded
+    for shape, change, _ in _candidates(lang, words, held):
         m = next((found for tail in tails if tail and (found := shape.match(tail)) is not None), None)
         if m is None:
             continue
