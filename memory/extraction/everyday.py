@@ -2028,7 +2028,10 @@ _LANGUAGES_ZH_REQUIRES = one_of(_ME_ZH) & one_of(_LANGUAGE_NAMED_ZH, _LANGUAGE_S
 
 
 def _languages_zh(t: str) -> list[Found]:
-    if "我" not in t or re.search(r"回答|回复|用[" + _CJK + r"]{1,4}(?:回|跟我|和我|写)|翻译|跟我说|和我说", t):
+    # (我们 is not the user alone: "我们家阿姨只会说粤语"; 帮我翻 asks for a translation)
+    if not re.search(r"我(?!们)", t) or re.search(
+        r"回答|回复|用[" + _CJK + r"]{1,4}(?:回|跟我|和我|写)|翻|跟我说|和我说", t
+    ):
         return []
     m = _LANGUAGE_NAMED_ZH.search(t) or _LANGUAGE_SPOKEN_ZH.search(t)
     if m and re.search(r"我(?:会|只会)" + re.escape(m.group(1)), t):

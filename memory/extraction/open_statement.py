@@ -582,6 +582,8 @@ STATEMENT_RULE = "statement"
 # "you are Sherlock Holmes", "be Gandalf": the assistant given a named part to play
 _PLAYS = re.compile(
     r"(?:^|[.!?]\s+)(?i:you\s+are|you're|be)\s+(?:[A-Z][a-z]+)(?:\s+[A-Z][a-z]+)?\b(?!\s*[,.]?\s*(?i:right))"
+    # "Be a tough negotiator selling me a used car", "Act like a support bot for a pizza place"
+    r"|(?:^|[.!?]\s+)(?i:be|act\s+like|play)\s+(?i:a|an)\s+\w+(?:\s+\w+){0,2}\s+(?i:selling|for|who|that|at|in)\b"
 )
 
 
@@ -606,7 +608,10 @@ def turn_context(turn: str) -> str | None:
         return "pasted" if _pasted(turn, chinese.lists.pasted, sentences[0]) else None
     folded = turn.translate(_APOSTROPHES)
     sentences = re.split(r"(?<=[.!?])\s+|\n+", _QUOTED.sub(" ", folded))
-    return _english_context(english, folded, sentences, plays=True)
+    found = _english_context(english, folded, sentences, plays=True)
+    if found is None and english._introduces_material(re.split(r"(?<=[.!?])\s+|\n+", folded)[0]):
+        return "pasted"  # ("Translate this to French: 'Thank you for …'": the quote is the material)
+    return found
 
 
 def _english_context(english: _EnglishReader, folded: str, sentences: list[str], plays: bool = False) -> str | None:
@@ -663,9 +668,15 @@ def _asks_for_content(turn: str, chinese: bool) -> bool:
             for clause in _ZH_CLAUSES.split(turn)
             if clause.strip()
         )
+    lists = english.lists
     for sentence in re.split(r"(?<=[.!?])\s+|\n+", turn.translate(_APOSTROPHES)):
         low = _LEAD.sub("", sentence).casefold().strip()
-        if low.endswith("?") and not english.lists.request.match(low):
+        if low.endswith("?") and not lists.request.match(low):
+            return True
+        # a question without its mark ("what's the difference between x and y, short answer"), or
+        # content asked for ("draft a reminder to a client. answer in Portuguese please")
+        unmarked = lists.question.match(low) and not (lists.request.match(low) or lists.conditional.match(low))
+        if unmarked or lists.content_verb.match(_ASKING.sub("", low)):
             return True
     return False
 

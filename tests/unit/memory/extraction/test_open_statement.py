@@ -73,6 +73,18 @@ def test_a_lasting_statement_in_any_phrasing_is_kept_verbatim(text: str) -> None
         "租房押金一般多久能退回来",
         "我侄女特别喜欢恐龙，周末带她去哪个博物馆好",
         "我演一个对猫毛过敏的租客 你演房东 咱俩练练砍价",
+        "Draft a thank-you note to my landlord, warm but short, under 80 words",  # for that piece
+        "write me a limerick about tax season. answer in Spanish please",
+        "what's the difference between a roth and a traditional IRA, short answer",
+        "Rewrite this in plain English: 'We have decided to discontinue the premium tier.'",  # quoted
+        "Be a grumpy landlord who won't return my deposit. I'll argue for it.",
+        "Act like a travel agent for a budget airline. I'll ask about refunds.",
+        "our team lead insists on squash merges, can git do that by default?",
+        "My 6 year old refuses to wear socks. Tips?",
+        "我们家阿姨只会说四川话，帮我翻几句",
+        "这周在家带娃，回复会慢",
+        "下周要答辩，今天先帮我理一下提纲",
+        "我们来演一段，我是顾客，你是店员",
     ],
 )
 def test_chat_that_says_nothing_lasting_about_the_user_leaves_nothing_lasting(text: str) -> None:
@@ -88,7 +100,15 @@ def test_an_instruction_about_the_answer_at_hand_is_for_the_session(text: str) -
     assert lasting(text) == []
 
 
-@pytest.mark.parametrize("text", ["From now on, keep answers short.", "以后回答都简短一点", "I prefer bullet points."])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "From now on, keep answers short.",
+        "以后回答都简短一点",
+        "I prefer bullet points.",
+        "When I'm tired I skip the gym, so I keep my workouts short.",  # a conditional, not a question
+    ],
+)
 def test_a_word_of_lasting_or_of_stance_keeps_an_instruction(text: str) -> None:
     assert not one_off(text, text)
     assert lasting(text)
