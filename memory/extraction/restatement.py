@@ -251,7 +251,7 @@ def _languages() -> tuple[_Language, _Language]:
 
 # where a value ends and the sentence goes on ("Thursday, I mixed up the calendars"): a comma,
 # a semicolon or a dash not inside a number
-_VALUE_END = re.compile(r"\s*(?:,(?!\d{3})|;|\s[—–-]\s|，|；|。)")
+_VALUE_END = re.compile(r"\s*(?:,(?!\d{3})|;|\s[—–-]\s|，|；|。)|(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff])")
 
 
 def _clean(value: str, lang: _Language) -> str:
@@ -280,8 +280,8 @@ def restatement(sentence: str, carried_change: bool = False) -> Restatement | No
     """The restatement a sentence makes, or None. `carried_change`: the sentence before was only
     a word of change ("I'm overriding that.")."""
     read = _read(sentence)
-    if read is None:
-        return None
+    if read is None or tentative(sentence):
+        return None  # ("thinking about moving it to Tuesday", "在考虑挪到周二 还没定": nothing changed yet)
     lang, text, stripped = read
     english, chinese = _languages()
     led = stripped != text
@@ -491,7 +491,26 @@ def holds_now(statement: str) -> bool:
     Austin now", "ditched the Kindle, I'm on a Kobo now", "最近改成晚上跑了"), and not that it adds
     to it ("I also play tennis now"): `holds_now` in restatements.json."""
     english, adding, chinese, chinese_adding = _holds_now()
+    if tentative(statement):
+        return False
     if _CJK.search(statement):
         return any(w in statement for w in chinese) and not any(w in statement for w in chinese_adding)
     low = statement.replace("’", "'").casefold()
     return english.search(low) is not None and adding.search(low) is None
+
+
+@cache
+def _tentative() -> tuple[re.Pattern[str], tuple[str, ...]]:
+    raw = resources.files("slotstream.memory").joinpath("data", "restatements.json").read_text(encoding="utf-8")
+    data = json.loads(raw)
+    words = alternation(sorted(w.casefold() for w in data["en"]["tentative"]))
+    return re.compile(rf"(?<![\w'])(?:{words})(?![\w'])", re.I), tuple(data["zh"]["tentative"])
+
+
+def tentative(sentence: str) -> bool:
+    """A change only thought of, proposed or not decided ("thinking about moving the standup to
+    Tuesday", "领导说在考虑挪到周二 还没定"): `tentative` in restatements.json. It changes nothing."""
+    english, chinese = _tentative()
+    if _CJK.search(sentence):
+        return any(w in sentence for w in chinese)
+    return english.search(sentence.replace("’", "'")) is not None

@@ -527,6 +527,24 @@ def test_a_chinese_statement_typed_with_spaces_loses_only_the_clause_forgotten()
     assert without_clauses("我一般周二周四晚上去游泳 然后我对芒果过敏", ["游泳"]) == "然后我对芒果过敏。"
 
 
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "we're thinking about moving the retro to Thursday",
+        "the board might raise the cap to 60, not decided",
+        "领导说在考虑把例会挪到周三 还没定",
+    ],
+)
+def test_a_change_only_thought_of_changes_nothing(sentence: str) -> None:
+    u = User()
+    u.say("Our retro is every Tuesday at 4pm, and the spending cap is 50.", T0)
+    u.say("我们部门例会是每周一上午十点", T0 + M)
+    before = sorted(u.values())
+    assert restatement(sentence) is None
+    u.say(sentence, T0 + 2 * M)
+    assert all(v in u.values() for v in before)
+
+
 def test_the_words_a_shape_needs_never_hide_a_restatement(monkeypatch: pytest.MonkeyPatch) -> None:
     # the look each shape gets from its own template only skips shapes that could not match: every
     # sentence of the corpora reads the same with the looks and without them
