@@ -1025,12 +1025,16 @@ def _retract(view: UserView, cmd: RetractCommand, at: datetime, t: Transition) -
     if any(r.kind == Kind.FACT for r in targets):
         raise Rejected(Reason.SOURCE_NOT_AUTHORIZED, "facts change only through an authorized source")
     for rec in targets:
-        update = {"status": Status.RETRACTED, "status_reason": "retracted by the user", "updated_at": at}
-        t.put(rec.model_copy(update=update), Change.RETRACTED)
-        kept_out = _suppression(t, rec, rec.scope, at, "retracted", [rec.id])
-        t.suppress.append(kept_out)
-        t.changes.append({"type": Change.SUPPRESSED, "attribute": rec.attribute, "key": kept_out.key})
+        _retracted(rec, "retracted by the user", at, t)
     return t
+
+
+def _retracted(rec: Record, why: str, at: datetime, t: Transition) -> None:
+    """A record leaves its slot as retracted, its value kept from coming back there automatically."""
+    t.put(rec.model_copy(update={"status": Status.RETRACTED, "status_reason": why, "updated_at": at}), Change.RETRACTED)
+    kept_out = _suppression(t, rec, rec.scope, at, "retracted", [rec.id])
+    t.suppress.append(kept_out)
+    t.changes.append({"type": Change.SUPPRESSED, "attribute": rec.attribute, "key": kept_out.key})
 
 
 def _replaced_by_statement(view: UserView, statement: str, at: datetime, t: Transition) -> Transition:
@@ -1047,11 +1051,7 @@ def _replaced_by_statement(view: UserView, statement: str, at: datetime, t: Tran
         t.outcome, t.reason = Outcome.NOOP, found.why
         return t
     for rec in found.targets:
-        update = {"status": Status.RETRACTED, "status_reason": "replaced by what the user said now", "updated_at": at}
-        t.put(rec.model_copy(update=update), Change.RETRACTED)
-        kept_out = _suppression(t, rec, rec.scope, at, "retracted", [rec.id])
-        t.suppress.append(kept_out)
-        t.changes.append({"type": Change.SUPPRESSED, "attribute": rec.attribute, "key": kept_out.key})
+        _retracted(rec, "replaced by what the user said now", at, t)
         _said_beside(view, rec, [statement], found.targets, at, t)
     t.changes.append({"type": Change.RESOLVED, "targets": [r.id for r in found.targets], "why": found.why})
     return t
@@ -1073,11 +1073,7 @@ def _retract_described(
         if rest:
             _replaced(view, rec, rest, rest, None, at, t)
             continue
-        update = {"status": Status.RETRACTED, "status_reason": "retracted by the user", "updated_at": at}
-        t.put(rec.model_copy(update=update), Change.RETRACTED)
-        kept_out = _suppression(t, rec, rec.scope, at, "retracted", [rec.id])
-        t.suppress.append(kept_out)
-        t.changes.append({"type": Change.SUPPRESSED, "attribute": rec.attribute, "key": kept_out.key})
+        _retracted(rec, "retracted by the user", at, t)
         _said_beside(view, rec, about, found.targets, at, t)
     t.changes.append({"type": Change.RESOLVED, "targets": [r.id for r in found.targets], "why": found.why})
     return t

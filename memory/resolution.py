@@ -416,22 +416,28 @@ FORGET_SIMILARITY = 0.3
 MEANING_MARGIN = 0.1
 
 
-def _meaning_scores(texts: list[str], text: str) -> list[float | None]:
-    """Each text's closeness in meaning to `text` (cosine plus area agreement); None for one of
-    another area of life than `text` clearly names."""
+def _closeness(texts: list[str], text: str) -> tuple[list[tuple[float, float]], float]:
+    """Each text's cosine to `text` and the agreement of their areas of life (the sum of the two
+    area probabilities' products); and the probability of `text`'s most likely area."""
     from .semantics import area_model, vectors
-    from .semantics.relevance import AREA_AGREEMENT, LEAST_LIKELY
 
     target = vectors.embed(text)
     areas = area_model.probabilities(text, target)
-    out: list[float | None] = []
+    out = []
     for said in texts:
         vector = vectors.embed(said)
-        agreement = float(area_model.probabilities(said, vector) @ areas)
-        out.append(
-            None if areas.max() >= LEAST_LIKELY and agreement < AREA_AGREEMENT else float(vector @ target) + agreement
-        )
-    return out
+        out.append((float(vector @ target), float(area_model.probabilities(said, vector) @ areas)))
+    return out, float(areas.max())
+
+
+def _meaning_scores(texts: list[str], text: str) -> list[float | None]:
+    """Each text's closeness in meaning to `text` (cosine plus area agreement); None for one of
+    another area of life than `text` clearly names."""
+    from .semantics.relevance import AREA_AGREEMENT, LEAST_LIKELY
+
+    pairs, most_likely = _closeness(texts, text)
+    named = most_likely >= LEAST_LIKELY
+    return [None if named and agreement < AREA_AGREEMENT else cosine + agreement for cosine, agreement in pairs]
 
 
 def _closest_by_meaning(records: list[Record], text: str) -> list[Record]:
@@ -534,18 +540,12 @@ def resolve_replacement(records: list[Record], statement: str) -> Resolution:
     wake up at 5:30 for my commute"): the one record about the same area of life and clearly closest
     in meaning; else none (a true memory is never dropped on a guess). A project's facts and
     knowledge are never targets."""
-    from .semantics import area_model, vectors
-
-    target = vectors.embed(statement)
-    areas = area_model.probabilities(statement, target)
-    scored = []
-    for r in records:
-        if r.kind in (Kind.FACT, Kind.KNOWLEDGE):
-            continue
-        said = f"{r.statement} {r.value}"
-        vector = vectors.embed(said)
-        agreement = float(area_model.probabilities(said, vector) @ areas)
-        scored.append((float(vector @ target), agreement >= REPLACEMENT_AGREEMENT, r.normalized_value, r.id))
+    candidates = [r for r in records if r.kind not in (Kind.FACT, Kind.KNOWLEDGE)]
+    closeness, _ = _closeness([f"{r.statement} {r.value}" for r in candidates], statement)
+    scored = [
+        (cosine, agreement >= REPLACEMENT_AGREEMENT, r.normalized_value, r.id)
+        for (cosine, agreement), r in zip(closeness, candidates, strict=True)
+    ]
     scored.sort(reverse=True)
     if not scored:
         return Resolution(why="nothing it replaces")

@@ -124,12 +124,6 @@ class _Needs:
     words: frozenset[str]
     phrases: tuple[str, ...]
 
-    def held(self, words: set[str], text: str) -> bool:
-        """In English a needed word or phrase is found only whole; a phrase's words are looked for
-        one space apart in `text` (the sentence's words between single spaces), so a sentence
-        spacing them more is still tried: the look only ever skips a shape that cannot match."""
-        return not self.words.isdisjoint(words) or any(phrase in text for phrase in self.phrases)
-
 
 _Shape = tuple[re.Pattern[str], bool, "_Needs | None"]
 

@@ -413,6 +413,12 @@ def test_a_replacement_is_validated_at_the_door() -> None:
             OpIn(at=T0, op_id="y", command={"op": "retract", "tenant": "t", "user": "u", "replaced_by": "x" * 5000})
         )
     assert err.value.reason.value == "too_large"
+    secret = "I use the key sk-live-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c now"
+    with pytest.raises(Rejected) as err:
+        validate_op(
+            OpIn(at=T0, op_id="z", command={"op": "retract", "tenant": "t", "user": "u", "replaced_by": secret})
+        )
+    assert err.value.reason.value == "secret_value"
 
 
 @pytest.mark.parametrize(
