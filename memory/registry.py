@@ -34,6 +34,10 @@ class AttributeSpec:
     # incidental to most requests: used only for a request related to it by meaning
     # (memory/semantics/relevance.py), never shown indiscriminately
     gated: bool = False
+    # a safety-relevant record of it reaches the areas its own areas bear on (topics.json `safety`:
+    # a health matter bears on food); an accessibility need does not (deafness has no bearing on
+    # a recipe), it reaches its own areas and its `related` topics
+    safety_reach: bool = True
 
 
 # fmt: off
@@ -109,7 +113,8 @@ _SPECS = [
                   topics=("shopping", "travel"), related=("food", "leisure"), gated=True),
     AttributeSpec("profile.accessibility", Kind.PREFERENCE, Cardinality.MULTI, label="accessibility needs",
                   consequence=Consequence.HIGH, importance=0.9, actionability=0.9,
-                  sensitivity=Sensitivity.PERSONAL, topics=("visual",), related=("travel",), gated=True),
+                  sensitivity=Sensitivity.PERSONAL, topics=("visual",), related=("travel",), gated=True,
+                  safety_reach=False),
     # what a user says of themself in any phrasing (memory/extraction/open_statement.py), kept
     # verbatim; a safety-relevant one is `health.stated.<area>` (the special `health.` family)
     AttributeSpec("preference.stated.", Kind.PREFERENCE, Cardinality.MULTI, label="stated", review=365 * DAY,

@@ -217,7 +217,7 @@ def _meaning_row(rec: Record) -> tuple[str, str, float, float, str] | None:
         return None
     value = rec.value if isinstance(rec.value, str) else str(rec.value)
     text = rec.statement if value.casefold() in rec.statement.casefold() else f"{rec.statement} {value}"
-    safety = rec.sensitivity == Sensitivity.SPECIAL or rec.consequence == Consequence.HIGH
+    safety = spec.safety_reach and (rec.sensitivity == Sensitivity.SPECIAL or rec.consequence == Consequence.HIGH)
     return relevance.pack(relevance.record_meaning(text, spec.topics, spec.related, safety))
 
 

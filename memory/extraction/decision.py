@@ -136,9 +136,12 @@ def _decision_zh_topic(m: re.Match[str]) -> tuple[str, str] | None:
     """A loose verb ("选了", "定了", "就用") counts only after a real topic ("数据库最后选了 Postgres")."""
     if re.search(r"我$", m.string[: m.start("t")]) or re.match(r"的|我(?!们)", m.group("t")):
         return None  # "我浏览器用的是Edge", "我的闹钟定在六点": the user's own things, not the project's
+    verb = m.string[m.end("t") : m.start("v")]
+    if re.search(r"只用", verb) and not re.search(r"我们|团队|大家", verb):
+        return None  # "听歌我只用正版", "网购只用京东": how the user lives, not a decision of the team's
     topic = _GENERIC_TOPIC.sub("", clean(m.group("t")))
     if len(topic) < 2 or re.search(
-        r"[我你他她它]|自己|^把|^将|^(?:以后|今后|之后|现在|目前|今天|明天|这次)$|这次|以后|今后|从现在|每次|回答|回复|说话|讲解|解释",
+        r"[我你他她它]|自己|^把|^将|答案|版本|^的|^(?:以后|今后|之后|现在|目前|今天|明天|这次)$|这次|以后|今后|从现在|每次|回答|回复|说话|讲解|解释",
         topic,
     ):
         return None

@@ -160,7 +160,7 @@ _DETAIL = [
             \b(?:don'?t|do\ not)\s+need\s+(?:the\s+|a\s+)?(?:whole|full|entire|long|life)\s+(?:story|thing|
             explanation|essay|
             backstory|history)|\bjust\s+(?:give\s+me\s+)?the\s+(?:answer|facts|result|short\ answer)\b|
-            \bone[- ]liners?\b|\bone[- ]line\s+(?:answers|replies|responses)\b|
+            \bone[- ]liners?\b(?!\s+(?:to|for|that|which)\b)|\bone[- ]line\s+(?:answers|replies|responses)\b|
             \b(?:give|tell|send|show)\s+(?:me|us)\s+(?:just\s+|only\s+)?(?:the\s+)?(?:gist|highlights|cliff\ ?notes|
             short\ version|tl;?dr(?:\ version)?|key\ points\ only)\b|\bjust\s+the\s+(?:gist|highlights|basics|
             essentials)\b|

@@ -33,6 +33,9 @@ from .markers import (
 )
 from .open_statement import (
     STATEMENT_RULE,
+    asks_about_someone,
+    bare_instruction,
+    continued,
     lasting_statements,
     may_state,
     momentary,
@@ -355,9 +358,11 @@ class _TurnReading:
             return
         taken = [_letters(str(p.record.get("statement", ""))) for p in self.items if p.record is not None]
         taken += [_letters(sentence) for sentence in self.commanding]
-        for span in lasting_statements(self.turn.text, whole_read=True):
+        for span in continued(self.turn.text, lasting_statements(self.turn.text, whole_read=True)):
             letters = _letters(span)
             if any(letters in quote or quote in letters for quote in taken if quote):
+                continue
+            if asks_about_someone(span, self.turn.text):
                 continue
             hit = statement_hit(span, self.turn.at)
             quote = redact(span, find_secrets(span, self.patterns))
@@ -531,6 +536,10 @@ class _TurnReading:
         everyday = everyday_hits(core, full, self.turn.at)
         if not core and not everyday:
             return
+        if asks_about_someone(full, self.turn.text):
+            # "my brother's a huge F1 fan, what should I get him?": the setting of a request about
+            # someone else, nothing lasting of the user (an instruction in it is about that answer)
+            return
         if self._retract(core, written):
             return
         hits = analyze(core, self.turn.at) if core else []
@@ -561,7 +570,14 @@ class _TurnReading:
             # a turn that speaks of the moment ("I'm exhausted today, keep it short") makes an
             # instruction on how to answer hold for the session; what the user says of themself
             # ("horror games are not for me ... I can't sleep") is not made passing by it
-            for_now = one_off_here or (self.passing and h.attribute.startswith(_INSTRUCTIONS))
+            # an instruction on how to answer that says nothing beyond the answer at hand ("cut it
+            # down to 100 words", "分步骤说明") holds for the session, unless it corrects one
+            instruction = h.attribute.startswith(_INSTRUCTIONS)
+            for_now = (
+                one_off_here
+                or (instruction and self.passing)
+                or (instruction and not link and not prefilter.test(PROJECT, full) and bare_instruction(full))
+            )
             rec = RuleExtractor._record(self.turn, core, quote, h, self.refuse, for_now)
             if rec is None:
                 continue

@@ -25,9 +25,10 @@ from functools import cache
 from importlib import resources
 
 from ..models import Kind
+from ..semantics import area_model
 from ..semantics.topics import main_area
 from .family import Hit
-from .markers import LASTING
+from .markers import LASTING, OTHERS
 from .text import alternation, day_end, month_end, to_int, week_end
 
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "＇": "'"})
@@ -129,6 +130,7 @@ class _English:
     events: re.Pattern[str]
     habit: re.Pattern[str]
     private: re.Pattern[str]
+    generic: re.Pattern[str]  # objects that are things in general ("things", "new concepts")
     # any of what `may_state` looks for, in one pattern (one pass over a turn)
     may_state: re.Pattern[str] = field(init=False, repr=False, compare=False)
 
@@ -213,6 +215,7 @@ def _lists() -> tuple[_English, _Chinese]:
         events=_phrases(en["events"]),
         habit=_phrases(en["habit"]),
         private=_phrases(en["private"]),
+        generic=_phrases(en["generic_objects"]),
     )
     chinese = _Chinese(
         self_words=tuple(zh["self"]),
@@ -508,6 +511,51 @@ def lasting_statements(turn: str, whole_read: bool = False) -> list[str]:
     return chinese.spans(turn, whole_read) if _CJK.search(turn) else english.spans(turn, whole_read)
 
 
+# between two spans that continue each other: nothing but spaces and punctuation
+_BETWEEN = re.compile(r"[\s.,;:!?…—–\-。，；：！？、]*")
+
+
+CONTINUATION_PLACED = 0.35  # a span no area is at least this likely for continues the one beside it
+
+
+def _about_no_area(span: str) -> bool:
+    return float(area_model.probabilities(span).max()) < CONTINUATION_PLACED
+
+
+def continued(turn: str, spans: list[str]) -> list[str]:
+    """The spans of a turn, each one about no area in particular ("Non-negotiable.", "Tried it
+    once, never again.", "Needles freak me out.") joined to the span right before it, or else right
+    after it, as the turn has them: it continues that one, and on its own it would agree a little
+    with every request. A span with no span beside it stays as it is."""
+    if len(spans) < 2:
+        return spans
+    folded = turn.translate(_APOSTROPHES)
+    places: list[tuple[int, int] | None] = []
+    start = 0
+    for span in spans:
+        at = folded.find(span, start)
+        places.append((at, at + len(span)) if at >= 0 else None)
+        if at >= 0:
+            start = at + len(span)
+
+    def beside(a: tuple[int, int] | None, b: tuple[int, int] | None) -> bool:
+        return a is not None and b is not None and _BETWEEN.fullmatch(folded, a[1], b[0]) is not None
+
+    groups: list[list[int]] = [[0]]
+    for i in range(1, len(spans)):
+        if beside(places[i - 1], places[i]) and (
+            _about_no_area(spans[i]) or (len(groups[-1]) == 1 and _about_no_area(spans[i - 1]))
+        ):
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    out = []
+    for group in groups:
+        first, last = places[group[0]], places[group[-1]]
+        out.append(spans[group[0]] if len(group) == 1 or first is None or last is None else turn[first[0] : last[1]])
+    return out
+
+
 @cache
 def _critical() -> tuple[re.Pattern[str], tuple[str, ...]]:
     raw = resources.files("slotstream.memory").joinpath("data", "statements.json").read_text(encoding="utf-8")
@@ -681,6 +729,29 @@ def _asks_for_content(turn: str, chinese: bool) -> bool:
     return False
 
 
+_ZH_ASKS = re.compile(r"[?？]|吗|呢|怎么|咋|啥|什么|哪|如何|有没有|推荐|建议|帮我|给我")
+
+
+def asks_about_someone(sentence: str, turn: str) -> bool:
+    """The sentence opens with someone else as its subject ("my friend Leo hates surprises", "我姐是
+    纯素食者") and the turn asks for something: it sets up a request about them, it does not say
+    anything lasting of the user."""
+    if _CJK.search(sentence):
+        first = _ZH_CLAUSES.split(sentence.strip(), maxsplit=1)[0]
+        opens = any(first.startswith(p) for p in _lists()[1].others if len(p) > 1)
+        return opens and (bool(_ZH_ASKS.search(turn)) or _asks_for_content(turn, True))
+    low = _LEAD.sub("", sentence.translate(_APOSTROPHES)).strip()
+    if not (OTHERS.match(low) or _readers()[0].lists.bare_relation.match(low.casefold())):
+        return False
+    return "?" in turn or _EN_ASKS.search(turn.casefold()) is not None or _asks_for_content(turn, False)
+
+
+# a clause that asks, without its question mark ("..., what can we do at home")
+_EN_ASKS = re.compile(
+    r"(?:^|[,;:.—–-]\s*)(?:what|how|which|where|who|any|should|can|could|would|do|does|ideas|suggest|recommend|help)\b"
+)
+
+
 # "can you write a short story about ...": the request itself, for the instruction it carries
 _ASKING = re.compile(r"^(?:can|could|would|will)\s+you\s+(?:please\s+)?")
 
@@ -709,3 +780,27 @@ def one_off(sentence: str, turn: str) -> bool:
     if el.one_off.search(low) or el.material.search(low) or el.content_verb.match(low):
         return True
     return _asks_for_content(turn, False)
+
+
+# an instruction about answers in general names the user, or all answers ("keep answers short")
+_EN_GENERAL = re.compile(r"(?<![\w'])(?:i|i'm|im|i've|i'd|my|answers|replies|responses|explanations)(?![\w'])")
+_ZH_GENERAL = ("我", "回答", "回复")
+
+
+def bare_instruction(sentence: str) -> bool:
+    """An instruction on how to answer that names neither the user, nor answers or things in
+    general, nor a time beyond now ("give the answer first, then the reasoning", "cut it down to
+    100 words", "控制在一百字以内", "分步骤说明"): about the answer at hand. A lasting one says so
+    ("I prefer ...", "keep answers short", "from now on", "以后", "我习惯")."""
+    english, chinese = _readers()
+    if LASTING.search(sentence):
+        return False
+    if _CJK.search(sentence):
+        lists = chinese.lists
+        return not any(w in sentence for w in (*_ZH_GENERAL, *lists.stance, *lists.generic_objects))
+    low = _ASKING.sub("", _LEAD.sub("", sentence.translate(_APOSTROPHES)).casefold().strip())
+    el = english.lists
+    first = _FIRST_WORD.match(low)
+    if first is None or first.group(0) not in el.imperatives or el.stance.search(low):
+        return False
+    return _EN_GENERAL.search(low) is None and el.generic.search(low) is None

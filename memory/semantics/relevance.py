@@ -3,16 +3,20 @@
 Both sides are placed in the areas of everyday life (food, travel, work, ...: `topics.json`) by the
 area model (`area_model.py`: the text's vector and its area words), as probabilities. A record is
 related to a request when:
-- their areas agree: the sum over areas of the two probabilities' products is at least
-  `AREA_AGREEMENT` (both mostly about travel; a hotel complaint and a request to book a stay);
+- by meaning: their areas agree at all (the sum over areas of the two probabilities' products is
+  at least `AREA_AGREEMENT`) and the relation model (`relation_model.py`), reading that agreement
+  together with the record's calibrated similarity to the request and how sure its own placement
+  is, scores the pair above its language's threshold (both mostly about travel; a hotel complaint
+  and a request to book a stay);
 - or the request is on a topic the record's attribute names (a diet is about food), or names a
   topic including the record's ("what should I do this weekend?" is about leisure: hiking, guitar);
 - or, for a safety-relevant record (an allergy, a condition, a disability, a hard never), the
   request is on an area its areas bear on (`safety` in `topics.json`: health bears on food, ...):
   it reaches every request in its domain.
-`explain` reports, for a record left out, its calibrated similarity: how many spreads its cosine
-to the request lies above its mean cosine to a background of ordinary requests
-(`memory/data/background_*.txt`, worked out once when the record is stored).
+The calibrated similarity is how many spreads a record's cosine to the request lies above its mean
+cosine to a background of ordinary requests (`memory/data/background_*.txt`, worked out once when
+the record is stored). `explain` reports, for a record left out, the relation model's score
+against the threshold.
 """
 
 from __future__ import annotations
@@ -25,17 +29,16 @@ from importlib import resources
 import numpy as np
 from numpy.typing import NDArray
 
-from . import area_model, gloss, vectors
+from . import area_model, gloss, relation_model, vectors
 from .topics import lexicon
 
-# the least sum of the two area probabilities' products that relates them (a safety-relevant
-# record too: missing an allergy for a request of its area costs more than one line too many)
-AREA_AGREEMENT = 0.05
+# the least sum of the two area probabilities' products a relation by meaning needs
+AREA_AGREEMENT = 0.04
 # the read index lists a record under each area it is at least this likely about, and a lookup
 # reads the lists of the areas its request is: a record on none of them agrees with the request
-# by less than 2 x this, under AREA_AGREEMENT, so the index finds every related record
+# by less than 2 x this, at most AREA_AGREEMENT, so the index finds every related record
 AREA_LISTED = 0.02
-assert 2 * AREA_LISTED < AREA_AGREEMENT
+assert 2 * AREA_LISTED <= AREA_AGREEMENT
 AREA_SHARE = 0.25  # an area counts among a text's topics from this probability
 LEAST_LIKELY = 0.15  # ... and its most likely area, unless no area reaches this
 _AREA_SCALE = 255.0  # area probabilities are stored as one byte each
@@ -64,6 +67,7 @@ class Meaning:
     # safety-relevant (an allergy, a condition, a disability): it reaches every request of its
     # areas and of those they bear on, and by meaning only a request clearly about them
     safety: bool = False
+    language: str = "en"  # a request's: the relation model's weights are per language
 
 
 @cache
@@ -94,7 +98,13 @@ def request_meaning(text: str) -> Meaning:
         # named with nothing more specific: none of its own areas, no area it is not asked alongside
         if not named & set(lex.includes[t]) and named & set(lex.areas) <= lex.alongside[t]
     )
-    return Meaning(frozenset(lex.with_parents(named)) | likely_areas(areas), vector, areas, general=general)
+    return Meaning(
+        frozenset(lex.with_parents(named)) | likely_areas(areas),
+        vector,
+        areas,
+        general=general,
+        language="zh" if gloss.is_chinese(text) else "en",
+    )
 
 
 def record_meaning(
@@ -184,22 +194,34 @@ def looked_up_under(meaning: Meaning) -> frozenset[str]:
 @dataclass(frozen=True, slots=True)
 class Relation:
     related: bool
-    score: float  # spreads above the record's mean similarity to ordinary requests
+    score: float  # the relation model's score above its threshold (explain)
     shared: frozenset[str]  # the topics both are about
     strength: float = 0.0  # 1: related by meaning or a topic the record is about; 0.5: one it bears on
     agreement: float = 0.0  # the sum of the two area probabilities' products
     named: bool = False  # through a topic its attribute names, or the umbrella one a request names
 
 
+def pair_features(record: Meaning, request: Meaning) -> NDArray[np.float64]:
+    """What the relation model reads of a record and a request (relation_model.features)."""
+    similarity = (float(record.vector @ request.vector) - record.mean) / record.spread
+    return relation_model.features(_agreement(record, request), similarity, float(record.areas.max(initial=0.0)))
+
+
+def _agreement(record: Meaning, request: Meaning) -> float:
+    return float(record.areas @ request.areas) if record.areas.size == request.areas.size else 0.0
+
+
 def relation(record: Meaning, request: Meaning) -> Relation:
-    similarity = float(record.vector @ request.vector)
-    score = round((similarity - record.mean) / record.spread, 3)
-    agreement = round(float(record.areas @ request.areas), 4) if record.areas.size == request.areas.size else 0.0
+    agreement = round(_agreement(record, request), 4)
+    similarity = (float(record.vector @ request.vector) - record.mean) / record.spread
+    by_meaning, score = relation_model.related(
+        request.language, agreement, similarity, float(record.areas.max(initial=0.0))
+    )
     shared = record.topics & request.topics
     # a request about leisure in general ("what should I do this weekend?") is related to what
     # the user does for leisure (hiking, guitar): the umbrella topic the request's words name
     named = bool(record.named & request.topics or record.topics & request.general)
-    if agreement >= AREA_AGREEMENT or named:
+    if (agreement >= AREA_AGREEMENT and by_meaning) or named:
         return Relation(True, score, shared, 1.0, agreement, named)
     reached = record.reach & request.topics
     return Relation(bool(reached), score, reached, 0.5 if reached else 0.0, agreement, bool(reached))

@@ -61,23 +61,30 @@ def run_meaning_bench(compare: Path | None = None) -> int:
     )
     print()
     print("AUC on the dev corpus: a statement's related request against its unrelated one")
-    print(f"  {'lang':<5}{'cosine':>9}{'as written':>12}{'calibrated':>12}{'areas':>9}")
+    print(f"  {'lang':<5}{'cosine':>9}{'as written':>12}{'calibrated':>12}{'areas':>9}{'relation':>10}")
     for lang in ("en", "zh"):
-        rows: dict[str, tuple[list[float], list[float]]] = {k: ([], []) for k in ("cos", "raw", "z", "areas")}
+        rows: dict[str, tuple[list[float], list[float]]] = {
+            k: ([], []) for k in ("cos", "raw", "z", "areas", "relation")
+        }
         for s in (s for s in statements if s.lang == lang):
             record = relevance.record_meaning(s.statement, safety=is_critical(s.statement))
             raw = vectors.model().embed_english(s.statement)
             for side, request in ((0, s.related), (1, s.unrelated)):
                 meaning = relevance.request_meaning(request)
                 rel = relevance.relation(record, meaning)
-                rows["cos"][side].append(float(record.vector @ meaning.vector))
+                cosine = float(record.vector @ meaning.vector)
+                rows["cos"][side].append(cosine)
                 rows["raw"][side].append(float(raw @ vectors.model().embed_english(request)))
-                rows["z"][side].append(rel.score)
+                rows["z"][side].append((cosine - record.mean) / record.spread)
                 rows["areas"][side].append(rel.agreement)
+                rows["relation"][side].append(rel.score)
         aucs = {k: _auc(*v) for k, v in rows.items()}
         as_written = f"{aucs['raw']:.3f}" if lang == "zh" else "-"
-        print(f"  {lang:<5}{aucs['cos']:>9.3f}{as_written:>12}{aucs['z']:>12.3f}{aucs['areas']:>9.3f}")
-    print("  (as written: Chinese embedded without its English gloss)")
+        print(
+            f"  {lang:<5}{aucs['cos']:>9.3f}{as_written:>12}{aucs['z']:>12.3f}{aucs['areas']:>9.3f}"
+            f"{aucs['relation']:>10.3f}"
+        )
+    print("  (as written: Chinese embedded without its English gloss; relation: the relation model's score)")
     if compare is not None:
         _compare(compare, statements)
     return 0

@@ -492,3 +492,16 @@ def test_prepared_candidates_select_exactly_as_fresh_ones(entries, query, max_it
     req = {"project": "p1", "session": "s1", "text": query, "max_items": max_items, "explain": explain}
     a, b = select(request(**req), fresh, NOW), select(request(**req), prepared, NOW)
     assert (a.context, a.used_ids, a.excluded) == (b.context, b.used_ids, b.excluded)
+
+
+def test_an_accessibility_need_reaches_its_own_areas_and_not_food_through_health() -> None:
+    deaf = rec(
+        attribute="profile.accessibility",
+        kind="preference",
+        value="deaf in my left ear",
+        statement="I'm deaf in my left ear",
+    )
+    pizza = run([deaf], text="What's the best dough hydration for pizza?", explain=True)
+    assert [i.id for i in pizza.items] == [] and reasons(pizza)[deaf.id] == "unrelated"
+    calls = run([deaf], text="Which hearing aids should I look at?")
+    assert [i.id for i in calls.items] == [deaf.id]

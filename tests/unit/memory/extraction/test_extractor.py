@@ -102,31 +102,36 @@ CASES: list[tuple[str, list[tuple]]] = [
     ("Don't be so verbose.", [("preference.response.detail", "concise", G)]),
     ("No need for long explanations.", [("preference.response.detail", "concise", G)]),
     ("Show your work step by step from now on.", [("preference.response.detail", "detailed", G)]),
-    # --- answer detail (ZH) ---
-    ("简短一点。", [("preference.response.detail", "concise", G)]),
+    # --- answer detail (ZH) --- (a bare instruction is about the answer at hand: the session)
+    ("简短一点。", [("preference.response.detail", "concise", S)]),
     ("以后回答简洁些。", [("preference.response.detail", "concise", G)]),
-    ("详细一些。", [("preference.response.detail", "detailed", G)]),
-    ("写清楚推导过程。", [("preference.response.detail", "detailed", G)]),
-    ("不用太详细。", [("preference.response.detail", "concise", G)]),
-    ("别太简短。", [("preference.response.detail", "detailed", G)]),
+    ("详细一些。", [("preference.response.detail", "detailed", S)]),
+    ("写清楚推导过程。", [("preference.response.detail", "detailed", S)]),
+    ("不用太详细。", [("preference.response.detail", "concise", S)]),
+    ("别太简短。", [("preference.response.detail", "detailed", S)]),
     # --- quantitative length ---
     ("Keep answers under 100 words.", [("preference.response.length", "at most 100 words", G)]),
     ("这次先用三句话回答。", [("preference.response.length", "3 sentences", S)]),
     ("回答控制在200字以内。", [("preference.response.length", "at most 200 characters", G)]),
     # --- language ---
-    ("Answer in English.", [("preference.language", "English", G)]),
+    ("Answer in English.", [("preference.language", "English", S)]),
     ("Going forward, please reply in Chinese.", [("preference.language", "Chinese", G)]),
     ("Chinese, please.", [("preference.language", "Chinese", G)]),
     ("用中文回答。", [("preference.language", "Chinese", G)]),
-    ("请用英文。", [("preference.language", "English", G)]),
+    ("请用英文。", [("preference.language", "English", S)]),
     ("以后都用英语回复。", [("preference.language", "English", G)]),
     ("以后跟我说汉语。", [("preference.language", "Chinese", G)]),
     ("中文回答就好。", [("preference.language", "Chinese", G)]),
     ("你能用英文回答吗？", [("preference.language", "English", G)]),
     # --- explanation style / order ---
-    ("Give me examples first.", [("preference.explanation_style", "example first", G)]),
+    ("Give me examples first.", [("preference.explanation_style", "example first", S)]),
+    ("Always give me examples first.", [("preference.explanation_style", "example first", G)]),
+    ("我习惯先看例子再讲原理。", [("preference.explanation_style", "example first", G)]),
+    ("Keep your answers in English.", [("preference.language", "English", G)]),
+    ("give the answer first, then the reasoning", [("preference.response.order", "conclusion first", S)]),
+    ("控制在一百字以内", [("preference.response.length", "at most 100 characters", S)]),
     ("Start with a concrete example.", [("preference.explanation_style", "example first", G)]),
-    ("先给例子再讲原理。", [("preference.explanation_style", "example first", G)]),
+    ("先给例子再讲原理。", [("preference.explanation_style", "example first", S)]),
     (
         "讲 Python 时最好先给一个可运行的小例子，再解释为什么这样写。",
         [("preference.explanation_style", "example first", G)],
@@ -543,7 +548,7 @@ def test_secrets_are_refused_and_redacted(text: str) -> None:
 
 
 def test_a_secret_sentence_yields_nothing_but_other_sentences_still_count() -> None:
-    out = extract("My password is hunter2222 and I live in Paris. Answer in English.")
+    out = extract("My password is hunter2222 and I live in Paris. Always answer in English.")
     assert summary(out) == [("preference.language", "English", G)]
     assert out.refused == [REFUSED_SECRET]
     assert "hunter2222" not in out.redacted_text

@@ -85,6 +85,17 @@ def test_a_lasting_statement_in_any_phrasing_is_kept_verbatim(text: str) -> None
         "这周在家带娃，回复会慢",
         "下周要答辩，今天先帮我理一下提纲",
         "我们来演一段，我是顾客，你是店员",
+        # someone else's matter, set up for a request about them
+        "My brother's a huge F1 fan, what are some good books about it for xmas",
+        "my friend Leo hates surprises, but we want to do something for his 40th. ideas?",
+        "我姐是纯素食者，周末她来我家吃饭，做点什么好",
+        # an instruction that opens with its verb and says nothing beyond the answer at hand
+        "give the answer first, then the reasoning",
+        "cut it down to 100 words",
+        "控制在一百字以内",
+        "分步骤说明",
+        # a question without its mark
+        "水烧开以后再烧会不会有毒",
     ],
 )
 def test_chat_that_says_nothing_lasting_about_the_user_leaves_nothing_lasting(text: str) -> None:
@@ -112,6 +123,35 @@ def test_an_instruction_about_the_answer_at_hand_is_for_the_session(text: str) -
 def test_a_word_of_lasting_or_of_stance_keeps_an_instruction(text: str) -> None:
     assert not one_off(text, text)
     assert lasting(text)
+
+
+def test_someone_else_is_remembered_when_the_user_states_it_not_when_a_request_sets_it_up() -> None:
+    assert [r["attribute"] for r in lasting("I have two kids, Mia and Leo.")] == ["profile.family"]
+    assert lasting("My wife is allergic to shellfish, so we never cook it at home.")
+    assert lasting("My wife is allergic to shellfish, what can I cook for her birthday?") == []
+
+
+def test_a_sentence_about_no_area_continues_the_one_beside_it() -> None:
+    # "Tried it once ..." alone would agree a little with every request: it joins its sentence
+    kept = lasting("I don't do hostels. Tried it once in my 20s, never again.")
+    assert [r["statement"] for r in kept] == ["I don't do hostels. Tried it once in my 20s, never again."]
+    kept = lasting("Needles freak me out. Like, I've fainted during blood draws twice.")
+    assert [r["statement"] for r in kept] == ["Needles freak me out. Like, I've fainted during blood draws twice."]
+    # two statements each about an area of their own stay apart
+    kept = lasting("I never fly budget airlines. I only drink oat milk.")
+    assert len(kept) == 2
+
+
+@pytest.mark.parametrize(
+    "text,attribute",
+    [
+        ("听歌我只用正版，盗版资源是不碰的", "preference.stated.music"),  # how the user lives, not a team decision
+        ("文档平台我选了飞书。", "knowledge.decision.文档平台"),
+        ("相比五星酒店，我更喜欢那种带厨房的公寓式酒店，住得久的话能自己煮点东西", "preference.stated.food"),
+    ],
+)
+def test_chinese_only_use_and_stay_long_are_read_for_what_they_are(text: str, attribute: str) -> None:
+    assert [r["attribute"] for r in lasting(text)] == [attribute]
 
 
 def test_a_statement_bound_in_time_ends_when_it_says() -> None:

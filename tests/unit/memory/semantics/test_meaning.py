@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from slotstream.memory.errors import ModelUnavailable
-from slotstream.memory.semantics import area_model, relevance, vectors
+from slotstream.memory.semantics import area_model, relation_model, relevance, vectors
 from slotstream.memory.semantics.topics import lexicon
 
 ROOT = Path(__file__).resolve().parents[4]
@@ -46,6 +46,43 @@ def test_training_again_gives_the_shipped_weights() -> None:
     shipped = area_model.model()
     assert np.abs(trained.weights - shipped.weights).max() < 1e-3
     assert np.abs(trained.bias - shipped.bias).max() < 1e-3
+
+
+def _relation_trainer():
+    spec = importlib.util.spec_from_file_location("train_relation", ROOT / "training" / "train_relation.py")
+    assert spec is not None and spec.loader is not None
+    trainer = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(trainer)
+    return trainer
+
+
+def test_the_shipped_relation_weights_are_the_ones_their_pairs_train() -> None:
+    # training/train_relation.py --check: the pairs, the area model, the background and the settings
+    trainer = _relation_trainer()
+    shipped = json.loads((ROOT / "memory" / "data" / "relation_model.json").read_text(encoding="utf-8"))
+    rows = trainer.rows()
+    assert shipped["trained_on"] == {"pairs": len(rows), "digest": relation_model.digest(trainer.texts(rows))}
+    assert len(rows) >= 1000 and {r["lang"] for r in rows} == set(relation_model.LANGUAGES)
+
+
+@pytest.mark.long
+def test_training_the_relation_model_again_gives_the_shipped_weights() -> None:
+    trainer = _relation_trainer()
+    trained = relation_model.train(trainer.pairs(trainer.rows()))
+    for lang, scorer in relation_model.model().items():
+        assert np.abs(trained[lang].weights - scorer.weights).max() < 1e-4
+        assert abs(trained[lang].threshold - scorer.threshold) < 1e-4
+
+
+def test_the_relation_model_lets_through_the_share_of_unrelated_training_pairs_it_was_set_for() -> None:
+    trainer = _relation_trainer()
+    pairs = trainer.pairs(trainer.rows())
+    for lang, scorer in relation_model.model().items():
+        mine = [p for p in pairs if p.language == lang]
+        passing = sum(scorer.score(p.unrelated) >= scorer.threshold for p in mine) / len(mine)
+        caught = sum(scorer.score(p.related) >= scorer.threshold for p in mine) / len(mine)
+        assert abs(passing - relation_model.UNRELATED_PASSING) < 0.01
+        assert caught > 0.6 and caught > 4 * passing, (lang, caught)  # far more related pairs than unrelated
 
 
 @pytest.mark.parametrize(
