@@ -63,7 +63,7 @@ class Settings(BaseSettings):
         description="SLOTSTREAM_COMPACTION_LAG_MS: the keys and control topics are compacted within this "
         "long of a write (a shredded data key leaves the broker's disks within it)",
     )
-    batch_size: int = Field(500, ge=1, le=100_000, description="SLOTSTREAM_BATCH_SIZE: events per processor batch")
+    batch_size: int = Field(1000, ge=1, le=100_000, description="SLOTSTREAM_BATCH_SIZE: events per processor batch")
     batch_wait: float = Field(0.01, ge=0, description="SLOTSTREAM_BATCH_WAIT: seconds a partial batch waits for more")
     expiry_interval: float = Field(1.0, gt=0, description="SLOTSTREAM_EXPIRY_INTERVAL: seconds between sweeps")
     session_timeout: float = Field(
