@@ -68,6 +68,7 @@ class Meaning:
     # areas and of those they bear on, and by meaning only a request clearly about them
     safety: bool = False
     language: str = "en"  # a request's: the relation model's weights are per language
+    peak: float = 0.0  # a record's most likely area's probability: how sure its placement is
 
 
 @cache
@@ -132,6 +133,7 @@ def record_meaning(
         frozenset(reach - topics),
         frozenset(named),
         safety=safety,
+        peak=float(areas.max(initial=0.0)),
     )
 
 
@@ -156,7 +158,17 @@ def unpack(topics: str, data: str, mean: float, spread: float, areas: str) -> Me
     named = frozenset(t[1:] for t in words if t.startswith("!"))
     reach = frozenset(t[1:] for t in words if t.startswith("~"))
     probs = np.frombuffer(base64.b64decode(areas), dtype=np.uint8).astype(np.float32) / _AREA_SCALE
-    return Meaning(own, vectors.dequantize(base64.b64decode(data)), probs, mean, spread, reach, named, safety=safety)
+    return Meaning(
+        own,
+        vectors.dequantize(base64.b64decode(data)),
+        probs,
+        mean,
+        spread,
+        reach,
+        named,
+        safety=safety,
+        peak=float(probs.max(initial=0.0)),
+    )
 
 
 def all_topics(meaning: Meaning) -> frozenset[str]:
@@ -204,7 +216,7 @@ class Relation:
 def pair_features(record: Meaning, request: Meaning) -> NDArray[np.float64]:
     """What the relation model reads of a record and a request (relation_model.features)."""
     similarity = (float(record.vector @ request.vector) - record.mean) / record.spread
-    return relation_model.features(_agreement(record, request), similarity, float(record.areas.max(initial=0.0)))
+    return relation_model.features(_agreement(record, request), similarity, record.peak)
 
 
 def _agreement(record: Meaning, request: Meaning) -> float:
@@ -214,9 +226,7 @@ def _agreement(record: Meaning, request: Meaning) -> float:
 def relation(record: Meaning, request: Meaning) -> Relation:
     agreement = round(_agreement(record, request), 4)
     similarity = (float(record.vector @ request.vector) - record.mean) / record.spread
-    by_meaning, score = relation_model.related(
-        request.language, agreement, similarity, float(record.areas.max(initial=0.0))
-    )
+    by_meaning, score = relation_model.related(request.language, agreement, similarity, record.peak)
     shared = record.topics & request.topics
     # a request about leisure in general ("what should I do this weekend?") is related to what
     # the user does for leisure (hiking, guitar): the umbrella topic the request's words name
