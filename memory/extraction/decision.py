@@ -141,7 +141,7 @@ def _decision_zh_topic(m: re.Match[str]) -> tuple[str, str] | None:
         return None  # "听歌我只用正版", "网购只用京东": how the user lives, not a decision of the team's
     topic = _GENERIC_TOPIC.sub("", clean(m.group("t")))
     if len(topic) < 2 or re.search(
-        r"[我你他她它]|自己|^把|^将|答案|版本|^的|^(?:以后|今后|之后|现在|目前|今天|明天|这次)$|这次|以后|今后|从现在|每次|回答|回复|说话|讲解|解释",
+        r"[我你他她它]|自己|^把|^将|答案|版本|^的|心愿|梦想|目标|打算|^(?:以后|今后|之后|现在|目前|今天|明天|这次)$|这次|以后|今后|从现在|每次|回答|回复|说话|讲解|解释",
         topic,
     ):
         return None
@@ -693,13 +693,17 @@ def _marker_decision_zh(text: str) -> tuple[str, str] | None:
     return _decision(value, None) if value else None
 
 
+# what a change of the work's tools is never about: the user, the answer, a wish ("今年的心愿是把阳台改成…")
+_NOT_A_WORK_TOPIC_ZH = re.compile(r"[我你他她]|以后|今后|这次|回答|回复|说话|讲解|语言|心愿|梦想|目标|打算")
+
+
 def _switched_zh(m: re.Match[str]) -> tuple[str, str] | None:
     """ "我们CI换成GitHub Actions了", "后端迁到Rust": a change of what the work uses (not "改成英文", a preference)."""
     topic = m.group("t")
     we = bool(topic and re.match(r"(?:我们|团队|大家)", topic))
     if topic:
         topic = _GENERIC_TOPIC.sub("", topic)
-    if topic and (re.search(r"[我你他她]|以后|今后|这次|回答|回复|说话|讲解|语言", topic) or len(topic) < 2):
+    if topic and (_NOT_A_WORK_TOPIC_ZH.search(topic) or len(topic) < 2):
         topic = None
     if (
         not topic

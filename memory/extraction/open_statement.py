@@ -153,6 +153,7 @@ class _Chinese:
     lasting: tuple[str, ...]
     strong: tuple[str, ...]
     one_off: tuple[str, ...]
+    request_inside: tuple[str, ...]  # a request wherever it stands in a clause ("开场白帮我写一段")
     content_verbs: tuple[str, ...]
     generic_objects: tuple[str, ...]
     stance: tuple[str, ...]
@@ -230,6 +231,7 @@ def _lists() -> tuple[_English, _Chinese]:
         lasting=tuple(zh["lasting"]),
         strong=tuple(zh["strong"]),
         one_off=tuple(zh["one_off"]),
+        request_inside=tuple(zh["request_inside"]),
         content_verbs=tuple(zh["content_verbs"]),
         generic_objects=tuple(zh["generic_objects"]),
         stance=tuple(zh["stance"]),
@@ -280,6 +282,14 @@ _QUOTED = re.compile(r"[\"“”][^\"“”]{12,}[\"“”]|(?<![\w])'[^']{12,}'
 _LEAD = re.compile(r"^[\s\"'“”*•\-–—>]+")
 
 
+# a quote opened after a colon, a question or the word that points at it, running on for a while
+# ("make her dating bio funnier: 'I'm a vet tech, I love …", "what does she mean?? 'I'm fine. …"):
+# someone else's words, whether or not the quote is closed (its apostrophes are not quotes)
+_OPENS_A_QUOTE = re.compile(
+    r"(?:[:：?？]|\b(?:this|these|said|says|wrote|texted))\s*['‘\"“](?=\w)(?:[^'’\"”\n]|['’](?=\w)){40,}"
+)
+
+
 def _pasted(turn: str, markers: re.Pattern[str] | tuple[str, ...], opening: str) -> bool:
     """A turn that carries material the user pasted: several lines of it, a quoted block, or, in
     its opening sentence, the wording that introduces one ("here is", "below", "transcript:")."""
@@ -288,7 +298,7 @@ def _pasted(turn: str, markers: re.Pattern[str] | tuple[str, ...], opening: str)
         return True
     if len(lines) >= 2 and lines[0].rstrip().endswith((":", "：")):
         return True  # "Reply to this review:\n…"
-    if "```" in turn or re.search(r"[\"“「『][^\"”」』]{60,}[\"”」』]", turn):
+    if "```" in turn or re.search(r"[\"“「『][^\"”」』]{60,}[\"”」』]", turn) or _OPENS_A_QUOTE.search(turn):
         return True
     if isinstance(markers, tuple):
         return any(m in opening for m in markers)
@@ -311,6 +321,10 @@ _NOW_AS_A_RULE = re.compile(
     r"i\s+have\s+(?:a|an)\s+\w+(?:\s+\w+)?\s+(?:condition|disease|disorder|allergy|intolerance))\b"
     r"|" + _AFFECTS_AS_A_RULE.pattern
 )
+
+
+# a reaction to what was just said, and nothing else ("love it", "i hate that!")
+_REACTION = re.compile(r"^(?:i\s+)?(?:love|loved|like|liked|hate|hated|adore|dig)\s+(?:it|that|this)[\s.!]*$")
 
 
 class _EnglishReader:
@@ -346,6 +360,8 @@ class _EnglishReader:
         lists = self.lists
         if any(p.search(span) for p in (lists.task, lists.times, lists.events, lists.state)):
             return False
+        if _REACTION.match(span):
+            return False  # "love it", "hate that": about what was just said
         # a passing state, unless the span says what always affects the user ("strong perfumes
         # give me a headache", not "I have a headache")
         if lists.transient.search(span) and not _AFFECTS_AS_A_RULE.search(span):
@@ -411,7 +427,11 @@ class _ChineseReader:
     def is_request(self, clause: str, opens: bool) -> bool:
         if _ZH_QUESTION_END.search(clause) or _ZH_QUESTION_WORD.search(clause):
             return True
-        return clause.startswith(self.lists.request) or (opens and clause.startswith(self.lists.imperatives))
+        return (
+            clause.startswith(self.lists.request)
+            or (opens and clause.startswith(self.lists.imperatives))
+            or any(w in clause for w in self.lists.request_inside)
+        )
 
     def keeps(self, span: str) -> bool:
         lists = self.lists

@@ -96,6 +96,14 @@ def test_a_lasting_statement_in_any_phrasing_is_kept_verbatim(text: str) -> None
         "分步骤说明",
         # a question without its mark
         "水烧开以后再烧会不会有毒",
+        # a quote opened after a colon or a question, apostrophes and all: someone else's words
+        "my roommate asked me to make her dating bio funnier: 'I'm a vet tech, I love hiking and trying new "
+        "ramen places, and I never say no to karaoke'",
+        "my mom texted me this, what does she mean?? 'I'm fine. I just think I'd have liked to know earlier.'",
+        "The in-laws don't eat pork. Any good Sunday roast alternatives?",
+        "家里阿姨是四川人，特别能吃辣，我想给她过个生日，订什么餐厅好",
+        "lol that's a terrible pun. love it",
+        "年会主持词开场白帮我写一段，喜庆点，公司是做物流的",
     ],
 )
 def test_chat_that_says_nothing_lasting_about_the_user_leaves_nothing_lasting(text: str) -> None:
@@ -123,6 +131,11 @@ def test_an_instruction_about_the_answer_at_hand_is_for_the_session(text: str) -
 def test_a_word_of_lasting_or_of_stance_keeps_an_instruction(text: str) -> None:
     assert not one_off(text, text)
     assert lasting(text)
+
+
+def test_a_short_quote_of_the_users_own_and_a_liking_said_at_length_are_kept() -> None:
+    assert lasting("My motto: 'never check a bag' — carry-on only, always.")
+    assert lasting("I grew up on Bollywood and Punjabi music and I still love it more than anything on the charts.")
 
 
 def test_someone_else_is_remembered_when_the_user_states_it_not_when_a_request_sets_it_up() -> None:
