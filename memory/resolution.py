@@ -118,7 +118,8 @@ def _compatible(new: str, old: str) -> bool:
 
 _IN_SENTENCE = (
     ("money", re.compile(r"[$€£¥]\s?\d|\d[\d,.]*\s*(?:k|dollars?|euros?|pounds?|元|块|万)\b", re.I)),
-    ("number", re.compile(r"(?<![\w$€£¥])\d[\d,.]*(?!\s*(?:k|am|pm)\b)")),
+    # (a Chinese character before a number is no part of it: "房租4500")
+    ("number", re.compile(r"(?<![A-Za-z0-9_$€£¥])\d[\d,.]*(?!\s*(?:k|am|pm)\b)")),
 )
 
 
@@ -158,10 +159,18 @@ def _phrase(rec: Record) -> bool:
     )
 
 
+_ORDINAL = re.compile(r"(?<![\w$€£¥])\d{1,2}(?:st|nd|rd|th)\b", re.I)
+
+
 def restated(statement: str, value: str) -> str | None:
     """A statement with the first value of the new value's kind replaced by it ("a budget of 12k"
     and "9500": "a budget of 9500"); None when it holds none (a phrase replaces no phrase)."""
     kind = value_kind(value)
+    if kind == "number" and _ORDINAL.fullmatch(value.strip()):
+        # a day of the month for a day of the month, suffix and all ("the 5th" for "the 1st")
+        found = _ORDINAL.search(statement)
+        if found is not None:
+            return statement[: found.start()] + value.strip() + statement[found.end() :]
     if kind == "number":
         # the count of the same thing when the value names it ("400 lines" for "250 lines"), else
         # the first count; its digits and separators, the unit left as said

@@ -245,7 +245,7 @@ def _languages() -> tuple[_Language, _Language]:
 
 # where a value ends and the sentence goes on ("Thursday, I mixed up the calendars"): a comma,
 # a semicolon or a dash not inside a number
-_VALUE_END = re.compile(r"\s*(?:,(?!\d{3})|;|\s[—–-]\s|，|；|。)|(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff])")
+_VALUE_END = re.compile(r"\s*(?:,(?!\d{3})|;|\s[—–-]\s|，|；|。)|(?<=[\u3400-\u9fff\d])\s+(?=[\u3400-\u9fff])")
 
 
 def _clean(value: str, lang: _Language) -> str:
@@ -372,6 +372,9 @@ _COUNT_SPAN = re.compile(
 )
 
 
+_ZH_IN_FACT = re.compile(r"(?:其实|实际上|应该|真的|好像|本来)+$")
+
+
 def _without_leads(about: str, lang: _Language) -> str:
     """ "以后改成…", "我的时区是…": the words before the thing are not its name."""
     for _ in range(3):
@@ -379,7 +382,8 @@ def _without_leads(about: str, lang: _Language) -> str:
         if lead is None:
             break
         about = about[len(lead) :]
-    return about
+    # "房租其实是4800": a word of "in fact" after the thing is not its name either
+    return _ZH_IN_FACT.sub("", about) if _CJK.search(about) else about
 
 
 def _names_nothing(about: str, lang: _Language) -> bool:

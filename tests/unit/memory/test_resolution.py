@@ -365,6 +365,13 @@ def test_a_span_of_time_replaces_one_in_another_unit() -> None:
     assert restated("I run 5 miles every 2 days", "3 miles") == "I run 3 miles every 2 days"
 
 
+def test_a_day_of_the_month_and_a_number_after_chinese_are_replaced_whole() -> None:
+    from slotstream.memory.resolution import restated
+
+    assert restated("my rent is due on the 1st of each month", "5th") == "my rent is due on the 5th of each month"
+    assert restated("每个月房租4500 押一付三", "4800") == "每个月房租4800 押一付三"
+
+
 def test_what_holds_now_replaces_the_earlier_record_closest_in_meaning() -> None:
     u = User()
     u.say("I commute by train every day, the 7:40 into the city.", T0)
