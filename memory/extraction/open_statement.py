@@ -44,6 +44,8 @@ _ZH_QUOTED = re.compile(r"[“「『\"][^”」』\"]{8,}[”」』\"]")
 _ZH_CODE = re.compile(
     r"/[a-z]+/|[A-Za-z]+\.[A-Za-z]{2,4}\b|[a-z]+_[a-z]+|\b[a-z]{2,}[A-Z]\w+|=>|\[(?:ERROR|WARN|INFO)\]|(?<!\w)--[a-z]"
 )
+# words of stance that, with no subject, say only how often something happens ("一直返回#N/A")
+_ZH_ONLY_ADVERBS = ("一直", "一般")
 _ZH_NAMED = re.compile(r"^(?:小|老|阿)[\u4e00-\u9fff](?:的|说|觉得|让|问)")
 _ZH_ONCE = re.compile(r"错了|坏了|丢了|忘了|(?:只|就|刚|刚刚)(?:吃|喝|买|去|做|看|点)了")
 # ("喝牛奶就拉肚子"'s rule: "一喝就…")
@@ -285,6 +287,8 @@ _LEAD = re.compile(r"^[\s\"'“”*•\-–—>]+")
 # a quote opened after a colon, a question or the word that points at it, running on for a while
 # ("make her dating bio funnier: 'I'm a vet tech, I love …", "what does she mean?? 'I'm fine. …"):
 # someone else's words, whether or not the quote is closed (its apostrophes are not quotes)
+# Chinese material after the words that point at it ("帮我把这段博客翻成英文：我第一次去冰岛…")
+_ZH_MATERIAL = re.compile(r"(?:这段|这篇|这封|这条|下面|以下)[^：:\n]{0,20}[：:]\s*\S.{30,}")
 _OPENS_A_QUOTE = re.compile(
     r"(?:[:：?？]|\b(?:this|these|said|says|wrote|texted))\s*['‘\"“](?=\w)(?:[^'’\"”\n]|['’](?=\w)){40,}"
 )
@@ -298,7 +302,12 @@ def _pasted(turn: str, markers: re.Pattern[str] | tuple[str, ...], opening: str)
         return True
     if len(lines) >= 2 and lines[0].rstrip().endswith((":", "：")):
         return True  # "Reply to this review:\n…"
-    if "```" in turn or re.search(r"[\"“「『][^\"”」』]{60,}[\"”」』]", turn) or _OPENS_A_QUOTE.search(turn):
+    if (
+        "```" in turn
+        or re.search(r"[\"“「『][^\"”」』]{60,}[\"”」』]", turn)
+        or _OPENS_A_QUOTE.search(turn)
+        or _ZH_MATERIAL.search(turn)
+    ):
         return True
     if isinstance(markers, tuple):
         return any(m in opening for m in markers)
@@ -440,8 +449,8 @@ class _ChineseReader:
         stance = any(w in span for w in lists.strong)
         # a passing state or a word of the moment, unless the span says what holds as a rule
         # ("吵的餐厅我受不了…吃完出来头疼", "我每天到公司第一件事就是列今天的to do list")
-        if any(w in span for w in lists.transient) and not stance:
-            return False
+        if any(w in span for w in lists.transient) and (not stance or "现在在" in span):
+            return False  # ("现在在外面只有手机": where the user is now outweighs the "只有")
         if any(w in span for w in lists.times) and not _ZH_HABIT.search(span):
             return False
         own = _someone_else().sub(" ", span) if "我是那种" not in span else span
@@ -475,8 +484,16 @@ class _ChineseReader:
                     continue
                 asked_first = asked_first or number == 0
                 joined = "，".join(span)
-                # a condition whose main clause asks ("如果我吃素，蛋白质够吗？") states nothing
-                asked = bool(text) and joined.startswith(lists.conditional)
+                # a condition whose main clause asks ("如果我吃素，蛋白质够吗？") states nothing, nor
+                # does the set-up of a question that names no one ("两个表的工号明明一样，怎么回事")
+                asked = bool(text) and (
+                    joined.startswith(lists.conditional)
+                    or (
+                        bool(_ZH_QUESTION_END.search(text) or _ZH_QUESTION_WORD.search(text))
+                        and not any(w in joined for w in lists.self_words)
+                        and not any(w in joined for w in lists.strong if w not in _ZH_ONLY_ADVERBS)
+                    )
+                )
                 if span and not asked and self.keeps(joined):
                     kept.append(joined)
                 span = []
@@ -749,7 +766,7 @@ def _asks_for_content(turn: str, chinese: bool) -> bool:
     return False
 
 
-_ZH_ASKS = re.compile(r"[?？]|吗|呢|怎么|咋|啥|什么|哪|如何|有没有|推荐|建议|帮我|给我")
+_ZH_ASKS = re.compile(r"[?？]|吗|呢|怎么|咋|啥|什么|哪|如何|有没有|推荐|建议|帮我|给我|想给[他她]|给[他她]买|送[他她]")
 
 
 def asks_about_someone(sentence: str, turn: str) -> bool:

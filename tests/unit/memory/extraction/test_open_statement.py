@@ -104,6 +104,11 @@ def test_a_lasting_statement_in_any_phrasing_is_kept_verbatim(text: str) -> None
         "家里阿姨是四川人，特别能吃辣，我想给她过个生日，订什么餐厅好",
         "lol that's a terrible pun. love it",
         "年会主持词开场白帮我写一段，喜庆点，公司是做物流的",
+        # the set-up of a question that names no one, material after the words pointing at it
+        "Excel里VLOOKUP一直返回#N/A，两个表的工号明明是一样的，怎么回事",
+        "帮我把这段博客翻成英文：我第一次去冰岛是2019年冬天，我租了辆四驱车，沿着一号公路开了十天。",
+        "现在在外面只有手机，表格就别发了，文字说就行",
+        "我老公是左撇子，想给他买个好用的鼠标",
     ],
 )
 def test_chat_that_says_nothing_lasting_about_the_user_leaves_nothing_lasting(text: str) -> None:
@@ -135,6 +140,8 @@ def test_a_word_of_lasting_or_of_stance_keeps_an_instruction(text: str) -> None:
 
 def test_a_short_quote_of_the_users_own_and_a_liking_said_at_length_are_kept() -> None:
     assert lasting("My motto: 'never check a bag' — carry-on only, always.")
+    assert lasting("受不了排队，附近有啥不用排队的店吗")  # a stance said before a question is kept
+    assert lasting("心情不好的时候我就一个人戴耳机听民谣，听着听着就缓过来了")
     assert lasting("I grew up on Bollywood and Punjabi music and I still love it more than anything on the charts.")
 
 
