@@ -284,11 +284,11 @@ _QUOTED = re.compile(r"[\"“”][^\"“”]{12,}[\"“”]|(?<![\w])'[^']{12,}'
 _LEAD = re.compile(r"^[\s\"'“”*•\-–—>]+")
 
 
+# Chinese material after the words that point at it ("帮我把这段博客翻成英文：我第一次去冰岛…")
+_ZH_MATERIAL = re.compile(r"(?:这段|这篇|这封|这条|下面|以下)[^：:\n]{0,20}[：:]\s*\S.{30,}")
 # a quote opened after a colon, a question or the word that points at it, running on for a while
 # ("make her dating bio funnier: 'I'm a vet tech, I love …", "what does she mean?? 'I'm fine. …"):
 # someone else's words, whether or not the quote is closed (its apostrophes are not quotes)
-# Chinese material after the words that point at it ("帮我把这段博客翻成英文：我第一次去冰岛…")
-_ZH_MATERIAL = re.compile(r"(?:这段|这篇|这封|这条|下面|以下)[^：:\n]{0,20}[：:]\s*\S.{30,}")
 _OPENS_A_QUOTE = re.compile(
     r"(?:[:：?？]|\b(?:this|these|said|says|wrote|texted))\s*['‘\"“](?=\w)(?:[^'’\"”\n]|['’](?=\w)){40,}"
 )
@@ -578,11 +578,16 @@ def continued(turn: str, spans: list[str]) -> list[str]:
     def beside(a: tuple[int, int] | None, b: tuple[int, int] | None) -> bool:
         return a is not None and b is not None and _BETWEEN.fullmatch(folded, a[1], b[0]) is not None
 
+    vague: dict[int, bool] = {}  # (each span placed once, and only when it is beside another)
+
+    def about_no_area(i: int) -> bool:
+        if i not in vague:
+            vague[i] = _about_no_area(spans[i])
+        return vague[i]
+
     groups: list[list[int]] = [[0]]
     for i in range(1, len(spans)):
-        if beside(places[i - 1], places[i]) and (
-            _about_no_area(spans[i]) or (len(groups[-1]) == 1 and _about_no_area(spans[i - 1]))
-        ):
+        if beside(places[i - 1], places[i]) and (about_no_area(i) or (len(groups[-1]) == 1 and about_no_area(i - 1))):
             groups[-1].append(i)
         else:
             groups.append([i])

@@ -215,18 +215,21 @@ class Relation:
 
 def pair_features(record: Meaning, request: Meaning) -> NDArray[np.float64]:
     """What the relation model reads of a record and a request (relation_model.features)."""
-    similarity = (float(record.vector @ request.vector) - record.mean) / record.spread
-    return relation_model.features(_agreement(record, request), similarity, record.peak)
+    return relation_model.features(_agreement(record, request), _similarity(record, request), record.peak)
 
 
 def _agreement(record: Meaning, request: Meaning) -> float:
     return float(record.areas @ request.areas) if record.areas.size == request.areas.size else 0.0
 
 
+def _similarity(record: Meaning, request: Meaning) -> float:
+    """The record's calibrated similarity to the request: spreads above its mean to ordinary requests."""
+    return (float(record.vector @ request.vector) - record.mean) / record.spread
+
+
 def relation(record: Meaning, request: Meaning) -> Relation:
     agreement = round(_agreement(record, request), 4)
-    similarity = (float(record.vector @ request.vector) - record.mean) / record.spread
-    by_meaning, score = relation_model.related(request.language, agreement, similarity, record.peak)
+    by_meaning, score = relation_model.related(request.language, agreement, _similarity(record, request), record.peak)
     shared = record.topics & request.topics
     # a request about leisure in general ("what should I do this weekend?") is related to what
     # the user does for leisure (hiking, guitar): the umbrella topic the request's words name
