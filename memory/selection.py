@@ -98,11 +98,12 @@ class RequestTerms:
     use: only records that must be related need it) its meaning. Worked out once per lookup (the
     read's arguments need them too)."""
 
-    __slots__ = ("_meaning", "query", "text", "topics")
+    __slots__ = ("_meaning", "query", "scored", "text", "topics")
 
-    def __init__(self, query: frozenset[str], topics: frozenset[str], text: str = "") -> None:
+    def __init__(self, query: frozenset[str], topics: frozenset[str], text: str = "", scored: bool = False) -> None:
         self.query, self.topics, self.text = query, topics, text
         self._meaning: relevance.Meaning | None = None
+        self.scored = scored  # every relation gets the relation model's score (`explain` reports it)
 
     @property
     def meaning(self) -> relevance.Meaning:
@@ -114,7 +115,7 @@ class RequestTerms:
 def terms_of(req: ContextRequest) -> RequestTerms:
     if not req.text:
         return RequestTerms(frozenset(), frozenset())
-    terms = RequestTerms(tokens(req.text), topics_of(req.text), req.text)
+    terms = RequestTerms(tokens(req.text), topics_of(req.text), req.text, scored=req.explain)
     # the areas the request is mostly about by meaning are topics of it too: the read index lists
     # records by the topics they are about, so these bring the related ones into the rows read
     meaning = terms.meaning
@@ -163,6 +164,9 @@ class Candidate(msgspec.Struct, array_like=True, gc=False):
     # one): what eligibility needs apart from the request (`usable_window`), and the meaning unpacked
     window: tuple[bool, bool, int, float] | None = None
     unpacked: relevance.Meaning | None = None
+    # the relation to the last request's terms it was related to (eligibility and ranking both ask),
+    # set as one tuple: a cached candidate may be selected by two threads at once
+    related: tuple[Any, relevance.Relation] | None = None
 
 
 # a scope's read-model rows as one JSON array (context.lua joins them): decoded in one call
@@ -328,7 +332,12 @@ def relation_to(c: Candidate, terms: RequestTerms) -> relevance.Relation:
         c.unpacked = relevance.unpack(*c.meaning)
     if not terms.text:
         return relevance.Relation(False, 0.0, frozenset())
-    return relevance.relation(c.unpacked, terms.meaning)
+    known = c.related
+    if known is not None and known[0] is terms:
+        return known[1]
+    related = relevance.relation(c.unpacked, terms.meaning, scored=terms.scored)
+    c.related = (terms, related)
+    return related
 
 
 def section_of(c: Candidate) -> str:

@@ -129,10 +129,12 @@ for n, list in ipairs(lists) do
   for _, part in ipairs(list.parts) do part.key = part.key .. suffixes[n] end
 end
 
--- only lists holding rows can add to a row's value: no lookups in the others
+-- only lists holding rows can add to a row's value: no lookups in the others. The meaning lists
+-- are not among them: they hold only rows used only when related by meaning, which they give whole
+-- (an ordinary row is on none of them, so looking one up there finds nothing)
 local holding = {}
 for m, list in ipairs(lists) do
-  if m > 1 then
+  if m > 1 and m < first_meant then
     local rows = sizes[m - 1]  -- a word's list: counted above; a topic's: counted here
     if rows == nil then
       rows = 0

@@ -22,8 +22,8 @@ against the threshold.
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass
-from functools import cache
+from dataclasses import dataclass, field
+from functools import cache, lru_cache
 from importlib import resources
 
 import numpy as np
@@ -69,6 +69,17 @@ class Meaning:
     safety: bool = False
     language: str = "en"  # a request's: the relation model's weights are per language
     peak: float = 0.0  # a record's most likely area's probability: how sure its placement is
+    # a stored record's vector as stored (int8, base64), decoded on first use: most records a
+    # lookup relates agree too little in areas for their similarity to matter
+    packed_vector: str = ""
+    _decoded: list[NDArray[np.float32]] = field(default_factory=list, compare=False, repr=False)
+
+    def vector_of(self) -> NDArray[np.float32]:
+        if not self.packed_vector:
+            return self.vector
+        if not self._decoded:
+            self._decoded.append(vectors.dequantize(base64.b64decode(self.packed_vector)))
+        return self._decoded[0]
 
 
 @cache
@@ -141,7 +152,7 @@ def pack(meaning: Meaning) -> tuple[str, str, float, float, str]:
     """A record's meaning as stored in its read-model row: its topics (space-separated, those its
     attribute names marked `!`, those it only bears on `~`), its vector (int8, base64), its
     calibration, and its area probabilities (a byte each, base64)."""
-    data = base64.b64encode(vectors.quantize(meaning.vector)).decode()
+    data = meaning.packed_vector or base64.b64encode(vectors.quantize(meaning.vector)).decode()
     topics = [f"!{t}" if t in meaning.named else t for t in sorted(meaning.topics)]
     topics += [f"~{t}" for t in sorted(meaning.reach)]
     if meaning.safety:
@@ -150,17 +161,23 @@ def pack(meaning: Meaning) -> tuple[str, str, float, float, str]:
     return " ".join(topics), data, round(meaning.mean, 4), round(meaning.spread, 4), base64.b64encode(areas).decode()
 
 
-def unpack(topics: str, data: str, mean: float, spread: float, areas: str) -> Meaning:
+@lru_cache(maxsize=8192)  # records of a kind share their topics: a lookup unpacks hundreds
+def _unpack_topics(topics: str) -> tuple[frozenset[str], frozenset[str], frozenset[str], bool]:
     words = topics.split()
     safety = SAFETY_MARK in words
     words = [w for w in words if w != SAFETY_MARK]
     own = frozenset(t.lstrip("!") for t in words if not t.startswith("~"))
     named = frozenset(t[1:] for t in words if t.startswith("!"))
     reach = frozenset(t[1:] for t in words if t.startswith("~"))
+    return own, named, reach, safety
+
+
+def unpack(topics: str, data: str, mean: float, spread: float, areas: str) -> Meaning:
+    own, named, reach, safety = _unpack_topics(topics)
     probs = np.frombuffer(base64.b64decode(areas), dtype=np.uint8).astype(np.float32) / _AREA_SCALE
     return Meaning(
         own,
-        vectors.dequantize(base64.b64decode(data)),
+        _NO_VECTOR,
         probs,
         mean,
         spread,
@@ -168,7 +185,11 @@ def unpack(topics: str, data: str, mean: float, spread: float, areas: str) -> Me
         named,
         safety=safety,
         peak=float(probs.max(initial=0.0)),
+        packed_vector=data,
     )
+
+
+_NO_VECTOR = np.zeros(0, dtype=np.float32)
 
 
 def all_topics(meaning: Meaning) -> frozenset[str]:
@@ -224,12 +245,20 @@ def _agreement(record: Meaning, request: Meaning) -> float:
 
 def _similarity(record: Meaning, request: Meaning) -> float:
     """The record's calibrated similarity to the request: spreads above its mean to ordinary requests."""
-    return (float(record.vector @ request.vector) - record.mean) / record.spread
+    return (float(record.vector_of() @ request.vector_of()) - record.mean) / record.spread
 
 
-def relation(record: Meaning, request: Meaning) -> Relation:
+def relation(record: Meaning, request: Meaning, scored: bool = True) -> Relation:
+    """`scored`: work out the relation model's score even where it cannot decide (for `explain`):
+    a record agreeing in areas by less than `AREA_AGREEMENT` is not related by meaning whatever its
+    similarity, and leaving the similarity out spares decoding its vector."""
     agreement = round(_agreement(record, request), 4)
-    by_meaning, score = relation_model.related(request.language, agreement, _similarity(record, request), record.peak)
+    if scored or agreement >= AREA_AGREEMENT:
+        by_meaning, score = relation_model.related(
+            request.language, agreement, _similarity(record, request), record.peak
+        )
+    else:
+        by_meaning, score = False, 0.0
     shared = record.topics & request.topics
     # a request about leisure in general ("what should I do this weekend?") is related to what
     # the user does for leisure (hiking, guitar): the umbrella topic the request's words name

@@ -72,7 +72,7 @@ def run_meaning_bench(compare: Path | None = None) -> int:
             for side, request in ((0, s.related), (1, s.unrelated)):
                 meaning = relevance.request_meaning(request)
                 rel = relevance.relation(record, meaning)
-                cosine = float(record.vector @ meaning.vector)
+                cosine = float(record.vector_of() @ meaning.vector_of())
                 rows["cos"][side].append(cosine)
                 rows["raw"][side].append(float(raw @ vectors.model().embed_english(request)))
                 rows["z"][side].append((cosine - record.mean) / record.spread)

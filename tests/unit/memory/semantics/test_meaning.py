@@ -137,7 +137,7 @@ def test_a_packed_meaning_round_trips_and_costs_what_the_docs_say() -> None:
     packed = relevance.pack(meaning)
     back = relevance.unpack(*packed)
     assert back.topics == meaning.topics and back.named == meaning.named and back.reach == meaning.reach
-    assert back.safety and np.abs(back.vector - meaning.vector).max() <= 0.5 / 127 + 1e-6
+    assert back.safety and np.abs(back.vector_of() - meaning.vector).max() <= 0.5 / 127 + 1e-6
     assert np.abs(back.areas - meaning.areas).max() <= 0.5 / 255 + 1e-6
     # a byte a dimension, a byte an area: 256 + 23 bytes, base64 in the row
     assert len(base64.b64decode(packed[1])) == vectors.DIMENSIONS
