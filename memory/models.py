@@ -564,6 +564,10 @@ class RetractCommand(_Command):
     # now"): it ends the one earlier record clearly closest to it in meaning (the statement itself
     # is kept as a record of its own)
     replaced_by: str | None = None
+    # where `replaced_by` was said: given, the statement is kept as a record of its own when, and
+    # only when, it ends an earlier one (a change told as news, "moved last weekend, I'm in Denver
+    # now", is no lasting statement on its own, but it is what holds now of something remembered)
+    said_in: Evidence | None = None
 
 
 class MoveCommand(_Command):

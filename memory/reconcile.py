@@ -25,6 +25,7 @@ from .models import (
     ConfirmCommand,
     CorrectCommand,
     EraseUserCommand,
+    Evidence,
     EvidenceEntry,
     ExpireCommand,
     ForgetCommand,
@@ -49,6 +50,7 @@ from .registry import TEMPORARY_LIFETIME, resolve
 from .resolution import (
     VERBATIM,
     eligible,
+    of_other_areas,
     only_quotes,
     resolve_forget,
     resolve_replacement,
@@ -1003,7 +1005,7 @@ def _retract(view: UserView, cmd: RetractCommand, at: datetime, t: Transition) -
     """The user invalidates a record without a new value: it leaves the slot (which then has no
     current value), its value is kept from coming back there automatically, lineage keeps why."""
     if cmd.replaced_by and not cmd.about and not cmd.record_id and cmd.match is None:
-        return _replaced_by_statement(view, cmd.replaced_by, at, t)
+        return _replaced_by_statement(view, cmd.replaced_by, at, t, cmd.said_in)
     if cmd.about and not cmd.record_id and cmd.match is None:
         return _retract_described(view, cmd, cmd.about, at, t)
     if cmd.record_id:
@@ -1037,24 +1039,57 @@ def _retracted(rec: Record, why: str, at: datetime, t: Transition) -> None:
     t.changes.append({"type": Change.SUPPRESSED, "attribute": rec.attribute, "key": kept_out.key})
 
 
-def _replaced_by_statement(view: UserView, statement: str, at: datetime, t: Transition) -> Transition:
+def _replaced_by_statement(
+    view: UserView, statement: str, at: datetime, t: Transition, said_in: Evidence | None = None
+) -> Transition:
     """ "we moved, I'm in Austin now": what the user says holds now ends the one earlier record
     clearly closest to it in meaning ("I live in Portland"); none clearly closest, nothing ends.
-    What was said in this turn or later is never a target (the statement is kept beside it)."""
+    What was said in this turn or later is never a target (the statement is kept beside it).
+    `said_in`: the statement is kept here, in the ended record's scope, and only if one ended."""
     records = [
         r
         for r in eligible(view.records.values(), _all_scopes(view), restating=False)
         if r.kind != Kind.FACT and r.observed_at < at and r.statement != statement
     ]
-    found = resolve_replacement(records, statement)
+    found = resolve_replacement(records, statement, news=said_in is not None)
     if not found.targets:
         t.outcome, t.reason = Outcome.NOOP, found.why
         return t
     for rec in found.targets:
         _retracted(rec, "replaced by what the user said now", at, t)
-        _said_beside(view, rec, [statement], found.targets, at, t)
+        if said_in is None:
+            _said_beside(view, rec, [statement], found.targets, at, t)
+        else:  # (news names the thing it changes loosely: what the record said of other areas stays)
+            rest = of_other_areas(rec.statement, statement) or ""
+            _said_beside(view, rec, [statement], found.targets, at, t, rest=rest)
     t.changes.append({"type": Change.RESOLVED, "targets": [r.id for r in found.targets], "why": found.why})
+    if said_in is not None:
+        _kept_in_place(view, found.targets[0], statement, said_in, at, t)
     return t
+
+
+def _kept_in_place(
+    view: UserView, ended: Record, statement: str, said_in: Evidence, at: datetime, t: Transition
+) -> None:
+    """What the user said holds now, kept in their words where the record it ended was (its scope,
+    its authority), read as any statement is."""
+    from .extraction.open_statement import statement_hit  # (the reading of statements: loaded on first use)
+
+    hit = statement_hit(statement, at)
+    rin = RecordIn(
+        id=derive_id("r_", t.op_id, "holds now"),
+        tenant=t.tenant,
+        user=t.user,
+        kind=hit.kind.value,
+        attribute=hit.attribute,
+        scope=ended.scope,
+        value=statement,
+        statement=statement,
+        authority=Authority.USER_EXPLICIT,
+        valid_until=hit.valid_until,
+        evidence=[said_in.model_copy(update={"quote": statement, "at": said_in.at or at})],
+    )
+    _reconcile_record(view, build_record(rin, op_id=t.op_id, at=at), at, t)
 
 
 def _retract_described(
@@ -1080,13 +1115,19 @@ def _retract_described(
 
 
 def _said_beside(
-    view: UserView, rec: Record, about: list[str], ended: tuple[Record, ...], at: datetime, t: Transition
+    view: UserView,
+    rec: Record,
+    about: list[str],
+    ended: tuple[Record, ...],
+    at: datetime,
+    t: Transition,
+    rest: str | None = None,
 ) -> None:
     """What the sentence a record was read from said beside it outlives it ("I'm on blood thinners
     and I volunteer at the food bank on Sundays", the blood thinners ended): the other records read
     from the same sentence are quoted without what ended; with none, what it said beside is kept
     in the user's words, as a statement of its own."""
-    rest = without_clauses(rec.statement, about)
+    rest = rest if rest is not None else without_clauses(rec.statement, about)
     if not rest:
         return
     ended_ids = {r.id for r in ended}

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cache
 
-from .models import LIVE_STATUSES, Cardinality, Kind, Record
+from .models import LIVE_STATUSES, Cardinality, Consequence, Kind, Record, Sensitivity
 from .semantics.data import data_file, plain_words
 from .validation import normalize_value
 
@@ -514,6 +514,15 @@ def resolve_forget(records: list[Record], about: list[str]) -> Resolution:
     return Resolution(targets=tuple(targets), why="the words naming it")
 
 
+GRAVE_BY_WORDS = "a record of grave consequence ends only when named in its own words"
+
+
+def _grave(record: Record) -> bool:
+    """An allergy, a condition, a medication (a special category of grave consequence): dropped on
+    a guess, the agent stops heeding what keeps the user safe."""
+    return record.sensitivity == Sensitivity.SPECIAL and record.consequence in (Consequence.HIGH, Consequence.CRITICAL)
+
+
 def resolve_retraction(records: list[Record], about: list[str]) -> Resolution:
     """The records a retraction in the user's words names ("I quit the gym": ["gym"]): those
     holding every naming word, of one value (several: the one clearly closest in meaning, else
@@ -527,6 +536,8 @@ def resolve_retraction(records: list[Record], about: list[str]) -> Resolution:
     full = [r for r in records if _overlap(words, r) == len(words) and not only_quotes(r, about)]
     if not full:
         closest = _closest_by_meaning(records, " ".join(about))
+        if any(_grave(r) for r in closest):
+            return Resolution(why=GRAVE_BY_WORDS)
         if closest:
             return Resolution(targets=tuple(closest), why="the closest in meaning")
         return Resolution(why="nothing it names")
@@ -544,13 +555,32 @@ REPLACEMENT_AGREEMENT = 0.25
 REPLACEMENT_SIMILARITY = 0.15
 
 
-def resolve_replacement(records: list[Record], statement: str) -> Resolution:
+# news of a change ("sold the car last week") and the one record of its area of life: the area
+# agreement the record needs, and the most any other record may have; news replaces a record of an
+# area others share only when this close in words (it tells of one thing: "took me off the pills"
+# is not about an allergy beside a prescription)
+NEWS_AGREEMENT = 0.5
+NEWS_OTHERS = REPLACEMENT_AGREEMENT
+NEWS_SIMILARITY = 0.3
+
+
+def resolve_replacement(records: list[Record], statement: str, news: bool = False) -> Resolution:
     """The record a statement of what holds now replaces ("new job, so alarm's at 7:00 now" and "I
     wake up at 5:30 for my commute"): the one record about the same area of life and clearly closest
     in meaning; else none (a true memory is never dropped on a guess). A project's facts and
-    knowledge are never targets."""
+    knowledge are never targets. `news`: the statement tells a change as news ("sold the car last
+    week", "音乐会员不续了"); it may also replace the only record clearly of its area, however few
+    words the two share (none of any other area it is about)."""
     candidates = [r for r in records if r.kind not in (Kind.FACT, Kind.KNOWLEDGE)]
     closeness, _ = _closeness([f"{r.statement} {r.value}" for r in candidates], statement)
+    if news:
+        of_area = [r for (_, agreement), r in zip(closeness, candidates, strict=True) if agreement >= NEWS_OTHERS]
+        if len({r.normalized_value for r in of_area}) == 1 and any(
+            agreement >= NEWS_AGREEMENT for _, agreement in closeness
+        ):
+            if _grave(of_area[0]):
+                return Resolution(why=GRAVE_BY_WORDS)
+            return Resolution(targets=(of_area[0],), why="the only record of its area")
     scored = [
         (cosine, agreement >= REPLACEMENT_AGREEMENT, r.normalized_value, r.id)
         for (cosine, agreement), r in zip(closeness, candidates, strict=True)
@@ -560,8 +590,11 @@ def resolve_replacement(records: list[Record], statement: str) -> Resolution:
         return Resolution(why="nothing it replaces")
     best, same_area, best_value, best_id = scored[0]
     second = next((score for score, _, value, _ in scored[1:] if value != best_value), -1.0)
-    if not same_area or best < REPLACEMENT_SIMILARITY or best - second < SIMILARITY_MARGIN:
+    least = NEWS_SIMILARITY if news else REPLACEMENT_SIMILARITY
+    if not same_area or best < least or best - second < SIMILARITY_MARGIN:
         return Resolution(why="nothing clearly closest it replaces")
+    if news and any(_grave(r) for r in records if r.id == best_id):
+        return Resolution(why=GRAVE_BY_WORDS)
     return Resolution(targets=tuple(r for r in records if r.id == best_id), why="the closest in meaning")
 
 
@@ -599,6 +632,22 @@ def _clauses(statement: str) -> list[tuple[str, str]]:
         elif piece:
             joint = piece.casefold()
     return out
+
+
+def of_other_areas(statement: str, news: str) -> str | None:
+    """The clauses of a statement about other areas of life than the news that replaced it ("I
+    drive a Civic and I volunteer at the food bank" and "sold the car last week": the food bank);
+    None when no clause is, or every one is."""
+    joined_clauses = _clauses(statement)
+    clauses = [clause for _, clause in joined_clauses]
+    if len(clauses) < 2:
+        return None
+    pairs, _ = _closeness(clauses, news)
+    kept = [clause for clause, (_, agreement) in zip(clauses, pairs, strict=True) if agreement < REPLACEMENT_AGREEMENT]
+    if not kept or len(kept) == len(clauses):
+        return None
+    chinese = bool(_CJK.search(statement))
+    return ("，" if chinese else ", ").join(c.rstrip("，,。.;；") for c in kept) + ("。" if chinese else ".")
 
 
 def without_clauses(statement: str, about: list[str]) -> str | None:

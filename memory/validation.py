@@ -152,6 +152,12 @@ def parse_command(data: Any) -> AnyCommand:  # raw JSON: checked below
         if not replaced_by.strip():
             raise Rejected(Reason.MISSING_FIELD, "replaced_by: an empty statement names nothing")
         check_no_secret(replaced_by)
+    said_in = getattr(cmd, "said_in", None)
+    if said_in is not None:
+        if replaced_by is None:
+            raise Rejected(Reason.MISSING_FIELD, "said_in: says where replaced_by was said, and there is none")
+        _check_evidence([said_in])
+        check_no_secret(said_in.source_id)
     if cmd.op in ("forget", "retract") and not cmd.record_id and cmd.match is None and not about and not replaced_by:
         raise Rejected(Reason.MISSING_FIELD, f"{cmd.op} needs record_id, match, about or replaced_by")
     if about:

@@ -39,6 +39,7 @@ from .open_statement import (
     lasting_statements,
     may_state,
     momentary,
+    news_of_change,
     one_off,
     passing,
     refers_to_material,
@@ -350,11 +351,10 @@ class _TurnReading:
     def open_statements(self) -> None:
         """What the user says of themself in any phrasing, kept verbatim: each span no rule family
         took (a family's record already keeps its sentence) and that holds no secret."""
-        if (
-            (self.refused and REFUSED_SECRET in self.refused)
-            or not may_state(self.turn.text)
-            or self.context is not None
-        ):
+        if (self.refused and REFUSED_SECRET in self.refused) or self.context is not None:
+            return
+        if not may_state(self.turn.text):
+            self.news()
             return
         taken = [_letters(str(p.record.get("statement", ""))) for p in self.items if p.record is not None]
         taken += [_letters(sentence) for sentence in self.commanding]
@@ -378,6 +378,25 @@ class _TurnReading:
                         "replaced_by": quote,
                     }
                     self.items.append(Proposal(rule="replace", command=command))
+        self.news()
+
+    def news(self) -> None:
+        """A turn nothing else was read from that tells the user's news, a change among it ("moved
+        last weekend!! I'm in Denver now"): it replaces the earlier record closest to it in meaning,
+        kept in the user's words in its place; with none, nothing is kept."""
+        if self.items or self.refused:
+            return
+        told = news_of_change(self.turn.text)
+        if told is None:
+            return
+        command = {
+            "op": "retract",
+            "tenant": self.turn.tenant,
+            "user": self.turn.user,
+            "replaced_by": redact(told, find_secrets(told, self.patterns)),
+            "said_in": {"source_type": "conversation", "source_id": self.turn.source_id()},
+        }
+        self.items.append(Proposal(rule="replace", command=command))
 
     def sentence(self, s: Sentence) -> None:
         before = len(self.items)

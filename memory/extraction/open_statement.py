@@ -29,6 +29,7 @@ from ..semantics import area_model
 from ..semantics.topics import main_area
 from .family import Hit
 from .markers import LASTING, OTHERS
+from .restatement import tells_a_change
 from .text import alternation, day_end, month_end, to_int, week_end
 
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "＇": "'"})
@@ -400,9 +401,21 @@ class _EnglishReader:
         # word only, and never when the span is about someone else
         return own == span and lists.strong.search(span) is not None
 
-    def spans(self, turn: str, whole_read: bool = False) -> list[str]:
-        """`whole_read`: the caller already knows the turn is neither pasted nor pretend."""
+    def told(self, span: str, original: str) -> bool:
+        """A span the user tells of themself in any words: not about someone else, no code."""
         lists = self.lists
+        if _NAMED.match(original) or lists.code.search(span) or _CODE.search(original):
+            return False
+        return not (
+            (lists.others.match(span) and not _I.search(span))
+            or (lists.bare_relation.match(span) and not _I_ALONE.search(span))
+        )
+
+    def spans(self, turn: str, whole_read: bool = False, news: bool = False) -> list[str]:
+        """`whole_read`: the caller already knows the turn is neither pasted nor pretend. `news`:
+        every span the user tells of themself (`told`), lasting or not."""
+        lists = self.lists
+        keeps = self.told if news else self.keeps
         folded = turn.translate(_APOSTROPHES)
         sentences = re.split(r"(?<=[.!?])\s+|\n+", _QUOTED.sub(" ", folded))
         if not whole_read and _english_context(self, folded, sentences) is not None:
@@ -423,7 +436,7 @@ class _EnglishReader:
                 joined = ", ".join(span)
                 # a condition whose main clause asks ("If I moved to Berlin, would I ...?") states nothing
                 asked = bool(low) and lists.conditional_only.match(joined.casefold()) is not None
-                if span and not asked and not _CODE.search(joined) and self.keeps(joined.casefold(), joined):
+                if span and not asked and not _CODE.search(joined) and keeps(joined.casefold(), joined):
                     kept.append(joined)
                 span = []
         return kept
@@ -466,9 +479,16 @@ class _ChineseReader:
             any(w in own for w in lists.self_words) and any(w in own for w in lists.lasting)
         )
 
-    def spans(self, turn: str, whole_read: bool = False) -> list[str]:
-        """`whole_read`: the caller already knows the turn is neither pasted nor pretend."""
+    def told(self, span: str) -> bool:
+        """A span the user tells of themself in any words: not about someone else, no code."""
+        own = _someone_else().sub(" ", span)
+        return not (_ZH_CODE.search(span) or _about_them(span, own, self.lists.self_words) or _ZH_NAMED.match(span))
+
+    def spans(self, turn: str, whole_read: bool = False, news: bool = False) -> list[str]:
+        """`whole_read`: the caller already knows the turn is neither pasted nor pretend. `news`:
+        every span the user tells of themself (`told`), lasting or not."""
         lists = self.lists
+        keeps = self.told if news else self.keeps
         sentences = re.split(r"(?<=[。！？!?])\s*|\n+", _ZH_QUOTED.sub(" ", turn))
         if not whole_read and (any(w in turn for w in lists.hypothetical) or _pasted(turn, lists.pasted, sentences[0])):
             return []
@@ -494,7 +514,7 @@ class _ChineseReader:
                         and not any(w in joined for w in lists.strong if w not in _ZH_ONLY_ADVERBS)
                     )
                 )
-                if span and not asked and self.keeps(joined):
+                if span and not asked and keeps(joined):
                     kept.append(joined)
                 span = []
         return kept
@@ -546,6 +566,55 @@ def lasting_statements(turn: str, whole_read: bool = False) -> list[str]:
     `whole_read`: `turn_context(turn)` was None, so the whole-turn checks are not made again."""
     english, chinese = _readers()
     return chinese.spans(turn, whole_read) if _CJK.search(turn) else english.spans(turn, whole_read)
+
+
+MAX_NEWS = 280  # characters: a longer turn tells more than one change
+
+
+@cache
+def _news_openers() -> tuple[frozenset[str], tuple[str, ...]]:
+    raw = resources.files("slotstream.memory").joinpath("data", "restatements.json").read_text(encoding="utf-8")
+    statements = resources.files("slotstream.memory").joinpath("data", "statements.json").read_text(encoding="utf-8")
+    past = frozenset(w.casefold() for w in json.loads(statements)["en"]["past_forms"])
+    return past, tuple(json.loads(raw)["changes_told"]["zh_openers"])
+
+
+_NEWS_FILLER = re.compile(
+    r"^(?:(?:so|ok|okay|well|ugh|oh|lol|btw|fyi|update|news|big news|sad day|heads up|welp)\b[\s,.:!—–-]*)+"
+)
+
+
+def _own_news(turn: str) -> bool:
+    """Whether a turn tells of the user: a word of their own, or (said without a subject) a verb in
+    the past opening it ("sold the car last week") or, in Chinese, a time word ("上个月搬家了")."""
+    past, openers = _news_openers()
+    if _CJK.search(turn):
+        chinese = _readers()[1].lists
+        return any(w in turn for w in chinese.self_words) or turn.lstrip().startswith(openers)
+    folded = turn.translate(_APOSTROPHES).casefold()
+    if _I.search(folded) or re.search(r"(?<![\w'])(?:my|our|me|us)(?![\w'])", folded):
+        return True
+    first = _FIRST_WORD.match(_NEWS_FILLER.sub("", folded.lstrip()))
+    # (a regular past: "traded it in", "switched phones")
+    return first is not None and (first.group() in past or (len(first.group()) > 4 and first.group().endswith("ed")))
+
+
+def news_of_change(turn: str) -> str | None:
+    """A turn that only tells the user's news, a change among it ("moved last weekend!! I'm in
+    Denver now, still unpacking lol", "sorry typo, it's a 2018 Civic", "上个月搬家了 现在住苏州园区"):
+    the turn as said. It is no lasting statement by itself (an event, a moment), but it may be what
+    holds now of something remembered. None when any part of it asks or instructs, or is about
+    someone else, or nothing in it tells a change. `turn_context(turn)` was None."""
+    if len(turn) > MAX_NEWS:
+        return None
+    english, chinese = _readers()
+    if not _own_news(turn):
+        return None
+    spans = chinese.spans(turn, True, news=True) if _CJK.search(turn) else english.spans(turn, True, news=True)
+    told = re.sub(r"[\W_]+", "", "".join(spans).casefold())
+    if not spans or told != re.sub(r"[\W_]+", "", turn.translate(_APOSTROPHES).casefold()):
+        return None
+    return turn.strip() if any(tells_a_change(span) for span in spans) else None
 
 
 # between two spans that continue each other: nothing but spaces and punctuation

@@ -512,3 +512,28 @@ def tentative(sentence: str) -> bool:
     if _CJK.search(sentence):
         return any(w in sentence for w in chinese)
     return english.search(sentence.replace("’", "'")) is not None
+
+
+@cache
+def _changes_told() -> tuple[re.Pattern[str], tuple[str, ...]]:
+    raw = resources.files("slotstream.memory").joinpath("data", "restatements.json").read_text(encoding="utf-8")
+    told = json.loads(raw)["changes_told"]
+    words = alternation(sorted(w.casefold() for w in told["en"]))
+    return re.compile(rf"(?<![\w'])(?:{words})(?![\w'])", re.I), tuple(told["zh"])
+
+
+def tells_a_change(sentence: str) -> bool:
+    """A sentence that tells of a change, as news or as a correction ("moved last weekend", "sold
+    the car", "sorry typo", "涨到4800"): it says what holds now (`holds_now`), has a word of change
+    (`change_markers`) or one telling a change (`changes_told`), and the change is not only thought
+    of (`tentative`)."""
+    if tentative(sentence):
+        return False
+    if holds_now(sentence):
+        return True
+    english, chinese = _languages()
+    told_en, told_zh = _changes_told()
+    if _CJK.search(sentence):
+        return chinese.change_markers.search(sentence) is not None or any(w in sentence for w in told_zh)
+    folded = sentence.replace("’", "'")
+    return english.change_markers.search(folded) is not None or told_en.search(folded) is not None

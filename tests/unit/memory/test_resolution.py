@@ -589,3 +589,93 @@ def test_the_words_a_shape_needs_never_hide_a_restatement(monkeypatch: pytest.Mo
     monkeypatch.setattr(module, "_languages", lambda: plain)
     assert [(module.restatement(t), module.retraction(t)) for t in texts] == looked
     assert sum(1 for r, _ in looked if r is not None) > 20
+
+
+# --- news of a change: a turn that only tells the user's news, a change among it ---------------
+
+
+@pytest.mark.parametrize(
+    "earlier,news,gone",
+    [
+        ("I drive a 2015 Honda Civic, just so you know for car stuff", "sold the car last week, feels weird", "Civic"),
+        (
+            "I drive a 2015 Honda Civic, just so you know for car stuff",
+            "traded it in this morning!! it's a Mazda CX-5 now, 2022, grey",
+            "Civic",
+        ),
+        ("我开的车是本田思域", "刚提了新车 现在开理想L7了 旧的置换掉了", "思域"),
+    ],
+)
+def test_news_of_a_change_replaces_the_record_it_tells_of_and_is_kept_in_its_place(
+    earlier: str, news: str, gone: str
+) -> None:
+    u = User()
+    u.say(earlier, T0)
+    u.say("what's a good podcast about history?", T0 + M)
+    [t] = u.say(news, T0 + 2 * M)
+    live = u.values()
+    assert not any(gone in v for v in live), live
+    assert news in live  # in the user's words, where the ended record was
+    kept = next(r for r in u.view.records.values() if r.value == news)
+    assert kept.scope == "global" and kept.evidence[0].source_id and kept.evidence[0].quote == news
+    assert t.outcome != Outcome.NOOP
+
+
+@pytest.mark.parametrize(
+    "news",
+    [
+        "moved last weekend!! I'm in Denver now, still unpacking lol",
+        "sold the car last week, feels weird",
+        "上个月搬家了 现在住苏州园区",
+    ],
+)
+def test_news_of_a_change_with_nothing_to_replace_leaves_no_memory(news: str) -> None:
+    u = User()
+    u.say("I'm vegetarian.", T0)
+    before = sorted(u.values())
+    u.say(news, T0 + M)
+    assert sorted(u.values()) == before
+
+
+def test_news_of_a_change_replaces_nothing_when_two_records_of_its_area_could_be_meant() -> None:
+    u = User()
+    u.say("I take metformin every morning.", T0)
+    u.say("I'm allergic to penicillin.", T0 + M)
+    before = sorted(u.values())
+    u.say("doc took me off the pills last week 🎉", T0 + 2 * M)
+    assert all(v in u.values() for v in before)
+
+
+@pytest.mark.parametrize(
+    "turn,told",
+    [
+        ("moved last weekend!! I'm in Denver now, still unpacking lol", True),
+        ("big news, we moved! we're in Bristol now, got the keys yesterday", True),
+        ("上个月搬家了 现在住苏州园区", True),
+        ("my wife switched to decaf", False),  # someone else's news
+        ("should I move it to thursday?", False),  # a question
+        ("I moved the file, can you check it now?", False),  # a request beside it
+        ("thinking about moving to Denver next year", False),  # only thought of
+        ("had a great weekend at the lake", False),  # news, no change told
+    ],
+)
+def test_a_turn_is_news_of_a_change_only_when_all_of_it_is_the_users_news(turn: str, told: bool) -> None:
+    from slotstream.memory.extraction.open_statement import news_of_change
+
+    assert (news_of_change(turn) == turn) is told
+
+
+def test_news_of_a_change_is_proposed_as_a_replacement_kept_only_where_it_replaces() -> None:
+    turn = Turn(tenant="t", user="u", session="s1", text="sold the car last week, feels weird", at=T0, turn_id="t9")
+    [proposal] = RuleExtractor().extract(turn).items
+    assert proposal.record is None and proposal.command is not None
+    assert proposal.command["replaced_by"] == turn.text and proposal.command["said_in"]["source_id"]
+
+
+def test_where_a_replacement_was_said_needs_the_replacement() -> None:
+    from slotstream.memory.errors import Rejected
+
+    body = {"op": "retract", "tenant": "t", "user": "u", "match": {"attribute": "profile.car"}}
+    with pytest.raises(Rejected) as err:
+        validate_op(OpIn(at=T0, op_id="x", command={**body, "said_in": {"source_id": "turn-1"}}))
+    assert err.value.reason.value == "missing_field"

@@ -78,6 +78,9 @@ def summary(out: Extraction) -> list[tuple]:
             # beside a family's record, a restatement naming its thing is resolved against the
             # store (tests/unit/memory/test_resolution.py): a no-op where the family wrote it all
             continue
+        elif "replaced_by" in p.command:
+            # news of a change: kept only where it replaces a record (tests/unit/memory/test_resolution.py)
+            rows.append(("replace", p.command["replaced_by"]))
         elif "about" in p.command:
             rows.append((p.command["op"], tuple(p.command["about"])))
         else:
@@ -202,8 +205,8 @@ CASES: list[tuple[str, list[tuple]]] = [
     ("I speak Chinese.", [("profile.languages", "Chinese", G)]),
     ("我会用英语。", []),
     ("I live in a small town.", [("preference.stated.general", "I live in a small town.", G)]),
-    ("I moved to a new apartment.", []),
-    ("我搬到新家了。", []),
+    ("I moved to a new apartment.", [("replace", "I moved to a new apartment.")]),
+    ("我搬到新家了。", [("replace", "我搬到新家了。")]),
     ("我不住在北京了。", [("retract", ("住在北京",)), ("preference.stated.travel", "我不住在北京了", G)]),
     ("I'm in Berlin.", []),
     ("Should I use Chinese?", []),
