@@ -29,7 +29,7 @@ from ..semantics import area_model
 from ..semantics.topics import main_area
 from .family import Hit
 from .markers import LASTING, OTHERS
-from .restatement import tells_a_change
+from .restatement import tells_a_change, tells_of_a_change_told
 from .text import alternation, day_end, month_end, to_int, week_end
 
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "＇": "'"})
@@ -614,7 +614,13 @@ def news_of_change(turn: str) -> str | None:
     told = re.sub(r"[\W_]+", "", "".join(spans).casefold())
     if not spans or told != re.sub(r"[\W_]+", "", turn.translate(_APOSTROPHES).casefold()):
         return None
-    return turn.strip() if any(tells_a_change(span) for span in spans) else None
+    if not any(tells_a_change(span) for span in spans):
+        return None
+    # a turn of the moment ("skipped breakfast today, starving now") tells of a change only with a
+    # word that tells one as news ("passed away last night")
+    if momentary(turn) or (passing(turn) and not any(tells_of_a_change_told(span) for span in spans)):
+        return None
+    return turn.strip()
 
 
 # between two spans that continue each other: nothing but spaces and punctuation

@@ -522,6 +522,14 @@ def _changes_told() -> tuple[re.Pattern[str], tuple[str, ...]]:
     return re.compile(rf"(?<![\w'])(?:{words})(?![\w'])", re.I), tuple(told["zh"])
 
 
+def tells_of_a_change_told(sentence: str) -> bool:
+    """A word telling a change as news (`changes_told`: "sold", "passed away", "涨到")."""
+    told_en, told_zh = _changes_told()
+    if _CJK.search(sentence):
+        return any(w in sentence for w in told_zh)
+    return told_en.search(sentence.replace("\u2019", "'")) is not None
+
+
 def tells_a_change(sentence: str) -> bool:
     """A sentence that tells of a change, as news or as a correction ("moved last weekend", "sold
     the car", "sorry typo", "涨到4800"): it says what holds now (`holds_now`), has a word of change

@@ -63,6 +63,9 @@ class Distractor:
 
 
 def load(corpus: Path) -> tuple[list[Statement], list[Distractor]]:
+    """A corpus's statements and distractors; a corpus of conversations only has neither."""
+    if not any(corpus.glob("statements_*.jsonl")) and (corpus / "corrections.jsonl").exists():
+        return [], []
     statements = [
         Statement(
             r["id"], r["lang"], r["domain"], r["statement"], r["related"], r["unrelated"], r["critical"], r["form"]
@@ -250,6 +253,8 @@ def _row(label: str, cells: list[Cell]) -> str:
 
 
 def report_lines(res: Result, verbose: bool = False) -> list[str]:
+    if not res.captured and not res.false_memory:
+        return []  # a corpus of conversations only: they are reported on their own
     out = ["open-language memory: per domain, statements (n) and the share captured / reaching their request /", ""]
     out[0] += " shown for an unrelated one"
     head = "".join(f" {'n':>4} {name + '-' + lang:>7}" for lang in LANGS for name in ("capt", "reach", "over"))

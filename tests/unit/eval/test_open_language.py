@@ -48,3 +48,14 @@ def test_the_command_prints_every_domain_and_the_verdict() -> None:
     assert code == 0
     assert "hotels" in text and "learning_style" in text and "false memories, zh" in text
     assert "en: reached" in text and "zh: reached" in text
+
+
+def test_a_corpus_of_conversations_only_is_reported_on_its_conversations() -> None:
+    corpus = corpus_path("open_language_fresh13")
+    assert load(corpus) == ([], [])
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = cli_main(["eval", "open-language", "--corpus", str(corpus)])
+    text = out.getvalue()
+    assert code == 0 and "per domain" not in text
+    assert "en: " in text and "correction " in text and "time_bound " in text
