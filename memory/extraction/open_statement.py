@@ -54,6 +54,7 @@ _ZH_HABIT = re.compile(r"每|一直|总是|经常|平时|一般|年|个月|多�
 _ZH_QUESTION_END = re.compile(r"(?:吗|呢|么|？|\?)\s*[。.!！~～]*\s*$")
 _ZH_QUESTION_WORD = re.compile(
     r"怎么(?!都|也)|如何|多久|多长时间|什么时候|啥时候|多远|为什么|为啥|哪(?!怕)[\u4e00-\u9fff]|多少|几点|是不是|有没有|能不能|要不要|该不该|行不行|什么(?!都|也)"
+    r"|咋(?:回事|办|整|弄|样|了|还)"
     r"|[\u4e00-\u9fff]还是[\u4e00-\u9fff]+$"
 )
 
@@ -315,7 +316,7 @@ def _pasted(turn: str, markers: re.Pattern[str] | tuple[str, ...], opening: str)
     return markers.search(opening.translate(_APOSTROPHES).casefold()) is not None
 
 
-_FILLER = re.compile(r"^(?:(?:also|and|so|btw|ok|okay|oh|hmm|well|but|plus|anyway|ah|um|uh)\b[,\s]*)+")
+_FILLER = re.compile(r"^(?:(?:also|and|so|btw|ok|okay|oh|hmm|well|but|plus|anyway|ah|um|uh|now)\b[,\s]*)+")
 
 
 # what holds now beside what happened once ("I used to lift heavy, these days I'm into yoga", "dogs

@@ -109,6 +109,13 @@ def test_a_lasting_statement_in_any_phrasing_is_kept_verbatim(text: str) -> None
         "帮我把这段博客翻成英文：我第一次去冰岛是2019年冬天，我租了辆四驱车，沿着一号公路开了十天。",
         "现在在外面只有手机，表格就别发了，文字说就行",
         "我老公是左撇子，想给他买个好用的鼠标",
+        # an instruction after "now", a client's way, a set-up, a colloquial question
+        "now give me the same thing but as a numbered list",
+        "我们甲方喜欢那种很正式的汇报格式，有模板吗",
+        "设想一下我是一个刚到日本的留学生，什么都不懂，第一周要办哪些手续",
+        "docker compose起mysql的时候一直报错 连不上 咋回事",
+        "用shell写个定时备份，每天凌晨三点把/data打包传到另一台服务器上",
+        "my wifi is down so I'm on hotspot, keep it text only no links",
     ],
 )
 def test_chat_that_says_nothing_lasting_about_the_user_leaves_nothing_lasting(text: str) -> None:
