@@ -166,6 +166,7 @@ class _Chinese:
     events: tuple[str, ...]
     habit: tuple[str, ...]
     private: tuple[str, ...]
+    whereabouts: tuple[str, ...]  # "我在人民广场", "我在春熙路附近": where the user is now
 
 
 @cache
@@ -244,6 +245,7 @@ def _lists() -> tuple[_English, _Chinese]:
         events=tuple(zh["events"]),
         habit=tuple(zh["habit"]),
         private=tuple(zh["private"]),
+        whereabouts=tuple(zh["whereabouts"]),
     )
     return english, chinese
 
@@ -286,6 +288,8 @@ _QUOTED = re.compile(r"[\"“”][^\"“”]{12,}[\"“”]|(?<![\w])'[^']{12,}'
 _LEAD = re.compile(r"^[\s\"'“”*•\-–—>]+")
 
 
+# the user somewhere ("我在…", "我现在在…", "我人在…"), with nothing said of what they do there
+_ZH_WHEREABOUTS = re.compile(r"^我(?:现在|人)?在[^，,。；;]{1,14}$")
 # Chinese material after the words that point at it ("帮我把这段博客翻成英文：我第一次去冰岛…")
 _ZH_MATERIAL = re.compile(r"(?:这段|这篇|这封|这条|下面|以下)[^：:\n]{0,20}[：:]\s*\S.{30,}")
 # a quote opened after a colon, a question or the word that points at it, running on for a while
@@ -460,6 +464,8 @@ class _ChineseReader:
         lists = self.lists
         if any(w in span for w in (*lists.task, *lists.events, *lists.private)):
             return False
+        if _ZH_WHEREABOUTS.match(span) and span.rstrip(" ，,。.!！~").endswith(lists.whereabouts):
+            return False  # where the user is now ("我在人民广场"), not where they live
         stance = any(w in span for w in lists.strong)
         # a passing state or a word of the moment, unless the span says what holds as a rule
         # ("吵的餐厅我受不了…吃完出来头疼", "我每天到公司第一件事就是列今天的to do list")

@@ -116,6 +116,9 @@ def test_a_lasting_statement_in_any_phrasing_is_kept_verbatim(text: str) -> None
         "docker compose起mysql的时候一直报错 连不上 咋回事",
         "用shell写个定时备份，每天凌晨三点把/data打包传到另一台服务器上",
         "my wifi is down so I'm on hotspot, keep it text only no links",
+        # where the user is now
+        "现在手机快没电了，先告诉我最近的地铁站怎么走，我在人民广场",
+        "帮我推荐个饭后散步的路线，我在春熙路附近",
     ],
 )
 def test_chat_that_says_nothing_lasting_about_the_user_leaves_nothing_lasting(text: str) -> None:
