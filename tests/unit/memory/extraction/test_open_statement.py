@@ -46,6 +46,7 @@ def lasting(text: str) -> list[dict]:
         "我乳糖不耐，喝牛奶就拉肚子，酸奶倒还行",
         "跟客户吃饭的话一般都订包间，方便说话",
         "家里有两只猫，还有个一岁多的宝宝，买啥都得先考虑安全",
+        "我在腾讯做后端开发，平时主要写Go",  # somewhere, and what the user does there
     ],
 )
 def test_a_lasting_statement_in_any_phrasing_is_kept_verbatim(text: str) -> None:
