@@ -29,7 +29,7 @@ from ..semantics import area_model
 from ..semantics.topics import main_area
 from .family import Hit
 from .markers import LASTING, OTHERS
-from .restatement import tells_a_change, tells_of_a_change_told
+from .restatement import may_tell_a_change, tells_a_change, tells_of_a_change_told
 from .text import alternation, day_end, month_end, to_int, week_end
 
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "＇": "'"})
@@ -612,11 +612,9 @@ def news_of_change(turn: str) -> str | None:
     the turn as said. It is no lasting statement by itself (an event, a moment), but it may be what
     holds now of something remembered. None when any part of it asks or instructs, or is about
     someone else, or nothing in it tells a change. `turn_context(turn)` was None."""
-    if len(turn) > MAX_NEWS:
+    if len(turn) > MAX_NEWS or not may_tell_a_change(turn) or not _own_news(turn):
         return None
     english, chinese = _readers()
-    if not _own_news(turn):
-        return None
     spans = chinese.spans(turn, True, news=True) if _CJK.search(turn) else english.spans(turn, True, news=True)
     told = re.sub(r"[\W_]+", "", "".join(spans).casefold())
     if not spans or told != re.sub(r"[\W_]+", "", turn.translate(_APOSTROPHES).casefold()):

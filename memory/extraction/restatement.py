@@ -530,6 +530,26 @@ def tells_of_a_change_told(sentence: str) -> bool:
     return told_en.search(sentence.replace("\u2019", "'")) is not None
 
 
+def may_tell_a_change(text: str) -> bool:
+    """Whether a text has any word of change at all (`holds_now`, `change_markers`, `changes_told`):
+    the quick look before a turn is read as news (most chat has none)."""
+    english, _, chinese, _ = _holds_now()
+    languages = _languages()
+    told_en, told_zh = _changes_told()
+    if _CJK.search(text):
+        return (
+            any(w in text for w in chinese)
+            or any(w in text for w in told_zh)
+            or languages[1].change_markers.search(text) is not None
+        )
+    folded = text.replace("\u2019", "'").casefold()
+    return (
+        english.search(folded) is not None
+        or told_en.search(folded) is not None
+        or languages[0].change_markers.search(folded) is not None
+    )
+
+
 def tells_a_change(sentence: str) -> bool:
     """A sentence that tells of a change, as news or as a correction ("moved last weekend", "sold
     the car", "sorry typo", "涨到4800"): it says what holds now (`holds_now`), has a word of change
