@@ -530,24 +530,26 @@ def tells_of_a_change_told(sentence: str) -> bool:
     return told_en.search(sentence.replace("\u2019", "'")) is not None
 
 
-def may_tell_a_change(text: str) -> bool:
-    """Whether a text has any word of change at all (`holds_now`, `change_markers`, `changes_told`):
-    the quick look before a turn is read as news (most chat has none)."""
-    english, _, chinese, _ = _holds_now()
-    languages = _languages()
-    told_en, told_zh = _changes_told()
-    if _CJK.search(text):
-        return (
-            any(w in text for w in chinese)
-            or any(w in text for w in told_zh)
-            or languages[1].change_markers.search(text) is not None
-        )
-    folded = text.replace("\u2019", "'").casefold()
-    return (
-        english.search(folded) is not None
-        or told_en.search(folded) is not None
-        or languages[0].change_markers.search(folded) is not None
+@cache
+def _any_change_word() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Every word of change of `holds_now`, `change_markers` and `changes_told` in one pattern per
+    language."""
+    data = json.loads(
+        resources.files("slotstream.memory").joinpath("data", "restatements.json").read_text(encoding="utf-8")
     )
+    english = {*data["en"]["holds_now"]["words"], *data["en"]["change_markers"], *data["changes_told"]["en"]}
+    chinese = {*data["zh"]["holds_now"]["words"], *data["zh"]["change_markers"], *data["changes_told"]["zh"]}
+    words = alternation(sorted(w.casefold() for w in english))
+    return re.compile(rf"(?<![\w'])(?:{words})(?![\w'])", re.I), re.compile(alternation(sorted(chinese)))
+
+
+def may_tell_a_change(text: str) -> bool:
+    """Whether a text has any word of change at all: the quick look before a turn is read as news
+    (most chat has none)."""
+    english, chinese = _any_change_word()
+    if _CJK.search(text):
+        return chinese.search(text) is not None
+    return english.search(text.replace("\u2019", "'")) is not None
 
 
 def tells_a_change(sentence: str) -> bool:
