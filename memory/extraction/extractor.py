@@ -49,7 +49,7 @@ from .open_statement import (
 )
 from .prefilter import Trigger
 from .prefilter import build as build_prefilter
-from .restatement import Restatement, holds_now, only_a_change, restatement, retraction
+from .restatement import Restatement, holds_now, may_tell_a_change, only_a_change, restatement, retraction
 from .retract import RETRACT_REQUIRES, retract_match
 from .text import TRAIL, Sentence, split_sentences, to_simplified
 
@@ -351,10 +351,12 @@ class _TurnReading:
     def open_statements(self) -> None:
         """What the user says of themself in any phrasing, kept verbatim: each span no rule family
         took (a family's record already keeps its sentence) and that holds no secret."""
-        if (self.refused and REFUSED_SECRET in self.refused) or self.context is not None:
+        if self.refused and REFUSED_SECRET in self.refused:
             return
         if not may_state(self.turn.text):
             self.news()
+            return
+        if self.context is not None:
             return
         taken = [_letters(str(p.record.get("statement", ""))) for p in self.items if p.record is not None]
         taken += [_letters(sentence) for sentence in self.commanding]
@@ -384,7 +386,8 @@ class _TurnReading:
         """A turn nothing else was read from that tells the user's news, a change among it ("moved
         last weekend!! I'm in Denver now"): it replaces the earlier record closest to it in meaning,
         kept in the user's words in its place; with none, nothing is kept."""
-        if self.items or self.refused:
+        # (the look for a word of change first: what the whole turn is, read only then)
+        if self.items or self.refused or not may_tell_a_change(self.turn.text) or self.context is not None:
             return
         told = news_of_change(self.turn.text)
         if told is None:
