@@ -172,6 +172,7 @@ def _unpack_topics(topics: str) -> tuple[frozenset[str], frozenset[str], frozens
     return own, named, reach, safety
 
 
+@lru_cache(maxsize=8192)  # a record's meaning is the same at every lookup: unpacked once per process
 def unpack(topics: str, data: str, mean: float, spread: float, areas: str) -> Meaning:
     own, named, reach, safety = _unpack_topics(topics)
     probs = np.frombuffer(base64.b64decode(areas), dtype=np.uint8).astype(np.float32) / _AREA_SCALE
