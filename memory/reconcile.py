@@ -1073,21 +1073,37 @@ def _kept_in_place(
 ) -> None:
     """What the user said holds now, kept in their words where the record it ended was (its scope,
     its authority), read as any statement is."""
+    evidence = [said_in.model_copy(update={"quote": statement, "at": said_in.at or at}).model_dump()]
+    _kept_as_statement(view, statement, ended.scope, Authority.USER_EXPLICIT, evidence, at, t, "holds now")
+
+
+def _kept_as_statement(
+    view: UserView,
+    text: str,
+    scope: str,
+    authority: Authority | str,
+    evidence: list[dict[str, Any]],
+    at: datetime,
+    t: Transition,
+    *id_parts: str,
+) -> None:
+    """Words of the user's kept as a statement of its own, read as any statement is (its area, a
+    safety-relevant one as health, a time bound it says)."""
     from .extraction.open_statement import statement_hit  # (the reading of statements: loaded on first use)
 
-    hit = statement_hit(statement, at)
+    hit = statement_hit(text, at)
     rin = RecordIn(
-        id=derive_id("r_", t.op_id, "holds now"),
+        id=derive_id("r_", t.op_id, *id_parts),
         tenant=t.tenant,
         user=t.user,
         kind=hit.kind.value,
         attribute=hit.attribute,
-        scope=ended.scope,
-        value=statement,
-        statement=statement,
-        authority=Authority.USER_EXPLICIT,
+        scope=scope,
+        value=text,
+        statement=text,
+        authority=authority,
         valid_until=hit.valid_until,
-        evidence=[said_in.model_copy(update={"quote": statement, "at": said_in.at or at})],
+        evidence=evidence,
     )
     _reconcile_record(view, build_record(rin, op_id=t.op_id, at=at), at, t)
 
@@ -1143,25 +1159,11 @@ def _said_beside(
         return
     if any(r.statement == rest and r.status in LIVE_STATUSES for r in t.puts.values()):
         return  # (two records of one sentence ended: what it said beside is kept once)
-    from .extraction.open_statement import statement_hit  # (the reading of statements: loaded on first use)
-
-    hit = statement_hit(rest, at)
-    rin = RecordIn(
-        id=derive_id("r_", t.op_id, "said beside", rec.id),
-        tenant=t.tenant,
-        user=t.user,
-        kind=hit.kind.value,
-        attribute=hit.attribute,
-        scope=rec.scope,
-        value=rest,
-        statement=rest,
-        authority=rec.authority,
-        evidence=[
-            {"source_type": e.source_type, "source_id": e.source_id, "quote": rest if e.quote else None, "at": e.at}
-            for e in rec.evidence[:1]
-        ],
-    )
-    _reconcile_record(view, build_record(rin, op_id=t.op_id, at=at), at, t)
+    evidence = [
+        {"source_type": e.source_type, "source_id": e.source_id, "quote": rest if e.quote else None, "at": e.at}
+        for e in rec.evidence[:1]
+    ]
+    _kept_as_statement(view, rest, rec.scope, rec.authority, evidence, at, t, "said beside", rec.id)
 
 
 def _move(view: UserView, cmd: MoveCommand, at: datetime, t: Transition) -> Transition:
