@@ -47,6 +47,8 @@ def lasting(text: str) -> list[dict]:
         "跟客户吃饭的话一般都订包间，方便说话",
         "家里有两只猫，还有个一岁多的宝宝，买啥都得先考虑安全",
         "我在腾讯做后端开发，平时主要写Go",  # somewhere, and what the user does there
+        "特别爱吃辣，菜里没辣椒就觉得没味道",  # a stance without its subject
+        "我腿脚不方便坐轮椅，没电梯的老小区基本上不去",  # 没电梯 is no flat battery
     ],
 )
 def test_a_lasting_statement_in_any_phrasing_is_kept_verbatim(text: str) -> None:
