@@ -114,6 +114,7 @@ class _English:
     imperatives: frozenset[str]
     task: re.Pattern[str]
     transient: re.Pattern[str]
+    outlasts_the_moment: re.Pattern[str]  # a passing state beside one of these is not of the moment
     hypothetical: re.Pattern[str]
     pasted: re.Pattern[str]
     others: re.Pattern[str]
@@ -184,6 +185,7 @@ def _lists() -> tuple[_English, _Chinese]:
         imperatives=frozenset(w.lower() for w in en["imperatives"]),
         task=_phrases(en["task_at_hand"]),
         transient=_phrases(en["transient"]),
+        outlasts_the_moment=_phrases(en["outlasts_the_moment"]),
         hypothetical=_phrases(en["hypothetical"]),
         pasted=_phrases(en["pasted"]),
         others=_others(en["relations"], en["other_people"]),
@@ -378,8 +380,12 @@ class _EnglishReader:
         if _REACTION.match(span):
             return False  # "love it", "hate that": about what was just said
         # a passing state, unless the span says what always affects the user ("strong perfumes
-        # give me a headache", not "I have a headache")
-        if lists.transient.search(span) and not _AFFECTS_AS_A_RULE.search(span):
+        # give me a headache", not "I have a headache") or says it outlasts the moment ("horror games
+        # are a hard no, I can't sleep afterwards", "I always buy travel insurance ever since I got
+        # stuck in Bali")
+        if lists.transient.search(span) and not (
+            _AFFECTS_AS_A_RULE.search(span) or lists.outlasts_the_moment.search(span)
+        ):
             return False
         if _UNTIL_HOUR.search(span):
             return False  # "my nephews are over till 5": an afternoon, not a lasting fact

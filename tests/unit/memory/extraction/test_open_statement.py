@@ -48,6 +48,8 @@ def lasting(text: str) -> list[dict]:
         "家里有两只猫，还有个一岁多的宝宝，买啥都得先考虑安全",
         "我在腾讯做后端开发，平时主要写Go",  # somewhere, and what the user does there
         "特别爱吃辣，菜里没辣椒就觉得没味道",  # a stance without its subject
+        "scary movies are a hard no for me, I can't sleep for days after",  # a passing state, lastingly
+        "I always pack a paper map ever since I got stuck in the mountains without signal",
         "我腿脚不方便坐轮椅，没电梯的老小区基本上不去",  # 没电梯 is no flat battery
     ],
 )
@@ -119,6 +121,7 @@ def test_a_lasting_statement_in_any_phrasing_is_kept_verbatim(text: str) -> None
         "docker compose起mysql的时候一直报错 连不上 咋回事",
         "用shell写个定时备份，每天凌晨三点把/data打包传到另一台服务器上",
         "my wifi is down so I'm on hotspot, keep it text only no links",
+        "in a meeting, can't talk, just give me a one-line definition of churn",  # of the moment
         # where the user is now
         "现在手机快没电了，先告诉我最近的地铁站怎么走，我在人民广场",
         "帮我推荐个饭后散步的路线，我在春熙路附近",
