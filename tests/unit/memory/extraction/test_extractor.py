@@ -655,3 +655,20 @@ def test_goals_are_multi_valued_goal_main_records() -> None:
     assert [(r["kind"], r["attribute"]) for r in recs] == [("goal", "goal.main"), ("goal", "goal.main")]
     built = [build_record(parse_record(r), op_id=f"x{i}", at=AT) for i, r in enumerate(recs)]
     assert all(b.cardinality.value == "multi" for b in built)
+
+
+@pytest.mark.parametrize(
+    "text,detail",
+    [
+        ("说清楚点，别绕", True),
+        ("讲清楚一点", True),
+        # "说清楚的事": things that can be said clearly, a relative clause, not a request for detail
+        ("我最讨厌开会，能在群里说清楚的事非要拉个会", False),
+    ],
+)
+def test_asking_to_say_it_clearly_is_detail_and_a_clause_about_things_said_clearly_is_not(
+    text: str, detail: bool
+) -> None:
+    from slotstream.memory.extraction.detail import DETAIL
+
+    assert bool(DETAIL.hits(text, datetime(2026, 1, 1, tzinfo=UTC))) is detail
