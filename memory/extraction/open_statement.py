@@ -26,10 +26,11 @@ from importlib import resources
 
 from ..models import Kind
 from ..semantics import area_model
+from ..semantics.data import data_file
 from ..semantics.topics import main_area
 from .family import Hit
 from .markers import LASTING, OTHERS
-from .restatement import may_tell_a_change, tells_a_change, tells_of_a_change_told
+from .restatement import tells_a_change, tells_of_a_change_told
 from .text import alternation, day_end, month_end, to_int, week_end
 
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "＇": "'"})
@@ -415,7 +416,7 @@ class _EnglishReader:
     def told(self, span: str, original: str) -> bool:
         """A span the user tells of themself in any words: not about someone else, no code."""
         lists = self.lists
-        if _NAMED.match(original) or lists.code.search(span) or _CODE.search(original):
+        if _NAMED.match(original) or lists.code.search(span):  # (code: `spans` left it out already)
             return False
         return not (
             (lists.others.match(span) and not _I.search(span))
@@ -586,10 +587,8 @@ MAX_NEWS = 280  # characters: a longer turn tells more than one change
 
 @cache
 def _news_openers() -> tuple[frozenset[str], tuple[str, ...]]:
-    raw = resources.files("slotstream.memory").joinpath("data", "restatements.json").read_text(encoding="utf-8")
-    statements = resources.files("slotstream.memory").joinpath("data", "statements.json").read_text(encoding="utf-8")
-    past = frozenset(w.casefold() for w in json.loads(statements)["en"]["past_forms"])
-    return past, tuple(json.loads(raw)["changes_told"]["zh_openers"])
+    past = frozenset(w.casefold() for w in data_file("statements.json")["en"]["past_forms"])
+    return past, tuple(data_file("restatements.json")["changes_told"]["zh_openers"])
 
 
 _NEWS_FILLER = re.compile(
@@ -617,8 +616,9 @@ def news_of_change(turn: str) -> str | None:
     Denver now, still unpacking lol", "sorry typo, it's a 2018 Civic", "上个月搬家了 现在住苏州园区"):
     the turn as said. It is no lasting statement by itself (an event, a moment), but it may be what
     holds now of something remembered. None when any part of it asks or instructs, or is about
-    someone else, or nothing in it tells a change. `turn_context(turn)` was None."""
-    if len(turn) > MAX_NEWS or not may_tell_a_change(turn) or not _own_news(turn):
+    someone else, or nothing in it tells a change. The caller looked first: `turn_context(turn)` was
+    None and the turn has a word of change (`may_tell_a_change`)."""
+    if len(turn) > MAX_NEWS or not _own_news(turn):
         return None
     english, chinese = _readers()
     spans = chinese.spans(turn, True, news=True) if _CJK.search(turn) else english.spans(turn, True, news=True)

@@ -17,6 +17,7 @@ from importlib import resources
 from typing import Any
 
 from ..resolution import DAY_PHRASE, value_kind
+from ..semantics.data import data_file
 from .text import alternation
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -516,8 +517,7 @@ def tentative(sentence: str) -> bool:
 
 @cache
 def _changes_told() -> tuple[re.Pattern[str], tuple[str, ...]]:
-    raw = resources.files("slotstream.memory").joinpath("data", "restatements.json").read_text(encoding="utf-8")
-    told = json.loads(raw)["changes_told"]
+    told = data_file("restatements.json")["changes_told"]
     words = alternation(sorted(w.casefold() for w in told["en"]))
     return re.compile(rf"(?<![\w'])(?:{words})(?![\w'])", re.I), tuple(told["zh"])
 
@@ -534,9 +534,7 @@ def tells_of_a_change_told(sentence: str) -> bool:
 def _any_change_word() -> tuple[re.Pattern[str], re.Pattern[str]]:
     """Every word of change of `holds_now`, `change_markers` and `changes_told` in one pattern per
     language."""
-    data = json.loads(
-        resources.files("slotstream.memory").joinpath("data", "restatements.json").read_text(encoding="utf-8")
-    )
+    data = data_file("restatements.json")
     english = {*data["en"]["holds_now"]["words"], *data["en"]["change_markers"], *data["changes_told"]["en"]}
     chinese = {*data["zh"]["holds_now"]["words"], *data["zh"]["change_markers"], *data["changes_told"]["zh"]}
     words = alternation(sorted(w.casefold() for w in english))
@@ -562,8 +560,5 @@ def tells_a_change(sentence: str) -> bool:
     if holds_now(sentence):
         return True
     english, chinese = _languages()
-    told_en, told_zh = _changes_told()
-    if _CJK.search(sentence):
-        return chinese.change_markers.search(sentence) is not None or any(w in sentence for w in told_zh)
-    folded = sentence.replace("’", "'")
-    return english.change_markers.search(folded) is not None or told_en.search(folded) is not None
+    lang = chinese if _CJK.search(sentence) else english
+    return lang.change_markers.search(sentence.replace("’", "'")) is not None or tells_of_a_change_told(sentence)
