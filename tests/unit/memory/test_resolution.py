@@ -681,3 +681,32 @@ def test_where_a_replacement_was_said_needs_the_replacement() -> None:
     with pytest.raises(Rejected) as err:
         validate_op(OpIn(at=T0, op_id="x", command={**body, "said_in": {"source_id": "turn-1"}}))
     assert err.value.reason.value == "missing_field"
+
+
+@pytest.mark.parametrize(
+    "said_in,reason",
+    [
+        ({"source_id": "t" * 5000}, "too_large"),  # an oversized source id
+        ({"source_id": "turn-1", "quote": "q" * 50_000}, "too_large"),  # an oversized quote
+        ({"source_id": "sk-live-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c"}, "secret_value"),  # a secret as the id
+        ({"source_type": "telepathy"}, None),  # not a source type: refused by the schema
+    ],
+)
+def test_where_a_replacement_was_said_is_validated_like_any_evidence(
+    said_in: dict[str, Any], reason: str | None
+) -> None:
+    from slotstream.memory.errors import Rejected
+
+    body = {"op": "retract", "tenant": "t", "user": "u", "replaced_by": "sold the car last week", "said_in": said_in}
+    with pytest.raises(Rejected) as err:
+        validate_op(OpIn(at=T0, op_id="x", command=body))
+    if reason is not None:
+        assert err.value.reason.value == reason
+
+
+def test_a_forget_says_nowhere_it_was_said() -> None:
+    from slotstream.memory.errors import Rejected
+
+    body = {"op": "forget", "tenant": "t", "user": "u", "about": ["car"], "said_in": {"source_id": "turn-1"}}
+    with pytest.raises(Rejected):
+        validate_op(OpIn(at=T0, op_id="x", command=body))
