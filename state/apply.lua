@@ -75,6 +75,8 @@ end
 --   unit off its ix entry)
 --   ixm:S zset by static value of the rows used only when related by meaning, and ixg:S:<name> of
 --   those under each topic and area their entry lists (entry[6]; weight 1 in a lookup)
+--   ixr:S hash id -> what a lookup screens such a row with (entry[7]: its areas and topics), read
+--   for the rows the meaning lists give (an entry written before it has none: never screened out)
 --   (ixa:S, id -> unit, is no longer written: a user's older one is left unread, erased with the rest)
 local function index_keys(scope, entry)
   local keys = {}
@@ -95,6 +97,7 @@ local function unindex(scope, id, raw)
   if not raw then return end
   local entry = cjson.decode(raw)
   for _, key in ipairs(index_keys(scope, entry)) do redis.call('ZREM', key, id) end
+  if entry[7] then redis.call('HDEL', P .. ':ixr:' .. scope, id) end
   if entry[1] then
     local units_key = P .. ':ixu:' .. scope
     local kept = {}
@@ -114,6 +117,7 @@ local function index(scope, id, encoded, created)
   local entry = cjson.decode(encoded)
   local unit = entry[1]
   for _, key in ipairs(index_keys(scope, entry)) do redis.call('ZADD', key, entry[2], id) end
+  if entry[7] then redis.call('HSET', P .. ':ixr:' .. scope, id, entry[7]) end
   if unit then
     local units_key = P .. ':ixu:' .. scope
     local ids = cjson.decode(redis.call('HGET', units_key, unit) or '[]')
@@ -148,7 +152,7 @@ local function erase_user(written_scopes)
         if not seen[key] then seen[key] = true; keys[#keys + 1] = key end
       end
     end
-    for _, suffix in ipairs({':ix:', ':ixs:', ':ixa:', ':ixu:', ':ixm:'}) do keys[#keys + 1] = P .. suffix .. scope end
+    for _, suffix in ipairs({':ix:', ':ixs:', ':ixa:', ':ixu:', ':ixm:', ':ixr:'}) do keys[#keys + 1] = P .. suffix .. scope end
   end
   for _, sk in ipairs(redis.call('HKEYS', P .. ':slot')) do keys[#keys + 1] = P .. ':hist:' .. redis.sha1hex(sk) end
   for i = 1, #keys, 500 do

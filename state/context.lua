@@ -1,9 +1,11 @@
 -- One context lookup's read, in one round trip: the rows that can make the request's budget, and
 -- what the caller needs to certify that selecting from them equals selecting from every row.
 -- KEYS[1] = <prefix>:meta (routes the call: every key of the user shares the hash tag)
--- ARGV = prefix, whole_up_to, per_list, then five counted lists: scopes, query word keys,
+-- ARGV = prefix, whole_up_to, per_list, then seven counted lists: scopes, query word keys,
 --        request topics (main), request topics (related), the topics and areas rows used only when
---        related by meaning are looked up under; a count, then that many values.
+--        related by meaning are looked up under, and what such rows are screened with: the
+--        request's area probabilities and its topics (none: nothing screened); a count, then that
+--        many values. Last, the least area agreement a screened row needs.
 -- Every row is returned (mode "whole") when the scopes hold at most whole_up_to rows, or when a
 -- scope's index does not cover its read model (written before the index existed). Otherwise
 -- (mode "indexed") the lists of the read index are read best-first, a growing step at a time,
@@ -11,7 +13,10 @@
 -- algorithm); of the rows read that can reach that bound the best 2 x per_list are returned (the
 -- bound rising to the best one left out), with every row of a single-valued attribute any of them
 -- belongs to (selection shows one value per attribute). A row used only when related by meaning
--- is also on the lists of the topics and areas it is about (ixg, weight 1: how related it is).
+-- is also on the lists of the topics and areas it is about (ixg, weight 1: how related it is); of
+-- the rows those lists give, one whose areas agree with the request's by less than the least
+-- agreement and that names or bears on none of the request's topics (ixr) cannot be related to it
+-- (relevance.screen_request): it is not returned.
 -- Reply: {version, written, mode, total, lists, suppressions, rows of scope 1, rows of scope 2, ...}
 --   where a scope's rows are one JSON array of its read-model rows (decoded in one call)
 --   lists (indexed) = {bound, cuts, sizes}: the most a row left out can score as estimated here
@@ -31,6 +36,8 @@ local function counted()
   return out
 end
 local scopes, words, mains, related, meant = counted(), counted(), counted(), counted(), counted()
+local screen_areas, screen_topics = counted(), counted()
+local least_agreement = tonumber(ARGV[at])
 
 local stamp = redis.call('HMGET', P .. ':meta', 'version', 'written')
 -- what selection reads of the suppressions: a value corrected or retracted away is kept out by its
@@ -318,6 +325,48 @@ if #values > keep_rows then
   if best_left ~= nil then bound = best_left end
 end
 for _, k in ipairs(picked) do choose(row_scope[k], row_id[k]) end
+
+-- a row a meaning list gave, screened (relevance.screen_request): returned unless its areas (a byte
+-- each, in hex) agree with the request's by less than the least agreement and it names or bears on
+-- none of the request's topics; a row with no screen (indexed before it existed) is returned
+local asked_topics = {}
+local function may_relate(screen)
+  if not screen then return true end
+  local bar = string.find(screen, '|', 1, true)
+  if not bar or (bar - 1) ~= 2 * #screen_areas then return true end
+  local agreement = 0
+  for a = 1, #screen_areas do
+    agreement = agreement + tonumber(string.sub(screen, 2 * a - 1, 2 * a), 16) / 255 * screen_areas[a]
+  end
+  if agreement >= least_agreement then return true end
+  for topic in string.gmatch(string.sub(screen, bar + 1), '%S+') do
+    if asked_topics[topic] then return true end
+  end
+  return false
+end
+if #screen_areas > 0 and #meant_rows > 0 then
+  for a = 1, #screen_areas do screen_areas[a] = tonumber(screen_areas[a]) end
+  for _, topic in ipairs(screen_topics) do asked_topics[topic] = true end
+  local by_scope = {}
+  for _, k in ipairs(meant_rows) do
+    local i = row_scope[k]
+    by_scope[i] = by_scope[i] or {}
+    by_scope[i][#by_scope[i] + 1] = k
+  end
+  local kept = {}
+  for i = 1, #scopes do
+    local ks = by_scope[i] or {}
+    local ids = {}
+    for n, k in ipairs(ks) do ids[n] = row_id[k] end
+    if #ids > 0 then
+      local screens = hmget_all(P .. ':ixr:' .. scopes[i], ids)
+      for n, k in ipairs(ks) do
+        if may_relate(screens[n]) then kept[#kept + 1] = k end
+      end
+    end
+  end
+  meant_rows = kept
+end
 for _, k in ipairs(meant_rows) do choose(row_scope[k], row_id[k]) end
 local cuts = {}
 for m, list in ipairs(lists) do cuts[m] = as_text(list.cut) end

@@ -57,8 +57,9 @@ def index_entry(rec: Record, row: list[Any]) -> list[Any]:
     """The entry apply.lua indexes a read-model row by: [unit (single-valued: the attribute, whose
     rows compete for one place) or False, static value, word keys, main topics, related topics,
     and for a row used only when related by meaning (its row holds a meaning) what it is listed
-    under for that (relevance.listed_under)]. `row` is the record's compact row
-    (selection.compact): its words and static value."""
+    under for that (relevance.listed_under) and what a lookup screens it with
+    (relevance.screen_of_packed)]. `row` is the record's compact row (selection.compact): its words
+    and static value."""
     main, related = _topic_lists(rec.attribute)
     entry: list[Any] = [
         rec.attribute if rec.cardinality != Cardinality.MULTI else False,
@@ -69,6 +70,7 @@ def index_entry(rec: Record, row: list[Any]) -> list[Any]:
     ]
     if row[24] is not None:
         entry.append(sorted(relevance.listed_under_packed(row[24])))
+        entry.append(relevance.screen_of_packed(row[24]))
     return entry
 
 

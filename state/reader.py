@@ -73,6 +73,9 @@ class ContextRead:
         # the index lists a row used only when related by meaning under its topics and areas: the
         # request's are read (without text, such a row is not filtered by meaning: no list needed)
         self.meant = sorted(relevance.looked_up_under(self.terms.meaning)) if req.text else []
+        # ... and of the rows those lists give, the script leaves out those that cannot be related
+        # (explain reads whole: every row's fate is reported)
+        self.screen = relevance.screen_request(self.terms.meaning) if req.text else ([], [])
         self.threshold, self.small = whole_up_to, small
         # explain lists every row's fate: only a whole read has them all
         self.whole_up_to = WHOLE_ALWAYS if req.explain else whole_up_to
@@ -113,6 +116,11 @@ class ContextRead:
             *self.topics,
             len(self.meant),
             *self.meant,
+            len(self.screen[0]),
+            *self.screen[0],
+            len(self.screen[1]),
+            *self.screen[1],
+            relevance.SCREEN_AGREEMENT,
         ]
 
     def queue_whole(self, pipe: Any) -> None:

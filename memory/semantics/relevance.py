@@ -216,6 +216,32 @@ def listed_under_packed(packed: tuple[str, str, float, float, str]) -> frozenset
     return frozenset(listed | {names[i] for i in np.flatnonzero(probs >= least)})
 
 
+def screen_of_packed(packed: tuple[str, str, float, float, str]) -> str:
+    """What the read index keeps of a record used only when related, for the indexed read to leave
+    out a row that cannot be related to a request (context.lua): its area probabilities as stored
+    (a byte each, in hex), then "|" and the topics it can be related through whatever its areas
+    (those its attribute names and those it bears on), space-separated."""
+    topics, _, _, _, areas = packed
+    through = sorted({t[1:] for t in topics.split() if t[:1] in ("!", "~")})
+    return base64.b64decode(areas).hex() + "|" + " ".join(through)
+
+
+# the indexed read keeps a row whose area agreement is at least this: below AREA_AGREEMENT by more
+# than rounding (the agreement is compared rounded to 4 decimals, the script adds floats of its own)
+SCREEN_AGREEMENT = AREA_AGREEMENT - 1e-4
+
+
+def screen_request(meaning: Meaning) -> tuple[list[str], list[str]]:
+    """What the indexed read screens rows used only when related with (`screen_of_packed`): the
+    request's area probabilities and its topics. A row whose areas agree with the request's by
+    less than `SCREEN_AGREEMENT` and that names or bears on none of the request's topics is not
+    related to it (see `relation`). A request naming an umbrella topic in general relates rows by
+    what they are about, which the screen does not hold: nothing is screened (empty lists)."""
+    if meaning.general:
+        return [], []
+    return [repr(float(p)) for p in meaning.areas], sorted(meaning.topics)
+
+
 def looked_up_under(meaning: Meaning) -> frozenset[str]:
     """The lists of the read index a request reads: its topics, the umbrella topics it names in
     general, and every area it is at least `AREA_LISTED` likely about. Any record related to it is

@@ -237,3 +237,95 @@ def test_a_request_of_thousands_of_words_reads_as_a_whole_read_does(redis_client
     when = T0 + timedelta(days=1)
     assert indexed.context(req, when) == whole.context(req, when)
     assert indexed.read_stats.indexed + indexed.read_stats.uncertified == 1
+
+
+# statements in users' words (used only when related by meaning), over a few areas of life
+STATED = [
+    ("preference.stated.food", "I can't stand coriander, it tastes like soap to me"),
+    ("preference.stated.food", "Spicy food is my thing, the hotter the better"),
+    ("profile.diet", "I'm vegetarian"),
+    ("profile.allergies", "I'm allergic to peanuts"),
+    ("preference.stated.cars", "I only drive automatics, never learned stick"),
+    ("preference.stated.cars", "Electric cars don't work for me, no charger where I park"),
+    ("preference.stated.travel", "I always book an aisle seat on long flights"),
+    ("preference.stated.travel", "Hostels are not for me, I need my own bathroom"),
+    ("preference.stated.music", "Jazz on vinyl is how I unwind every evening"),
+    ("preference.stated.fitness", "I run every morning before work, about 5k"),
+    ("preference.stated.tech", "I stick with Linux on every laptop I own"),
+    ("preference.stated.pets", "We have two cats, so no plants that are toxic to them"),
+]
+EVERYDAY_REQUESTS = [
+    "Give me a recipe for a beef stew",
+    "Which car should I lease next year?",
+    "Plan a weekend in Lisbon for me",
+    "Recommend an album for a rainy evening",
+    "What houseplants are easy to keep alive?",
+    "Which laptop should I buy for coding?",
+    "Draft an email to my landlord about the boiler",
+    "what should I do this weekend?",
+    "",
+]
+
+
+def _stated_record(rng: random.Random, user: str, i: int) -> dict[str, Any]:
+    attribute, said = rng.choice(STATED)
+    return {
+        "tenant": "t1",
+        "user": user,
+        "attribute": attribute,
+        "value": f"{said} ({i})",
+        "statement": f"{said} ({i})",
+        "scope": rng.choice(["global", "global", "project:p1"]),
+        "evidence": [{"source_type": "conversation", "source_id": f"turn-{i}"}],
+    }
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_indexed_lookups_over_statements_answer_exactly_as_whole_reads(redis_client, namespace, seed):
+    """Users whose records are half statements used only when related by meaning: the indexed read
+    gives the rows on the request's meaning lists, screens out those that cannot be related, and
+    answers as the whole read does."""
+    rng = random.Random(100 + seed)
+    indexed, whole = _engines(redis_client, namespace)
+    user = f"s{seed}"
+    ops = []
+    for i in range(rng.choice([60, 400])):
+        body = _stated_record(rng, user, i) if rng.random() < 0.5 else _random_record(rng, user, i)
+        ops.append({"at": iso(T0 + timedelta(minutes=i)), "op_id": f"o{i}", "record": body})
+    indexed.apply_many(ops)
+    _index_matches_read_model(redis_client, indexed.keys, user)
+    for text in EVERYDAY_REQUESTS:
+        req = ContextRequest(tenant="t1", user=user, text=text, project=rng.choice([None, "p1"]), max_items=8)
+        when = T0 + timedelta(days=1)
+        assert indexed.context(req, when).model_dump() == whole.context(req, when).model_dump(), text
+    stats = indexed.read_stats.as_dict()
+    assert stats["indexed"] + stats["uncertified"] == len(EVERYDAY_REQUESTS) and stats["indexed"] > 0, stats
+
+
+def _rows_read(engine: Engine, req: ContextRequest, when: datetime) -> int:
+    before = engine.read_stats.as_dict()
+    engine.context(req, when)
+    after = engine.read_stats.as_dict()
+    assert after["indexed"] - before["indexed"] == 1, after
+    return after["rows"] - before["rows"]
+
+
+def test_statements_that_cannot_be_related_to_a_request_are_not_read(redis_client, namespace):
+    """200 statements about coriander and 200 about electric cars: all are on the meaning lists a
+    request to lease a car reads, and only the cars ones are read. A row indexed before the screen
+    existed (no `ixr` entry) is read as before, and the answers are the whole read's throughout."""
+    indexed, whole = _engines(redis_client, namespace)
+    ops = []
+    for i in range(400):
+        attribute, statement = STATED[0] if i % 2 else STATED[5]
+        record = {"tenant": "t1", "user": "driver", "attribute": attribute, "value": f"{statement} ({i})"}
+        record |= {"statement": f"{statement} ({i})", "evidence": [{"source_type": "conversation", "source_id": "t"}]}
+        ops.append({"at": iso(T0), "op_id": f"o{i}", "record": record})
+    indexed.apply_many(ops)
+    when = T0 + timedelta(days=1)
+    lease = ContextRequest(tenant="t1", user="driver", text="Which car should I lease next year?", max_items=8)
+    assert indexed.context(lease, when).model_dump() == whole.context(lease, when).model_dump()
+    assert _rows_read(indexed, lease, when) == 200
+    redis_client.delete(indexed.keys.read_index("t1", "driver", "global", "ixr"))
+    assert _rows_read(indexed, lease, when) == 400
+    assert indexed.context(lease, when).model_dump() == whole.context(lease, when).model_dump()

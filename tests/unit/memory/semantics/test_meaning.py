@@ -144,6 +144,39 @@ def test_a_packed_meaning_round_trips_and_costs_what_the_docs_say() -> None:
     assert len(base64.b64decode(packed[4])) == len(lexicon().areas)
 
 
+def _screened_out(screen: str, request: relevance.Meaning) -> bool:
+    """What context.lua does with a row's screen (relevance.screen_request), in Python."""
+    areas, topics = relevance.screen_request(request)
+    if not areas:
+        return False
+    hexed, _, through = screen.partition("|")
+    agreement = sum(int(hexed[2 * a : 2 * a + 2], 16) / 255 * float(p) for a, p in enumerate(areas))
+    return agreement < relevance.SCREEN_AGREEMENT and not set(through.split()) & set(topics)
+
+
+def test_the_screen_of_the_indexed_read_never_leaves_out_a_related_record() -> None:
+    """Every statement of the shipped dev corpus against every request of a sample of it: a row
+    screened out is one the relation finds unrelated, and the screen leaves out most unrelated ones."""
+    from slotstream.eval.corpus import corpus_path
+    from slotstream.eval.open_language import load
+
+    statements = load(corpus_path("open_language_dev"))[0][::7]
+    requests = [relevance.request_meaning(s.related) for s in statements[::3]]
+    requests.append(relevance.request_meaning("What should I do this weekend?"))  # general: nothing screened
+    unrelated = screened = 0
+    for s in statements:
+        safety = "allerg" in s.statement or "过敏" in s.statement
+        packed = relevance.pack(relevance.record_meaning(s.statement, named=("food",) if safety else (), safety=safety))
+        record, screen = relevance.unpack(*packed), relevance.screen_of_packed(packed)
+        for request in requests:
+            out = _screened_out(screen, request)
+            relation = relevance.relation(record, request)
+            assert not (out and relation.related), (s.statement, request.topics)
+            unrelated += not relation.related
+            screened += out
+    assert screened >= unrelated / 2, (screened, unrelated)
+
+
 def test_the_model_is_never_fetched(monkeypatch) -> None:
     # a missing package is an error, not a download
     vectors.model.cache_clear()
