@@ -5,7 +5,8 @@
 --        request topics (main), request topics (related), the topics and areas rows used only when
 --        related by meaning are looked up under, and what such rows are screened with: the
 --        request's area probabilities and its topics (none: nothing screened); a count, then that
---        many values. Last, the least area agreement a screened row needs.
+--        many values. Last, the least area agreement a screened row needs, and up to how many
+--        rows used only when related a scope may hold for their ids to be read at once.
 -- Every row is returned (mode "whole") when the scopes hold at most whole_up_to rows, or when a
 -- scope's index does not cover its read model (written before the index existed). Otherwise
 -- (mode "indexed") the lists of the read index are read best-first, a growing step at a time,
@@ -38,6 +39,7 @@ end
 local scopes, words, mains, related, meant = counted(), counted(), counted(), counted(), counted()
 local screen_areas, screen_topics = counted(), counted()
 local least_agreement = tonumber(ARGV[at])
+local gated_read = tonumber(ARGV[at + 1])
 
 local stamp = redis.call('HMGET', P .. ':meta', 'version', 'written')
 -- what selection reads of the suppressions: a value corrected or retracted away is kept out by its
@@ -220,7 +222,30 @@ local function exact(k)
 end
 
 -- a row used only when related by meaning that no meaning list gave: not related to the request,
--- so it cannot take a place (looked up once per row, only when the request has meaning lists)
+-- so it cannot take a place (looked up once per row, only when the request has meaning lists).
+-- Which rows of a scope are such rows (ixm) is asked once a scope: a scope with none (most users)
+-- costs one ZCARD; with up to gated_read of them their ids are read at once (one ZRANGE, a table
+-- lookup a row: a row's ZSCORE costs about as much as reading eight ids); with more, a ZSCORE a row
+local gated_ids = {}
+local function is_gated(i, id)
+  local ids = gated_ids[i]
+  if ids == nil then
+    local key = P .. ':ixm:' .. scopes[i]
+    local n = redis.call('ZCARD', key)
+    if n == 0 then
+      ids = false
+    elseif n <= gated_read then
+      ids = {}
+      for _, gated in ipairs(redis.call('ZRANGE', key, 0, -1)) do ids[gated] = true end
+    else
+      ids = true
+    end
+    gated_ids[i] = ids
+  end
+  if ids == false then return false end
+  if ids == true then return redis.call('ZSCORE', P .. ':ixm:' .. scopes[i], id) ~= false end
+  return ids[id] == true
+end
 local gated_unrelated = {}
 -- false: an ordinary row; 'meant': given by a meaning list; true: used only when related by
 -- meaning and given by none (not related)
@@ -233,7 +258,7 @@ local function gated_state(k)
       if has[m][k] then known_state = 'meant'; break end
     end
     if not known_state then
-      known_state = redis.call('ZSCORE', P .. ':ixm:' .. scopes[row_scope[k]], row_id[k]) and true or false
+      known_state = is_gated(row_scope[k], row_id[k])
     end
     gated_unrelated[k] = known_state
   end

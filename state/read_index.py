@@ -38,6 +38,11 @@ CONTEXT_SCRIPT = ScriptText.named("context.lua")
 WHOLE_UP_TO = 128
 
 
+# the script reads the ids of a scope's rows used only when related at once (one ZRANGE, then a
+# table lookup a row read) when the scope holds up to this many; beyond, it asks row by row (ZSCORE)
+GATED_READ = 2048
+
+
 def word_key(word: str) -> str:
     return hashlib.blake2b(word.encode(), digest_size=8).hexdigest()
 

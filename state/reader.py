@@ -33,6 +33,7 @@ from slotstream.memory.selection import (
 )
 from slotstream.memory.semantics import relevance
 
+from . import read_index
 from .context_cache import STAMP_FIELDS, ContextCache
 from .deployment import parse_pointer
 from .keys import Keys, deploy_pointer
@@ -121,6 +122,7 @@ class ContextRead:
             len(self.screen[1]),
             *self.screen[1],
             relevance.SCREEN_AGREEMENT,
+            read_index.GATED_READ,
         ]
 
     def queue_whole(self, pipe: Any) -> None:

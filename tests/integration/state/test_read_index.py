@@ -13,6 +13,7 @@ import pytest
 import redis
 
 from slotstream.memory.models import ContextRequest, iso
+from slotstream.state import read_index
 from slotstream.state.engine import Engine
 from slotstream.state.keys import Keys
 from slotstream.state.read_index import per_list
@@ -329,3 +330,37 @@ def test_statements_that_cannot_be_related_to_a_request_are_not_read(redis_clien
     redis_client.delete(indexed.keys.read_index("t1", "driver", "global", "ixr"))
     assert _rows_read(indexed, lease, when) == 400
     assert indexed.context(lease, when).model_dump() == whole.context(lease, when).model_dump()
+
+
+def test_rows_used_only_when_related_are_told_apart_alike_by_their_ids_read_at_once_or_one_by_one(
+    redis_client, namespace, monkeypatch
+):
+    """The script reads the ids of a scope's rows used only when related at once, or (a scope
+    holding more than GATED_READ of them) asks row by row: both ways read the same rows and
+    answer as the whole read does, every lookup certified. The statements are valued above the
+    other rows, so the walk must tell them apart to read on past those that cannot take a place."""
+    indexed, whole = _engines(redis_client, namespace)
+    rng = random.Random(5)
+    ops = []
+    for i in range(600):
+        if i % 3:
+            body = _stated_record(rng, "many", i) | {"importance": 0.95}
+        else:
+            body = _random_record(rng, "many", i) | {"importance": 0.3}
+        body["scope"] = "global"
+        ops.append({"at": iso(T0 + timedelta(seconds=i)), "op_id": f"o{i}", "record": body})
+    indexed.apply_many(ops)
+    when = T0 + timedelta(days=1)
+    rows_read: dict[int, list[int]] = {}
+    at_once = read_index.GATED_READ
+    for gated_read in (at_once, 0):
+        monkeypatch.setattr(read_index, "GATED_READ", gated_read)
+        rows_read[gated_read] = []
+        for text in EVERYDAY_REQUESTS:
+            req = ContextRequest(tenant="t1", user="many", text=text, max_items=8)
+            before = indexed.read_stats.as_dict()
+            assert indexed.context(req, when).model_dump() == whole.context(req, when).model_dump(), text
+            after = indexed.read_stats.as_dict()
+            assert after["indexed"] - before["indexed"] == 1 and after["uncertified"] == 0, (text, after)
+            rows_read[gated_read].append(after["rows"] - before["rows"])
+    assert rows_read[at_once] == rows_read[0]
