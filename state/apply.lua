@@ -75,8 +75,9 @@ end
 --   unit off its ix entry)
 --   ixm:S zset by static value of the rows used only when related by meaning, and ixg:S:<name> of
 --   those under each topic and area their entry lists (entry[6]; weight 1 in a lookup)
---   ixr:S hash id -> what a lookup screens such a row with (entry[7]: its areas and topics), read
---   for the rows the meaning lists give (an entry written before it has none: never screened out)
+--   ixr:S hash id -> what a lookup screens such a row with (entry[7], "<areas in hex>|<topics>",
+--   stored as one byte giving the count of areas, a byte each, then the topics), read for the rows
+--   the meaning lists give (an entry written before it has none: never screened out)
 --   (ixa:S, id -> unit, is no longer written: a user's older one is left unread, erased with the rest)
 local function index_keys(scope, entry)
   local keys = {}
@@ -110,6 +111,15 @@ local function unindex(scope, id, raw)
   redis.call('HDEL', P .. ':ix:' .. scope, id)
 end
 
+-- a screen as a lookup reads it: the area bytes from their hex, so that reading them is one call
+local function packed_screen(screen)
+  local bar = string.find(screen, '|', 1, true)
+  local hex = string.sub(screen, 1, bar - 1)
+  local bytes = {string.char(#hex / 2)}
+  for a = 1, #hex, 2 do bytes[#bytes + 1] = string.char(tonumber(string.sub(hex, a, a + 1), 16)) end
+  return table.concat(bytes) .. string.sub(screen, bar + 1)
+end
+
 local function index(scope, id, encoded, created)
   local stored = not created and redis.call('HGET', P .. ':ix:' .. scope, id)
   if stored == encoded then return end
@@ -117,7 +127,7 @@ local function index(scope, id, encoded, created)
   local entry = cjson.decode(encoded)
   local unit = entry[1]
   for _, key in ipairs(index_keys(scope, entry)) do redis.call('ZADD', key, entry[2], id) end
-  if entry[7] then redis.call('HSET', P .. ':ixr:' .. scope, id, entry[7]) end
+  if entry[7] then redis.call('HSET', P .. ':ixr:' .. scope, id, packed_screen(entry[7])) end
   if unit then
     local units_key = P .. ':ixu:' .. scope
     local ids = cjson.decode(redis.call('HGET', units_key, unit) or '[]')

@@ -351,26 +351,28 @@ if #values > keep_rows then
 end
 for _, k in ipairs(picked) do choose(row_scope[k], row_id[k]) end
 
--- a row a meaning list gave, screened (relevance.screen_request): returned unless its areas (a byte
--- each, in hex) agree with the request's by less than the least agreement and it names or bears on
--- none of the request's topics; a row with no screen (indexed before it existed) is returned
+-- a row a meaning list gave, screened (relevance.screen_request): returned unless its areas agree
+-- with the request's by less than the least agreement and it names or bears on none of the
+-- request's topics. Its screen (ixr) is a byte giving its count of areas, a byte each (0-255), then
+-- its topics; a row with no screen (indexed before it existed), or one of another count of areas,
+-- is returned
 local asked_topics = {}
 local function may_relate(screen)
   if not screen then return true end
-  local bar = string.find(screen, '|', 1, true)
-  if not bar or (bar - 1) ~= 2 * #screen_areas then return true end
+  local n = #screen_areas
+  if string.byte(screen, 1) ~= n then return true end
+  local bytes = {string.byte(screen, 2, n + 1)}
   local agreement = 0
-  for a = 1, #screen_areas do
-    agreement = agreement + tonumber(string.sub(screen, 2 * a - 1, 2 * a), 16) / 255 * screen_areas[a]
-  end
+  for a = 1, n do agreement = agreement + bytes[a] * screen_areas[a] end
   if agreement >= least_agreement then return true end
-  for topic in string.gmatch(string.sub(screen, bar + 1), '%S+') do
+  for topic in string.gmatch(string.sub(screen, n + 2), '%S+') do
     if asked_topics[topic] then return true end
   end
   return false
 end
 if #screen_areas > 0 and #meant_rows > 0 then
-  for a = 1, #screen_areas do screen_areas[a] = tonumber(screen_areas[a]) end
+  -- (the request's probabilities divided by 255 here, once: a row's bytes are then multiplied as they are)
+  for a = 1, #screen_areas do screen_areas[a] = tonumber(screen_areas[a]) / 255 end
   for _, topic in ipairs(screen_topics) do asked_topics[topic] = true end
   local by_scope = {}
   for _, k in ipairs(meant_rows) do
