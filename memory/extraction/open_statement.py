@@ -376,8 +376,10 @@ class _EnglishReader:
 
     def keeps(self, span: str, original: str) -> bool:
         lists = self.lists
-        if any(p.search(span) for p in (lists.task, lists.times, lists.events, lists.state)):
+        if any(p.search(span) for p in (lists.task, lists.events, lists.state)):
             return False
+        if lists.times.search(span) and not lists.outlasts_the_moment.search(span):
+            return False  # "for today's presentation ...", but "I always check today's specials"
         if _REACTION.match(span):
             return False  # "love it", "hate that": about what was just said
         # a passing state, unless the span says what always affects the user ("strong perfumes

@@ -51,6 +51,7 @@ def lasting(text: str) -> list[dict]:
         "scary movies are a hard no for me, I can't sleep for days after",  # a passing state, lastingly
         "I always pack a paper map ever since I got stuck in the mountains without signal",
         "我腿脚不方便坐轮椅，没电梯的老小区基本上不去",  # 没电梯 is no flat battery
+        "I always check today's specials before ordering",  # a word of time, lastingly
     ],
 )
 def test_a_lasting_statement_in_any_phrasing_is_kept_verbatim(text: str) -> None:
@@ -125,6 +126,10 @@ def test_a_lasting_statement_in_any_phrasing_is_kept_verbatim(text: str) -> None
         # where the user is now
         "现在手机快没电了，先告诉我最近的地铁站怎么走，我在人民广场",
         "帮我推荐个饭后散步的路线，我在春熙路附近",
+        # of the day, said with its possessive; thanks
+        "for today's presentation I want to sound confident — any quick tips in the next 10 min?",
+        "ok today's the day I clean out the garage, motivate me",
+        "I owe you one 😄",
     ],
 )
 def test_chat_that_says_nothing_lasting_about_the_user_leaves_nothing_lasting(text: str) -> None:
