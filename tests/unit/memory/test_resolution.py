@@ -626,7 +626,7 @@ def test_news_of_a_change_replaces_the_record_it_tells_of_and_is_kept_in_its_pla
     [
         "moved last weekend!! I'm in Denver now, still unpacking lol",
         "sold the car last week, feels weird",
-        "上个月搬家了 现在住苏州园区",
+        "上个月把车卖了 挺舍不得的",
     ],
 )
 def test_news_of_a_change_with_nothing_to_replace_leaves_no_memory(news: str) -> None:
@@ -635,6 +635,14 @@ def test_news_of_a_change_with_nothing_to_replace_leaves_no_memory(news: str) ->
     before = sorted(u.values())
     u.say(news, T0 + M)
     assert sorted(u.values()) == before
+
+
+def test_news_of_a_move_naming_the_new_home_is_the_home_city() -> None:
+    """ "上个月搬家了 现在住苏州园区": where the user lives now, whatever was stored before."""
+    u = User()
+    u.say("我住在杭州滨江", T0)
+    u.say("上个月搬家了 现在住苏州园区", T0 + M)
+    assert "苏州园区" in u.values() and "杭州滨江" not in u.values()
 
 
 def test_news_of_a_change_replaces_nothing_when_two_records_of_its_area_could_be_meant() -> None:
