@@ -333,6 +333,14 @@ class _TurnReading:
         self._context: str | bool | None = False  # False: not read yet
         self._passing: bool | None = None
         self.commanding: list[str] = []  # the sentences that gave a command
+        self._change_word: bool | None = None  # has_a_word_of_change, once looked
+
+    @property
+    def has_a_word_of_change(self) -> bool:
+        """Whether the turn has any word of change at all (most chat has none): one look a turn."""
+        if self._change_word is None:
+            self._change_word = may_tell_a_change(self.turn.text)
+        return self._change_word
 
     @property
     def context(self) -> str | None:
@@ -395,7 +403,7 @@ class _TurnReading:
         last weekend!! I'm in Denver now"): it replaces the earlier record closest to it in meaning,
         kept in the user's words in its place; with none, nothing is kept."""
         # (the look for a word of change first: what the whole turn is, read only then)
-        if self.items or self.refused or not may_tell_a_change(self.turn.text) or self.context is not None:
+        if self.items or self.refused or not self.has_a_word_of_change or self.context is not None:
             return
         told = news_of_change(self.turn.text)
         if told is None:
@@ -491,7 +499,7 @@ class _TurnReading:
             self.change_said = True
             return None
         found = restatement(to_simplified(sentence), carried)
-        if found is None and a_change_without_its_value(to_simplified(sentence)):
+        if found is None and self.has_a_word_of_change and a_change_without_its_value(to_simplified(sentence)):
             self.change_said = True  # ("Finance came back and slashed it. $65 a head now")
         if found is None or (beside and not found.about):
             return found  # beside a family's record, only a restatement that names its thing
