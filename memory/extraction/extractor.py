@@ -15,6 +15,7 @@ from .everyday import EVERYDAY_REQUIRES, everyday_hits
 from .families import GOAL_REQUIRES, RULE_FAMILIES, analyze
 from .family import Hit
 from .forget import ABOUT, FORGET_REQUIRES, forget_command
+from .home import AFTER_A_MOVE_REQUIRES, HOME_AFTER_A_MOVE, MOVE_TOLD
 from .interface import REFUSED_NO_PROJECT, REFUSED_NO_SESSION, REFUSED_SECRET, Extraction, Proposal, Turn
 from .markers import (
     AS_IF,
@@ -60,6 +61,8 @@ from .restatement import (
 )
 from .retract import RETRACT_REQUIRES, retract_match
 from .text import TRAIL, Sentence, split_sentences, to_simplified
+
+_HOME = HOME_AFTER_A_MOVE.attribute
 
 RULES = (
     "forget",
@@ -171,6 +174,7 @@ TURN_TRIGGERS: tuple[Trigger, ...] = (
     FORGET_REQUIRES,
     RETRACT_REQUIRES,
     *EVERYDAY_REQUIRES,
+    AFTER_A_MOVE_REQUIRES,
 )
 _ANY_FAMILY = prefilter.Triggers(TURN_TRIGGERS, jointed=True)
 
@@ -334,6 +338,7 @@ class _TurnReading:
         self._passing: bool | None = None
         self.commanding: list[str] = []  # the sentences that gave a command
         self._change_word: bool | None = None  # has_a_word_of_change, once looked
+        self.moved = False  # the sentence before told a move without its place
 
     @property
     def has_a_word_of_change(self) -> bool:
@@ -421,6 +426,10 @@ class _TurnReading:
         before = len(self.items)
         self._sentence(s)
         self._commanded(s, before)
+        # a move told without its place: the next sentence (only) may say where the user is now
+        told = MOVE_TOLD.search(to_simplified(s.text)) is not None
+        homes = any(p.record is not None and p.record.get("attribute") == _HOME for p in self.items[before:])
+        self.moved = told and not homes
 
     def _commanded(self, s: Sentence, before: int) -> None:
         # a sentence that gave a command ("I quit the gym", "forget my band") is not also kept
@@ -583,6 +592,8 @@ class _TurnReading:
         if self._retract(core, written):
             return
         hits = analyze(core, self.turn.at) if core else []
+        if core and (self.moved or MOVE_TOLD.search(core)) and not any(h.attribute == _HOME for h in hits):
+            hits += HOME_AFTER_A_MOVE.hits(core, self.turn.at)  # "we moved! we're in Bristol now"
         if any(h.attribute == "profile.languages" for h in everyday):
             # "I speak fluent Spanish" is a language the user speaks, not the one to answer in
             hits = [h for h in hits if h.attribute != "preference.language"]

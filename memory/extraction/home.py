@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 
 from ..models import Kind
+from . import prefilter
 from .family import Family
+from .prefilter import one_of
 from .text import Getter, Pattern, clean, rx, zh
 
 _CITY_EN = r"([A-Z][\w'\-]*(?:\s+(?:[A-Z][\w'\-]*|de|del|da|am|upon|on|la|le)){0,3})"
@@ -153,3 +155,26 @@ _MOVE = rx(r"\b(?:moved|relocated)\b|搬到|搬去|搬家|搬回|迁到")
 
 
 HOME_CITY = Family("home_city", Kind.PREFERENCE, "profile.home_city", _HOME, changes=_MOVE)
+
+
+# A move told without its place ("big news, we moved!", "we finally did the move"): the place said
+# beside it, or in the next sentence, as where the user is now ("we're in Bristol now") is the new
+# home. (A move to a place is read by HOME_CITY itself: "moved to Bristol".)
+MOVE_TOLD = rx(
+    r"\b(?:moved|relocated)\b(?!\s+(?:it|that|them|this|my|our|the|your|his|her|their|to|back|on|up|in|into|from)\b)"
+    r"|\b(?:the|our|my)\s+move\b|\bmoving\s+day\b"
+)
+_WHERE_NOW = [
+    Pattern(
+        zh(
+            r"(?i:(?<![\w'])(?:I'm|I\s+am|we're|we\s+are)\s+(?:now\s+|officially\s+|finally\s+|all\s+)?"
+            r"(?:in|living\s+in|based\s+in|settled\s+in)\s+)" + _CITY_EN
+        ),
+        _city_en(1),
+    )
+]
+# (read only beside or after a move: every match states a change)
+HOME_AFTER_A_MOVE = Family("home_city", Kind.PREFERENCE, "profile.home_city", _WHERE_NOW, changes=re.compile(r"\S"))
+prefilter.tested(MOVE_TOLD)
+# what a turn cannot hold such a home without: a move told, and a place said as where the user is
+AFTER_A_MOVE_REQUIRES = one_of(MOVE_TOLD) & HOME_AFTER_A_MOVE.requires

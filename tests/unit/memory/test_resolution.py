@@ -624,8 +624,8 @@ def test_news_of_a_change_replaces_the_record_it_tells_of_and_is_kept_in_its_pla
 @pytest.mark.parametrize(
     "news",
     [
-        "moved last weekend!! I'm in Denver now, still unpacking lol",
         "sold the car last week, feels weird",
+        "sold my bike last week, feels weird",
         "上个月把车卖了 挺舍不得的",
     ],
 )
@@ -637,12 +637,20 @@ def test_news_of_a_change_with_nothing_to_replace_leaves_no_memory(news: str) ->
     assert sorted(u.values()) == before
 
 
-def test_news_of_a_move_naming_the_new_home_is_the_home_city() -> None:
-    """ "上个月搬家了 现在住苏州园区": where the user lives now, whatever was stored before."""
+@pytest.mark.parametrize(
+    ("earlier", "news", "now", "gone"),
+    [
+        ("我住在杭州滨江", "上个月搬家了 现在住苏州园区", "苏州园区", "杭州滨江"),
+        ("I live in Leeds btw", "big news, we moved! we're in Bristol now, got the keys yesterday", "Bristol", "Leeds"),
+        ("I live in Portland", "moved last weekend!! I'm in Denver now, still unpacking lol", "Denver", "Portland"),
+    ],
+)
+def test_news_of_a_move_naming_the_new_home_is_the_home_city(earlier: str, news: str, now: str, gone: str) -> None:
+    """Where the user lives now, said beside the move or in the next sentence, whatever was stored."""
     u = User()
-    u.say("我住在杭州滨江", T0)
-    u.say("上个月搬家了 现在住苏州园区", T0 + M)
-    assert "苏州园区" in u.values() and "杭州滨江" not in u.values()
+    u.say(earlier, T0)
+    u.say(news, T0 + M)
+    assert now in u.values() and gone not in u.values(), u.values()
 
 
 def test_news_of_a_change_replaces_nothing_when_two_records_of_its_area_could_be_meant() -> None:

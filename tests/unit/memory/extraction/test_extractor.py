@@ -155,6 +155,14 @@ CASES: list[tuple[str, list[tuple]]] = [
     # a space between Chinese words parts clauses as a comma does
     ("搬家啦 现在住苏州园区了", [("profile.home_city", "苏州园区", G)]),
     ("上个月搬家了 现在住苏州园区", [("profile.home_city", "苏州园区", G)]),
+    # a move told without its place, and where the user is now beside it or in the next sentence
+    ("big news, we moved! we're in Bristol now, got the keys yesterday", [("profile.home_city", "Bristol", G)]),
+    ("update: we finally did the move, I'm in Sheffield now", [("profile.home_city", "Sheffield", G)]),
+    ("they moved my appointment. I'm in Leeds now though", []),
+    (
+        "we moved! I love it here. I'm in a much bigger flat",
+        [("preference.stated.home", "I'm in a much bigger flat", G)],
+    ),
     # --- timezone ---
     ("My timezone is UTC+8.", [("profile.timezone", "UTC+8", G)]),
     ("My time zone is GMT-05:00.", [("profile.timezone", "UTC-5", G)]),
