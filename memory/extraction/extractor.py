@@ -52,7 +52,6 @@ from .prefilter import Trigger
 from .prefilter import build as build_prefilter
 from .restatement import (
     Restatement,
-    a_change_without_its_value,
     holds_now,
     may_tell_a_change,
     only_a_change,
@@ -508,8 +507,6 @@ class _TurnReading:
             self.change_said = True
             return None
         found = restatement(to_simplified(sentence), carried)
-        if found is None and self.has_a_word_of_change and a_change_without_its_value(to_simplified(sentence)):
-            self.change_said = True  # ("Finance came back and slashed it. $65 a head now")
         if found is None or (beside and not found.about):
             return found  # beside a family's record, only a restatement that names its thing
         if self.context is not None:

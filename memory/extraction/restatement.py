@@ -460,17 +460,6 @@ def retraction(sentence: str) -> tuple[str, ...] | None:
     return None
 
 
-def a_change_without_its_value(sentence: str) -> bool:
-    """A sentence with a word of change and no value of a specific kind ("Finance came back and
-    slashed it.", "they rebooked me"): like a sentence that is only a word of change, it makes the
-    next sentence's value a change ("$65 a head now")."""
-    read = _read(sentence)
-    if read is None or tentative(sentence):
-        return False
-    lang, text, _ = read
-    return lang.change_markers.search(text.replace("’", "'")) is not None and not _spotted(text)
-
-
 def only_a_change(sentence: str) -> bool:
     """A sentence that is nothing but a word of change ("I'm overriding that.", "No wait."): the
     next sentence's restatement is a change."""

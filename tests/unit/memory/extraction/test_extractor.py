@@ -683,15 +683,3 @@ def test_asking_to_say_it_clearly_is_detail_and_a_clause_about_things_said_clear
     from slotstream.memory.extraction.detail import DETAIL
 
     assert bool(DETAIL.hits(text, datetime(2026, 1, 1, tzinfo=UTC))) is detail
-
-
-def test_a_change_said_without_its_value_makes_the_next_sentences_value_a_change() -> None:
-    """ "Finance came back and slashed it." says a change and no value; the next sentence's value
-    of a specific kind is the new one (found among the user's records when it applies)."""
-    restate = [
-        p.command for p in extract("Finance came back and slashed it. $65 a head now, still including drinks.").items
-    ]
-    assert [(c["op"], c["value"], c["change"]) for c in restate if c is not None] == [("restate", "$65", True)]
-    # without the word of change, a value said in passing changes nothing
-    plain = [p.command for p in extract("Finance came back. $65 a head now, still including drinks.").items]
-    assert not [c for c in plain if c is not None and c["op"] == "restate"]
