@@ -560,13 +560,13 @@ class RetractCommand(_Command):
     # the user's words for what no longer holds ("I quit the gym": ["gym"]), found among their
     # records when the command applies; a statement kept in their words loses the clauses naming it
     about: list[str] | None = None
-    # what the user says holds now, in their words, with a word of change ("we moved, I'm in Austin
-    # now"): it ends the one earlier record clearly closest to it in meaning (the statement itself
+    # what the user says holds now, in their words, with a word of change ("I work from my
+    # kitchen table now"): it ends the one earlier record clearly closest to it in meaning (the statement itself
     # is kept as a record of its own)
     replaced_by: str | None = None
     # where `replaced_by` was said: given, the statement is kept as a record of its own when, and
-    # only when, it ends an earlier one (a change told as news, "moved last weekend, I'm in Denver
-    # now", is no lasting statement on its own, but it is what holds now of something remembered)
+    # only when, it ends an earlier one (a change told as news, "traded it in this morning, it's a
+    # Mazda now", is no lasting statement on its own, but it is what holds now of something remembered)
     said_in: Evidence | None = None
 
 

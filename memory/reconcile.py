@@ -1042,8 +1042,8 @@ def _retracted(rec: Record, why: str, at: datetime, t: Transition) -> None:
 def _replaced_by_statement(
     view: UserView, statement: str, at: datetime, t: Transition, said_in: Evidence | None = None
 ) -> Transition:
-    """ "we moved, I'm in Austin now": what the user says holds now ends the one earlier record
-    clearly closest to it in meaning ("I live in Portland"); none clearly closest, nothing ends.
+    """ "I work from my kitchen table now": what the user says holds now ends the one earlier record
+    clearly closest to it in meaning ("I work from the office in town"); none clearly closest, nothing ends.
     What was said in this turn or later is never a target (the statement is kept beside it).
     `said_in`: the statement is kept here, in the ended record's scope, and only if one ended."""
     records = [

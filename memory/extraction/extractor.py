@@ -336,15 +336,7 @@ class _TurnReading:
         self._context: str | bool | None = False  # False: not read yet
         self._passing: bool | None = None
         self.commanding: list[str] = []  # the sentences that gave a command
-        self._change_word: bool | None = None  # has_a_word_of_change, once looked
         self.moved = False  # the sentence before told a move without its place
-
-    @property
-    def has_a_word_of_change(self) -> bool:
-        """Whether the turn has any word of change at all (most chat has none): one look a turn."""
-        if self._change_word is None:
-            self._change_word = may_tell_a_change(self.turn.text)
-        return self._change_word
 
     @property
     def context(self) -> str | None:
@@ -403,11 +395,11 @@ class _TurnReading:
         self.news()
 
     def news(self) -> None:
-        """A turn nothing else was read from that tells the user's news, a change among it ("moved
-        last weekend!! I'm in Denver now"): it replaces the earlier record closest to it in meaning,
+        """A turn nothing else was read from that tells the user's news, a change among it ("sold the
+        car last week"): it replaces the earlier record closest to it in meaning,
         kept in the user's words in its place; with none, nothing is kept."""
         # (the look for a word of change first: what the whole turn is, read only then)
-        if self.items or self.refused or not self.has_a_word_of_change or self.context is not None:
+        if self.items or self.refused or not may_tell_a_change(self.turn.text) or self.context is not None:
             return
         told = news_of_change(self.turn.text)
         if told is None:

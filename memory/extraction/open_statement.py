@@ -614,8 +614,8 @@ def _own_news(turn: str) -> bool:
 
 
 def news_of_change(turn: str) -> str | None:
-    """A turn that only tells the user's news, a change among it ("moved last weekend!! I'm in
-    Denver now, still unpacking lol", "sorry typo, it's a 2018 Civic", "上个月搬家了 现在住苏州园区"):
+    """A turn that only tells the user's news, a change among it ("sold the car last
+    week, feels weird", "sorry typo, it's a 2018 Civic", "上个月把车卖了 挺舍不得的"):
     the turn as said. It is no lasting statement by itself (an event, a moment), but it may be what
     holds now of something remembered. None when any part of it asks or instructs, or is about
     someone else, or nothing in it tells a change. The caller looked first: `turn_context(turn)` was
