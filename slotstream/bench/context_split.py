@@ -1,6 +1,6 @@
 """`slotstream bench context-split`: where one context lookup's time goes — the script on the
 server, the round trip, decoding and selection in Python — for a user with SIZE active records
-(those of `slotstream bench engine`).
+(those of `slotstream bench engine`, a share `--stated` of them statements in the user's words).
 
 Each figure is the best of seven runs of a few hundred calls (µs per call); the script's own time
 is the server's `INFO commandstats` over 300 calls. For a whole read, the same rows read by the
@@ -47,10 +47,10 @@ def best_of(call: Callable[[], object], calls: int, runs: int = 7) -> float:
 class Split:
     """One user's lookup, taken apart."""
 
-    def __init__(self, client: redis.Redis, size: int, whole_up_to: int) -> None:
+    def __init__(self, client: redis.Redis, size: int, whole_up_to: int, stated: float = 0.0) -> None:
         self.client, self.whole_up_to = client, whole_up_to
         self.engine = Engine(client, namespace=f"split{time.time_ns()}", read_whole_up_to=whole_up_to)
-        self.request: ContextRequest = read_bench_user(self.engine, size, random.Random(11))
+        self.request: ContextRequest = read_bench_user(self.engine, size, random.Random(11), stated)
         self.at = T0 + timedelta(days=1)
         self.read = self.new_read()
         self.reply = self.engine._context([self.read.meta], self.read.args())
@@ -140,10 +140,10 @@ def _paths(split: Split) -> None:
         print(f"  a lookup {name}, three runs of 2,000: client CPU {cpu_runs} us, wall {wall_runs} us")
 
 
-def run_context_split(settings: Settings, size: int, whole_up_to: int | None) -> int:
+def run_context_split(settings: Settings, size: int, whole_up_to: int | None, stated: float = 0.0) -> int:
     tune_gc()
     with configured_or_local(settings) as client:
-        split = Split(client, size, WHOLE_UP_TO if whole_up_to is None else whole_up_to)
+        split = Split(client, size, WHOLE_UP_TO if whole_up_to is None else whole_up_to, stated)
         try:
             _parts(split, size)
             _interleaved(split)

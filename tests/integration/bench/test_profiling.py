@@ -95,6 +95,16 @@ def test_context_split_prints_each_part(redis_url: str, redis_client: redis.Redi
         assert re.search(rf"a lookup {path}, three runs of 2,000: client CPU {runs}, wall {runs}", out), out
 
 
+def test_context_split_takes_apart_a_lookup_with_statements(
+    redis_url: str, redis_client: redis.Redis, script_keys_dropped: None
+) -> None:
+    """Past the whole-read threshold, with a share of statements: an indexed read, taken apart."""
+    out = run("context-split", "--size", "300", "--stated", "0.2", redis_url=redis_url)
+    found = re.search(r"300 active records, (\d+) rows returned \(indexed\)", out)
+    assert found is not None and 0 < int(found.group(1)) < 300, out
+    assert re.search(r"the script on the server:\s+\d+ us", out), out
+
+
 def test_bench_timeline_summarizes_stages_and_collections(tmp_path: Path) -> None:
     lines = [
         {"processor": "extraction", "records": 4, "oldest_age_ms": 30.0, "waited": 0.1, "processed": 8.0},
