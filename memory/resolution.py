@@ -65,7 +65,7 @@ _DAY_WORD = (
     r"mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|today|tomorrow|tonight|noon|midnight|"
     r"(?:january|february|march|april|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|"
     r"jul|aug|sep|sept|oct|nov|dec)(?:\s+\d{1,2}(?:st|nd|rd|th)?)?|may\s+\d{1,2}(?:st|nd|rd|th)?|"
-    r"\d{1,2}(?::\d{2})?\s*(?:am|pm)|\d{1,2}:\d{2}|\d{1,2}/\d{1,2})"
+    r"\d{1,2}(?::\d{2})?\s*(?:am|pm)|\d{1,2}:\d{2}|\d{1,2}/\d{1,2}|the\s+\d{1,2}(?:st|nd|rd|th))"
 )
 DAY_PHRASE = re.compile(
     rf"(?<![\w/]){_DAY_WORD}(?:(?:\s*(?:,|/|-|–|to|and)?\s*|\s+(?:at|on|in\s+the|from|by)\s+){_DAY_WORD}"
@@ -82,12 +82,15 @@ _TIME_PART = re.compile(
 )
 _DATE_PART = re.compile(
     r"\b(?:(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend)s?|mon|tue|tues|wed|thu|thur|thurs|fri|"
-    r"sat|sun|today|tomorrow|tonight)\b(?:\s*/\s*\w+)*|\b(?:january|february|march|april|may|june|july|august|"
+    r"sat|sun|today|tomorrow|tonight)\b(?:\s*/\s*\w+)*(?:\s+the\s+\d{1,2}(?:st|nd|rd|th)\b)?"
+    r"|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b|\b(?:january|february|march|april|may|june|july|august|"
     r"september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)(?:\s+\d{1,2}(?:st|nd|rd|th)?)?\b"
     r"|(?:下|上|这|本)?(?:周|星期|礼拜)[一二三四五六日天末]|\d+月\d+(?:号|日)",
     re.I,
 )
-_DAY_LEAD = re.compile(r"^(?:(?:on|by|at|this|next|last|the|every|until|till|before|after|早上|下午|晚上)\s*)+", re.I)
+_DAY_LEAD = re.compile(
+    r"^(?:(?:on|by|at|this|next|last|the|every|until|till|before|after|每个?|早上|下午|晚上)\s*)+", re.I
+)
 _NAME = re.compile(r"^(?:[A-Z][\w&'.-]*)(?:\s+(?:[A-Z][\w&'.-]*|of|de|la|du))*$")
 
 
@@ -374,6 +377,13 @@ def _same_part(value: str, statement: str) -> bool:
     return not (_CLOCK.search(value) and not _DATE_PART.search(value) and not _CLOCK.search(statement))
 
 
+_DAY_OF_MONTH = re.compile(
+    r"(?<![\w$€£¥])\d{1,2}(?:st|nd|rd|th)\b|\b(?:january|february|march|april|may|june|july|august|september|"
+    r"october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\s+\d{1,2}\b|\d+月\d+(?:号|日)|\d+号",
+    re.I,
+)
+
+
 def _bears_on(record: Record, statement: str, value: str) -> bool:
     """Whether a change given only by its value ("90 minutes", "make it Thursday") may be about a
     statement: it counts the same thing ("250 lines" and "400 lines of diff"), or the two are
@@ -381,6 +391,8 @@ def _bears_on(record: Record, statement: str, value: str) -> bool:
     unit = re.sub(r"^[$€£¥]?\d[\d,.]*\s*", "", value).strip().split()
     if unit and re.search(rf"\d[\d,.]*\s*{re.escape(stem(unit[0]))}", record.statement, re.I):
         return True
+    if _DAY_OF_MONTH.search(value) and _DAY_OF_MONTH.search(record.statement):
+        return True  # a date for a date ("the 10th at 3pm" and "moved to thursday the 12th")
     if not statement:
         return False
     if naming_words([record.statement]) & naming_words([statement]):

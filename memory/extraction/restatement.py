@@ -313,6 +313,53 @@ def restatement(sentence: str, carried_change: bool = False) -> Restatement | No
     return _by_kind(text, lang, carried_change or (led and (lang is chinese or _led_by_change(text, stripped, lang))))
 
 
+_FIGURES = re.compile(r"\d|\bnoon\b|\bmidnight\b|[一二两三四五六七八九十百千万]", re.I)
+
+
+@cache
+def _value_now() -> re.Pattern[str]:
+    spec = data_file("restatements.json")["en"]["value_now"]
+    words = alternation(sorted(w.casefold() for w in spec["words"]))
+    ends = alternation(sorted(w.casefold() for w in spec["clause_end"]))
+    # (one look-behind a word: each has its own length)
+    not_after = "".join(rf"(?<!\b{re.escape(w.casefold())}\s)" for w in spec["not_after"])
+    return re.compile(rf"(?<![\w'])(?:{words})(?![\w'])|(?<![\w']){not_after}(?:{ends})(?=\s*(?:[,.!;:—–-]|$))", re.I)
+
+
+_NOW_NEAR = 2  # words at most between a value and the "now" closing its clause ("$65 a head now")
+
+
+def _given_now(text: str, value: re.Match[str]) -> bool:
+    """Whether the value is the one said as new: after a word of `value_now` ("moved to 10:15"),
+    or right beside the "now" closing its clause ("cap is 18k now")."""
+    folded = text.replace("\u2019", "'")
+    for m in _value_now().finditer(folded):
+        if m.start() >= value.end():
+            between = folded[value.end() : m.start()]
+            if len(between.split()) <= _NOW_NEAR and not re.search(r"[,.!;:]", between):
+                return True
+        elif m.end() <= value.start() and (
+            not m.group().casefold().endswith("now") or len(folded[m.end() : value.start()].split()) <= _NOW_NEAR
+        ):
+            return True  # (or just after that "now": "lifting after work now, around 7pm")
+    return False
+
+
+def value_now(sentence: str) -> bool:
+    """An English sentence that gives a value as what holds now, without a word of change
+    (`value_now` in restatements.json): "landing 11:15pm now", "the freeze kicks in at noon now"."""
+    return _value_now().search(sentence.replace("\u2019", "'")) is not None
+
+
+def _clearly_a_value(value: str) -> bool:
+    """A value with figures that says what it is: a time or date, an amount, a count with its
+    unit; not a bare number ("up at 7", "CX-5", "2022") nor a part of the day alone."""
+    if not _FIGURES.search(value):
+        return False
+    kind = value_kind(value)
+    return kind in ("day", "money") or (kind == "number" and not value.replace(",", "").replace(".", "").isdigit())
+
+
 _CLAUSE_BREAK = re.compile(r"\s+[—–-]\s+|[:;：；]\s*")
 # what a value replaced is introduced by ("Thursday, not Wednesday", "instead of 6am", "不是周三")
 _OLD_MARK = re.compile(r"(?:\bnot|\binstead\s+of|\bfrom|不是|而不是)\s*$", re.I)
@@ -324,11 +371,19 @@ def _by_kind(text: str, lang: _Language, changed: bool) -> Restatement | None:
     90 minutes", "shifted it, I train evenings now, 7pm"): with a word of change, the last value
     of a specific kind (a day or time, an amount, a count) is the new value; one introduced by
     "not" or "instead of" is the old one. A name or a phrase is never guessed this way."""
-    if not changed and not lang.change_markers.search(text):
+    # said only as what holds now ("cap is 18k now", "it kicks in at noon now"), only a value with
+    # figures in it is clearly the new one: not a part of the day ("mornings are chaos now") nor a year
+    said_now = not changed and not lang.change_markers.search(text)
+    english = lang is _languages()[0]
+    if said_now and not (value_now(text) if english else holds_now(text)):
         return None
     new: str | None = None
     old: str | None = None
     for found in _spotted(text):
+        if said_now and not _clearly_a_value(found.group().strip()):
+            continue
+        if said_now and english and not _given_now(text, found):
+            continue  # ("VendorB at $150K is over budget now": the amount is not what is now)
         if _OLD_MARK.search(text[: found.start()]):
             old = old or found.group().strip()
         else:

@@ -298,6 +298,65 @@ def test_a_value_without_a_word_of_change_restates_nothing(sentence: str) -> Non
     assert restatement(sentence) is None
 
 
+@pytest.mark.parametrize(
+    "sentence,value",
+    [
+        ("cap is 18k now, no more", "18k"),
+        ("landing 11:15pm now", "11:15pm"),
+        ("$65 a head now, still including drinks.", "$65"),
+        ("eng lead moved the friday freeze earlier, it kicks in at noon now", "noon"),
+        ("lifting after work now, around 7pm", "7pm"),
+        ("ugh they just called, it's moved to thursday the 12th, same time", "thursday the 12th"),
+    ],
+)
+def test_a_value_said_as_what_holds_now_is_a_change(sentence: str, value: str) -> None:
+    found = restatement(sentence)
+    assert found is not None and found.change and found.value == value
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I prefer hybrid 2 days for now.",  # for a while, not a change
+        "VendorB at $150K is over budget now.",  # the amount is not what is now
+        "All PTO over 3 days now requires VP approval",
+        "new term so my son has to be up at 7 for school now, mornings are going to be chaos",  # a bare number
+        "it's a Mazda CX-5 now, 2022, grey",  # a model and a year
+        "I prefer afternoon for now.",
+    ],
+)
+def test_what_holds_now_without_a_clear_new_value_restates_nothing(sentence: str) -> None:
+    assert restatement(sentence) is None
+
+
+def test_a_date_moved_replaces_the_day_of_the_month_in_place() -> None:
+    u = User()
+    u.say("dentist appt is tue the 10th at 3pm, remember that so i don't double book pls", T0)
+    u.say("also whats a good floss for really tight teeth", T0 + M)
+    u.say("ugh they just called, it's moved to thursday the 12th, same time", T0 + 2 * 24 * 60 * M)
+    live = u.values()
+    assert any("dentist appt is thursday the 12th at 3pm" in v for v in live), live
+    assert not any("tue the 10th" in v for v in live)
+
+
+def test_a_change_with_a_value_no_record_holds_replaces_the_one_record_clearly_of_it() -> None:
+    # the earlier sentence was kept as something with no time in its value: the change still ends
+    # it, and what the user said now is kept in its place
+    u = User()
+    u.say("Our team standup is every day at 9:30, it's 15 minutes on Zoom.", T0)
+    u.say("heads up, my manager moved standup to 10:15 for the whole team", T0 + 2 * 24 * 60 * M)
+    live = [r for r in u.view.records.values() if r.status in (Status.ACTIVE, Status.CANDIDATE)]
+    assert [r.statement for r in live] == ["heads up, my manager moved standup to 10:15 for the whole team"]
+
+
+def test_a_day_said_every_week_in_chinese_is_a_day_a_correction_replaces() -> None:
+    u = User()
+    u.say("跟你说下 我们组周会定在每周三下午两点", T0)
+    u.say("我说错了，是周四", T0 + 10 * M)
+    assert value_kind("每周三下午两点") == "day"
+    assert "周四" in u.values() and not any("周三" in v for v in u.values())
+
+
 def test_a_statement_in_the_users_words_is_corrected_in_place_by_a_value_of_its_kind() -> None:
     u = User()
     u.say("Quick context for planning stuff: our team sync is every Wednesday at 10.", T0)
@@ -370,6 +429,10 @@ def test_a_day_of_the_month_and_a_number_after_chinese_are_replaced_whole() -> N
 
     assert restated("my rent is due on the 1st of each month", "5th") == "my rent is due on the 5th of each month"
     assert restated("每个月房租4500 押一付三", "4800") == "每个月房租4800 押一付三"
+    assert (
+        restated("dentist appt is tue the 10th at 3pm", "thursday the 12th")
+        == "dentist appt is thursday the 12th at 3pm"
+    )
 
 
 def test_what_holds_now_replaces_the_earlier_record_closest_in_meaning() -> None:
