@@ -616,8 +616,11 @@ _EN_CLAUSE_CUTS = re.compile(
 )
 # (a space between Chinese words parts clauses as a comma does: "周二晚上去游泳 然后我对芒果过敏")
 _ZH_CLAUSE_CUTS = re.compile(r"[，,。；;！!？?]\s*|(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff])")
-# a clause that says what follows from the one before ("a dodgy knee, so no jumping exercises")
+# a clause that says what follows from the one before ("a dodgy knee, so no jumping exercises"):
+# it goes with that one, as does one set after a comma that only names again what it said ("I've
+# got a car, a blue Golf")
 _CONSEQUENCE = re.compile(r"^(?:so|which|hence|therefore|that's\s+why)\b", re.I)
+_APPOSITION = re.compile(r"^(?:a|an|the)\s+\S+(?:\s+\S+){0,3}$", re.I)
 
 
 def _and_parts(clause: str) -> list[str]:
@@ -688,7 +691,7 @@ def without_clauses(statement: str, about: list[str]) -> str | None:
     kept: list[str] = []
     dropped_before = False
     for k, (joint, clause) in enumerate(joined_clauses):
-        follows = joint == "so" or bool(_CONSEQUENCE.match(clause))
+        follows = joint == "so" or bool(_CONSEQUENCE.match(clause)) or (not joint and bool(_APPOSITION.match(clause)))
         dropped = k in named or (follows and dropped_before)
         if not dropped:
             kept.append(clause)

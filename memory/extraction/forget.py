@@ -17,6 +17,7 @@ from ..registry import lookup
 from .confirm import CONFIRM_BEFORE
 from .everyday import everyday_hits
 from .families import analyze
+from .open_statement import names_someone_else
 from .prefilter import one_of
 from .text import clean, rx, slugify, zh
 
@@ -35,8 +36,8 @@ _LEAD_EN = r"""
     I'?d\s+prefer\s+(?:it\s+)?if\s+you\s+)?(?:please\s+)?
 """
 _VERB_EN = r"""
-    (?:forget|delete|remove|erase|clear|drop|wipe|purge|unlearn|scrub|discard|get\s+rid\s+of|take\s+out|scratch|
-    nix|toss|strike|cross\s+out|
+    (?:forget|delete|remove|erase|clear|drop|wipe|purge|unlearn|un-?remember|scrub|discard|get\s+rid\s+of|take\s+out|
+    scratch|scrap|nix|toss|strike|cross\s+out|
     stop\s+(?:remembering|storing|keeping|tracking|saving)|(?:don'?t|do\s+not|didn'?t)\s+(?:remember|keep|store|save|
     track|
     hold\s+on\s+to)|no\s+need\s+to\s+(?:remember|keep|store))
@@ -182,20 +183,25 @@ def _attribute_of(raw: str, at: datetime, memory_wording: bool) -> tuple[str, An
     """(attribute, value or None, family) a forget target names."""
     raw = _TARGET_END.split(raw, maxsplit=1)[0]
     target = clean(_FORGET_TAIL.sub("", raw).strip())
+    # a target named as something the user said or the memory holds is a thing said, whatever its words
+    said_as_such = bool(memory_wording and (_SAID_LEAD.match(target) or _SAID_TAIL.search(target)))
     for _ in range(2):
         target = clean(_TARGET_LEAD.sub("", target))
         target = clean(_FORGET_TAIL.sub("", target).strip())
+    target = clean(_SAID_TAIL.sub("", target))
     if not target or re.fullmatch(r"(?i)it|this|that|them|those|these|它|这个|那个|这些|那些", target):
         return None
     if _EVERYTHING.match(target):
         return "*", None, True
-    # "forget that I live in Beijing": the target says what (and which value) to forget
-    hits = analyze(target, at)
+    # "forget that I live in Beijing": the target says what (and which value) to forget; what
+    # someone else has ("我老公过敏那个") is no attribute of the user's: its words name it below
+    others = names_someone_else(target)
+    hits = [] if others else analyze(target, at)
     if hits:
         return hits[0].attribute, hits[0].value, False
     # "forget that I'm vegetarian", "别记我养狗的事了": an everyday attribute; the value only where it
     # is canonical (a diet), since a free value ("dog") rarely equals the stored one ("dog: Max")
-    everyday = [h for h in everyday_hits(target, target, at) if not h.retract]
+    everyday = [] if others else [h for h in everyday_hits(target, target, at) if not h.retract]
     if everyday:
         h = everyday[0]
         return h.attribute, (h.value if h.attribute.startswith("profile.diet") else None), False
@@ -211,14 +217,20 @@ def _attribute_of(raw: str, at: datetime, memory_wording: bool) -> tuple[str, An
     # ("the divorce stuff", "the anki thing", "the bit about saving for a house"): the words that
     # name it, for the engine to find among what is stored; never an attribute name made up from
     # the phrase
-    said = _SAID_THING.search(raw) is not None
+    said = _SAID_THING.search(raw) is not None or _SAID_THING.search(target) is not None
     if said:
         target = clean(_SAID_THING_HEAD.sub("", _SAID_THING_LEAD.sub("", target)))
-    elif memory_wording and re.match(r"[\u4e00-\u9fff]", target):
+    elif said_as_such:
+        # "what I said about toppings", "the medication I mentioned", "that I'm using duolingo",
+        # a thing said, named by the words left
+        said = True
+        target = clean(re.sub(r"(?i)^I(?:'m|\s+am|'ve|\s+have)?\s+", "", target))
+        target = clean(_SAID_THING_HEAD.sub("", _SAID_THING_LEAD.sub("", target)))
+    elif memory_wording and re.search(r"[\u4e00-\u9fff]", target):
         # "腰的事你别记了", "游泳那个你忘了吧": in Chinese any target of a verb about memory is a thing
         # said, named to be forgotten
         said = True
-        target = clean(_ZH_POINTING.sub("", target))
+        target = clean(_ZH_POINTING.sub("", _ZH_SAID_BEFORE.sub("", target)))
     if not ((_OWN.match(target) or said) and (memory_wording or said)) or len(target) > 40 or not target:
         return None
     topic = _topic(target)
@@ -230,6 +242,16 @@ def _attribute_of(raw: str, at: datetime, memory_wording: bool) -> tuple[str, An
     return ABOUT, topic, True
 
 
+# what names a thing as said or held: "what I said about …", "the fact that I …", "that I …"
+# (after "forget"), and a clause after it ("the medication I mentioned", "the name you saved")
+_SAID_LEAD = re.compile(
+    r"(?i)^(?:what(?:ever)?\s+I\s+(?:said|told\s+you|mentioned|shared|wrote)|(?:everything|anything|all)\s+I\s+"
+    r"(?:said|told\s+you|mentioned))\s+(?:about|regarding|on|of)\b|^(?:the\s+fact\s+)?that\s+I\b"
+)
+_SAID_TAIL = re.compile(
+    r"(?i)\s+(?:that\s+|which\s+)?(?:I|you)(?:'ve|\s+have)?\s+(?:mentioned|said|told\s+you|shared|brought\s+up|"
+    r"saved|stored|noted|wrote\s+down|remember(?:ed)?|know|have)\b.*$"
+)
 # a thing said, named as one: "the standup note", "the divorce stuff", "the bit about …"
 _SAID_THING = re.compile(
     r"(?i)^(?:the|that|this)\s+(?:(?:bit|part|thing|stuff|line|piece|detail)\s+(?:about|on|regarding|re)\b|"
@@ -237,14 +259,21 @@ _SAID_THING = re.compile(
 )
 _SAID_THING_LEAD = re.compile(r"(?i)^(?:the|that|this)\s+")
 # the words pointing at a thing said ("游泳那个", "腰的事")
-_ZH_POINTING = re.compile(r"(?:的事情?|的那个|那个|这个|那件事|这件事|这块|那块|的事儿|那事儿?)$")
+_ZH_POINTING = re.compile(
+    r"(?:的事情?|的那个|那个|这个|那件事|这件事|这块|那块|的事儿|那事儿?|那条|这条|那句|这句|那段|这段)"
+    r"(?:信息|记录|话)?(?:就?当我没(?:说过?|讲过|提过))?$|(?:就?当我没(?:说过?|讲过|提过))$"
+)
+# a thing pointed at as said before: "刚才说的那个药", "我之前跟你提过的那个"
+_ZH_SAID_BEFORE = re.compile(
+    r"^(?:我)?(?:刚才|刚刚|之前|上次|前面|昨天)?(?:跟你|和你)?(?:说|提|讲)(?:过)?的(?:那个|这个)?"
+)
 _SAID_THING_HEAD = re.compile(r"(?i)\s+(?:note|thing|stuff|bit|part|detail|info)s?$")
 
 
 def _topic(target: str) -> str:
     """A forget's target without its possessives and determiners ("my favourite band" -> "favourite band")."""
     topic = re.sub(r"^(?:我的?|关于|有关)+", "", _FORGET_PREFIX.sub("", target))
-    topic = re.sub(r"(?:的(?:事|事情|情况)?|方面的事|这块)$", "", topic)
+    topic = re.sub(r"(?:的(?:事|事情|情况)?|方面的事|这块)$", "", _ZH_POINTING.sub("", topic))
     while _DETERMINERS.match(topic):
         topic = _DETERMINERS.sub("", topic)
     return clean(topic)
@@ -253,8 +282,8 @@ def _topic(target: str) -> str:
 # every forget shape above has one of these words (checked first, so most sentences stop here)
 _ANY_FORGET = zh(
     r"""
-    (?i:forget|delete|remove|erase|clear|drop|wipe|purge|unlearn|scrub|discard|rid\s+of|take\s+out|stop|don'?t|
-    scratch|nix|toss|strike|cross\s+out|
+    (?i:forget|delete|remove|erase|clear|drop|wipe|purge|unlearn|remember|scrub|discard|rid\s+of|take\s+out|stop|
+    don'?t|scratch|scrap|nix|toss|strike|cross\s+out|
     do\s+not|didn'?t|no\s+need|rather)|忘|删|清|抹|去掉|移除|记|存|当我没
     """
 )

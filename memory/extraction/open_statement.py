@@ -30,7 +30,7 @@ from ..semantics.data import data_file
 from ..semantics.topics import main_area
 from .family import Hit
 from .markers import LASTING, OTHERS
-from .restatement import tells_a_change, tells_of_a_change_told
+from .restatement import gives_a_value, tells_a_change, tells_of_a_change_told
 from .text import alternation, day_end, month_end, to_int, week_end
 
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "＇": "'"})
@@ -267,6 +267,9 @@ _HAVING = re.compile(
     r"(?<![\w'])(?:my|our)\s+(?:[\w'-]+\s+){0,2}?(?:is|are|has|have|isn't|aren't|doesn't|don't|needs|need|won't|can't|"
     r"gets|get|makes|make|keeps|runs|takes)\b"
 )
+# what one of the user's things is, when it is a value that says what it is ("my grant application
+# deadline is May 15", "our budget for the kitchen reno is 15k"): a longer name than `_HAVING` takes
+_MY_VALUE = re.compile(r"(?<![\w'])(?:my|our)\s+(?:[\w'-]+\s+){1,5}?(?:is|are|will\s+be)\s+(?P<value>.+)")
 # the user alone ("we" may be the user and the person named: "coworker is allergic, we're doing a potluck")
 _I_ALONE = re.compile(r"(?<![\w'])(?:i|i'm|im|i've|i'd|i'll)(?![\w'])")
 _I = re.compile(r"(?<![\w'])(?:i|i'm|im|i've|i'd|i'll|we|we're)(?![\w'])")
@@ -410,7 +413,10 @@ class _EnglishReader:
         if lists.affects_me.search(own):
             return True  # "Buffets gross me out", "Yoga is my happy place"
         if lists.self_words.search(own) or lists.fragment.match(span) or _INTRODUCING.match(span):
-            return any(p.search(own) for p in (lists.lasting, lists.habitual, _BEING, _HAVING, _INTRODUCING))
+            if any(p.search(own) for p in (lists.lasting, lists.habitual, _BEING, _HAVING, _INTRODUCING)):
+                return True
+            value = _MY_VALUE.search(own)
+            return value is not None and gives_a_value(value.group("value"))
         # no subject ("Egg allergy", "Heels are a hard no", "SPF 50 every day"): kept on a strong
         # word only, and never when the span is about someone else
         return own == span and lists.strong.search(span) is not None
@@ -549,6 +555,13 @@ def _about_them(span: str, own: str, self_words: tuple[str, ...]) -> bool:
     if own.lstrip().startswith(self_words):
         return False  # "我…": the user is the subject
     return not any(c.startswith(self_words) for c in clauses)
+
+
+def names_someone_else(text: str) -> bool:
+    """Whether a phrase names someone other than the user ("my wife's", "我老公", "孩子")."""
+    if _CJK.search(text):
+        return _someone_else().search(text) is not None
+    return _readers()[0].lists.others.search(text.translate(_APOSTROPHES).casefold()) is not None
 
 
 @cache

@@ -326,6 +326,12 @@ def _value_now() -> re.Pattern[str]:
     return re.compile(rf"(?<![\w'])(?:{words})(?![\w'])|(?<![\w']){not_after}(?:{ends})(?=\s*(?:[,.!;:—–-]|$))", re.I)
 
 
+def gives_a_value(text: str) -> bool:
+    """Whether a text holds a value that says what it is: a time or date, an amount, a count with
+    its unit ("March 27", "15k", "2,200 a day" are; "7", "2022", "mornings" are not)."""
+    return any(_clearly_a_value(m.group().strip()) for m in _spotted(text))
+
+
 _NOW_NEAR = 2  # words at most between a value and the "now" closing its clause ("$65 a head now")
 
 

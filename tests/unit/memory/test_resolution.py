@@ -205,6 +205,15 @@ def test_a_forget_in_the_users_words_finds_what_is_stored() -> None:
     assert any(c["type"] == "suppressed" for c in t.changes)  # the value is kept out where it was
 
 
+def test_a_forget_of_a_thing_mentioned_finds_it_by_meaning() -> None:
+    u = User()
+    u.say("I take sertraline 50mg every morning.", T0)
+    u.say("and I have trouble sleeping most nights", T0 + M)
+    u.say("please forget the medication I mentioned last night", T0 + 24 * 60 * M)
+    live = u.values()
+    assert not any("sertraline" in v for v in live) and any("trouble sleeping" in v for v in live)
+
+
 def test_a_forget_of_something_never_stored_changes_nothing() -> None:
     u = User()
     u.write("knowledge.project_budget", "$100,000")
@@ -248,6 +257,16 @@ def test_a_retraction_ends_the_record_it_names_and_keeps_what_the_turn_says_now(
     live = u.values()
     assert not any("Iron Works" in v for v in live)
     assert any("hiking" in v for v in live) and any("kettlebell" in v for v in live)
+
+
+def test_a_clause_naming_again_what_ended_goes_with_it() -> None:
+    # "a blue Golf" only names the car again, and what follows from it goes too
+    assert without_clauses("I've got a car, a blue Golf, so driving is fine for day trips", ["car"]) is None
+    u = User()
+    u.say("I've got a car, a blue Golf, so driving is fine for day trips", T0)
+    u.say("I'm based in Bristol", T0 + M)
+    u.say("we sold the car last week", T0 + 7 * 24 * 60 * M)
+    assert not any("Golf" in v for v in u.values()) and "Bristol" in u.values()
 
 
 def test_a_statement_in_the_users_words_loses_only_the_clause_naming_what_ended() -> None:
@@ -497,6 +516,13 @@ def test_a_replacement_is_validated_at_the_door() -> None:
         ("hey can you drop the duolingo thing from your notes", ["duolingo"]),
         ("on second thought, don't keep the carpool thing", ["carpool"]),
         ("erase my landlord's name from what you know about me", ["landlord's", "name"]),
+        # named as something said, or something the memory holds
+        ("please forget the medication I mentioned last night", ["medication"]),
+        ("scrap the company name you saved, I shouldn't have shared that", ["company", "name"]),
+        ("ok forget what I said about toppings, that was a bit much", ["toppings"]),
+        ("can you forget that I'm using duolingo", ["using", "duolingo"]),
+        ("erase the audiobooks thing from memory pls", ["audiobooks"]),
+        ("forget the flying thing please, it's embarrassing", ["flying"]),
     ],
 )
 def test_a_forget_names_a_thing_said_in_many_ways(sentence: str, about: list[str]) -> None:
@@ -505,7 +531,10 @@ def test_a_forget_names_a_thing_said_in_many_ways(sentence: str, about: list[str
     assert forget_command(sentence, T0) == [{"about": about}]
 
 
-@pytest.mark.parametrize("sentence", ["delete the file", "clear the cache", "drop the table users", "scratch that"])
+@pytest.mark.parametrize(
+    "sentence",
+    ["delete the file", "clear the cache", "drop the table users", "scratch that", "forget about the meeting"],
+)
 def test_a_request_to_act_on_a_thing_is_no_forget(sentence: str) -> None:
     from slotstream.memory.extraction.forget import forget_command
 
@@ -565,6 +594,13 @@ def test_a_retraction_never_ends_a_record_its_words_only_quote() -> None:
         ("腰的事你别记了哈", ["腰"]),
         ("游泳那个你忘了吧 不用记", ["游泳"]),
         ("琴的牌子你忘了吧 没必要记", ["琴", "牌子"]),
+        ("把B站那个忘掉吧", ["B站"]),
+        ("刚才说的那个药你别记了", ["药"]),
+        ("站会那条不用记 删了吧", ["站会"]),
+        ("卡片那句当我没说 别存", ["卡片"]),
+        ("工资那个你忘了吧 不太想让你记这个", ["工资"]),
+        # someone else's: the words name it, never the user's own allergies
+        ("我老公过敏那个你别记了 他不喜欢别人知道", ["老公过敏"]),
     ],
 )
 def test_a_chinese_forget_names_a_thing_said_without_my(sentence: str, about: list[str]) -> None:

@@ -52,6 +52,9 @@ def lasting(text: str) -> list[dict]:
         "I always pack a paper map ever since I got stuck in the mountains without signal",
         "我腿脚不方便坐轮椅，没电梯的老小区基本上不去",  # 没电梯 is no flat battery
         "I always check today's specials before ordering",  # a word of time, lastingly
+        # one of the user's things and a value that says what it is
+        "my grant application deadline is May 15",
+        "our budget for the kitchen reno is 15k, hard ceiling",
     ],
 )
 def test_a_lasting_statement_in_any_phrasing_is_kept_verbatim(text: str) -> None:
@@ -130,6 +133,9 @@ def test_a_lasting_statement_in_any_phrasing_is_kept_verbatim(text: str) -> None
         "for today's presentation I want to sound confident — any quick tips in the next 10 min?",
         "ok today's the day I clean out the garage, motivate me",
         "I owe you one 😄",
+        # no value that says what it is, or no owner
+        "my code's return value is 42",
+        "the report for the Q1 review is due March 27",  # no owner
     ],
 )
 def test_chat_that_says_nothing_lasting_about_the_user_leaves_nothing_lasting(text: str) -> None:
