@@ -370,6 +370,12 @@ _ALLERGY_EN = [
     rx(
         r"\b(?:I\s+have|I've\s+got|I\s+got|I've\s+developed|I\s+developed|my)\s+(?:an?\s+)?(?:\w+\s+){0,2}?(?P<x>[\w-]+(?:\s+[\w-]+)?)\s+allerg(?:y|ies)\b"
     ),
+    # the user as the subject of an earlier clause ("I'm vegetarian, have been for years, and allergic to kiwi")
+    rx(
+        r"\bI(?:'m|\s+am)\s[^.!?]*?(?:,\s*|\s)(?:and|plus)\s+(?:also\s+)?(?:\w+\s+)?allergic\s+to\s+"
+        + _ALLERGEN
+        + r"(?=$|[,.;!]|\s+(?:and|but|so|which|too|as\s+well))"
+    ),
     rx(r"\ballergy\s+to\s+" + _ALLERGEN + r"(?=$|[,.;!])"),
     rx(r"^" + _ALLERGEN + r"\s+allerg(?:y|ies)\b"),
     rx(

@@ -48,6 +48,8 @@ def commands(text: str) -> list[dict[str, Any]]:
         ("I only eat halal meat.", ("profile.diet.religious", "halal")),
         ("我只吃清真的。", ("profile.diet.religious", "halal")),
         ("I'm allergic to peanuts.", ("profile.allergies", "peanuts")),
+        # the user still the subject after other clauses
+        ("I'm vegetarian, have been for 10 years, and allergic to kiwi", ("profile.allergies", "kiwi")),
         ("我对海鲜过敏。", ("profile.allergies", "海鲜")),
         ("I'm lactose intolerant.", ("profile.intolerances", "lactose intolerance")),
         # likes and dislikes, and where they route
@@ -140,6 +142,7 @@ def test_this_time_scopes_a_preference_to_the_session() -> None:
         # other people
         "My friend has a dog called Max.",
         "My sister is allergic to peanuts.",
+        "I'm fine, and my son is allergic to peanuts.",
         "我妹妹对花生过敏。",
         "我朋友养了一只猫。",
         "我朋友说她老公不吃葱姜蒜，做饭好麻烦。",
