@@ -605,7 +605,7 @@ def resolve_replacement(records: list[Record], statement: str, news: bool = Fals
     least = NEWS_SIMILARITY if news else REPLACEMENT_SIMILARITY
     if not same_area or best < least or best - second < SIMILARITY_MARGIN:
         return Resolution(why="nothing clearly closest it replaces")
-    if news and any(_grave(r) for r in records if r.id == best_id):
+    if any(_grave(r) for r in records if r.id == best_id):
         return Resolution(why=GRAVE_BY_WORDS)
     return Resolution(targets=tuple(r for r in records if r.id == best_id), why="the closest in meaning")
 

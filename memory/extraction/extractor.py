@@ -467,6 +467,19 @@ class _TurnReading:
                 for p in made:
                     if p.record is not None and _single(p.record):
                         p.link_current = True
+            elif (
+                self.context is None
+                and any(
+                    p.record is not None and not _single(p.record) and str(p.record["attribute"]).startswith("profile.")
+                    for p in made
+                )
+                and holds_now(s.text)
+            ):
+                # "ditched the Kindle, I'm on a Kobo now": one of several things the user has or does,
+                # said as what holds now, ends the earlier record clearly closest to it in meaning (a
+                # rule or a goal adds to the others)
+                command = {"op": "retract", "tenant": self.turn.tenant, "user": self.turn.user, "replaced_by": quote}
+                self.items.append(Proposal(rule="replace", command=command))
 
     def restate(self, s: Sentence) -> None:
         """A sentence no family can read: it may still restate or retract something stored."""

@@ -162,7 +162,7 @@ HOME_CITY = Family("home_city", Kind.PREFERENCE, "profile.home_city", _HOME, cha
 # home. (A move to a place is read by HOME_CITY itself: "moved to Bristol".)
 MOVE_TOLD = rx(
     r"\b(?:moved|relocated)\b(?!\s+(?:it|that|them|this|my|our|the|your|his|her|their|to|back|on|up|in|into|from)\b)"
-    r"|\b(?:the|our|my)\s+move\b|\bmoving\s+day\b"
+    r"|\b(?:the|our|my)\s+move\b|\bmoving\s+day\b|搬家|搬完家|家搬完"
 )
 _WHERE_NOW = [
     Pattern(
@@ -171,7 +171,16 @@ _WHERE_NOW = [
             r"(?:in|living\s+in|based\s+in|settled\s+in)\s+)" + _CITY_EN
         ),
         _city_en(1),
-    )
+    ),
+    # "搬家了哈 现在在上海浦东": where the user is now, after the move
+    Pattern(
+        zh(
+            r"(?:^|[，,]|(?<=[\u4e00-\u9fff])\s+)(?:我们?)?(?:人)?(?:现在|目前|如今)(?:人)?(?:在|住在?)"
+            + _CITY_ZH
+            + _ZH_CITY_END
+        ),
+        _city_zh,
+    ),
 ]
 # (read only beside or after a move: every match states a change)
 HOME_AFTER_A_MOVE = Family("home_city", Kind.PREFERENCE, "profile.home_city", _WHERE_NOW, changes=re.compile(r"\S"))

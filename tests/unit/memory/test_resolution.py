@@ -478,6 +478,26 @@ def test_what_adds_to_memory_or_is_not_the_users_replaces_nothing(sentence: str)
     assert all(v in u.values() for v in before)
 
 
+def test_one_of_several_things_said_as_what_holds_now_ends_the_earlier_one() -> None:
+    u = User()
+    u.say("I only read ebooks on my Kindle, paper books take up too much room in my tiny flat", T0)
+    u.say("I also play the piano", T0 + M)
+    u.say("ditched amazon's reader, I'm on a Kobo Libra now", T0 + 3 * 24 * 60 * M)
+    devices = u.live().get("profile.devices", [])
+    assert devices == ["Kobo Libra"], u.live()
+    assert any("piano" in v for v in u.values())
+
+
+def test_a_replacement_by_meaning_never_ends_a_record_of_grave_consequence() -> None:
+    from slotstream.memory.resolution import GRAVE_BY_WORDS, resolve_replacement
+
+    u = User()
+    u.say("我乳糖不耐受 喝牛奶会拉肚子", T0)
+    records = [r for r in u.view.records.values() if r.status == Status.ACTIVE]
+    found = resolve_replacement(records, "现在奶茶照喝 牛奶也喝")
+    assert not found.targets and found.why == GRAVE_BY_WORDS
+
+
 def test_a_replacement_ends_nothing_when_no_record_is_clearly_closest() -> None:
     from slotstream.memory.resolution import resolve_replacement
 
@@ -739,6 +759,7 @@ def test_news_of_a_change_with_nothing_to_replace_leaves_no_memory(news: str) ->
         ("我住在杭州滨江", "上个月搬家了 现在住苏州园区", "苏州园区", "杭州滨江"),
         ("I live in Leeds btw", "big news, we moved! we're in Bristol now, got the keys yesterday", "Bristol", "Leeds"),
         ("I live in Portland", "moved last weekend!! I'm in Denver now, still unpacking lol", "Denver", "Portland"),
+        ("我住杭州西湖区 以后推荐啥的按这个来", "搬家了哈 现在在上海浦东 累死我了", "上海浦东", "杭州西湖区"),
     ],
 )
 def test_news_of_a_move_naming_the_new_home_is_the_home_city(earlier: str, news: str, now: str, gone: str) -> None:
