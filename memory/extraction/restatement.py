@@ -327,9 +327,11 @@ def _value_now() -> re.Pattern[str]:
 
 
 def gives_a_value(text: str) -> bool:
-    """Whether a text holds a value that says what it is: a time or date, an amount, a count with
-    its unit ("March 27", "15k", "2,200 a day" are; "7", "2022", "mornings" are not)."""
-    return any(_clearly_a_value(m.group().strip()) for m in _spotted(text))
+    """Whether a text holds a date, a time or an amount ("March 27", "6:40pm", "15k" are; "7",
+    "2022", "mornings", "502 bad gateway" are not)."""
+    return any(
+        _clearly_a_value(m.group().strip()) and value_kind(m.group().strip()) in ("day", "money") for m in _spotted(text)
+    )
 
 
 _NOW_NEAR = 2  # words at most between a value and the "now" closing its clause ("$65 a head now")
