@@ -35,7 +35,7 @@ _SLOTS_ZH = {
     "{OLD}": r"(?P<old>.+?)",
 }
 # a question asks, it does not restate ("澳大利亚的首都是哪里？", "is the budget $50,000?")
-_QUESTION = re.compile(r"[?？]\s*$|吗\s*$|呢\s*$|什么|哪|几|多少|怎么|为什么|为啥|是不是|有没有")
+_QUESTION = re.compile(r"[?？]\s*$|吗\s*$|呢\s*$|什么|哪|几|多少|(?<!不)怎么|为什么|为啥|是不是|有没有")
 MAX_VALUE_WORDS = 8  # a longer "value" is a sentence, not a value
 _A_CLAUSE = re.compile(r"^(?:i|i'm|i've|i'd|we|we're|my|our|he|she|they|it's|that's)\b", re.I)
 
@@ -51,6 +51,8 @@ class Restatement:
 @dataclass(frozen=True)
 class _Retractions:
     shapes: tuple[re.Pattern[str], ...]
+    clause_shapes: tuple[re.Pattern[str], ...]  # (English) tried at the start of any clause too
+    of_the_moment: re.Pattern[str]  # "明天不跑了", "no coffee tonight": a moment, nothing ends
     not_things: frozenset[str]
     look: re.Pattern[str]  # the words one of the shapes needs
 
@@ -212,17 +214,32 @@ def _compile(spec: dict[str, Any], english: bool) -> _Language:
     )
 
 
-_THING = {True: r"(?P<about>.+?)", False: r"(?P<about>.+?)"}
+_THING = {True: r"(?P<about>[^,;:]+?)", False: r"(?P<about>.+?)"}
 
 
 def _retractions(spec: dict[str, Any], english: bool) -> _Retractions:
-    shapes = []
     needed: set[str] = set()
-    for shape in spec["shapes"]:
+    shapes = _retraction_shapes(spec.get("clause_shapes", []), english, needed)
+    clause_shapes = tuple(shapes)
+    shapes += _retraction_shapes(spec["shapes"], english, needed)
+    return _Retractions(
+        tuple(shapes),
+        clause_shapes,
+        _look(set(spec["of_the_moment"]), english),
+        frozenset(w.casefold() for w in spec["not_things"]),
+        _look(needed, english),
+    )
+
+
+def _retraction_shapes(templates: list[str], english: bool, needed: set[str]) -> list[re.Pattern[str]]:
+    shapes = []
+    for shape in templates:
         needed |= set(needed_words(shape))
-        body = shape.replace("{T}", _THING[english])
+        body = shape
         if english:
             body = body.replace(" ", r"\s+").replace(r"\s+(", r"\s*(").replace(r")?\s+", r")?\s*")
+        # (the thing goes in last: the space before it stays a space, "don't do" is not "don't double")
+        body = body.replace("{T}", _THING[english])
         # the sentence may go on after the thing ("I quit the gym, way too expensive")
         # (in Chinese a space between words parts clauses as a comma does, and a few words of time
         # may follow the verb: "咖啡戒了快两周了 心慌好多了")
@@ -231,10 +248,12 @@ def _retractions(spec: dict[str, Any], english: bool) -> _Retractions:
             if english
             else r"(?:(?:快|都|已经|有)?[\d一二三四五六七八九十两半几]+个?多?(?:天|周|星期|礼拜|月|年)了?)?"
         )
+        # (English: "quit smoking three weeks ago and haven't touched one since")
+        joined = r"|\s+(?:and|but|so)\s+" if english else ""
         shapes.append(
-            re.compile(rf"^{body}{after}(?:(?:\s*[,，.。;；!！]|\s+[—–-]\s|(?<=[\u3400-\u9fff])\s+).*)?$", re.I)
+            re.compile(rf"^{body}{after}(?:(?:\s*[,，.。;；!！]|\s+[—–-]\s|(?<=[\u3400-\u9fff])\s+{joined}).*)?$", re.I)
         )
-    return _Retractions(tuple(shapes), frozenset(w.casefold() for w in spec["not_things"]), _look(needed, english))
+    return shapes
 
 
 @cache
@@ -330,7 +349,8 @@ def gives_a_value(text: str) -> bool:
     """Whether a text holds a date, a time or an amount ("March 27", "6:40pm", "15k" are; "7",
     "2022", "mornings", "502 bad gateway" are not)."""
     return any(
-        _clearly_a_value(m.group().strip()) and value_kind(m.group().strip()) in ("day", "money") for m in _spotted(text)
+        _clearly_a_value(m.group().strip()) and value_kind(m.group().strip()) in ("day", "money")
+        for m in _spotted(text)
     )
 
 
@@ -463,12 +483,17 @@ def _led_by_change(text: str, stripped: str, lang: _Language) -> bool:
     return lang.change_words is not None and lang.change_words.search(lead) is not None
 
 
-# when it stopped is not what stopped ("the blood thinner last week")
+# when it stopped is not what stopped ("the blood thinner last week", "smoking three weeks ago"),
+# nor who it stopped for ("no more commute for me")
 _WHEN = re.compile(
     r"(?:\s+(?:last|this|next)\s+(?:week|month|year|night|weekend)"
+    r"|\s+(?:a|an|one|two|three|four|five|six|a\s+few|a\s+couple\s+of|\d+)\s+(?:days?|weeks?|months?|years?)\s+ago"
+    r"|\s+for\s+(?:me|us)"
     r"|\s+(?:today|yesterday|recently|lately|now|anymore|any more|for good|at all))+$",
     re.I,
 )
+# where a later English clause starts
+_EN_CLAUSE = re.compile(r",\s*(?:(?:and|so|but)\s+)?|\s+(?:so|and\s+so)\s+|\s+[—–-]\s+|[;:]\s*", re.I)
 _NAMED_THING = re.compile(r"^(?:the|my|our|that|this|those|these|a|an)\s+", re.I)
 _LEFT_AS_IS = re.compile(r"\s(?:on|off|open|unlocked|running|behind|out|there|here|outside)$", re.I)
 _NOT_A_THING = re.compile(r"^(?:by|off|in|out|over|up|down|back|around)\b", re.I)
@@ -489,38 +514,70 @@ def retraction(sentence: str) -> tuple[str, ...] | None:
         return None
     lang, _, stripped = read
     english = _languages()[0]
-    if lang.retractions.look.search(stripped) is None:
+    if lang.retractions.look.search(stripped) is None or lang.retractions.of_the_moment.search(stripped):
         return None
     # (in Chinese any clause may say it, after one that does not: "儿子死活不想学了 课已经退了")
     # (the clause nearest the end first: "我跟你说 我把烟戒了" names the cigarettes, not what was said)
     clauses = [stripped, *(stripped[m.end() :] for m in _ZH_CLAUSE.finditer(stripped))]
-    starts = [stripped] if lang is english else clauses[::-1]
-    for shape in lang.retractions.shapes:
-        m = next((found for start in starts if start and (found := shape.match(start)) is not None), None)
+    # (in English a later clause may say it too: "good news, the low fodmap phase is over", "my
+    # shins gave up, I'm done with running"; the sentence's start first)
+    starts = (
+        [stripped, *(stripped[m.end() :] for m in _EN_CLAUSE.finditer(stripped))] if lang is english else clauses[::-1]
+    )
+    # (English: each clause in turn, by the shapes that may open any clause, every shape at the
+    # sentence's start or after a lead of two words; Chinese: each shape, on the clauses from the end)
+    shapes = lang.retractions.shapes
+    tries = (
+        (
+            (shape, start)
+            for start in starts
+            for shape in (
+                shapes if len(stripped[: len(stripped) - len(start)].split()) <= 2 else lang.retractions.clause_shapes
+            )
+        )
+        if lang is english
+        else ((shape, start) for shape in shapes for start in starts)
+    )
+    from .open_statement import names_someone_else  # (it reads this module's words: loaded on use)
+
+    for shape, start in tries:
+        m = shape.match(start) if start else None
         if m is None:
             continue
-        thing = _clean(m.group("about"), lang)
-        if lang is english:
-            named = _NAMED_THING.match(thing)
-            thing = _NAMED_THING.sub("", thing)
-            thing = _WHEN.sub("", thing)
-            if _NOT_A_THING.match(thing) or _LEFT_AS_IS.search(thing):
-                return None  # "stopped by the store", "dropped off the kids", "left the stove on"
-            if named:
-                # "the kids at school": the kids; "live in Beijing" stays whole
-                thing = _WHERE.split(thing, maxsplit=1)[0]
-            words = tuple(thing.split())
-            if not words or len(words) > MAX_THING_WORDS:
-                return None
-        else:
-            thing = re.sub(r"^我?(?:把|将)", "", thing.removeprefix("那个").removesuffix("那个"))
-            words = (thing,) if thing else ()
-            if not words or len(thing) > MAX_THING_CHARACTERS:
-                return None
-        if thing.casefold() in lang.retractions.not_things:
+        if names_someone_else(start[: m.end("about")]):
+            return None  # ("my sister's course ended", "我老公戒烟了"): not the user's to end
+        words = _thing_words(m.group("about"), lang, english)
+        if words is None:
+            if lang is english:
+                continue  # ("stopped by the store", "it's done": nothing named here; another clause may)
             return None
         return words
     return None
+
+
+def _thing_words(raw: str, lang: _Language, english: _Language) -> tuple[str, ...] | None:
+    """The words naming what no longer holds, or None when they name nothing in particular."""
+    thing = _clean(raw, lang)
+    if lang is english:
+        named = _NAMED_THING.match(thing)
+        thing = _NAMED_THING.sub("", thing)
+        thing = _WHEN.sub("", thing)
+        if _NOT_A_THING.match(thing) or _LEFT_AS_IS.search(thing):
+            return None  # "stopped by the store", "dropped off the kids", "left the stove on"
+        if named:
+            # "the kids at school": the kids; "live in Beijing" stays whole
+            thing = _WHERE.split(thing, maxsplit=1)[0]
+        words = tuple(thing.split())
+        if not words or len(words) > MAX_THING_WORDS:
+            return None
+    else:
+        thing = re.sub(r"^我?(?:把|将)", "", thing.removeprefix("那个").removesuffix("那个"))
+        words = (thing,) if thing else ()
+        if not words or len(thing) > MAX_THING_CHARACTERS:
+            return None
+    if thing.casefold() in lang.retractions.not_things:
+        return None
+    return words
 
 
 def only_a_change(sentence: str) -> bool:

@@ -235,6 +235,21 @@ def test_a_forget_of_something_never_stored_changes_nothing() -> None:
         ("I dropped the kids at school", ("kids",)),
         ("在职那个我退了，周末又空出来了", ("在职",)),
         ("车卖了，现在上班都坐地铁", ("车",)),
+        # in a later clause, or after a lead of two words
+        ("my shins gave up, I'm done with running for good", ("running",)),
+        ("fully remote since this week, no more commute for me", ("commute",)),
+        ("good news, the low fodmap phase is over, my GI said I can eat everything again", ("low", "fodmap", "phase")),
+        # other ways of saying it ended
+        ("Done with the low-carb thing, it wasn't working for me.", ("low-carb", "thing")),
+        ("I've stopped the morning runs, my knee just can't take it", ("morning", "runs")),
+        ("quit smoking three weeks ago and haven't touched one since!", ("smoking",)),
+        ("my back has put an end to the running, physio's orders", ("running",)),
+        ("tuesday football's done, the team folded. sad times", ("tuesday", "football")),
+        ("the league folded, sad times", ("league",)),
+        ("车卖了 反正也不怎么开", ("车",)),  # ("不怎么" asks nothing)
+        ("健身房那边我不去了 卡已经转给别人了", ("健身房",)),
+        ("音乐会员不续了 现在听免费的", ("音乐会员",)),
+        ("现在不怎么看韩剧了 没意思", ("看韩剧",)),
     ],
 )
 def test_what_no_longer_holds_is_read_in_the_users_words(sentence: str, about: tuple[str, ...]) -> None:
@@ -243,7 +258,21 @@ def test_what_no_longer_holds_is_read_in_the_users_words(sentence: str, about: t
 
 @pytest.mark.parametrize(
     "sentence",
-    ["I left the stove on", "I stopped by the store after work", "I quit", "Did you quit the gym?", "I love my gym"],
+    [
+        "I left the stove on",
+        "I stopped by the store after work",
+        "I quit",
+        "Did you quit the gym?",
+        "I love my gym",
+        "I stopped by the store, the milk is gone",  # not said at the start, nor by the user
+        "so i don't double book pls",  # "don't do" is not "don't double"
+        "my sister's course ended",  # someone else's
+        "我老公戒烟了",
+        "明天休息，睡个懒觉，不跑了",  # a moment
+        "no coffee for me tonight, I need to sleep",
+        "算了，不用了。",
+        "好吧 算了 不问了",
+    ],
 )
 def test_a_sentence_that_ends_nothing_is_not_a_retraction(sentence: str) -> None:
     assert retraction(sentence) is None
