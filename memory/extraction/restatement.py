@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -514,7 +515,8 @@ def retraction(sentence: str) -> tuple[str, ...] | None:
         return None
     lang, _, stripped = read
     english = _languages()[0]
-    if lang.retractions.look.search(stripped) is None or lang.retractions.of_the_moment.search(stripped):
+    look = lang.retractions.look
+    if look.search(stripped) is None or lang.retractions.of_the_moment.search(stripped):
         return None
     # (in Chinese any clause may say it, after one that does not: "儿子死活不想学了 课已经退了")
     # (the clause nearest the end first: "我跟你说 我把烟戒了" names the cigarettes, not what was said)
@@ -522,7 +524,10 @@ def retraction(sentence: str) -> tuple[str, ...] | None:
     # (in English a later clause may say it too: "good news, the low fodmap phase is over", "my
     # shins gave up, I'm done with running"; the sentence's start first)
     starts = (
-        [stripped, *(stripped[m.end() :] for m in _EN_CLAUSE.finditer(stripped))] if lang is english else clauses[::-1]
+        # (a clause without a word any shape needs is not tried)
+        [stripped, *(c for m in _EN_CLAUSE.finditer(stripped) if look.search(c := stripped[m.end() :]))]
+        if lang is english
+        else clauses[::-1]
     )
     # (English: each clause in turn, by the shapes that may open any clause, every shape at the
     # sentence's start or after a lead of two words; Chinese: each shape, on the clauses from the end)
@@ -538,13 +543,11 @@ def retraction(sentence: str) -> tuple[str, ...] | None:
         if lang is english
         else ((shape, start) for shape in shapes for start in starts)
     )
-    from .open_statement import names_someone_else  # (it reads this module's words: loaded on use)
-
     for shape, start in tries:
         m = shape.match(start) if start else None
         if m is None:
             continue
-        if names_someone_else(start[: m.end("about")]):
+        if _someone_else()(start[: m.end("about")]):
             return None  # ("my sister's course ended", "我老公戒烟了"): not the user's to end
         words = _thing_words(m.group("about"), lang, english)
         if words is None:
@@ -553,6 +556,13 @@ def retraction(sentence: str) -> tuple[str, ...] | None:
             return None
         return words
     return None
+
+
+@cache
+def _someone_else() -> Callable[[str], bool]:
+    from .open_statement import names_someone_else  # (it reads this module's words: loaded on use)
+
+    return names_someone_else
 
 
 def _thing_words(raw: str, lang: _Language, english: _Language) -> tuple[str, ...] | None:
