@@ -282,7 +282,7 @@ def _topic(target: str) -> str:
 # every forget shape above has one of these words (checked first, so most sentences stop here)
 _ANY_FORGET = zh(
     r"""
-    (?i:forget|delete|remove|erase|clear|drop|wipe|purge|unlearn|remember|scrub|discard|rid\s+of|take\s+out|stop|
+    (?i:forget|delete|remove|erase|clear|drop|wipe|purge|unlearn|un-?remember|scrub|discard|rid\s+of|take\s+out|stop|
     don'?t|scratch|scrap|nix|toss|strike|cross\s+out|
     do\s+not|didn'?t|no\s+need|rather)|忘|删|清|抹|去掉|移除|记|存|当我没
     """
