@@ -16,6 +16,7 @@ from ..models import Kind
 from . import prefilter
 from .family import Hit
 from .prefilter import one_of, rewritten
+from .restatement import says_when_or_how_much
 from .text import Getter, Pattern, clean, matched_by, rx, scan, slugify, tables, to_int, zh
 
 _LEVELS = {
@@ -1250,6 +1251,10 @@ _ASPIRATION = zh(
 def _expertise_cue_en(m: re.Match[str]) -> tuple[str, str | None] | None:
     text = m.string
     if not _SELF_EN.search(text) or re.search(r"[\u4e00-\u9fff]", text) or _ASPIRATION.search(text):
+        return None
+    if says_when_or_how_much(text):
+        # a day, a time or an amount: the sentence tells of a plan or an event, not of a level
+        # ("My thesis draft is due on April 10", "standup is at 9:30 on Zoom", "on friday")
         return None
     for level, cue in _CUES_EN:
         if prefilter.test(cue, text):

@@ -355,6 +355,12 @@ def gives_a_value(text: str) -> bool:
     )
 
 
+def says_when_or_how_much(text: str) -> bool:
+    """Whether a text holds a day, a date, a time or an amount, in figures or not ("on friday",
+    "at 9:30", "$300")."""
+    return any(value_kind(m.group().strip()) in ("day", "money") for m in _spotted(text))
+
+
 _NOW_NEAR = 2  # words at most between a value and the "now" closing its clause ("$65 a head now")
 
 

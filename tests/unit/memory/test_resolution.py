@@ -385,13 +385,13 @@ def test_a_date_moved_replaces_the_day_of_the_month_in_place() -> None:
 
 
 def test_a_change_with_a_value_no_record_holds_replaces_the_one_record_clearly_of_it() -> None:
-    # the earlier sentence was kept as something with no time in its value: the change still ends
+    # the earlier sentence was kept as a hobby, with no time in its value: the change still ends
     # it, and what the user said now is kept in its place
     u = User()
-    u.say("Our team standup is every day at 9:30, it's 15 minutes on Zoom.", T0)
-    u.say("heads up, my manager moved standup to 10:15 for the whole team", T0 + 2 * 24 * 60 * M)
+    u.say("I play in a pub quiz team with my old uni friends", T0)
+    u.say("heads up, the pub quiz moved to 8pm", T0 + 2 * 24 * 60 * M)
     live = [r for r in u.view.records.values() if r.status in (Status.ACTIVE, Status.CANDIDATE)]
-    assert [r.statement for r in live] == ["heads up, my manager moved standup to 10:15 for the whole team"]
+    assert [r.statement for r in live] == ["heads up, the pub quiz moved to 8pm"]
 
 
 def test_a_day_said_every_week_in_chinese_is_a_day_a_correction_replaces() -> None:

@@ -683,3 +683,17 @@ def test_asking_to_say_it_clearly_is_detail_and_a_clause_about_things_said_clear
     from slotstream.memory.extraction.detail import DETAIL
 
     assert bool(DETAIL.hits(text, datetime(2026, 1, 1, tzinfo=UTC))) is detail
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My thesis draft is due to my supervisor on April 10.",
+        "Our team standup is every day at 9:30, it's 15 minutes on Zoom.",
+        "I'm not teaching anymore, finished my last term on friday",
+    ],
+)
+def test_a_sentence_with_a_day_a_time_or_an_amount_is_no_level_of_skill(text: str) -> None:
+    # a word of level ("thesis", "teaching", "every day") beside a day, a time or an amount tells
+    # of a plan or an event: no expertise is read from it
+    assert not [r for r in extract(text).records if r["attribute"].startswith("profile.expertise")]
