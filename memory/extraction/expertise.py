@@ -1252,12 +1252,12 @@ def _expertise_cue_en(m: re.Match[str]) -> tuple[str, str | None] | None:
     text = m.string
     if not _SELF_EN.search(text) or re.search(r"[\u4e00-\u9fff]", text) or _ASPIRATION.search(text):
         return None
-    if says_when_or_how_much(text):
-        # a day, a time or an amount: the sentence tells of a plan or an event, not of a level
-        # ("My thesis draft is due on April 10", "standup is at 9:30 on Zoom", "on friday")
-        return None
     for level, cue in _CUES_EN:
         if prefilter.test(cue, text):
+            if says_when_or_how_much(text):
+                # a day, a time or an amount: the sentence tells of a plan or an event, not of a
+                # level ("My thesis draft is due on April 10", "standup is at 9:30 on Zoom")
+                return None
             domain = _domain_en(text)
             if domain is None:
                 return None  # "I'm no expert", "I taught my dog a trick": too vague without the thing it is about
