@@ -380,10 +380,21 @@ def _given_now(text: str, value: re.Match[str]) -> bool:
     return False
 
 
+@cache
+def _value_now_words() -> tuple[frozenset[str], ...]:
+    """Each word or phrase of `value_now` as the set of its words."""
+    spec = data_file("restatements.json")["en"]["value_now"]
+    return tuple(frozenset(_WORD.findall(w.casefold())) for w in (*spec["words"], *spec["clause_end"]))
+
+
 def value_now(sentence: str) -> bool:
     """An English sentence that gives a value as what holds now, without a word of change
     (`value_now` in restatements.json): "landing 11:15pm now", "the freeze kicks in at noon now"."""
-    return _value_now().search(sentence.replace("\u2019", "'")) is not None
+    folded = sentence.replace("\u2019", "'")
+    words = set(_WORD.findall(folded.casefold()))
+    if not any(entry <= words for entry in _value_now_words()):
+        return False  # (the quick look, by the sentence's words: most have none of them)
+    return _value_now().search(folded) is not None
 
 
 def _clearly_a_value(value: str) -> bool:
