@@ -48,6 +48,7 @@ from .models import (
 )
 from .registry import TEMPORARY_LIFETIME, resolve
 from .resolution import (
+    SPECIFIC_KINDS,
     VERBATIM,
     eligible,
     of_other_areas,
@@ -897,15 +898,10 @@ def _restate(view: UserView, cmd: RestateCommand, at: datetime, t: Transition) -
     if found.ambiguous:
         return _pending_correction(cmd, found.candidates, at, t)
     if not found.targets:
-        if (
-            cmd.change
-            and cmd.evidence
-            and cmd.old_value is None
-            and value_kind(cmd.value) in ("day", "money", "number")
-        ):
-            # a change said with a value no record holds a value of its kind for ("they moved
-            # standup to 10:15" and "standup is at 9:30 on Zoom" read as something else): what it
-            # says holds now, as news does, in place of the one record clearly closest to it
+        if cmd.change and cmd.evidence and cmd.old_value is None and value_kind(cmd.value) in SPECIFIC_KINDS:
+            # a change said with a value no record holds a value of its kind for ("the pub quiz
+            # moved to 8pm" and "I play in a pub quiz team" kept as a hobby): what it says holds
+            # now, as news does, in place of the one record clearly closest to it
             replaced = _replaced_by_statement(view, cmd.statement, at, t, cmd.evidence[0])
             if replaced.outcome != Outcome.NOOP:
                 return replaced

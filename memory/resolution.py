@@ -330,7 +330,7 @@ def resolve_restatement(
             if r.cardinality == Cardinality.SINGLE
             or (
                 (r.attribute.startswith(VERBATIM) or _phrase(r))
-                and kind in _SPECIFIC
+                and kind in SPECIFIC_KINDS
                 and kind in kinds[r.id]
                 and _same_part(value, r.statement)
                 and (at - r.observed_at <= RECENT or _bears_on(r, statement, value))
@@ -360,7 +360,7 @@ def resolve_restatement(
     return Resolution(targets=tuple(targets.values()), why=why, old_values=frozenset({old_norm}))
 
 
-_SPECIFIC = ("day", "money", "number")
+SPECIFIC_KINDS = ("day", "money", "number")  # a value of one of these kinds says what it is
 BEARS_ON = 0.15  # the least area agreement between a correction and a statement it changes by kind alone
 
 
