@@ -113,11 +113,21 @@ from __future__ import annotations
 
 from .extractor import RULES, RuleExtractor
 from .families import FAMILIES, analyze
-from .interface import REFUSED_NO_PROJECT, REFUSED_NO_SESSION, REFUSED_SECRET, Extraction, Extractor, Proposal, Turn
+from .interface import (
+    REFUSED_CHAT,
+    REFUSED_NO_PROJECT,
+    REFUSED_NO_SESSION,
+    REFUSED_SECRET,
+    Extraction,
+    Extractor,
+    Proposal,
+    Turn,
+)
 from .text import Sentence, day_end, month_end, split_sentences, week_end
 
 __all__ = [
     "FAMILIES",
+    "REFUSED_CHAT",
     "REFUSED_NO_PROJECT",
     "REFUSED_NO_SESSION",
     "REFUSED_SECRET",

@@ -6,9 +6,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..models import Cardinality, Kind, iso
+from ..models import Cardinality, Consequence, Kind, Sensitivity, iso
 from ..registry import TEMPORARY_LIFETIME, resolve
 from ..secret_spans import armed, find_secrets, redact, refusal_spans
+from ..semantics.lasting_model import clearly_lasting, reads_as_chat
 from ..semantics.topics import main_area
 from . import prefilter
 from .everyday import EVERYDAY_REQUIRES, everyday_hits
@@ -16,7 +17,15 @@ from .families import GOAL_REQUIRES, RULE_FAMILIES, analyze
 from .family import Hit
 from .forget import ABOUT, FORGET_REQUIRES, forget_command
 from .home import AFTER_A_MOVE_REQUIRES, HOME_AFTER_A_MOVE, MOVE_TOLD
-from .interface import REFUSED_NO_PROJECT, REFUSED_NO_SESSION, REFUSED_SECRET, Extraction, Proposal, Turn
+from .interface import (
+    REFUSED_CHAT,
+    REFUSED_NO_PROJECT,
+    REFUSED_NO_SESSION,
+    REFUSED_SECRET,
+    Extraction,
+    Proposal,
+    Turn,
+)
 from .markers import (
     AS_IF,
     CORRECTION,
@@ -200,6 +209,7 @@ class RuleExtractor:
         lasting_statements("")
         restatement("")
         main_area("")
+        reads_as_chat("")
 
     def extract(self, turn: Turn) -> Extraction:
         if self.prefilter:
@@ -231,7 +241,10 @@ class RuleExtractor:
             for s in split_sentences(turn.text):
                 reading.sentence(s)
         reading.open_statements()
-        return Extraction(items=reading.items, refused=reading.refused, redacted_text=redacted_text)
+        items = _vetted(reading.items, turn.text)
+        if len(items) < len(reading.items):
+            reading.refuse(REFUSED_CHAT)
+        return Extraction(items=items, refused=reading.refused, redacted_text=redacted_text)
 
     @staticmethod
     def _record(
@@ -296,6 +309,58 @@ _INSTRUCTIONS = (
     "preference.explanation_style",
     "preference.tone",
 )
+# named values in slots of their own, read only in the shapes their families know: not vetted
+_NAMED_SLOTS = ("profile.timezone", "profile.home_city")
+
+
+def _new_and_lasting(p: Proposal) -> bool:
+    """A record of what the user says about themself that would start a lasting memory: new, beyond
+    the session, with no end of its own. (A correction or a new value for what is stored changes
+    what the user already said; "this week I'm in Berlin" ends when it says. How to answer, goals,
+    priorities, decisions, rules, a time zone and a home city have rules of their own for what
+    holds beyond the moment.)"""
+    r = p.record
+    if r is None or r.get("kind") != Kind.PREFERENCE.value:
+        return False
+    attribute = str(r.get("attribute", ""))
+    if attribute.startswith(_INSTRUCTIONS + _NAMED_SLOTS):
+        return False
+    spec = resolve(attribute, Kind.PREFERENCE)
+    if spec.sensitivity == Sensitivity.SPECIAL or spec.consequence in (Consequence.HIGH, Consequence.CRITICAL):
+        return False  # a lost allergy is worse than a false one: the model does not veto what is safety-relevant
+    return not (
+        p.link_current or r.get("corrects") or r.get("valid_until") or str(r.get("scope", "")).startswith("session:")
+    )
+
+
+_OPENING = 12  # letters: a record's words open the turn when they start with its first ones
+
+
+def _vetted(items: list[Proposal], text: str) -> list[Proposal]:
+    """The rules read what a turn says; the lasting model may still read the whole turn as chat (a
+    request about the task at hand, a state of the moment, someone else's habit). Then a new
+    lasting record is kept only if the turn opens with its words and they read as clearly lasting
+    ("I'm vegetarian btw, what should I cook tonight?"), and what a dropped one would have replaced
+    stays."""
+    if not any(_new_and_lasting(p) for p in items) or not reads_as_chat(text):
+        return items
+    opening = _letters(text)[:_OPENING]
+    dropped = {
+        words
+        for p in items
+        if p.record is not None
+        and _new_and_lasting(p)
+        and not (
+            # a fact the user leads with; not one inside material they pasted or set up
+            _letters(words := str(p.record.get("statement") or "")).startswith(opening) and clearly_lasting(words)
+        )
+    }
+    return [
+        p
+        for p in items
+        if not (p.record is not None and _new_and_lasting(p) and str(p.record.get("statement") or "") in dropped)
+        and not (p.command is not None and p.rule == "replace" and p.command.get("replaced_by") in dropped)
+    ]
 
 
 def _described(command: dict[str, Any]) -> bool:

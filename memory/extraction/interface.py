@@ -16,6 +16,8 @@ from ..validation import derive_id
 REFUSED_SECRET = Reason.SECRET_VALUE.value  # "secret_value"
 REFUSED_NO_SESSION = "temporary_without_session"
 REFUSED_NO_PROJECT = "project_scope_without_project"
+# the rules found something lasting, the lasting model read the turn as chat: nothing new is kept
+REFUSED_CHAT = "read_as_chat"
 
 
 class Turn(BaseModel):

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from slotstream.memory.extraction import (
+    REFUSED_CHAT,
     REFUSED_NO_PROJECT,
     REFUSED_NO_SESSION,
     REFUSED_SECRET,
@@ -20,6 +21,7 @@ from slotstream.memory.extraction import (
     split_sentences,
     week_end,
 )
+from slotstream.memory.extraction import extractor as extractor_module
 from slotstream.memory.registry import TEMPORARY_LIFETIME
 from slotstream.memory.secrets import contains_secret
 from slotstream.memory.validation import build_record, parse_command, parse_record
@@ -697,3 +699,72 @@ def test_a_sentence_with_a_day_a_time_or_an_amount_is_no_level_of_skill(text: st
     # a word of level ("thesis", "teaching", "every day") beside a day, a time or an amount tells
     # of a plan or an event: no expertise is read from it
     assert not [r for r in extract(text).records if r["attribute"].startswith("profile.expertise")]
+
+
+# --- chat is not memory: the lasting model's veto ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My 8-year-old only eats beige food. Any tips?",
+        "I've only got 5 minutes, what's the gist of the Keynesian vs Austrian debate?",
+        "The team I manage prefers async updates over meetings. What tools do that well?",
+        "今晚要赶个ddl 待会儿可能会一直问你",
+    ],
+)
+def test_a_turn_the_lasting_model_reads_as_chat_keeps_nothing_lasting(text: str, monkeypatch) -> None:
+    out = extract(text)
+    assert [p for p in out.items if p.record is not None and p.record["scope"] == "global"] == []
+    assert out.refused == [REFUSED_CHAT]
+    # the rules alone read something lasting in each: the veto is what keeps it out
+    monkeypatch.setattr(extractor_module, "reads_as_chat", lambda text: False)
+    assert any(p.record is not None and p.record["scope"] == "global" for p in extract(text).items)
+
+
+@pytest.mark.parametrize(
+    "text,attribute",
+    [
+        # a fact the user leads with, then asks for something
+        ("I'm vegetarian btw, what should I cook tonight?", "preference.stated.food"),
+        # safety-relevant: never vetoed, wherever the turn says it
+        ("I'm allergic to peanuts, what snack should I bring to the game?", "health.stated.food"),
+        ("what snack should I bring to the game? I'm allergic to peanuts", "profile.allergies"),
+        ("any good snacks for a road trip? fyi I have celiac disease", "profile.allergies"),
+        ("At 70 my eyes aren't what they were, so I need large print or audio.", "profile.accessibility"),
+        # bound in time: it ends when it says
+        ("this week I'm working out of the Berlin office, back home Friday", "preference.stated.fitness"),
+        ("这周我在深圳出差 周五回来", "profile.routine"),
+        # a named value in a slot of its own
+        ("I'm in Berlin for the summer, so I'm on CET", "profile.timezone"),
+        # how to answer has rules of its own for what lasts
+        ("Keep answers under 100 words.", "preference.response.length"),
+        ("I hate cilantro.", "profile.dislikes"),
+    ],
+)
+def test_what_the_lasting_model_does_not_veto(text: str, attribute: str) -> None:
+    out = extract(text)
+    assert attribute in [p.record["attribute"] for p in out.items if p.record is not None]
+    assert REFUSED_CHAT not in out.refused
+
+
+def _statement(words: str) -> Proposal:
+    record = {"kind": "preference", "attribute": "preference.stated.food", "scope": "global", "statement": words}
+    return Proposal(record=record, rule="statement")
+
+
+def test_a_vetoed_statement_takes_its_replacement_with_it_and_only_a_leading_fact_is_spared(monkeypatch) -> None:
+    monkeypatch.setattr(extractor_module, "reads_as_chat", lambda text: True)
+    monkeypatch.setattr(extractor_module, "clearly_lasting", lambda words: True)
+    command = {"op": "retract", "tenant": "t1", "user": "u1", "replaced_by": "I only drink oat milk now."}
+    replace = Proposal(command=command, rule="replace")
+    pasted = "is this review real?\n\nI only drink oat milk now."
+    # clearly lasting words inside what the turn quotes are not the user's lead: both go
+    assert extractor_module._vetted([_statement("I only drink oat milk now."), replace], pasted) == []
+    # the same words leading the turn stay, and so does what they replace
+    leading = "I only drink oat milk now. Any latte tips?"
+    kept = extractor_module._vetted([_statement("I only drink oat milk now."), replace], leading)
+    assert len(kept) == 2
+    # a correction is never the model's to veto
+    corrected = Proposal(record={**_statement("Make that soy.").record, "corrects": "r1"}, rule="statement")
+    assert extractor_module._vetted([corrected], pasted) == [corrected]
