@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from . import vectors
+from .adam import Adam
 from .topics import lexicon
 
 LEXICON_WEIGHT = 0.5  # the area-word counts beside the vector, as log(1 + count) x this
@@ -103,23 +104,15 @@ def train(examples: Sequence[Example], iterations: int = 1500) -> AreaModel:
     penalty = L2 / total
     coef = np.zeros((x_all.shape[1], len(areas)))
     bias = np.zeros(len(areas))
-    # Adam: a fixed number of steps from zero, so the same texts give the same weights
-    m_c, v_c, m_b, v_b = np.zeros_like(coef), np.zeros_like(coef), np.zeros_like(bias), np.zeros_like(bias)
-    rate, b1, b2, eps = 0.05, 0.9, 0.999, 1e-8
-    for step in range(1, iterations + 1):
+    adam_c, adam_b = Adam(), Adam()
+    for _ in range(iterations):
         z = x_all @ coef + bias
         z -= z.max(axis=1, keepdims=True)
         p = np.exp(z)
         p /= p.sum(axis=1, keepdims=True)
         g = (p - y) * w / total
-        g_c = x_all.T @ g + penalty * coef
-        g_b = g.sum(axis=0)
-        m_c = b1 * m_c + (1 - b1) * g_c
-        v_c = b2 * v_c + (1 - b2) * g_c * g_c
-        m_b = b1 * m_b + (1 - b1) * g_b
-        v_b = b2 * v_b + (1 - b2) * g_b * g_b
-        coef -= rate * (m_c / (1 - b1**step)) / (np.sqrt(v_c / (1 - b2**step)) + eps)
-        bias -= rate * (m_b / (1 - b1**step)) / (np.sqrt(v_b / (1 - b2**step)) + eps)
+        coef = adam_c.step(coef, x_all.T @ g + penalty * coef)
+        bias = adam_b.step(bias, g.sum(axis=0))
     return AreaModel(areas, coef.astype(np.float32), bias.astype(np.float32))
 
 

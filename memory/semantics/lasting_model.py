@@ -31,6 +31,7 @@ from importlib import resources
 import numpy as np
 
 from . import gloss
+from .adam import Adam
 
 L2 = 1.0  # the weights' penalty, per training text (the inverse of the usual C)
 MIN_COUNT = 2  # a feature seen in fewer training texts is left out (it says nothing general)
@@ -106,8 +107,8 @@ class Example:
 
 
 def _fit(rows: list[list[int]], y: np.ndarray, size: int) -> tuple[np.ndarray, float]:
-    """Logistic regression on sparse binary features, full batch, classes weighed equally, Adam
-    from zero for a fixed number of steps: the same texts give the same weights."""
+    """Logistic regression on sparse binary features, full batch, classes weighed equally
+    (`Adam`: the same texts give the same weights)."""
     n = len(rows)
     owner = np.concatenate([np.full(len(r), i) for i, r in enumerate(rows)]).astype(np.int64)
     column = np.concatenate([np.asarray(r, dtype=np.int64) for r in rows])
@@ -115,20 +116,13 @@ def _fit(rows: list[list[int]], y: np.ndarray, size: int) -> tuple[np.ndarray, f
     weight = np.where(y == 1, 0.5 / share, 0.5 / (1 - share)) / n
     penalty = L2 / n
     coef, bias = np.zeros(size), 0.0
-    m_c, v_c, m_b, v_b = np.zeros(size), np.zeros(size), 0.0, 0.0
-    rate, b1, b2, eps = 0.05, 0.9, 0.999, 1e-8
-    for step in range(1, ITERATIONS + 1):
+    adam_c, adam_b = Adam(), Adam()
+    for _ in range(ITERATIONS):
         z = np.bincount(owner, weights=coef[column], minlength=n) + bias
         p = 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
         g = (p - y) * weight
-        g_c = np.bincount(column, weights=g[owner], minlength=size) + penalty * coef
-        g_b = float(g.sum())
-        m_c = b1 * m_c + (1 - b1) * g_c
-        v_c = b2 * v_c + (1 - b2) * g_c * g_c
-        m_b = b1 * m_b + (1 - b1) * g_b
-        v_b = b2 * v_b + (1 - b2) * g_b * g_b
-        coef -= rate * (m_c / (1 - b1**step)) / (np.sqrt(v_c / (1 - b2**step)) + eps)
-        bias -= rate * (m_b / (1 - b1**step)) / (math.sqrt(v_b / (1 - b2**step)) + eps)
+        coef = adam_c.step(coef, np.bincount(column, weights=g[owner], minlength=size) + penalty * coef)
+        bias = float(adam_b.step(bias, float(g.sum())))
     return coef, bias
 
 

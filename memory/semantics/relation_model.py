@@ -29,6 +29,8 @@ from importlib import resources
 import numpy as np
 from numpy.typing import NDArray
 
+from .adam import Adam
+
 LANGUAGES = ("en", "zh")
 UNRELATED_PASSING = 0.11  # the share of unrelated training pairs a language's threshold lets through
 L2 = 0.01  # the weights' penalty
@@ -106,15 +108,12 @@ def fit(pairs: Sequence[Pair], iterations: int = 4000) -> Scorer:
     scale[scale == 0] = 1.0
     z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
     w = np.zeros(z.shape[1])
-    m, v = np.zeros_like(w), np.zeros_like(w)
-    rate, b1, b2, eps = 0.05, 0.9, 0.999, 1e-8
-    for step in range(1, iterations + 1):
+    adam = Adam()
+    for _ in range(iterations):
         p = 1 / (1 + np.exp(-(z @ w)))
         g = z.T @ (p - y) / len(y)
         g[:-1] += L2 * w[:-1]
-        m = b1 * m + (1 - b1) * g
-        v = b2 * v + (1 - b2) * g * g
-        w -= rate * (m / (1 - b1**step)) / (np.sqrt(v / (1 - b2**step)) + eps)
+        w = adam.step(w, g)
     unrelated = np.hstack([(x[len(pairs) :] - mean) / scale, np.ones((len(pairs), 1))]) @ w
     threshold = float(np.quantile(unrelated, 1 - UNRELATED_PASSING))
     return Scorer(mean, scale, w[:-1], float(w[-1]), threshold)
