@@ -333,7 +333,7 @@ def _new_and_lasting(p: Proposal) -> bool:
     )
 
 
-_OPENING = 12  # letters: a record's words open the turn when they start with its first ones
+_OPENING = 12  # letters: a record's words open the turn when it starts with their first ones
 
 
 def _vetted(items: list[Proposal], text: str) -> list[Proposal]:
@@ -344,7 +344,7 @@ def _vetted(items: list[Proposal], text: str) -> list[Proposal]:
     stays."""
     if not any(_new_and_lasting(p) for p in items) or not reads_as_chat(text):
         return items
-    opening = _letters(text)[:_OPENING]
+    letters = _letters(text)
     dropped = {
         words
         for p in items
@@ -352,7 +352,8 @@ def _vetted(items: list[Proposal], text: str) -> list[Proposal]:
         and _new_and_lasting(p)
         and not (
             # a fact the user leads with; not one inside material they pasted or set up
-            _letters(words := str(p.record.get("statement") or "")).startswith(opening) and clearly_lasting(words)
+            letters.startswith(_letters(words := str(p.record.get("statement") or ""))[:_OPENING])
+            and clearly_lasting(words)
         )
     }
     return [

@@ -167,9 +167,9 @@ def test_a_word_of_lasting_or_of_stance_keeps_an_instruction(text: str) -> None:
 
 def test_a_short_quote_of_the_users_own_and_a_liking_said_at_length_are_kept() -> None:
     assert lasting("My motto: 'never check a bag' — carry-on only, always.")
-    # a stance said before a question is read as one; the lasting model reads this whole turn as
-    # a request, so the extractor keeps nothing of it (docs/concepts.md, "Chat is not memory")
-    assert lasting_statements("受不了排队，附近有啥不用排队的店吗") == ["受不了排队"]
+    # a stance said before a question is kept (the lasting model reads the whole turn as a
+    # request, and spares the stance it opens with)
+    assert lasting("受不了排队，附近有啥不用排队的店吗")
     assert lasting("心情不好的时候我就一个人戴耳机听民谣，听着听着就缓过来了")
     assert lasting("I grew up on Bollywood and Punjabi music and I still love it more than anything on the charts.")
 
