@@ -66,16 +66,18 @@ def load(corpus: Path) -> tuple[list[Statement], list[Distractor]]:
     """A corpus's statements and distractors; a corpus of conversations only has neither."""
     if not any(corpus.glob("statements_*.jsonl")) and (corpus / "corrections.jsonl").exists():
         return [], []
+    # (a corpus may hold one language: the other's files are absent)
+    langs = [lang for lang in LANGS if (corpus / f"statements_{lang}.jsonl").exists()]
     statements = [
         Statement(
             r["id"], r["lang"], r["domain"], r["statement"], r["related"], r["unrelated"], r["critical"], r["form"]
         )
-        for lang in LANGS
+        for lang in langs
         for r in read_jsonl(corpus / f"statements_{lang}.jsonl")
     ]
     distractors = [
         Distractor(r["id"], r["lang"], r["kind"], r["text"])
-        for lang in LANGS
+        for lang in langs
         for r in read_jsonl(corpus / f"distractors_{lang}.jsonl")
     ]
     return statements, distractors
@@ -271,6 +273,8 @@ def report_lines(res: Result, verbose: bool = False) -> list[str]:
     out.append("")
     kinds = sorted({k for k, _ in res.false_memory})
     for lang in LANGS:
+        if not res.total(res.false_memory, lang).n:
+            continue
         per_kind = ", ".join(
             f"{kind} {res.false_memory[(kind, lang)].hits}/{res.false_memory[(kind, lang)].n}"
             for kind in kinds
@@ -288,6 +292,8 @@ def _verdict(res: Result) -> list[str]:
     lines = []
     for lang in LANGS:
         reached, over, false = (res.total(c, lang) for c in (res.reached, res.over, res.false_memory))
+        if not reached.n and not false.n:
+            continue  # a language the corpus does not hold
         met = reached.rate >= REACHED_TARGET and over.rate <= OVER_TARGET and false.rate <= FALSE_MEMORY_TARGET
         lines.append(
             f"{lang}: reached {pct(reached).strip()} (target >= 90%), over-inclusion {pct(over).strip()} "

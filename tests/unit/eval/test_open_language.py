@@ -59,3 +59,17 @@ def test_a_corpus_of_conversations_only_is_reported_on_its_conversations() -> No
     text = out.getvalue()
     assert code == 0 and "per domain" not in text
     assert "en: " in text and "correction " in text and "time_bound " in text
+
+
+def test_a_corpus_of_one_language_is_reported_on_that_language(tmp_path) -> None:
+    for name in ("statements_zh.jsonl", "distractors_zh.jsonl"):
+        lines = DEV.joinpath(name).read_text(encoding="utf-8").splitlines()[:12]
+        tmp_path.joinpath(name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    statements, distractors = load(tmp_path)
+    assert {s.lang for s in statements} == {"zh"} and len(statements) == 12 and len(distractors) == 12
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = cli_main(["eval", "open-language", "--corpus", str(tmp_path)])
+    text = out.getvalue()
+    assert code == 0 and "zh: reached" in text and "false memories, zh" in text
+    assert "en: reached" not in text and "false memories, en" not in text
