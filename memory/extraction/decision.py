@@ -693,8 +693,9 @@ def _marker_decision_zh(text: str) -> tuple[str, str] | None:
     return _decision(value, None) if value else None
 
 
-# what a change of the work's tools is never about: the user, the answer, a wish ("今年的心愿是把阳台改成…")
-_NOT_A_WORK_TOPIC_ZH = re.compile(r"[我你他她]|以后|今后|这次|回答|回复|说话|讲解|语言|心愿|梦想|目标|打算")
+# what a change of the work's tools is never about: the user, the answer ("把刚才的答案改成…"), a wish
+# ("今年的心愿是把阳台改成…")
+_NOT_A_WORK_TOPIC_ZH = re.compile(r"[我你他她]|以后|今后|这次|回答|回复|答案|刚才|上面|说话|讲解|语言|心愿|梦想|目标|打算")
 
 
 def _switched_zh(m: re.Match[str]) -> tuple[str, str] | None:
