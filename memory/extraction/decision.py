@@ -374,7 +374,8 @@ _DECISIONS = [
         ),
         "采用|选用|选定|定为|确定|决定|选择|敲定|拍板|统一用",
     ),
-    # a loose verb after a topic: "数据库最后选了Postgres", "后端定用Go写", "支付我们最后选了Stripe"
+    # a loose verb after a topic: "数据库最后选了Postgres", "后端定用Go写", "支付我们最后选了Stripe" (not
+    # the "定成" of "决定成败", a saying)
     gated(
         Pattern(
             zh(
@@ -382,7 +383,7 @@ _DECISIONS = [
             (?P<t>[\u4e00-\u9fffA-Za-z0-9 ]{2,12}?)\s*(?:我们|团队|大家|我)?(?:最终|最后|已经|就|还是|也)*\s*
             (?:选了|选的是|定了(?:用)?|定用|定的是|用的是|就用|最后用|定在|定于|安排在|买的是|订的是|签的是|采购的是|
             继续用|接着用|沿用|仍然用|照旧用|只用|一律用|(?:应该|大概|基本上?)?(?:就)?定(?=\s*[A-Za-z0-9])|
-            定成)\s*(?![，,。])(?P<v>[^，,。]{1,30})
+            (?<!决)定成)\s*(?![，,。])(?P<v>[^，,。]{1,30})
             """
             ),
             _decision_zh_topic,
@@ -695,7 +696,9 @@ def _marker_decision_zh(text: str) -> tuple[str, str] | None:
 
 # what a change of the work's tools is never about: the user, the answer ("把刚才的答案改成…"), a wish
 # ("今年的心愿是把阳台改成…")
-_NOT_A_WORK_TOPIC_ZH = re.compile(r"[我你他她]|以后|今后|这次|回答|回复|答案|刚才|上面|说话|讲解|语言|心愿|梦想|目标|打算")
+_NOT_A_WORK_TOPIC_ZH = re.compile(
+    r"[我你他她]|以后|今后|这次|回答|回复|答案|刚才|上面|说话|讲解|语言|心愿|梦想|目标|打算"
+)
 
 
 def _switched_zh(m: re.Match[str]) -> tuple[str, str] | None:

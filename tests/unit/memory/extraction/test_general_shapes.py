@@ -69,6 +69,7 @@ def test_decisions_in_many_shapes(text: str) -> None:
         "你能帮我在两台笔记本之间做个选择吗？",
         "我上一份工作用的是Jenkins。",
         "把刚才的答案改成小学生能看懂的版本",  # the answer at hand, not the work's tools
+        "以“细节决定成败”为题，帮我写个议论文的开头段落",  # a saying
     ],
 )
 def test_not_a_project_decision(text: str) -> None:
