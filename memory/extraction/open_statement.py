@@ -113,6 +113,7 @@ class _English:
     conditional: re.Pattern[str]
     request: re.Pattern[str]
     imperatives: frozenset[str]
+    constraint_openers: frozenset[str]  # a bare constraint on the answer opens with one ("under 100 words")
     task: re.Pattern[str]
     transient: re.Pattern[str]
     outlasts_the_moment: re.Pattern[str]  # a passing state beside one of these is not of the moment
@@ -184,6 +185,7 @@ def _lists() -> tuple[_English, _Chinese]:
         conditional=_start(en["conditional_openers"]),
         request=_start(en["request_openers"]),
         imperatives=frozenset(w.lower() for w in en["imperatives"]),
+        constraint_openers=frozenset(en["constraint_openers"]),
         task=_phrases(en["task_at_hand"]),
         transient=_phrases(en["transient"]),
         outlasts_the_moment=_phrases(en["outlasts_the_moment"]),
@@ -926,15 +928,19 @@ def one_off(sentence: str, turn: str) -> bool:
 
 
 # an instruction about answers in general names the user, or all answers ("keep answers short")
-_EN_GENERAL = re.compile(r"(?<![\w'])(?:i|i'm|im|i've|i'd|my|answers|replies|responses|explanations)(?![\w'])")
+_EN_GENERAL = re.compile(
+    r"(?<![\w'])(?:i|i'm|im|i've|i'd|my|answers|replies|responses|explanations"
+    r"|(?:per|each|every|any)\s+(?:answer|reply|response|explanation))(?![\w'])"
+)
 _ZH_GENERAL = ("我", "回答", "回复")
 
 
 def bare_instruction(sentence: str) -> bool:
     """An instruction on how to answer that names neither the user, nor answers or things in
     general, nor a time beyond now ("give the answer first, then the reasoning", "cut it down to
-    100 words", "控制在一百字以内", "分步骤说明"): about the answer at hand. A lasting one says so
-    ("I prefer ...", "keep answers short", "from now on", "以后", "我习惯")."""
+    100 words", "under 100 words, please", "控制在一百字以内", "分步骤说明"): about the answer at
+    hand. A lasting one says so ("I prefer ...", "keep answers short", "max 50 words per reply",
+    "from now on", "以后", "我习惯")."""
     english, chinese = _readers()
     if LASTING.search(sentence):
         return False
@@ -944,6 +950,6 @@ def bare_instruction(sentence: str) -> bool:
     low = _ASKING.sub("", _LEAD.sub("", sentence.translate(_APOSTROPHES)).casefold().strip())
     el = english.lists
     first = _FIRST_WORD.match(low)
-    if first is None or first.group(0) not in el.imperatives or el.stance.search(low):
+    if first is None or first.group(0) not in el.imperatives | el.constraint_openers or el.stance.search(low):
         return False
     return _EN_GENERAL.search(low) is None and el.generic.search(low) is None

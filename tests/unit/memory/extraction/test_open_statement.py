@@ -101,6 +101,9 @@ def test_a_lasting_statement_in_any_phrasing_is_kept_verbatim(text: str) -> None
         # an instruction that opens with its verb and says nothing beyond the answer at hand
         "give the answer first, then the reasoning",
         "cut it down to 100 words",
+        # or with a bare constraint on it
+        "Under 100 words, please.",
+        "in one sentence please",
         "控制在一百字以内",
         "分步骤说明",
         # a question without its mark
@@ -163,6 +166,12 @@ def test_an_instruction_about_the_answer_at_hand_is_for_the_session(text: str) -
 def test_a_word_of_lasting_or_of_stance_keeps_an_instruction(text: str) -> None:
     assert not one_off(text, text)
     assert lasting(text)
+
+
+def test_a_bare_constraint_lasts_when_it_names_every_answer() -> None:
+    assert lasting("Under 100 words, please.") == []
+    assert [r["attribute"] for r in lasting("Max 50 words per reply, please.")] == ["preference.response.length"]
+    assert [r["attribute"] for r in lasting("Under 100 words for every answer.")] == ["preference.response.length"]
 
 
 def test_a_short_quote_of_the_users_own_and_a_liking_said_at_length_are_kept() -> None:
