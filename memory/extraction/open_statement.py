@@ -131,6 +131,7 @@ class _English:
     conditional_only: re.Pattern[str]
     one_off: re.Pattern[str]
     content_verb: re.Pattern[str]
+    deliverable: re.Pattern[str]  # a piece of writing asked for by its name ("Tweet announcing …")
     stance: re.Pattern[str]
     material: re.Pattern[str]
     times: re.Pattern[str]
@@ -219,6 +220,13 @@ def _lists() -> tuple[_English, _Chinese]:
             + r"(?!\s+(?:(?:me|us)\s+)?(?:"
             + "|".join(re.escape(o) for o in sorted(en["generic_objects"], key=len, reverse=True))
             + r")\b)"
+        ),
+        deliverable=re.compile(
+            r"^(?:(?:an?|the|short|quick)\s+)*(?:"
+            + alternation(sorted(en["deliverables"]))
+            + r")s?\s+(?:"
+            + alternation(sorted(en["deliverable_links"]))
+            + r")(?![\w'])"
         ),
         stance=_phrases(en["stance"]),
         material=_phrases(en["material"]),
@@ -867,9 +875,11 @@ def _asks_for_content(turn: str, chinese: bool) -> bool:
         if low.endswith("?") and not lists.request.match(low):
             return True
         # a question without its mark ("what's the difference between x and y, short answer"), or
-        # content asked for ("draft a reminder to a client. answer in Portuguese please")
+        # content asked for ("draft a reminder to a client. answer in Portuguese please"), by its
+        # name too ("Tweet announcing our new hours. Upbeat, under 280 characters.")
         unmarked = lists.question.match(low) and not (lists.request.match(low) or lists.conditional.match(low))
-        if unmarked or lists.content_verb.match(_ASKING.sub("", low)):
+        asked = _ASKING.sub("", low)
+        if unmarked or lists.content_verb.match(asked) or lists.deliverable.match(asked):
             return True
     return False
 

@@ -147,7 +147,15 @@ def test_chat_that_says_nothing_lasting_about_the_user_leaves_nothing_lasting(te
 
 @pytest.mark.parametrize(
     "text",
-    ["Say it again but in under 50 words", "explain step by step", "再短一点", "上面那段改成正式一点的语气"],
+    [
+        "Say it again but in under 50 words",
+        "explain step by step",
+        "再短一点",
+        "上面那段改成正式一点的语气",
+        # a piece of writing asked for by its name: how to write it is about that piece
+        "Tweet announcing a bakery's new opening hours (7am-3pm, closed Mondays). Upbeat, under 280 characters.",
+        "Intro paragraph for a blog post on why sourdough starters fail. Conversational, no more than 100 words.",
+    ],
 )
 def test_an_instruction_about_the_answer_at_hand_is_for_the_session(text: str) -> None:
     assert one_off(text, text)
