@@ -309,21 +309,22 @@ _INSTRUCTIONS = (
     "preference.explanation_style",
     "preference.tone",
 )
-# named values in slots of their own, read only in the shapes their families know: not vetted
-_NAMED_SLOTS = ("profile.timezone", "profile.home_city")
+# the structured slots, read only in the shapes their families know (a zone, a city, a diet, a date,
+# a budget): the rules decide them, not the lasting model
+_STRUCTURED_SLOTS = ("profile.timezone", "profile.home_city", "profile.diet", "profile.dates", "preference.budget.")
 
 
 def _new_and_lasting(p: Proposal) -> bool:
     """A record of what the user says about themself that would start a lasting memory: new, beyond
     the session, with no end of its own. (A correction or a new value for what is stored changes
     what the user already said; "this week I'm in Berlin" ends when it says. How to answer, goals,
-    priorities, decisions, rules, a time zone and a home city have rules of their own for what
-    holds beyond the moment.)"""
+    priorities, decisions, rules and the structured slots have rules of their own for what holds
+    beyond the moment.)"""
     r = p.record
     if r is None or r.get("kind") != Kind.PREFERENCE.value:
         return False
     attribute = str(r.get("attribute", ""))
-    if attribute.startswith(_INSTRUCTIONS + _NAMED_SLOTS):
+    if attribute.startswith(_INSTRUCTIONS + _STRUCTURED_SLOTS):
         return False
     spec = resolve(attribute, Kind.PREFERENCE)
     if spec.sensitivity == Sensitivity.SPECIAL or spec.consequence in (Consequence.HIGH, Consequence.CRITICAL):

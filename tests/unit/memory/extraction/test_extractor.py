@@ -768,3 +768,21 @@ def test_a_vetoed_statement_takes_its_replacement_with_it_and_only_a_leading_fac
     # a correction is never the model's to veto
     corrected = Proposal(record={**_statement("Make that soy.").record, "corrects": "r1"}, rule="statement")
     assert extractor_module._vetted([corrected], pasted) == [corrected]
+
+
+@pytest.mark.parametrize(
+    "text,attribute",
+    [
+        ("My budget for a new laptop is 1200 euros max.", "preference.budget.electronics"),
+        ("Our anniversary is June 3.", "profile.dates"),
+        ("I follow a strict keto diet.", "profile.diet"),
+    ],
+)
+def test_the_structured_slots_are_the_rules_to_read_never_the_lasting_models(
+    text: str, attribute: str, monkeypatch
+) -> None:
+    monkeypatch.setattr(extractor_module, "reads_as_chat", lambda text: True)
+    monkeypatch.setattr(extractor_module, "clearly_lasting", lambda words: False)
+    assert attribute in [p.record["attribute"] for p in extract(text).items if p.record is not None]
+    # what the user says in their own words is the model's to veto
+    assert extract("I love hiking.").items == []
