@@ -897,7 +897,7 @@ _PETS_EN: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
     ),
     (
         rx(
-            r"\b(?:I|we)(?:'ve|\s+have)?\s+(?:have|got|keep|adopted|rescued|own|'ve\s+got|have\s+got|just\s+got|recently\s+got|also\s+have)\s+(?:(?:an?|one|two|three|\d+|some|a\s+couple\s+of|a\s+pair\s+of)\s+)?(?:[\w-]+\s+){0,3}?(?P<pet>"
+            r"\b(?:I|we)(?:'ve|\s+have)?\s+(?:have|got|keep|adopted|rescued|own|'ve\s+got|have\s+got|just\s+got|recently\s+got|also\s+have)\s+(?:(?:an?|one|two|three|\d+|some|a\s+couple\s+of|a\s+pair\s+of)\s+)?(?:(?!(?:been|in|on|at|with|for|about|to)\b)[\w-]+\s+){0,3}?(?P<pet>"
             + _PET_EN
             + r")\b(?:[^.;]{0,30}?\b(?:called|named)\s+(?P<name>"
             + _NAMES
@@ -1062,7 +1062,10 @@ _WORK_EN: list[tuple[re.Pattern[str], Callable[[re.Match[str]], list[Found]]]] =
         lambda m: [("profile.work.occupation", _v(m.group("biz")) + " owner", False)],
     ),
     (
-        rx(r"\bI\s+teach\s+(?P<what>[^,.;!]+)"),
+        # (what is taught, not where, when or to whom: "I teach piano on weekends")
+        rx(
+            r"\bI\s+teach\s+(?P<what>[^,.;!]+?)(?=\s+(?:at|on|in|to|for|with|during|every|each|online|part-time)\b|[,.;!]|$)"
+        ),
         lambda m: [("profile.work.occupation", _v(m.group("what")) + " teacher", False)],
     ),
     (

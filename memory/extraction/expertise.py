@@ -830,7 +830,7 @@ _EXPERTISE = [
         rx(
             r"\bI\s+(?:teach|lecture\s+(?:on|in)|maintain|co-maintain|wrote\s+a\s+book\s+on)\s+"
             + _DOMAIN_EN
-            + r"(?=$|[,.;!?]|\s+(?:at|for|in|and|but|so|to)\b)"
+            + r"(?=$|[,.;!?]|\s+(?:at|for|in|on|with|during|every|each|online|part-time|and|but|so|to)\b)"
         ),
         lambda m: _with_domain("expert", m.group(1)),
     ),

@@ -60,6 +60,9 @@ def commands(text: str) -> list[dict[str, Any]]:
         ("I support Arsenal.", ("profile.sports_teams", "Arsenal")),
         # work, travel, budget, dates, languages spoken
         ("I'm a nurse.", ("profile.work.occupation", "nurse")),
+        # what is taught, not where, when or to whom
+        ("I teach piano on weekends.", ("profile.work.occupation", "piano teacher")),
+        ("I teach yoga at a studio downtown.", ("profile.work.occupation", "yoga teacher")),
         ("My manager is Priya.", ("profile.work.manager", "Priya")),
         ("我在字节跳动工作。", ("profile.work.employer", "字节跳动")),
         ("I always prefer a window seat.", ("preference.travel.seat", "window seat")),
@@ -176,3 +179,9 @@ def test_assistant_turns_and_secrets_give_nothing() -> None:
 def test_a_setting_one_likes_is_not_an_accessibility_need_unless_the_user_says_it_is() -> None:
     assert records("I also like dark mode in the editor.") == [("profile.likes", "dark mode in the editor")]
     assert [a for a, _ in records("I need dark mode because bright screens hurt my eyes.")] == ["profile.accessibility"]
+
+
+def test_a_language_one_codes_in_is_no_pet_and_a_skill_is_what_is_taught() -> None:
+    assert ("profile.pets", "Python") not in records("I have been coding in Python for 10 years.")
+    assert ("profile.pets", "python: Kaa") in records("I have a python called Kaa.")
+    assert ("profile.expertise.piano", "expert") in records("I teach piano on weekends.")
