@@ -247,3 +247,14 @@ def test_a_turn_the_quick_look_passes_over_keeps_nothing() -> None:
     skipped = [t for t in lines if t and not may_state(t)]
     assert len(skipped) > 100
     assert [t for t in skipped if lasting_statements(t)] == []
+
+
+def test_a_chinese_no_matter_what_or_still_is_no_question() -> None:
+    # "不管什么场合" asks nothing, and "还是吃的" is "still eat": the diet lasts
+    for text in (
+        "我戒酒两年多了，现在不管什么场合一滴都不碰，谁劝都没用",
+        "我吃素七年了，主要是不想伤害动物，蛋和奶还是吃的",
+    ):
+        assert "profile.diet" in [r["attribute"] for r in lasting(text)], text
+    # a choice offered, and a question word, still ask
+    assert lasting("喝咖啡还是茶") == [] and lasting("这个怎么弄") == []
