@@ -343,26 +343,28 @@ def _vetted(items: list[Proposal], text: str) -> list[Proposal]:
     lasting record is kept only if the turn opens with its words and they read as clearly lasting
     ("I'm vegetarian btw, what should I cook tonight?"), and what a dropped one would have replaced
     stays."""
-    if not any(_new_and_lasting(p) for p in items) or not reads_as_chat(text):
+    vetted = [p for p in items if _new_and_lasting(p)]
+    if not vetted or not reads_as_chat(text):
         return items
     letters = _letters(text)
-    dropped = {
-        words
-        for p in items
-        if p.record is not None
-        and _new_and_lasting(p)
-        and not (
-            # a fact the user leads with; not one inside material they pasted or set up
-            letters.startswith(_letters(words := str(p.record.get("statement") or ""))[:_OPENING])
-            and clearly_lasting(words)
-        )
-    }
+    # a fact the user leads with is spared; not one inside material they pasted or set up
+    dropped = [
+        p
+        for p in vetted
+        if not (letters.startswith(_letters(_statement(p))[:_OPENING]) and clearly_lasting(_statement(p)))
+    ]
+    gone = {id(p) for p in dropped}
+    words = {_statement(p) for p in dropped}
     return [
         p
         for p in items
-        if not (p.record is not None and _new_and_lasting(p) and str(p.record.get("statement") or "") in dropped)
-        and not (p.command is not None and p.rule == "replace" and p.command.get("replaced_by") in dropped)
+        if id(p) not in gone
+        and not (p.command is not None and p.rule == "replace" and p.command.get("replaced_by") in words)
     ]
+
+
+def _statement(p: Proposal) -> str:
+    return str((p.record or {}).get("statement") or "")
 
 
 def _described(command: dict[str, Any]) -> bool:

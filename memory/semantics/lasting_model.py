@@ -48,12 +48,13 @@ _LENGTH_STEP, _LENGTH_MAX = 5, 12  # the length in tokens, in buckets of 5, up t
 def features(text: str) -> list[str]:
     """The model's input: the turn's tokens (words, numbers as one token, Chinese characters, the
     marks of a question, a quote or a pasted block), adjacent pairs, the first token, the length."""
-    tokens = ["0" if t.isdigit() else t for t in _TOKEN.findall(text.lower().translate(_APOSTROPHES))]
+    folded = text.lower().translate(_APOSTROPHES)
+    tokens = ["0" if t.isdigit() else t for t in _TOKEN.findall(folded)]
     out = {f"^{tokens[0]}" if tokens else "^", f"#{min(len(tokens) // _LENGTH_STEP, _LENGTH_MAX)}"}
     out.update(tokens)
     out.update(f"{a} {b}" for a, b in itertools.pairwise(tokens))
     # the first clause's words apart: a stance said before a question ("受不了排队，附近有啥…吗")
-    first = _FIRST_CLAUSE.split(text.lower().translate(_APOSTROPHES), maxsplit=1)[0]
+    first = _FIRST_CLAUSE.split(folded, maxsplit=1)[0]
     out.update(f"1:{t}" for t in _TOKEN.findall(first) if not t.isdigit())
     return sorted(out)
 
