@@ -698,6 +698,8 @@ def _marker_decision_zh(text: str) -> tuple[str, str] | None:
 # ("今年的心愿是把阳台改成…")
 _NOT_A_WORK_TOPIC_ZH = re.compile(
     r"[我你他她]|以后|今后|这次|回答|回复|答案|刚才|上面|说话|讲解|语言|心愿|梦想|目标|打算"
+    # a question word asks how to change it ("时区不对，怎么改成北京时间"): nothing was decided
+    r"|怎么|怎样|如何|咋|为什么|为啥|什么|啥|能不能|要不要"
 )
 
 

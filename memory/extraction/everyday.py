@@ -484,7 +484,9 @@ def _allergy_zh(t: str) -> list[Found]:
 _NOT_OBJECT = rx(
     r"^(?:the\s+(?:\w+\s+)?(?:draft|version|answer|response|reply|summary|explanation|one|ending|article|result|output|list|"
     r"plan|email|text|code|idea|suggestion|tone|format)s?\b|it|that|this|these|those|you|your|them|him|her|the\s+(?:idea|answer|response|reply|way|fact)|how|what|when|"
-    r"where|which|to\s+(?:know|ask|see|have|get|try|check|hear)|having|the\s+same|both|one|em|ya)\b"
+    r"where|which|to\s+(?:know|ask|see|have|get|try|check|hear)|having|the\s+same|both|one|em|ya"
+    # the assistant ("I love talking to you")
+    r"|(?:talking|chatting|working)\s+(?:to|with)\s+you)\b"
 )
 _HOBBY_WORDS = (
     r"(?:\w+ing|tennis|golf|chess|guitar|piano|drums|violin|cello|bass|football|soccer|basketball|baseball|volleyball|"

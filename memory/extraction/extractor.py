@@ -9,7 +9,7 @@ from typing import Any
 from ..models import Cardinality, Consequence, Kind, Sensitivity, iso
 from ..registry import TEMPORARY_LIFETIME, resolve
 from ..secret_spans import armed, find_secrets, redact, refusal_spans
-from ..semantics.lasting_model import clearly_lasting, reads_as_chat
+from ..semantics.lasting_model import clearly_lasting, reads_as_chat, stated_in_other_words
 from ..semantics.topics import main_area
 from . import prefilter
 from .everyday import EVERYDAY_REQUIRES, everyday_hits
@@ -56,6 +56,7 @@ from .open_statement import (
     statement_hit,
     time_bound,
     turn_context,
+    unworded_statements,
 )
 from .prefilter import Trigger
 from .prefilter import build as build_prefilter
@@ -436,6 +437,7 @@ class _TurnReading:
             return
         if not may_state(self.turn.text):
             self.news()
+            self.in_other_words()
             return
         if self.context is not None:
             return
@@ -462,6 +464,26 @@ class _TurnReading:
                     }
                     self.items.append(Proposal(rule="replace", command=command))
         self.news()
+        self.in_other_words()
+
+    def in_other_words(self) -> None:
+        """A turn nothing was read from, whose declarative spans the lasting model reads as lasting
+        on their own with near certainty: kept verbatim as a statement (the veto still reads the
+        turn whole)."""
+        if self.items or self.refused:
+            return
+        # (most turns that keep nothing are requests and questions: no span, and nothing else read)
+        spans = unworded_statements(self.turn.text)
+        if not spans or reads_as_chat(self.turn.text) or self.context is not None:
+            return
+        for span in spans:
+            if asks_about_someone(span, self.turn.text) or not stated_in_other_words(span):
+                continue
+            hit = statement_hit(span, self.turn.at)
+            quote = redact(span, find_secrets(span, self.patterns))
+            rec = RuleExtractor._record(self.turn, span, quote, hit, self.refuse)
+            if rec is not None:
+                self.items.append(Proposal(record=rec, rule=hit.rule))
 
     def news(self) -> None:
         """A turn nothing else was read from that tells the user's news, a change among it ("sold the

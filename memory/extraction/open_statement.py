@@ -21,7 +21,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from functools import cache
+from functools import cache, partial
 from importlib import resources
 
 from ..models import Kind
@@ -49,16 +49,18 @@ _ZH_CODE = re.compile(
 # words of stance that, with no subject, say only how often something happens ("一直返回#N/A")
 _ZH_ONLY_ADVERBS = ("一直", "一般")
 _ZH_NAMED = re.compile(r"^(?:小|老|阿)[\u4e00-\u9fff](?:的|说|觉得|让|问)")
-_ZH_ONCE = re.compile(r"错了|坏了|丢了|忘了|(?:只|就|刚|刚刚)(?:吃|喝|买|去|做|看|点)了")
-# ("喝牛奶就拉肚子"'s rule: "一喝就…")
-_ZH_HABIT = re.compile(r"每|一直|总是|经常|平时|一般|年|个月|多月|几年|好久|从来|以后|再也|一[\u4e00-\u9fff]{1,3}就")
+_ZH_ONCE = re.compile(r"错了|坏了|丢了|忘了|搞定了|弄好了|解决了|修好了|(?:只|就|刚|刚刚)(?:吃|喝|买|去|做|看|点)了")
+# ("喝牛奶就拉肚子"'s rule: "一喝就…"; "一周三顿": how often, not which day)
+_ZH_HABIT = re.compile(
+    r"每|一直|总是|经常|平时|一般|年|个月|多月|几年|好久|从来|以后|再也|一周|一[\u4e00-\u9fff]{1,3}就"
+)
 _ZH_QUESTION_END = re.compile(r"(?:吗|呢|么|？|\?)\s*[。.!！~～]*\s*$")
 # (after 不管 / 无论 / 不论 a question word asks nothing: "不管什么场合一滴都不碰"; "还是…的" says
 # "still", it offers no choice: "蛋和奶还是吃的")
 _ZH_QUESTION_WORD = re.compile(
     r"(?<!不管)(?<!无论)(?<!不论)(?:怎么(?!都|也)|如何|多久|多长时间|什么时候|啥时候|多远|为什么|为啥|哪(?!怕)[\u4e00-\u9fff]|多少"
     r"|几点|是不是|有没有|能不能|要不要|该不该|行不行|什么(?!都|也))"
-    r"|咋(?:回事|办|整|弄|样|了|还)"
+    r"|咋(?:回事|办|整|弄|样|了|还)|有啥(?:区别|不同|推荐|好)|(?:是|干|叫|选)啥(?!都|也)"
     r"|[\u4e00-\u9fff]还是[\u4e00-\u9fff]+(?<!的)$"
 )
 
@@ -116,6 +118,9 @@ class _English:
     conditional: re.Pattern[str]
     request: re.Pattern[str]
     imperatives: frozenset[str]
+    # "just show me the lines you changed", "don't rewrite the whole thing": a lead and a verb of
+    # the task, or a negation and a verb of editing ("don't send me X" may well be for good)
+    instruction: re.Pattern[str]
     constraint_openers: frozenset[str]  # a bare constraint on the answer opens with one ("under 100 words")
     task: re.Pattern[str]
     transient: re.Pattern[str]
@@ -169,6 +174,7 @@ class _Chinese:
     generic_objects: tuple[str, ...]
     stance: tuple[str, ...]
     material: tuple[str, ...]
+    material_named: tuple[str, ...]  # kinds of material a turn may name before giving it after a colon
     times: tuple[str, ...]
     events: tuple[str, ...]
     habit: tuple[str, ...]
@@ -189,6 +195,10 @@ def _lists() -> tuple[_English, _Chinese]:
         conditional=_start(en["conditional_openers"]),
         request=_start(en["request_openers"]),
         imperatives=frozenset(w.lower() for w in en["imperatives"]),
+        instruction=re.compile(
+            rf"(?:{_start(en['instruction_leads']).pattern})\s+(?:{_phrases(en['task_verbs']).pattern})"
+            rf"|(?:{_start(en['negations']).pattern})\s+(?:{_phrases(en['edit_verbs']).pattern})"
+        ),
         constraint_openers=frozenset(en["constraint_openers"]),
         task=_phrases(en["task_at_hand"]),
         transient=_phrases(en["transient"]),
@@ -257,6 +267,7 @@ def _lists() -> tuple[_English, _Chinese]:
         generic_objects=tuple(zh["generic_objects"]),
         stance=tuple(zh["stance"]),
         material=tuple(zh["material"]),
+        material_named=tuple(zh["material_named"]),
         times=tuple(zh["times"]),
         events=tuple(zh["events"]),
         habit=tuple(zh["habit"]),
@@ -311,6 +322,17 @@ _LEAD = re.compile(r"^[\s\"'“”*•\-–—>]+")
 _ZH_WHEREABOUTS = re.compile(r"^我(?:现在|人)?在[^，,。；;]{1,14}$")
 # Chinese material after the words that point at it ("帮我把这段博客翻成英文：我第一次去冰岛…")
 _ZH_MATERIAL = re.compile(r"(?:这段|这篇|这封|这条|下面|以下)[^：:\n]{0,20}[：:]\s*\S.{30,}")
+
+
+@cache
+def _zh_material_named() -> re.Pattern[str]:
+    """A turn whose opening names a kind of material and then gives it after a colon ("这是今天的会议
+    记录 帮我提炼待办：张总：我这周…", "软件工程测验题 选出…：A. 作为管理员 我希望…"): the first person
+    after the colon is the material's, not the user's."""
+    kinds = "|".join(re.escape(k) for k in _lists()[1].material_named)
+    return re.compile(rf"^[^：:\n]{{0,30}}(?:{kinds})[^：:\n]{{0,20}}[：:]\s*\S.{{30,}}", re.S)
+
+
 # a quote opened after a colon, a question or the word that points at it, running on for a while
 # ("make her dating bio funnier: 'I'm a vet tech, I love …", "what does she mean?? 'I'm fine. …"):
 # someone else's words, whether or not the quote is closed (its apostrophes are not quotes)
@@ -332,6 +354,7 @@ def _pasted(turn: str, markers: re.Pattern[str] | tuple[str, ...], opening: str)
         or re.search(r"[\"“「『][^\"”」』]{60,}[\"”」』]", turn)
         or _OPENS_A_QUOTE.search(turn)
         or _ZH_MATERIAL.search(turn)
+        or _zh_material_named().search(turn)
     ):
         return True
     if isinstance(markers, tuple):
@@ -357,8 +380,13 @@ _NOW_AS_A_RULE = re.compile(
 )
 
 
-# a reaction to what was just said, and nothing else ("love it", "i hate that!")
-_REACTION = re.compile(r"^(?:i\s+)?(?:love|loved|like|liked|hate|hated|adore|dig)\s+(?:it|that|this)[\s.!]*$")
+# a reaction to what was just said or to the assistant, and nothing else ("love it", "i hate that!",
+# "I love that answer lol", "I love talking to you")
+_REACTION = re.compile(
+    r"^(?:i\s+)?(?:love|loved|like|liked|hate|hated|adore|dig|enjoy)\s+"
+    r"(?:it|that|this|you|(?:that|this|your)\s+(?:answer|reply|one|idea)|(?:talking|chatting)\s+(?:to|with)\s+you)\b"
+    r"(?:\s+(?:lol|haha|so\s+much))?[\s.!]*$"
+)
 
 
 class _EnglishReader:
@@ -377,7 +405,11 @@ class _EnglishReader:
         if lists.question.match(clause) and (asks or not lists.conditional.match(clause)):
             return True
         first = _FIRST_WORD.match(clause)
-        return first is not None and first.group() in lists.imperatives
+        return (
+            (first is not None and first.group() in lists.imperatives)
+            or lists.instruction.match(clause) is not None
+            or lists.deliverable.match(clause) is not None  # "Haiku about preferring rain over sunshine"
+        )
 
     def _introduces_material(self, sentence: str) -> bool:
         """A turn that opens with an instruction about material ("Condense this into one tweet:
@@ -390,7 +422,9 @@ class _EnglishReader:
             return False  # the material follows a colon ("Condense this into one tweet: ...")
         return _MATERIAL.search(low) is not None
 
-    def keeps(self, span: str, original: str) -> bool:
+    def keeps(self, span: str, original: str, needs_stance: bool = True) -> bool:
+        """`needs_stance`: the span must hold a word of stance, habit or circumstance; without, every span
+        nothing rules out is kept (the lasting model then judges it: `unworded_statements`)."""
         lists = self.lists
         if any(p.search(span) for p in (lists.task, lists.events, lists.state)):
             return False
@@ -423,6 +457,8 @@ class _EnglishReader:
         if lists.once.search(span) and not (lists.strong.search(span) or _NOW_AS_A_RULE.search(span)):
             return False  # "I finally cleaned out the garage": once
         own = lists.others.sub(" ", span)  # "my sister is vegan": about her
+        if not needs_stance:
+            return own == span or lists.self_words.search(own) is not None
         if lists.affects_me.search(own):
             return True  # "Buffets gross me out", "Yoga is my happy place"
         if lists.self_words.search(own) or lists.fragment.match(span) or _INTRODUCING.match(span):
@@ -444,11 +480,11 @@ class _EnglishReader:
             or (lists.bare_relation.match(span) and not _I_ALONE.search(span))
         )
 
-    def spans(self, turn: str, whole_read: bool = False, news: bool = False) -> list[str]:
+    def spans(self, turn: str, whole_read: bool = False, news: bool = False, needs_stance: bool = True) -> list[str]:
         """`whole_read`: the caller already knows the turn is neither pasted nor pretend. `news`:
-        every span the user tells of themself (`told`), lasting or not."""
+        every span the user tells of themself (`told`), lasting or not. `needs_stance`: as `keeps`."""
         lists = self.lists
-        keeps = self.told if news else self.keeps
+        keeps = self.told if news else partial(self.keeps, needs_stance=needs_stance)
         folded = turn.translate(_APOSTROPHES)
         sentences = re.split(r"(?<=[.!?])\s+|\n+", _QUOTED.sub(" ", folded))
         if not whole_read and _english_context(self, folded, sentences) is not None:
@@ -488,7 +524,8 @@ class _ChineseReader:
             or any(w in clause for w in self.lists.request_inside)
         )
 
-    def keeps(self, span: str) -> bool:
+    def keeps(self, span: str, needs_stance: bool = True) -> bool:
+        """`needs_stance`: as the English reader's."""
         lists = self.lists
         if any(w in span for w in (*lists.task, *lists.events, *lists.private)):
             return False
@@ -499,8 +536,10 @@ class _ChineseReader:
         # ("吵的餐厅我受不了…吃完出来头疼", "我每天到公司第一件事就是列今天的to do list")
         if any(w in span for w in lists.transient) and (not stance or "现在在" in span):
             return False  # ("现在在外面只有手机": where the user is now outweighs the "只有")
-        if any(w in span for w in lists.times) and not _ZH_HABIT.search(span):
-            return False
+        if any(w in span for w in lists.times) and not (
+            _ZH_HABIT.search(span) or _UNTIL_DAY_ZH.search(span) or _NEXT_SPAN_ZH.search(span)
+        ):
+            return False  # the moment or a day's event ("我在准备周五的考试"), unless it says when it ends
         own = _someone_else().sub(" ", span) if "我是那种" not in span else span
         if _ZH_CODE.search(span):
             return False
@@ -508,6 +547,8 @@ class _ChineseReader:
             return False  # "我闺蜜乳糖不耐受", "小王的目标是...": about them
         if _ZH_ONCE.search(span) and not _ZH_HABIT.search(span):
             return False  # "我就只吃了薯条": once
+        if not needs_stance:
+            return True
         # the user's own words of stance, or (Chinese drops its subject: "受不了地毯房",
         # "不喜欢SUV") a word of stance alone
         return any(w in own for w in lists.strong) or (
@@ -519,11 +560,11 @@ class _ChineseReader:
         own = _someone_else().sub(" ", span)
         return not (_ZH_CODE.search(span) or _about_them(span, own, self.lists.self_words) or _ZH_NAMED.match(span))
 
-    def spans(self, turn: str, whole_read: bool = False, news: bool = False) -> list[str]:
+    def spans(self, turn: str, whole_read: bool = False, news: bool = False, needs_stance: bool = True) -> list[str]:
         """`whole_read`: the caller already knows the turn is neither pasted nor pretend. `news`:
-        every span the user tells of themself (`told`), lasting or not."""
+        every span the user tells of themself (`told`), lasting or not. `needs_stance`: as `keeps`."""
         lists = self.lists
-        keeps = self.told if news else self.keeps
+        keeps = self.told if news else partial(self.keeps, needs_stance=needs_stance)
         sentences = re.split(r"(?<=[。！？!?])\s*|\n+", _ZH_QUOTED.sub(" ", turn))
         if not whole_read and (any(w in turn for w in lists.hypothetical) or _pasted(turn, lists.pasted, sentences[0])):
             return []
@@ -608,6 +649,18 @@ def lasting_statements(turn: str, whole_read: bool = False) -> list[str]:
     `whole_read`: `turn_context(turn)` was None, so the whole-turn checks are not made again."""
     english, chinese = _readers()
     return chinese.spans(turn, whole_read) if _CJK.search(turn) else english.spans(turn, whole_read)
+
+
+def unworded_statements(turn: str) -> list[str]:
+    """The spans of a user's turn that nothing rules out as a lasting statement about the user
+    (not a request, the task at hand, the moment, someone else, pasted or pretend) though they hold
+    no word of stance the lists know ("Gyms intimidate the hell out of me", "蘑菇类的吃不惯"): the
+    lasting model decides whether they say something lasting. The caller found `turn_context(turn)`
+    None."""
+    english, chinese = _readers()
+    if _CJK.search(turn):
+        return chinese.spans(turn, True, needs_stance=False)
+    return english.spans(turn, True, needs_stance=False)
 
 
 MAX_NEWS = 280  # characters: a longer turn tells more than one change

@@ -216,7 +216,8 @@ CASES: list[tuple[str, list[tuple]]] = [
     ("I prefer Chinese food.", [("preference.stated.food", "I prefer Chinese food.", G)]),
     # a language the user speaks (docs/concepts.md), not the language to answer in
     ("I speak Chinese.", [("profile.languages", "Chinese", G)]),
-    ("我会用英语。", []),
+    # (not the language to answer in: kept in the user's words, the lasting model reading it as lasting)
+    ("我会用英语。", [("preference.stated.learning", "我会用英语", G)]),
     ("I live in a small town.", [("preference.stated.general", "I live in a small town.", G)]),
     ("I moved to a new apartment.", [("replace", "I moved to a new apartment.")]),
     ("我搬到新家了。", [("replace", "我搬到新家了。")]),

@@ -12,6 +12,7 @@ import pytest
 
 from slotstream.memory.extraction import RuleExtractor, Turn
 from slotstream.memory.extraction.open_statement import lasting_statements, one_off, time_bound
+from slotstream.memory.semantics import lasting_model
 
 AT = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)  # a Monday
 
@@ -139,6 +140,22 @@ def test_a_lasting_statement_in_any_phrasing_is_kept_verbatim(text: str) -> None
         # no value that says what it is, or no owner
         "my code's return value is 42",
         "the report for the Q1 review is due March 27",  # no owner
+        # an instruction for the work at hand without a verb first, or a piece of writing by its name
+        "Start over, but make it rhyme",
+        "don't reword the intro, just show me what you'd cut",
+        "just give me the command, no explanation",
+        "Limerick about a cat who hates Mondays, please.",
+        # a reaction to the answer or to the assistant
+        "I love that answer lol",
+        "I love talking to you",
+        # material named before a colon: its first person is its writer's
+        "这是上周的会议记录 帮我整理成待办：老王：我周三前把合同发出去 小李：我负责跟进物流 下周一给反馈",
+        # a day's event, the moment, a question, something done
+        "我在准备周四的面试，帮我模拟几个问题",
+        "我现在心情不好，你别跟我讲大道理",
+        "乳糖不耐受和牛奶过敏有啥区别",
+        "行了，我自己弄好了",
+        "服务器时间不对，怎么改成UTC",
     ],
 )
 def test_chat_that_says_nothing_lasting_about_the_user_leaves_nothing_lasting(text: str) -> None:
@@ -218,6 +235,35 @@ def test_a_sentence_about_no_area_continues_the_one_beside_it() -> None:
 )
 def test_chinese_only_use_and_stay_long_are_read_for_what_they_are(text: str, attribute: str) -> None:
     assert [r["attribute"] for r in lasting(text)] == [attribute]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Gyms intimidate me, all the mirrors and grunting guys.",
+        "Window seat person through and through.",
+        "家里装修走的是极简风，东西越少越好",
+    ],
+)
+def test_words_of_no_known_stance_are_kept_when_the_lasting_model_is_sure(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # no rule reads a stance in them; the lasting model reads them as lasting almost surely
+    assert lasting_statements(text) == []
+    assert [r["attribute"].split(".")[0] for r in lasting(text)] == ["preference"]
+    monkeypatch.setattr(lasting_model, "STATED_IN_OTHER_WORDS", 1.01)
+    assert lasting(text) == []
+
+
+@pytest.mark.parametrize("text", ["早上好呀", "晚安～", "Start over, but make it rhyme"])
+def test_chat_the_lasting_model_reads_as_chat_is_not_kept_in_other_words(text: str) -> None:
+    assert records(text) == []
+
+
+def test_a_day_of_the_week_is_a_habit_or_an_end_not_always_an_event() -> None:
+    (rec,) = lasting("这几天在吃头孢 到周五为止 别给我推荐带酒的菜")
+    assert rec["valid_until"] == "2026-03-07T00:00:00Z"
+    assert [r["value"] for r in lasting("火锅真的是我的命，一周三顿都不腻")] == ["火锅真的是我的命，一周三顿都不腻"]
 
 
 def test_a_statement_bound_in_time_ends_when_it_says() -> None:
