@@ -112,6 +112,7 @@ def _start(entries: list[str]) -> re.Pattern[str]:
 @dataclass(frozen=True)
 class _English:
     self_words: re.Pattern[str]
+    assistant: re.Pattern[str]  # a span opening with the assistant ("You're more patient than …")
     fragment: re.Pattern[str]
     fragment_anywhere: re.Pattern[str]  # (a span may start at any clause of a turn)
     question: re.Pattern[str]
@@ -189,6 +190,7 @@ def _lists() -> tuple[_English, _Chinese]:
     en, zh = data["en"], data["zh"]
     english = _English(
         self_words=_phrases(en["self"]),
+        assistant=_start(en["assistant"]),
         fragment=_start(en["fragment_openers"]),
         fragment_anywhere=_phrases(en["fragment_openers"]),
         question=_start(en["question_openers"]),
@@ -321,6 +323,8 @@ _LEAD = re.compile(r"^[\s\"'“”*•\-–—>]+")
 # the user somewhere ("我在…", "我现在在…", "我人在…"), with nothing said of what they do there
 _ZH_WHEREABOUTS = re.compile(r"^我(?:现在|人)?在[^，,。；;]{1,14}$")
 # Chinese material after the words that point at it ("帮我把这段博客翻成英文：我第一次去冰岛…")
+# a quote given after a colon ("知乎上有人说：“我一直是夜猫子…”", "我大伯发了：“…”"): someone's words
+_ZH_QUOTE_AFTER_COLON = re.compile(r"[：:]\s*[“「『\"][^”」』\"\n]{10,}[”」』\"]")
 _ZH_MATERIAL = re.compile(r"(?:这段|这篇|这封|这条|下面|以下)[^：:\n]{0,20}[：:]\s*\S.{30,}")
 
 
@@ -355,6 +359,7 @@ def _pasted(turn: str, markers: re.Pattern[str] | tuple[str, ...], opening: str)
         or _OPENS_A_QUOTE.search(turn)
         or _ZH_MATERIAL.search(turn)
         or _zh_material_named().search(turn)
+        or _ZH_QUOTE_AFTER_COLON.search(turn)
     ):
         return True
     if isinstance(markers, tuple):
@@ -430,8 +435,8 @@ class _EnglishReader:
             return False
         if lists.times.search(span) and not lists.outlasts_the_moment.search(span):
             return False  # "for today's presentation ...", but "I always check today's specials"
-        if _REACTION.match(span):
-            return False  # "love it", "hate that": about what was just said
+        if _REACTION.match(span) or lists.assistant.match(span):
+            return False  # "love it", "hate that": about what was just said, or about the assistant
         # a passing state, unless the span says what always affects the user ("strong perfumes
         # give me a headache", not "I have a headache") or says it outlasts the moment ("horror games
         # are a hard no, I can't sleep afterwards", "I always buy travel insurance ever since I got

@@ -156,6 +156,12 @@ def test_a_lasting_statement_in_any_phrasing_is_kept_verbatim(text: str) -> None
         "乳糖不耐受和牛奶过敏有啥区别",
         "行了，我自己弄好了",
         "服务器时间不对，怎么改成UTC",
+        # about the assistant; someone's words quoted after a colon; a fiancée; a part to play
+        "You're way funnier than my coworkers lol",
+        "豆瓣上有人写：“我从来不吃早饭，一直这样，身体好得很。”这种说法对吗？",
+        "我未婚妻对猫毛过敏，养什么宠物好？",
+        "你是一只只会说冷笑话的企鹅，我是来动物园参观的游客",
+        "两小时后要开会，帮我理一下要点",
     ],
 )
 def test_chat_that_says_nothing_lasting_about_the_user_leaves_nothing_lasting(text: str) -> None:
