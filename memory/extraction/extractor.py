@@ -449,22 +449,28 @@ class _TurnReading:
                 continue
             if asks_about_someone(span, self.turn.text):
                 continue
-            hit = statement_hit(span, self.turn.at)
-            quote = redact(span, find_secrets(span, self.patterns))
-            rec = RuleExtractor._record(self.turn, span, quote, hit, self.refuse)
-            if rec is not None:
-                self.items.append(Proposal(record=rec, rule=hit.rule))
-                if holds_now(span) and not rec.get("valid_until"):
-                    # what holds now ends the earlier record closest to it in meaning, if one is
-                    command = {
-                        "op": "retract",
-                        "tenant": self.turn.tenant,
-                        "user": self.turn.user,
-                        "replaced_by": quote,
-                    }
-                    self.items.append(Proposal(rule="replace", command=command))
+            kept = self.keep_statement(span)
+            if kept is not None and holds_now(span) and not kept.get("valid_until"):
+                # what holds now ends the earlier record closest to it in meaning, if one is
+                command = {
+                    "op": "retract",
+                    "tenant": self.turn.tenant,
+                    "user": self.turn.user,
+                    "replaced_by": kept["statement"],
+                }
+                self.items.append(Proposal(rule="replace", command=command))
         self.news()
         self.in_other_words()
+
+    def keep_statement(self, span: str) -> dict[str, Any] | None:
+        """A span kept verbatim as a statement (its secrets redacted in the quote): the record, or
+        None when it could not be kept (refused)."""
+        hit = statement_hit(span, self.turn.at)
+        quote = redact(span, find_secrets(span, self.patterns))
+        rec = RuleExtractor._record(self.turn, span, quote, hit, self.refuse)
+        if rec is not None:
+            self.items.append(Proposal(record=rec, rule=hit.rule))
+        return rec
 
     def in_other_words(self) -> None:
         """A turn nothing was read from, whose declarative spans the lasting model reads as lasting
@@ -477,13 +483,8 @@ class _TurnReading:
         if not spans or reads_as_chat(self.turn.text) or self.context is not None:
             return
         for span in spans:
-            if asks_about_someone(span, self.turn.text) or not stated_in_other_words(span):
-                continue
-            hit = statement_hit(span, self.turn.at)
-            quote = redact(span, find_secrets(span, self.patterns))
-            rec = RuleExtractor._record(self.turn, span, quote, hit, self.refuse)
-            if rec is not None:
-                self.items.append(Proposal(record=rec, rule=hit.rule))
+            if not asks_about_someone(span, self.turn.text) and stated_in_other_words(span):
+                self.keep_statement(span)
 
     def news(self) -> None:
         """A turn nothing else was read from that tells the user's news, a change among it ("sold the
