@@ -357,7 +357,9 @@ def _role_duration_zh(m: re.Match[str]) -> tuple[str, str | None] | None:
 def _duration_zh(m: re.Match[str]) -> tuple[str, str | None] | None:
     if re.search(r"老公|老婆|丈夫|妻子|结婚|认识|在一起|恋爱|离婚|住|搬|来|到|工作了|上班|当妈|当爸", m.group("d")):
         return None  # "我和我老公结婚十年了": a time, not a skill
-    level = _by_duration(m.group("n"), m.group("u"))
+    if "的" in m.group("d") or re.match(r"吃素|吃斋|戒|不吃|不喝|不抽|素食", m.group("d")):
+        return None  # "我开的是一辆卡罗拉 开了五年了", "我吃素好几年了": a thing or a diet, not a skill
+    level = _by_duration(m.group("n").removeprefix("好"), m.group("u"))
     return (level, _clean_domain(m.group("d"))) if level else None
 
 
@@ -365,7 +367,7 @@ _NUM_EN = (
     r"(?P<n>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|a\ couple\ of|a\ fe"
     r"w)"
 )
-_NUM_ZH = r"(?P<n>\d+|[一二两三四五六七八九十]+几?|几|半)"
+_NUM_ZH = r"(?P<n>\d+|[一二两三四五六七八九十]+几?|好?几|半)"
 _ZH_DEGREE_ALT = "|".join(sorted(_ZH_DEGREE, key=len, reverse=True))
 
 _EXPERTISE = [

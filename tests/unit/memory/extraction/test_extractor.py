@@ -185,6 +185,10 @@ CASES: list[tuple[str, list[tuple]]] = [
     ("我是机器学习新手。", [("profile.expertise.机器学习", "beginner", G)]),
     ("我精通Python。", [("profile.expertise.python", "expert", G)]),
     ("我刚开始学Go。", [("profile.expertise.go", "beginner", G)]),
+    # a time told of a diet or a thing owned is no skill; "好几年" is a number of years
+    ("我吃素好几年了", [("profile.diet", "vegetarian", G)]),
+    ("我跑步好几年了", [("profile.expertise.跑步", "intermediate", G)]),
+    ("我开的是一辆卡罗拉 开了五年了", [("preference.stated.cars", "我开的是一辆卡罗拉，开了五年了", G)]),
     # --- goals (one multi-valued slot) ---
     ("I want to launch this product.", [("goal.main", "launch this product", G)]),
     ("My goal is to run a marathon.", [("goal.main", "run a marathon", G)]),
