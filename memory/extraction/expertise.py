@@ -1109,9 +1109,10 @@ _DOMAIN_SPOT_EN = [
         + r"(?=\s+(?:professionally|for|since|daily|at\s+work)\b|$|[,.;!?])"
     ),
     rx(r"^" + _DOMAIN_EN + r"\s+(?:isn'?t|is\s+not|is|are|aren'?t)\s+(?:really\s+|exactly\s+)?(?:not\s+)?my\b"),
+    # "my Spanish is …", "my SQL skills are …"; not "my knees are shot from years of basketball"
     rx(
-        r"\bmy\s+(?P<d>[A-Za-z][\w+#.\-]*(?:\s+[A-Za-z][\w+#.\-]*)?)\s+(?:skills?|knowledge|background|level|experience|"
-        r"chops)?\s*(?:is|are)\b"
+        r"\bmy\s+(?P<d>[A-Za-z][\w+#.\-]*(?:\s+[A-Za-z][\w+#.\-]*)?)\s+(?:(?:skills?|knowledge|background|level|"
+        r"experience|chops)\s*(?:is|are)|is)\b"
     ),
     rx(
         r"\b(?:the\s+first\s+thing\s+about|first-year|know\s+nothing\s+about|knowledge\s+of|picked\s+up|started\s+(?:with|on)?|"

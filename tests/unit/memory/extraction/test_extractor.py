@@ -189,6 +189,8 @@ CASES: list[tuple[str, list[tuple]]] = [
     ("我吃素好几年了", [("profile.diet", "vegetarian", G)]),
     ("我跑步好几年了", [("profile.expertise.跑步", "intermediate", G)]),
     ("我开的是一辆卡罗拉 开了五年了", [("preference.stated.cars", "我开的是一辆卡罗拉，开了五年了", G)]),
+    # years of something that wore out a part of the body are no skill in that part
+    ("My knees are shot from years of basketball.", []),
     # --- goals (one multi-valued slot) ---
     ("I want to launch this product.", [("goal.main", "launch this product", G)]),
     ("My goal is to run a marathon.", [("goal.main", "run a marathon", G)]),
