@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from functools import cache, partial
+from functools import cache, lru_cache
 from importlib import resources
 
 from ..models import Kind
@@ -322,9 +323,9 @@ _LEAD = re.compile(r"^[\s\"'“”*•\-–—>]+")
 
 # the user somewhere ("我在…", "我现在在…", "我人在…"), with nothing said of what they do there
 _ZH_WHEREABOUTS = re.compile(r"^我(?:现在|人)?在[^，,。；;]{1,14}$")
-# Chinese material after the words that point at it ("帮我把这段博客翻成英文：我第一次去冰岛…")
 # a quote given after a colon ("知乎上有人说：“我一直是夜猫子…”", "我大伯发了：“…”"): someone's words
 _ZH_QUOTE_AFTER_COLON = re.compile(r"[：:]\s*[“「『\"][^”」』\"\n]{10,}[”」』\"]")
+# Chinese material after the words that point at it ("帮我把这段博客翻成英文：我第一次去冰岛…")
 _ZH_MATERIAL = re.compile(r"(?:这段|这篇|这封|这条|下面|以下)[^：:\n]{0,20}[：:]\s*\S.{30,}")
 
 
@@ -394,9 +395,20 @@ _REACTION = re.compile(
 )
 
 
+def _sentences_en(folded: str) -> list[str]:
+    return re.split(r"(?<=[.!?])\s+|\n+", _QUOTED.sub(" ", folded))
+
+
+def _sentences_zh(turn: str) -> list[str]:
+    return re.split(r"(?<=[。！？!?])\s*|\n+", _ZH_QUOTED.sub(" ", turn))
+
+
 class _EnglishReader:
     def __init__(self) -> None:
         self.lists = _lists()[0]
+        # a turn's spans are read for what lasts, then again for what the lasting model may keep,
+        # and for news: the reading of its clauses is done once
+        self.candidates: Callable[[str], tuple[str, ...]] = lru_cache(maxsize=64)(self.read_candidates)
 
     def is_request(self, clause: str, opens: bool, asks: bool) -> bool:
         """A clause that asks or instructs. `opens`: it opens its sentence (where an imperative or
@@ -488,14 +500,20 @@ class _EnglishReader:
     def spans(self, turn: str, whole_read: bool = False, news: bool = False, needs_stance: bool = True) -> list[str]:
         """`whole_read`: the caller already knows the turn is neither pasted nor pretend. `news`:
         every span the user tells of themself (`told`), lasting or not. `needs_stance`: as `keeps`."""
+        if not whole_read:
+            folded = turn.translate(_APOSTROPHES)
+            if _english_context(self, folded, _sentences_en(folded)) is not None:
+                return []
+        if news:
+            return [span for span in self.candidates(turn) if self.told(span.casefold(), span)]
+        return [span for span in self.candidates(turn) if self.keeps(span.casefold(), span, needs_stance)]
+
+    def read_candidates(self, turn: str) -> tuple[str, ...]:
+        """The turn's runs of clauses that neither ask nor instruct, joined as written (what `keeps`
+        or `told` then judges); `candidates` is this, remembered for the last turns read."""
         lists = self.lists
-        keeps = self.told if news else partial(self.keeps, needs_stance=needs_stance)
-        folded = turn.translate(_APOSTROPHES)
-        sentences = re.split(r"(?<=[.!?])\s+|\n+", _QUOTED.sub(" ", folded))
-        if not whole_read and _english_context(self, folded, sentences) is not None:
-            return []
         kept: list[str] = []
-        for sentence in sentences:
+        for sentence in _sentences_en(turn.translate(_APOSTROPHES)):
             span: list[str] = []
             asks = sentence.rstrip().endswith("?")
             asked_first = False  # the sentence opens with a request: what follows is its detail
@@ -510,15 +528,16 @@ class _EnglishReader:
                 joined = ", ".join(span)
                 # a condition whose main clause asks ("If I moved to Berlin, would I ...?") states nothing
                 asked = bool(low) and lists.conditional_only.match(joined.casefold()) is not None
-                if span and not asked and not _CODE.search(joined) and keeps(joined.casefold(), joined):
+                if span and not asked and not _CODE.search(joined):
                     kept.append(joined)
                 span = []
-        return kept
+        return tuple(kept)
 
 
 class _ChineseReader:
     def __init__(self) -> None:
         self.lists = _lists()[1]
+        self.candidates: Callable[[str], tuple[str, ...]] = lru_cache(maxsize=64)(self.read_candidates)
 
     def is_request(self, clause: str, opens: bool) -> bool:
         if _ZH_QUESTION_END.search(clause) or _ZH_QUESTION_WORD.search(clause):
@@ -569,12 +588,19 @@ class _ChineseReader:
         """`whole_read`: the caller already knows the turn is neither pasted nor pretend. `news`:
         every span the user tells of themself (`told`), lasting or not. `needs_stance`: as `keeps`."""
         lists = self.lists
-        keeps = self.told if news else partial(self.keeps, needs_stance=needs_stance)
-        sentences = re.split(r"(?<=[。！？!?])\s*|\n+", _ZH_QUOTED.sub(" ", turn))
-        if not whole_read and (any(w in turn for w in lists.hypothetical) or _pasted(turn, lists.pasted, sentences[0])):
+        if not whole_read and (
+            any(w in turn for w in lists.hypothetical) or _pasted(turn, lists.pasted, _sentences_zh(turn)[0])
+        ):
             return []
+        if news:
+            return [span for span in self.candidates(turn) if self.told(span)]
+        return [span for span in self.candidates(turn) if self.keeps(span, needs_stance)]
+
+    def read_candidates(self, turn: str) -> tuple[str, ...]:
+        """As the English reader's."""
+        lists = self.lists
         kept: list[str] = []
-        for sentence in sentences:
+        for sentence in _sentences_zh(turn):
             span: list[str] = []
             asked_first = False  # the sentence opens with a request: what follows is its detail
             for number, clause in enumerate([*_ZH_CLAUSES.split(sentence), ""]):
@@ -595,10 +621,10 @@ class _ChineseReader:
                         and not any(w in joined for w in lists.strong if w not in _ZH_ONLY_ADVERBS)
                     )
                 )
-                if span and not asked and keeps(joined):
+                if span and not asked:
                     kept.append(joined)
                 span = []
-        return kept
+        return tuple(kept)
 
 
 def _about_them(span: str, own: str, self_words: tuple[str, ...]) -> bool:
@@ -657,11 +683,11 @@ def lasting_statements(turn: str, whole_read: bool = False) -> list[str]:
 
 
 def unworded_statements(turn: str) -> list[str]:
-    """The spans of a user's turn that nothing rules out as a lasting statement about the user
-    (not a request, the task at hand, the moment, someone else, pasted or pretend) though they hold
-    no word of stance the lists know ("Gyms intimidate the hell out of me", "蘑菇类的吃不惯"): the
-    lasting model decides whether they say something lasting. The caller found `turn_context(turn)`
-    None."""
+    """The spans of a user's turn that nothing rules out as a lasting statement about the user (not
+    a request, the task at hand, the moment, someone else), whether or not they hold a word of
+    stance the lists know ("Gyms intimidate me", "蘑菇类的吃不惯"): the lasting model decides whether
+    they say something lasting. Read as if the turn were neither pasted nor pretend: the caller
+    checks `turn_context(turn)`."""
     english, chinese = _readers()
     if _CJK.search(turn):
         return chinese.spans(turn, True, needs_stance=False)
