@@ -261,6 +261,14 @@ def test_words_of_no_known_stance_are_kept_when_the_lasting_model_is_sure(
     assert lasting(text) == []
 
 
+def test_a_turn_with_a_secret_keeps_nothing_in_other_words() -> None:
+    text = "Window seat person through and through. password: hunter2hunter2"
+    turn = Turn(tenant="t", user="u", session="s1", text=text, at=AT, turn_id="t1")
+    out = RuleExtractor().extract(turn)
+    assert [p.record for p in out.items if p.record is not None] == []
+    assert "secret_value" in out.refused
+
+
 @pytest.mark.parametrize("text", ["早上好呀", "晚安～", "Start over, but make it rhyme"])
 def test_chat_the_lasting_model_reads_as_chat_is_not_kept_in_other_words(text: str) -> None:
     assert records(text) == []
