@@ -16,8 +16,10 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from slotstream.memory.semantics import relevance
-from slotstream.memory.semantics.relation_model import Pair, digest, to_json, train
+from slotstream.memory.semantics.relation_model import Pair, Side, digest, to_json, train
 
 HERE = Path(__file__).resolve().parent / "pairs"
 SHIPPED = Path(__file__).resolve().parents[1] / "memory" / "data" / "relation_model.json"
@@ -37,11 +39,12 @@ def texts(data: list[dict[str, str]]) -> list[str]:
 def pairs(data: list[dict[str, str]]) -> list[Pair]:
     out = []
     for r in data:
-        # the record as a read-model row holds it (vector and areas quantized)
-        record = relevance.unpack(*relevance.pack(relevance.record_meaning(r["statement"])))
-        related = relevance.pair_features(record, relevance.request_meaning(r["related"]))
-        unrelated = relevance.pair_features(record, relevance.request_meaning(r["unrelated"]))
-        out.append(Pair(r["lang"], related, unrelated))
+        # the record as a read-model row holds it (vector and areas quantized), before its bearing
+        record = relevance.unpack(*relevance.pack(relevance.placed_record(r["statement"])))
+        sides = []
+        for request in (relevance.request_meaning(r["related"]), relevance.request_meaning(r["unrelated"])):
+            sides.append(Side(request.areas.astype(np.float64), relevance.similarity(record, request)))
+        out.append(Pair(r["lang"], record.areas.astype(np.float64), sides[0], sides[1]))
     return out
 
 

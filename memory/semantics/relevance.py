@@ -1,10 +1,12 @@
 """Whether a remembered statement is related to a request, by meaning.
 
 Both sides are placed in the areas of everyday life (food, travel, work, ...: `topics.json`) by the
-area model (`area_model.py`: the text's vector and its area words), as probabilities. A record is
-related to a request when:
-- by meaning: their areas agree at all (the sum over areas of the two probabilities' products is
-  at least `AREA_AGREEMENT`) and the relation model (`relation_model.py`), reading that agreement
+area model (`area_model.py`: the text's vector and its area words), as probabilities; a record is
+then compared by the areas it bears on (`relation_model.bearing`: a heart condition bears on a
+trek, a toddler at home on a restaurant), again a distribution. A record is related to a request
+when:
+- by meaning: its bearing and the request's areas agree at all (the sum over areas of the two
+  probabilities' products is at least `AREA_AGREEMENT`) and the relation model (`relation_model.py`), reading that agreement
   together with the record's calibrated similarity to the request and how sure its own placement
   is, scores the pair above its language's threshold (both mostly about travel; a hotel complaint
   and a request to book a stay);
@@ -22,7 +24,7 @@ against the threshold.
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
 from importlib import resources
 
@@ -124,7 +126,18 @@ def record_meaning(
 ) -> Meaning:
     """A stored record's meaning: its text's topics and likely areas and those its attribute is
     about (`named`); the topics it bears on (its attribute's `related`, and for a safety-relevant
-    record the areas its areas bear on); calibrated against ordinary requests."""
+    record the areas its areas bear on); calibrated against ordinary requests. Its area
+    probabilities are those of the areas it bears on (`relation_model.bearing`): what a request is
+    compared with."""
+    placed = placed_record(text, named, related, safety)
+    areas = relation_model.bearing(placed.areas)
+    return replace(placed, areas=areas, peak=float(areas.max(initial=0.0)))
+
+
+def placed_record(
+    text: str, named: tuple[str, ...] = (), related: tuple[str, ...] = (), safety: bool = False
+) -> Meaning:
+    """`record_meaning` with the areas the text is about, before their bearing (training reads these)."""
     lex = lexicon()
     vector = vectors.embed(text)
     areas = area_model.probabilities(text, vector)
@@ -261,16 +274,11 @@ class Relation:
     named: bool = False  # through a topic its attribute names, or the umbrella one a request names
 
 
-def pair_features(record: Meaning, request: Meaning) -> NDArray[np.float64]:
-    """What the relation model reads of a record and a request (relation_model.features)."""
-    return relation_model.features(_agreement(record, request), _similarity(record, request), record.peak)
-
-
 def _agreement(record: Meaning, request: Meaning) -> float:
     return float(record.areas @ request.areas) if record.areas.size == request.areas.size else 0.0
 
 
-def _similarity(record: Meaning, request: Meaning) -> float:
+def similarity(record: Meaning, request: Meaning) -> float:
     """The record's calibrated similarity to the request: spreads above its mean to ordinary requests."""
     return (float(record.vector_of() @ request.vector_of()) - record.mean) / record.spread
 
@@ -282,7 +290,7 @@ def relation(record: Meaning, request: Meaning, scored: bool = True) -> Relation
     agreement = round(_agreement(record, request), 4)
     if scored or agreement >= AREA_AGREEMENT:
         by_meaning, score = relation_model.related(
-            request.language, agreement, _similarity(record, request), record.peak
+            request.language, agreement, similarity(record, request), record.peak
         )
     else:
         by_meaning, score = False, 0.0

@@ -70,19 +70,68 @@ def test_training_the_relation_model_again_gives_the_shipped_weights() -> None:
     trainer = _relation_trainer()
     trained = relation_model.train(trainer.pairs(trainer.rows()))
     for lang, scorer in relation_model.model().items():
-        assert np.abs(trained[lang].weights - scorer.weights).max() < 1e-4
-        assert abs(trained[lang].threshold - scorer.threshold) < 1e-4
+        assert np.abs(trained.scorers[lang].weights - scorer.weights).max() < 1e-4
+        assert abs(trained.scorers[lang].threshold - scorer.threshold) < 1e-4
+    assert np.abs(trained.bearing - relation_model.bearing_matrix()).max() < 1e-4
+
+
+def _shipped() -> relation_model.Trained:
+    return relation_model.Trained(relation_model.model(), relation_model.bearing_matrix().astype(np.float64))
 
 
 def test_the_relation_model_lets_through_the_share_of_unrelated_training_pairs_it_was_set_for() -> None:
     trainer = _relation_trainer()
     pairs = trainer.pairs(trainer.rows())
     for lang, scorer in relation_model.model().items():
-        mine = [p for p in pairs if p.language == lang]
-        passing = sum(scorer.score(p.unrelated) >= scorer.threshold for p in mine) / len(mine)
-        caught = sum(scorer.score(p.related) >= scorer.threshold for p in mine) / len(mine)
+        mine = [relation_model.pair_features(p, _shipped()) for p in pairs if p.language == lang]
+        passing = sum(scorer.score(unrelated) >= scorer.threshold for _, unrelated in mine) / len(mine)
+        caught = sum(scorer.score(related) >= scorer.threshold for related, _ in mine) / len(mine)
         assert abs(passing - relation_model.UNRELATED_PASSING) < 0.01
-        assert caught > 0.6 and caught > 4 * passing, (lang, caught)  # far more related pairs than unrelated
+        assert caught > 0.5 and caught > 4 * passing, (lang, caught)  # far more related pairs than unrelated
+
+
+def test_each_area_bears_mostly_on_itself_and_a_records_bearing_is_a_distribution() -> None:
+    matrix = relation_model.bearing_matrix()
+    assert np.allclose(matrix.sum(axis=1), 1.0, atol=1e-6) and (matrix >= 0).all()
+    assert (np.diag(matrix) == matrix.max(axis=1)).all()
+    names = lexicon().areas
+    health = np.zeros(len(names), dtype=np.float32)
+    health[names.index("health")] = 1.0
+    # what a user says about their health bears on more than health (a trip, a workout), and on
+    # some areas far more than on others (a game, a song)
+    bears = relation_model.bearing(health)
+    assert abs(float(bears.sum()) - 1.0) < 1e-5 and bears.argmax() == names.index("health")
+    for area in ("travel", "fitness"):
+        assert bears[names.index(area)] > 2 * max(bears[names.index("games")], bears[names.index("music")]), area
+
+
+@pytest.mark.parametrize(
+    "statement, asked, elsewhere",
+    [
+        (
+            "I have a heart condition and take beta blockers.",
+            "Plan a week of trekking in Nepal for me.",
+            "Write a haiku about autumn leaves.",
+        ),
+        (
+            "I'm seven months pregnant.",
+            "Which beaches in Thailand should we visit in March?",
+            "Write a haiku about autumn leaves.",
+        ),
+        ("我有高血压，一直在吃药", "国庆想去西藏玩一周，帮我排个行程", "帮我写一首关于秋天的诗"),
+    ],
+)
+def test_a_statement_reaches_a_request_in_an_area_it_bears_on_and_not_one_it_does_not(
+    statement: str, asked: str, elsewhere: str
+) -> None:
+    # health placed beside travel agrees with it too little by their own areas; through health's
+    # bearing on travel, it does
+    record = relevance.record_meaning(statement)
+    placed = relevance.placed_record(statement)
+    trip = relevance.request_meaning(asked)
+    assert float(placed.areas @ trip.areas) < relevance.AREA_AGREEMENT <= relevance.relation(record, trip).agreement
+    assert relevance.relation(record, trip).related
+    assert not relevance.relation(record, relevance.request_meaning(elsewhere)).related
 
 
 @pytest.mark.parametrize(
