@@ -110,7 +110,7 @@ _SPECS = [
                   importance=0.7, actionability=0.6, sensitivity=Sensitivity.PERSONAL,
                   topics=("dates",), related=("family", "schedule", "shopping"), gated=True),
     AttributeSpec("preference.budget.", Kind.PREFERENCE, label="budget", importance=0.7, actionability=0.8,
-                  topics=("shopping", "travel"), related=("food", "leisure"), gated=True),
+                  topics=("shopping", "travel"), related=("food",), gated=True),
     AttributeSpec("profile.accessibility", Kind.PREFERENCE, Cardinality.MULTI, label="accessibility needs",
                   consequence=Consequence.HIGH, importance=0.9, actionability=0.9,
                   sensitivity=Sensitivity.PERSONAL, topics=("visual",), related=("travel",), gated=True,
