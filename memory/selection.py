@@ -417,12 +417,13 @@ def topic_relevance(attribute: str, request_topics: frozenset[str]) -> float:
 # it only bears on
 LEAST_MEANING_RELEVANCE = 0.25
 FULL_AGREEMENT = 0.5
+FULL_SCORE = 2.5
 
 
 def meaning_relevance(related: relevance.Relation) -> float:
     if not related.related:
         return 0.0
-    share = min(related.agreement / FULL_AGREEMENT, 1.0)
+    share = min(max(related.agreement / FULL_AGREEMENT, related.score / FULL_SCORE), 1.0)
     value = LEAST_MEANING_RELEVANCE + (1 - LEAST_MEANING_RELEVANCE) * share
     if related.named:
         value = max(value, TOPIC_RELEVANCE)
