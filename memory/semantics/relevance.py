@@ -6,10 +6,10 @@ then compared by the areas it bears on (`relation_model.bearing`: a heart condit
 trek, a toddler at home on a restaurant), again a distribution. A record is related to a request
 when:
 - by meaning: its bearing and the request's areas agree at all (the sum over areas of the two
-  probabilities' products is at least `AREA_AGREEMENT`) and the relation model (`relation_model.py`), reading that agreement
-  together with the record's calibrated similarity to the request and how sure its own placement
-  is, scores the pair above its language's threshold (both mostly about travel; a hotel complaint
-  and a request to book a stay);
+  probabilities' products is at least `AREA_AGREEMENT`) and the relation model
+  (`relation_model.py`), reading that agreement together with the record's calibrated similarity
+  to the request and how sure its bearing is, scores the pair above its language's threshold
+  (both mostly about travel; a hotel complaint and a request to book a stay);
 - or the request is on a topic the record's attribute names (a diet is about food), or names a
   topic including the record's ("what should I do this weekend?" is about leisure: hiking, guitar);
 - or, for a safety-relevant record (an allergy, a condition, a disability, a hard never), the
