@@ -412,9 +412,10 @@ def topic_relevance(attribute: str, request_topics: frozenset[str]) -> float:
 
 
 # how a gated record related to a request ranks: from a quarter for a bare relation to all of it
-# for one as much about the request's areas as `FULL_AGREEMENT`; a topic its attribute names (or
-# the umbrella topic a general request names) at least `TOPIC_RELEVANCE`; half that through a topic
-# it only bears on
+# for one as much about the request's areas as `FULL_AGREEMENT`, or scored `FULL_SCORE` above the
+# relation model's threshold (a bearing spreads a record's areas: a close match agrees less); a
+# topic its attribute names (or the umbrella topic a general request names) at least
+# `TOPIC_RELEVANCE`; half that through a topic it only bears on
 LEAST_MEANING_RELEVANCE = 0.25
 FULL_AGREEMENT = 0.5
 FULL_SCORE = 2.5
