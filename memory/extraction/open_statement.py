@@ -394,6 +394,11 @@ _REACTION = re.compile(
     r"(?:\s+(?:lol|haha|so\s+much))?[\s.!]*$"
 )
 
+# agreeing with what was just said, and nothing else ("我也是哈哈", "同感", "我也这么觉得")
+_ZH_REACTION = re.compile(
+    r"^(?:我也是|我也一样|我也这么觉得|我也觉得|同感|同意|确实|真的|哈+|嗯+|对)[啊呀吧的了哈嘿呢!！~～。.…]*$"
+)
+
 
 def _sentences_en(folded: str) -> list[str]:
     return re.split(r"(?<=[.!?])\s+|\n+", _QUOTED.sub(" ", folded))
@@ -551,7 +556,7 @@ class _ChineseReader:
     def keeps(self, span: str, needs_stance: bool = True) -> bool:
         """`needs_stance`: as the English reader's."""
         lists = self.lists
-        if any(w in span for w in (*lists.task, *lists.events, *lists.private)):
+        if any(w in span for w in (*lists.task, *lists.events, *lists.private)) or _ZH_REACTION.match(span):
             return False
         if _ZH_WHEREABOUTS.match(span) and span.rstrip(" ，,。.!！~").endswith(lists.whereabouts):
             return False  # where the user is now ("我在人民广场"), not where they live

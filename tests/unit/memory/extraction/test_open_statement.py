@@ -56,6 +56,7 @@ def lasting(text: str) -> list[dict]:
         # one of the user's things and a value that says what it is
         "my grant application deadline is May 15",
         "our budget for the kitchen reno is 15k, hard ceiling",
+        "今年想把体脂降到20以下",  # a number's "以下" (below) introduces no material
     ],
 )
 def test_a_lasting_statement_in_any_phrasing_is_kept_verbatim(text: str) -> None:
@@ -162,6 +163,14 @@ def test_a_lasting_statement_in_any_phrasing_is_kept_verbatim(text: str) -> None
         "我未婚妻对猫毛过敏，养什么宠物好？",
         "你是一只只会说冷笑话的企鹅，我是来动物园参观的游客",
         "两小时后要开会，帮我理一下要点",
+        # an aunt's needs; agreement and nothing else; just out of a meeting; a title to write
+        # to; an instruction for the steps at hand; a cron expression
+        "我小姨拄拐杖 北京哪些景点方便",
+        "我也是哈哈",
+        "刚开完会头都大了，直接给结论就行",
+        "以“细节决定成败”为题，帮我写个议论文的开头段落",
+        "每一步后面附上原因",
+        "定时任务cron表达式：工作日早上6点半执行，周末不执行",
     ],
 )
 def test_chat_that_says_nothing_lasting_about_the_user_leaves_nothing_lasting(text: str) -> None:
@@ -249,6 +258,7 @@ def test_chinese_only_use_and_stay_long_are_read_for_what_they_are(text: str, at
         "Gyms intimidate me, all the mirrors and grunting guys.",
         "Window seat person through and through.",
         "家里装修走的是极简风，东西越少越好",
+        "大油皮 夏天俩小时就脱妆",  # terse Chinese
     ],
 )
 def test_words_of_no_known_stance_are_kept_when_the_lasting_model_is_sure(
@@ -257,7 +267,7 @@ def test_words_of_no_known_stance_are_kept_when_the_lasting_model_is_sure(
     # no rule reads a stance in them; the lasting model reads them as lasting almost surely
     assert lasting_statements(text) == []
     assert [r["attribute"].split(".")[0] for r in lasting(text)] == ["preference"]
-    monkeypatch.setattr(lasting_model, "STATED_IN_OTHER_WORDS", 1.01)
+    monkeypatch.setattr(lasting_model, "STATED_IN_OTHER_WORDS", {"en": 1.01, "zh": 1.01})
     assert lasting(text) == []
 
 
