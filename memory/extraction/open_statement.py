@@ -387,10 +387,11 @@ _NOW_AS_A_RULE = re.compile(
 
 
 # a reaction to what was just said or to the assistant, and nothing else ("love it", "i hate that!",
-# "I love that answer lol", "I love talking to you")
+# "I love that answer lol", "I love talking to you", "I hate when that happens lol")
 _REACTION = re.compile(
     r"^(?:i\s+)?(?:love|loved|like|liked|hate|hated|adore|dig|enjoy)\s+"
-    r"(?:it|that|this|you|(?:that|this|your)\s+(?:answer|reply|one|idea)|(?:talking|chatting)\s+(?:to|with)\s+you)\b"
+    r"(?:it|that|this|you|(?:that|this|your)\s+(?:answer|reply|one|idea)|(?:talking|chatting)\s+(?:to|with)\s+you|"
+    r"when\s+(?:that|this|it)\s+happens)\b"
     r"(?:\s+(?:lol|haha|so\s+much))?[\s.!]*$"
 )
 

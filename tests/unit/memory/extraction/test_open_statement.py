@@ -57,6 +57,8 @@ def lasting(text: str) -> list[dict]:
         "my grant application deadline is May 15",
         "our budget for the kitchen reno is 15k, hard ceiling",
         "今年想把体脂降到20以下",  # a number's "以下" (below) introduces no material
+        "Every Friday night I run D&D for the same group, four years strong now.",  # a game, no part
+        "i don't follow american football at all, never understood it",
     ],
 )
 def test_a_lasting_statement_in_any_phrasing_is_kept_verbatim(text: str) -> None:
@@ -165,6 +167,17 @@ def test_a_lasting_statement_in_any_phrasing_is_kept_verbatim(text: str) -> None
         "两小时后要开会，帮我理一下要点",
         # an aunt's needs; agreement and nothing else; just out of a meeting; a title to write
         # to; an instruction for the steps at hand; a cron expression
+        # quotes to classify; this week; a babysitter; steps to stop after; a question set up; me
+        # in a story; a character; a reaction; the assistant
+        'Classify the sentiment of these: 1) "I always cry at the end of Toy Story 3" 2) "I love my new bike"',
+        "this week I'm swamped so I need dinners that take 10 min max",
+        "our babysitter is allergic to dogs, should I keep the dog in the yard while she's here?",
+        "stop after step 3, I'll ask for the rest later",
+        "I never understood how tides work, can you explain?",
+        "write as if you're me in 2050, I've moved to Mars and I hate the food",
+        "for my D&D character: she's a halfling bard who never drinks and loves riddles, give her a backstory",
+        "I hate when that happens lol",
+        "you always know what to say haha",
         "我小姨拄拐杖 北京哪些景点方便",
         "我也是哈哈",
         "刚开完会头都大了，直接给结论就行",
