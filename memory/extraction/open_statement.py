@@ -149,11 +149,19 @@ class _English:
     habit: re.Pattern[str]
     private: re.Pattern[str]
     generic: re.Pattern[str]  # objects that are things in general ("things", "new concepts")
+    critical: re.Pattern[str]  # a condition named ("pregnant, second trimester"): a statement alone
     # any of what `may_state` looks for, in one pattern (one pass over a turn)
     may_state: re.Pattern[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        looked_for = (self.self_words, self.strong, self.affects_me, self.fragment_anywhere, _INTRODUCING_ANYWHERE)
+        looked_for = (
+            self.self_words,
+            self.strong,
+            self.affects_me,
+            self.fragment_anywhere,
+            self.critical,
+            _INTRODUCING_ANYWHERE,
+        )
         object.__setattr__(self, "may_state", re.compile("|".join(f"(?:{p.pattern})" for p in looked_for)))
 
 
@@ -225,7 +233,7 @@ def _lists() -> tuple[_English, _Chinese]:
         once=_once(en["past_forms"]),
         state=_state(en["passing_states"]),
         code=re.compile(
-            r"(?<![\w'])(?:my|a|an|this|the|our)\s+(?:[\w'-]+\s+){0,2}?(?:" + "|".join(en["code_words"]) + r")s?\b"
+            r"(?<![\w'])(?:my|a|an|this|the|our|each)\s+(?:[\w'-]+\s+){0,2}?(?:" + "|".join(en["code_words"]) + r")s?\b"
         ),
         conditional_only=re.compile(r"^(?:" + _phrases(en["conditional_openers"]).pattern + r")[^,]*$"),
         one_off=_phrases(en["one_off"]),
@@ -251,6 +259,7 @@ def _lists() -> tuple[_English, _Chinese]:
         habit=_phrases(en["habit"]),
         private=_phrases(en["private"]),
         generic=_phrases(en["generic_objects"]),
+        critical=_phrases(en["critical"]),
     )
     chinese = _Chinese(
         self_words=tuple(zh["self"]),
@@ -445,9 +454,10 @@ class _EnglishReader:
             return False  # the material follows a colon ("Condense this into one tweet: ...")
         return _MATERIAL.search(low) is not None
 
-    def keeps(self, span: str, original: str, needs_stance: bool = True) -> bool:
+    def keeps(self, span: str, original: str, needs_stance: bool = True, asks: bool = False) -> bool:
         """`needs_stance`: the span must hold a word of stance, habit or circumstance; without, every span
-        nothing rules out is kept (the lasting model then judges it: `unworded_statements`)."""
+        nothing rules out is kept (the lasting model then judges it: `unworded_statements`). `asks`:
+        the turn asks something."""
         lists = self.lists
         if any(p.search(span) for p in (lists.task, lists.events, lists.state)):
             return False
@@ -477,8 +487,10 @@ class _EnglishReader:
             return (
                 False  # opens with someone else ("My coworker is on Pacific time, so ...", "coworker is allergic ...")
             )
-        if lists.once.search(span) and not (lists.strong.search(span) or _NOW_AS_A_RULE.search(span)):
-            return False  # "I finally cleaned out the garage": once
+        if lists.once.search(span) and not (
+            lists.strong.search(span) or _NOW_AS_A_RULE.search(span) or is_critical(span)
+        ):
+            return False  # "I finally cleaned out the garage": once (not "had a DVT, on blood thinners now")
         own = lists.others.sub(" ", span)  # "my sister is vegan": about her
         if not needs_stance:
             return own == span or lists.self_words.search(own) is not None
@@ -489,9 +501,11 @@ class _EnglishReader:
                 return True
             value = _MY_VALUE.search(own)
             return value is not None and gives_a_value(value.group("value"))
-        # no subject ("Egg allergy", "Heels are a hard no", "SPF 50 every day"): kept on a strong
-        # word only, and never when the span is about someone else
-        return own == span and lists.strong.search(span) is not None
+        # no subject ("Egg allergy", "Heels are a hard no", "SPF 50 every day", "pregnant, second
+        # trimester"): kept on a strong word, or a condition named in a turn that asks nothing
+        # ("warfarin and vitamin K, how do they interact?" names the question's topic); never when
+        # about someone else
+        return own == span and (lists.strong.search(span) is not None or (not asks and is_critical(span)))
 
     def told(self, span: str, original: str) -> bool:
         """A span the user tells of themself in any words: not about someone else, no code."""
@@ -512,7 +526,8 @@ class _EnglishReader:
                 return []
         if news:
             return [span for span in self.candidates(turn) if self.told(span.casefold(), span)]
-        return [span for span in self.candidates(turn) if self.keeps(span.casefold(), span, needs_stance)]
+        asks = "?" in turn
+        return [span for span in self.candidates(turn) if self.keeps(span.casefold(), span, needs_stance, asks)]
 
     def read_candidates(self, turn: str) -> tuple[str, ...]:
         """The turn's runs of clauses that neither ask nor instruct, joined as written (what `keeps`
@@ -575,14 +590,16 @@ class _ChineseReader:
             return False
         if _about_them(span, own, lists.self_words) or _ZH_NAMED.match(span):
             return False  # "我闺蜜乳糖不耐受", "小王的目标是...": about them
-        if _ZH_ONCE.search(span) and not _ZH_HABIT.search(span):
-            return False  # "我就只吃了薯条": once
+        if _ZH_ONCE.search(span) and not (_ZH_HABIT.search(span) or is_critical(span)):
+            return False  # "我就只吃了薯条": once (not "去年查出来高血压")
         if not needs_stance:
             return True
         # the user's own words of stance, or (Chinese drops its subject: "受不了地毯房",
         # "不喜欢SUV") a word of stance alone
-        return any(w in own for w in lists.strong) or (
-            any(w in own for w in lists.self_words) and any(w in own for w in lists.lasting)
+        return (
+            any(w in own for w in lists.strong)
+            or (any(w in own for w in lists.self_words) and any(w in own for w in lists.lasting))
+            or (own == span and is_critical(span))  # a condition named ("怀孕五个月了")
         )
 
     def told(self, span: str) -> bool:

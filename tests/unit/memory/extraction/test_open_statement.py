@@ -59,6 +59,12 @@ def lasting(text: str) -> list[dict]:
         "今年想把体脂降到20以下",  # a number's "以下" (below) introduces no material
         "Every Friday night I run D&D for the same group, four years strong now.",  # a game, no part
         "i don't follow american football at all, never understood it",
+        # a condition named, with no subject or told as something that happened, stays
+        "pregnant, second trimester",
+        "red-green colorblind",
+        "had a DVT after a long-haul flight two years ago and I'm on blood thinners now",
+        "have a pacemaker, my cardiologist told me to keep phones and magnets away from my chest",
+        "怀孕五个月了",
     ],
 )
 def test_a_lasting_statement_in_any_phrasing_is_kept_verbatim(text: str) -> None:
@@ -177,6 +183,7 @@ def test_a_lasting_statement_in_any_phrasing_is_kept_verbatim(text: str) -> None
         "write as if you're me in 2050, I've moved to Mars and I hate the food",
         "for my D&D character: she's a halfling bard who never drinks and loves riddles, give her a backstory",
         "I hate when that happens lol",
+        "warfarin and vitamin K, how do they interact?",  # a condition named as the question's topic
         "you always know what to say haha",
         "我小姨拄拐杖 北京哪些景点方便",
         "我也是哈哈",
@@ -341,3 +348,8 @@ def test_a_chinese_no_matter_what_or_still_is_no_question() -> None:
         assert "profile.diet" in [r["attribute"] for r in lasting(text)], text
     # a choice offered, and a question word, still ask
     assert lasting("喝咖啡还是茶") == [] and lasting("这个怎么弄") == []
+
+
+@pytest.mark.parametrize("text", ["pregnant, second trimester", "red-green colorblind", "怀孕五个月了"])
+def test_a_condition_named_alone_is_kept_as_safety_relevant(text: str) -> None:
+    assert [r["attribute"].split(".")[0] for r in lasting(text)] == ["health"]
