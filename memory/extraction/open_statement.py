@@ -404,9 +404,10 @@ _REACTION = re.compile(
     r"(?:\s+(?:lol|haha|so\s+much))?[\s.!]*$"
 )
 
-# agreeing with what was just said, and nothing else ("我也是哈哈", "同感", "我也这么觉得")
+# agreeing with what was just said or not, and nothing else ("我也是哈哈", "同感", "不太对")
 _ZH_REACTION = re.compile(
-    r"^(?:我也是|我也一样|我也这么觉得|我也觉得|同感|同意|确实|真的|哈+|嗯+|对)[啊呀吧的了哈嘿呢!！~～。.…]*$"
+    r"^(?:我也是|我也一样|我也这么觉得|我也觉得|同感|同意|确实|真的|哈+|嗯+|对|不对|不太对|没错|好的)"
+    r"[啊呀吧的了哈嘿呢!！~～。.…]*$"
 )
 
 

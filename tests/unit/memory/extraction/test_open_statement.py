@@ -187,6 +187,9 @@ def test_a_lasting_statement_in_any_phrasing_is_kept_verbatim(text: str) -> None
         "you always know what to say haha",
         "我小姨拄拐杖 北京哪些景点方便",
         "我也是哈哈",
+        "不太对，再试一次。",  # a reaction, then a request
+        "我同学用Linux，老劝我也换，Linux到底好在哪？",  # a classmate's habit sets up a question
+        "听说东京是世界上最大的都市圈。",  # hearsay
         "刚开完会头都大了，直接给结论就行",
         "以“细节决定成败”为题，帮我写个议论文的开头段落",
         "每一步后面附上原因",
