@@ -41,13 +41,13 @@ from numpy.typing import NDArray
 from .adam import Adam
 
 LANGUAGES = ("en", "zh")
-UNRELATED_PASSING = 0.075  # the share of unrelated training pairs a language's threshold lets through
+UNRELATED_PASSING = 0.08  # the share of unrelated training pairs a language's threshold lets through
 L2 = 0.01  # the weights' penalty
 _EPS = 1e-3  # agreement is read on a log scale from here
 # the bearing starts as each area bearing on itself (this logit against 0 for every other), and
 # is kept near that by a penalty: the pairs say where an area bears on another, not every cell
 BEARING_START = 4.0
-BEARING_L2 = 0.001
+BEARING_L2 = 0.003
 # a bearing below this is dropped (the row renormalised): a record is listed in the read index under
 # every area it bears on from AREA_LISTED, and the many faint bearings would list it under most
 BEARING_FLOOR = 0.035
