@@ -15,6 +15,7 @@ from datetime import datetime
 from ..models import Kind
 from . import prefilter
 from .family import Hit
+from .open_statement import is_critical
 from .prefilter import one_of, rewritten
 from .restatement import says_when_or_how_much
 from .text import Getter, Pattern, clean, matched_by, rx, scan, slugify, tables, to_int, zh
@@ -1606,7 +1607,8 @@ _ABOUT_ME = zh(
 
 
 def _expertise_hits(text: str, at: datetime) -> list[Hit]:
-    if not _ABOUT_ME.search(text) or _EXPERTISE_GUARD.search(text):
+    # how long a user has had a condition is no level of skill ("I've had a pacemaker since 2021")
+    if not _ABOUT_ME.search(text) or _EXPERTISE_GUARD.search(text) or is_critical(text):
         return []
     text = _NOT_ABOUT_ME.sub(" ", text)
     found = scan(_EXPERTISE, text)

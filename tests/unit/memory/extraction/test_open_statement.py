@@ -353,6 +353,8 @@ def test_a_chinese_no_matter_what_or_still_is_no_question() -> None:
     assert lasting("喝咖啡还是茶") == [] and lasting("这个怎么弄") == []
 
 
-@pytest.mark.parametrize("text", ["pregnant, second trimester", "red-green colorblind", "怀孕五个月了"])
+@pytest.mark.parametrize(
+    "text", ["pregnant, second trimester", "red-green colorblind", "怀孕五个月了", "I've had a pacemaker since 2021."]
+)
 def test_a_condition_named_alone_is_kept_as_safety_relevant(text: str) -> None:
     assert [r["attribute"].split(".")[0] for r in lasting(text)] == ["health"]
