@@ -190,6 +190,7 @@ class _Chinese:
     habit: tuple[str, ...]
     private: tuple[str, ...]
     whereabouts: tuple[str, ...]  # "我在人民广场", "我在春熙路附近": where the user is now
+    critical: tuple[str, ...]  # a condition named ("怀孕五个月了"): a statement alone
 
 
 @cache
@@ -285,6 +286,7 @@ def _lists() -> tuple[_English, _Chinese]:
         habit=tuple(zh["habit"]),
         private=tuple(zh["private"]),
         whereabouts=tuple(zh["whereabouts"]),
+        critical=tuple(zh["critical"]),
     )
     return english, chinese
 
@@ -820,20 +822,13 @@ def continued(turn: str, spans: list[str]) -> list[str]:
     return out
 
 
-@cache
-def _critical() -> tuple[re.Pattern[str], tuple[str, ...]]:
-    raw = resources.files("slotstream.memory").joinpath("data", "statements.json").read_text(encoding="utf-8")
-    data = json.loads(raw)
-    return _phrases(data["en"]["critical"]), tuple(data["zh"]["critical"])
-
-
 def is_critical(statement: str) -> bool:
     """Safety-relevant: an allergy, a condition or its medication, a disability or access need, a
     hard never with consequences ("in recovery", "epilepsy")."""
-    english, chinese = _critical()
+    english, chinese = _lists()
     if _CJK.search(statement):
-        return any(w in statement for w in chinese)
-    return english.search(statement.translate(_APOSTROPHES).casefold()) is not None
+        return any(w in statement for w in chinese.critical)
+    return english.critical.search(statement.translate(_APOSTROPHES).casefold()) is not None
 
 
 def statement_hit(statement: str, at: datetime) -> Hit:

@@ -231,9 +231,10 @@ def pair_features(pair: Pair, trained: Trained) -> tuple[NDArray[np.float64], ND
     """(the related request's features, the unrelated one's) under a trained bearing."""
     bearing = pair.areas @ trained.bearing
     peak = float(bearing.max())
-    return tuple(  # type: ignore[return-value]
-        features(float(bearing @ side.areas), side.similarity, peak) for side in (pair.related, pair.unrelated)
+    related, unrelated = (
+        features(float(bearing @ s.areas), s.similarity, peak) for s in (pair.related, pair.unrelated)
     )
+    return related, unrelated
 
 
 def digest(texts: Iterable[str]) -> str:
