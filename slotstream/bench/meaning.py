@@ -3,6 +3,8 @@
 - µs to place a request (its vector and its area probabilities), English and Chinese, medians
   over the open-language dev corpus's requests;
 - the bytes a stored meaning adds to a read-model row (vector, area probabilities, calibration);
+- how many areas of the read index a dev-corpus statement is listed under: by the areas it bears on
+  (what is stored) and by those it is about;
 - on the dev corpus, how well each signal tells a statement's related request from its unrelated
   one (AUC: the chance a related pair scores above an unrelated one), per language: the raw cosine
   of the vectors, Chinese through its English gloss or as written, the calibrated similarity, and
@@ -58,6 +60,14 @@ def run_meaning_bench(compare: Path | None = None) -> int:
         f"bytes a stored meaning adds to a read-model row: {row_bytes} "
         f"(vector {vectors.DIMENSIONS} B int8 and {len(area_model.model().areas)} B of area probabilities, "
         "base64; topics; calibration)"
+    )
+    bearing, about = [], []
+    for s in statements:
+        bearing.append(int((relevance.record_meaning(s.statement).areas >= relevance.AREA_LISTED).sum()))
+        about.append(int((relevance.placed_record(s.statement).areas >= relevance.AREA_LISTED).sum()))
+    print(
+        f"areas of the read index a dev-corpus statement is listed under (at least {relevance.AREA_LISTED}): "
+        f"{statistics.mean(bearing):.1f} by what it bears on, {statistics.mean(about):.1f} by what it is about"
     )
     print()
     print("AUC on the dev corpus: a statement's related request against its unrelated one")
