@@ -150,6 +150,7 @@ class _English:
     private: re.Pattern[str]
     generic: re.Pattern[str]  # objects that are things in general ("things", "new concepts")
     critical: re.Pattern[str]  # a condition named ("pregnant, second trimester"): a statement alone
+    courtesy: re.Pattern[str]  # a span of courtesies only ("perfect, thank you so much!!", "Happy new year!")
     # any of what `may_state` looks for, in one pattern (one pass over a turn)
     may_state: re.Pattern[str] = field(init=False, repr=False, compare=False)
 
@@ -191,6 +192,7 @@ class _Chinese:
     private: tuple[str, ...]
     whereabouts: tuple[str, ...]  # "我在人民广场", "我在春熙路附近": where the user is now
     critical: tuple[str, ...]  # a condition named ("怀孕五个月了"): a statement alone
+    courtesies: tuple[str, ...]  # a span of these only ("谢谢啦", "新年快乐！") states nothing
 
 
 @cache
@@ -261,6 +263,7 @@ def _lists() -> tuple[_English, _Chinese]:
         private=_phrases(en["private"]),
         generic=_phrases(en["generic_objects"]),
         critical=_phrases(en["critical"]),
+        courtesy=re.compile(rf"^(?:[^\w]*(?:{_phrases(en['courtesies']).pattern}))+[^\w]*$"),
     )
     chinese = _Chinese(
         self_words=tuple(zh["self"]),
@@ -287,6 +290,7 @@ def _lists() -> tuple[_English, _Chinese]:
         private=tuple(zh["private"]),
         whereabouts=tuple(zh["whereabouts"]),
         critical=tuple(zh["critical"]),
+        courtesies=tuple(sorted(zh["courtesies"], key=len, reverse=True)),
     )
     return english, chinese
 
@@ -316,6 +320,7 @@ _INTRODUCING = re.compile(
     r"^(?!(?:come|go|get|look|click|sit|stay|right|over|out|in|from|up|down|back|near|around|put|stop|start|be|is|are|"
     r"was|i'm|im|you're|it's|not|nobody|no one|anyone|someone)\b)[\w' -]{2,30}\s+here(?:$|\s*[,.;:!(—–-])"
 )
+_FOR_ME = re.compile(r"\s+for\s+(?:me|us)\b")
 _UNTIL_HOUR = re.compile(r"\b(?:till|til|until)\s+\d{1,2}(?::\d\d)?\s*(?:am|pm|o'clock)?\b")
 _WHEREABOUTS = re.compile(
     r"(?i:\bi'?m|\bi\s+am|\bwe're|\bwe\s+are)\s+(?i:currently\s+|now\s+|still\s+)?(?i:in|at)\s+[A-Z]"
@@ -457,17 +462,20 @@ class _EnglishReader:
             return False  # the material follows a colon ("Condense this into one tweet: ...")
         return _MATERIAL.search(low) is not None
 
-    def keeps(self, span: str, original: str, needs_stance: bool = True, asks: bool = False) -> bool:
+    def keeps(
+        self, span: str, original: str, needs_stance: bool = True, asks: bool = False, instructs: bool = False
+    ) -> bool:
         """`needs_stance`: the span must hold a word of stance, habit or circumstance; without, every span
         nothing rules out is kept (the lasting model then judges it: `unworded_statements`). `asks`:
-        the turn asks something."""
+        the turn asks something; `instructs`: a clause of it asks or instructs."""
         lists = self.lists
-        if any(p.search(span) for p in (lists.task, lists.events, lists.state)):
-            return False
+        task = lists.task.search(span)
+        if (task and not _FOR_ME.match(span, task.end())) or lists.events.search(span) or lists.state.search(span):
+            return False  # (not "audio-only learning just doesn't work for me": a stance)
         if lists.times.search(span) and not lists.outlasts_the_moment.search(span):
             return False  # "for today's presentation ...", but "I always check today's specials"
-        if _REACTION.match(span) or lists.assistant.match(span):
-            return False  # "love it", "hate that": about what was just said, or about the assistant
+        if _REACTION.match(span) or lists.assistant.match(span) or lists.courtesy.match(span):
+            return False  # "love it", "hate that", "thanks!": about what was just said, or the assistant
         # a passing state, unless the span says what always affects the user ("strong perfumes
         # give me a headache", not "I have a headache") or says it outlasts the moment ("horror games
         # are a hard no, I can't sleep afterwards", "I always buy travel insurance ever since I got
@@ -496,7 +504,10 @@ class _EnglishReader:
             return False  # "I finally cleaned out the garage": once (not "had a DVT, on blood thinners now")
         own = lists.others.sub(" ", span)  # "my sister is vegan": about her
         if not needs_stance:
-            return own == span or lists.self_words.search(own) is not None
+            # words without a subject beside a request are its detail ("Write a best man toast ...
+            # Groom is Dan, obsessed with fishing"), not the user's
+            # (someone named further on leaves the span the user's: it does not open with them)
+            return lists.self_words.search(own) is not None or not instructs
         if lists.affects_me.search(own):
             return True  # "Buffets gross me out", "Yoga is my happy place"
         if lists.self_words.search(own) or lists.fragment.match(span) or _INTRODUCING.match(span):
@@ -530,7 +541,20 @@ class _EnglishReader:
         if news:
             return [span for span in self.candidates(turn) if self.told(span.casefold(), span)]
         asks = "?" in turn
-        return [span for span in self.candidates(turn) if self.keeps(span.casefold(), span, needs_stance, asks)]
+        instructs = not needs_stance and self.instructs(turn)
+        return [
+            span for span in self.candidates(turn) if self.keeps(span.casefold(), span, needs_stance, asks, instructs)
+        ]
+
+    def instructs(self, turn: str) -> bool:
+        """Whether a clause of the turn asks or instructs."""
+        for sentence in _sentences_en(turn.translate(_APOSTROPHES)):
+            asks = sentence.rstrip().endswith("?")
+            for number, clause in enumerate(_EN_CLAUSES.split(sentence)):
+                low = _LEAD.sub("", clause).strip().casefold().rstrip(".! ")
+                if low and self.is_request(low, number == 0, asks):
+                    return True
+        return False
 
     def read_candidates(self, turn: str) -> tuple[str, ...]:
         """The turn's runs of clauses that neither ask nor instruct, joined as written (what `keeps`
@@ -577,12 +601,14 @@ class _ChineseReader:
         lists = self.lists
         if any(w in span for w in (*lists.task, *lists.events, *lists.private)) or _ZH_REACTION.match(span):
             return False
+        if not _courtesies_removed(span, lists.courtesies):
+            return False  # "谢谢啦！", "新年快乐": courtesies only
         if _ZH_WHEREABOUTS.match(span) and span.rstrip(" ，,。.!！~").endswith(lists.whereabouts):
             return False  # where the user is now ("我在人民广场"), not where they live
         stance = any(w in span for w in lists.strong)
         # a passing state or a word of the moment, unless the span says what holds as a rule
-        # ("吵的餐厅我受不了…吃完出来头疼", "我每天到公司第一件事就是列今天的to do list")
-        if any(w in span for w in lists.transient) and (not stance or "现在在" in span):
+        # ("吵的餐厅我受不了…吃完出来头疼", "新家具一进门就咳嗽", "我每天到公司第一件事就是列今天的to do list")
+        if any(w in span for w in lists.transient) and ("现在在" in span or not (stance or _ZH_HABIT.search(span))):
             return False  # ("现在在外面只有手机": where the user is now outweighs the "只有")
         if any(w in span for w in lists.times) and not (
             _ZH_HABIT.search(span) or _UNTIL_DAY_ZH.search(span) or _NEXT_SPAN_ZH.search(span)
@@ -653,6 +679,16 @@ class _ChineseReader:
         return tuple(kept)
 
 
+_ZH_PARTICLES = re.compile(r"[\W_啊呀吧的了哈嘿呢啦哦喔噢嘛~～]+")
+
+
+def _courtesies_removed(span: str, courtesies: tuple[str, ...]) -> str:
+    """What a Chinese span says besides its courtesies and particles."""
+    for word in courtesies:
+        span = span.replace(word, "")
+    return _ZH_PARTICLES.sub("", span)
+
+
 def _about_them(span: str, own: str, self_words: tuple[str, ...]) -> bool:
     """Someone else is the subject: the span opens with them ("我闺蜜乳糖不耐受") and no later clause
     is the user's own ("…，我做菜就一点辣都不放"); one mentioned further on ("衣服嘛穿着舒服最重要，
@@ -680,7 +716,7 @@ def _someone_else() -> re.Pattern[str]:
     """Someone other than the user as the subject: not after a preposition ("跟客户吃饭", "跟你说",
     "带孩子"), and a pronoun not inside a word ("其他", "吉他")."""
     phrases = "|".join(re.escape(p) for p in _lists()[1].others)
-    return re.compile(rf"(?<![跟和给陪带对为替帮同其吉])(?:{phrases})")
+    return re.compile(rf"(?<![跟和给陪带对为替帮同其吉接送哄养])(?:{phrases})")
 
 
 @cache

@@ -307,6 +307,36 @@ def test_chat_the_lasting_model_reads_as_chat_is_not_kept_in_other_words(text: s
     assert records(text) == []
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "perfect, thank you so much!!",
+        "Happy new year!!",
+        "谢谢啦！",
+        "新年快乐～",
+        # words with no subject beside a request are its detail, not the user's
+        "Write a best man toast, funny but not embarrassing, about 2 minutes. Groom is Dan, obsessed with "
+        "fishing, met the bride at a pub trivia night.",
+    ],
+)
+def test_courtesies_and_a_requests_detail_are_not_kept_in_other_words(text: str) -> None:
+    assert records(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "walk my dog 3 times a day, 6am, noon and 9pm",  # read as lasting from 0.9
+        "Cats over dogs forever, sorry dog people.",  # people named after the stance: still the user's
+        "hearing impairment, so audio-only learning just doesn't work for me",  # "doesn't work for me": a stance
+        "对甲醛特别敏感，新家具一进门就咳嗽起疹子",  # a cough each time: a rule, not the moment
+        "每天四点半要去接孩子，四点以后的会我都参加不了",  # the child picked up is no subject
+    ],
+)
+def test_what_holds_for_the_user_is_kept_in_other_words(text: str) -> None:
+    assert [r["value"] for r in lasting(text)] == [text]
+
+
 def test_a_day_of_the_week_is_a_habit_or_an_end_not_always_an_event() -> None:
     (rec,) = lasting("这几天在吃头孢 到周五为止 别给我推荐带酒的菜")
     assert rec["valid_until"] == "2026-03-07T00:00:00Z"
