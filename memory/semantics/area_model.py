@@ -5,11 +5,20 @@ from every evaluation corpus). The weights ship as data (`memory/data/area_model
 them again from the same texts gives the same file (`training/train_areas.py`).
 
 A request is placed by the same model at lookup time: about 10 µs beside its embedding.
+
+A stored English record is placed once, when it is written, and can afford more: its areas are
+those of the model, mixed with the areas of its nearest training texts (`record_probabilities`).
+A linear model over a mean of word vectors lets one strong word decide ("Autotune makes my skin
+crawl" reads as beauty); the texts nearest in meaning place it by what they are about as a whole
+(about 50 µs, from `memory/data/area_neighbours_en.npy`: the texts' vectors, a byte a dimension, and
+their areas). Chinese records are placed by the model alone: their vectors come through an English
+gloss, and their nearest English texts place them worse.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -19,13 +28,18 @@ from importlib import resources
 import numpy as np
 from numpy.typing import NDArray
 
-from . import vectors
+from . import gloss, vectors
 from .adam import Adam
 from .topics import lexicon
 
 LEXICON_WEIGHT = 0.5  # the area-word counts beside the vector, as log(1 + count) x this
 L2 = 1.0  # the weights' penalty, per training text (the inverse of the usual C)
 SECONDARY_WEIGHT = 0.5  # a text's second and third areas count this much of its first
+NEIGHBOURS = 25  # a record borrows the areas of this many nearest training texts
+NEIGHBOUR_SHARE = 0.2  # ... for this share of its area probabilities
+NEIGHBOUR_SPREAD = 0.05  # a neighbour counts exp(cosine / this), relative to the nearest
+NEIGHBOURS_FILE = "area_neighbours_en.npy"
+_BYTE = 127.0  # neighbours' vectors and areas are stored as int8, x this
 
 
 def features(
@@ -76,6 +90,35 @@ def probabilities(
     return model().probabilities(features(text, vector, counts))
 
 
+@cache
+def _neighbours() -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """The training texts' vectors (rows) and area distributions."""
+    raw = resources.files("slotstream.memory").joinpath("data", NEIGHBOURS_FILE).read_bytes()
+    table = np.load(io.BytesIO(raw), allow_pickle=False).astype(np.float32) / _BYTE
+    return np.ascontiguousarray(table[:, : vectors.DIMENSIONS]), np.ascontiguousarray(table[:, vectors.DIMENSIONS :])
+
+
+def neighbour_areas(vector: NDArray[np.float32]) -> NDArray[np.float32]:
+    """The areas of the training texts nearest a vector, weighed by how near each is."""
+    texts, areas = _neighbours()
+    cosines = texts @ vector
+    nearest = np.argpartition(-cosines, NEIGHBOURS)[:NEIGHBOURS]
+    weights = np.exp((cosines[nearest] - cosines[nearest].max()) / NEIGHBOUR_SPREAD)
+    mixed = weights @ areas[nearest]
+    return (mixed / mixed.sum()).astype(np.float32)
+
+
+def record_probabilities(
+    text: str, vector: NDArray[np.float32] | None = None, counts: dict[str, int] | None = None
+) -> NDArray[np.float32]:
+    """A stored record's areas: the model's, and for English those of its nearest training texts."""
+    v = vectors.embed(text) if vector is None else vector
+    own = probabilities(text, v, counts)
+    if gloss.is_chinese(text) or not v.any():
+        return own
+    return ((1.0 - NEIGHBOUR_SHARE) * own + NEIGHBOUR_SHARE * neighbour_areas(v)).astype(np.float32)
+
+
 # --- training ---------------------------------------------------------------------------------
 
 
@@ -116,6 +159,21 @@ def train(examples: Sequence[Example], iterations: int = 1500) -> AreaModel:
     return AreaModel(areas, coef.astype(np.float32), bias.astype(np.float32))
 
 
+def neighbours_table(examples: Sequence[Example]) -> NDArray[np.int8]:
+    """The shipped neighbours: each English text's vector and its areas (main 1, others
+    `SECONDARY_WEIGHT`, summing to one), as int8."""
+    areas = lexicon().areas
+    rows = []
+    for ex in examples:
+        if gloss.is_chinese(ex.text):
+            continue
+        labels = np.zeros(len(areas), dtype=np.float32)
+        for rank, area in enumerate(a for a in ex.areas if a in areas):
+            labels[areas.index(area)] += 1.0 if rank == 0 else SECONDARY_WEIGHT
+        rows.append(np.concatenate([vectors.embed(ex.text), labels / labels.sum()]))
+    return np.clip(np.rint(np.asarray(rows) * _BYTE), -127, 127).astype(np.int8)
+
+
 def digest(examples: Iterable[Example]) -> str:
     """What a model was trained on: its texts and labels, the area word lists, the settings."""
     h = hashlib.sha256()
@@ -123,7 +181,7 @@ def digest(examples: Iterable[Example]) -> str:
         h.update(json.dumps([ex.text, list(ex.areas)], ensure_ascii=False).encode())
     lex = resources.files("slotstream.memory").joinpath("data", "topics.json").read_bytes()
     h.update(lex)
-    h.update(f"{LEXICON_WEIGHT} {L2} {SECONDARY_WEIGHT}".encode())
+    h.update(f"{LEXICON_WEIGHT} {L2} {SECONDARY_WEIGHT} {NEIGHBOURS} {NEIGHBOUR_SHARE} {NEIGHBOUR_SPREAD}".encode())
     return h.hexdigest()[:16]
 
 

@@ -140,7 +140,7 @@ def placed_record(
     """`record_meaning` with the areas the text is about, before their bearing (training reads these)."""
     lex = lexicon()
     vector = vectors.embed(text)
-    areas = area_model.probabilities(text, vector)
+    areas = area_model.record_probabilities(text, vector)
     # a record about an area is about the topic including it too ("hiking": outdoors, leisure)
     topics = set(lex.with_parents(set(lex.topics_of(text)) | set(likely_areas(areas)))) | set(named)
     reach = set(related)

@@ -48,6 +48,35 @@ def test_training_again_gives_the_shipped_weights() -> None:
     assert np.abs(trained.bias - shipped.bias).max() < 1e-3
 
 
+def test_the_shipped_neighbours_are_the_texts_they_are_made_of() -> None:
+    # training/train_areas.py writes them beside the weights: each English text's vector and areas
+    spec = importlib.util.spec_from_file_location("train_areas", ROOT / "training" / "train_areas.py")
+    assert spec is not None and spec.loader is not None
+    trainer = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(trainer)
+    shipped = np.load(ROOT / "memory" / "data" / area_model.NEIGHBOURS_FILE, allow_pickle=False)
+    assert np.array_equal(shipped, area_model.neighbours_table(trainer.examples()))
+    assert shipped.shape[1] == vectors.DIMENSIONS + len(lexicon().areas) and shipped.shape[0] >= 4000
+
+
+def test_a_record_borrows_the_areas_of_the_texts_nearest_it() -> None:
+    # one strong word decides the model ("skin": beauty); the nearest texts read the whole
+    names = lexicon().areas
+    for text, area in [
+        ("Autotune makes my skin crawl. I physically can't listen to it.", "music"),
+        ("romance isn't for me, even as a subplot it bugs me", "books"),
+    ]:
+        own, placed = area_model.probabilities(text), area_model.record_probabilities(text)
+        assert placed[names.index(area)] > own[names.index(area)] + 0.1, text
+        assert placed.sum() == pytest.approx(1.0, abs=1e-5)
+    # a Chinese record is placed by the model alone (its vector comes through a gloss)
+    text = "我对花生过敏"
+    assert np.array_equal(area_model.record_probabilities(text), area_model.probabilities(text))
+    # and so is every request: what a lookup places costs what it did
+    request = relevance.request_meaning("Recommend some modern R&B.")
+    assert np.array_equal(request.areas, area_model.probabilities("Recommend some modern R&B."))
+
+
 def _relation_trainer():
     spec = importlib.util.spec_from_file_location("train_relation", ROOT / "training" / "train_relation.py")
     assert spec is not None and spec.loader is not None
