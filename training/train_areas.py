@@ -1,6 +1,6 @@
 """Train the area model (memory/semantics/area_model.py) on the texts in this folder and write the
-shipped weights, `memory/data/area_model.json`, and the texts' neighbours table,
-`memory/data/area_neighbours_en.npy`:
+shipped weights, `memory/data/area_model.json`, and the texts' neighbours tables,
+`memory/data/area_neighbours_{en,zh}.npy`:
 
     python -P training/train_areas.py            # write the weights
     python -P training/train_areas.py --check    # exit 1 when the shipped weights are stale
@@ -18,11 +18,10 @@ from pathlib import Path
 
 import numpy as np
 
-from slotstream.memory.semantics.area_model import NEIGHBOURS_FILE, Example, digest, neighbours_table, to_json, train
+from slotstream.memory.semantics.area_model import NEIGHBOURS_FILES, Example, digest, neighbours_table, to_json, train
 
 HERE = Path(__file__).resolve().parent / "areas"
 SHIPPED = Path(__file__).resolve().parents[1] / "memory" / "data" / "area_model.json"
-NEIGHBOURS = SHIPPED.with_name(NEIGHBOURS_FILE)
 
 
 def examples() -> list[Example]:
@@ -46,8 +45,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"shipped {shipped}, texts and settings {wanted}: {'current' if shipped == wanted else 'STALE'}")
         return 0 if shipped == wanted else 1
     SHIPPED.write_text(to_json(train(data), wanted, len(data)), encoding="utf-8")
-    np.save(NEIGHBOURS, neighbours_table(data), allow_pickle=False)
-    print(f"{len(data)} texts -> {SHIPPED}, {NEIGHBOURS}")
+    for language, name in NEIGHBOURS_FILES.items():
+        np.save(SHIPPED.with_name(name), neighbours_table(data, language), allow_pickle=False)
+    print(f"{len(data)} texts -> {SHIPPED} and the neighbours tables beside it")
     return 0
 
 

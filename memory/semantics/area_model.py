@@ -6,13 +6,14 @@ them again from the same texts gives the same file (`training/train_areas.py`).
 
 A request is placed by the same model at lookup time: about 10 µs beside its embedding.
 
-A stored English record is placed once, when it is written, and can afford more: its areas are
-those of the model, mixed with the areas of its nearest training texts (`record_probabilities`).
-A linear model over a mean of word vectors lets one strong word decide ("Autotune makes my skin
-crawl" reads as beauty); the texts nearest in meaning place it by what they are about as a whole
-(about 50 µs, from `memory/data/area_neighbours_en.npy`: the texts' vectors, a byte a dimension, and
-their areas). Chinese records are placed by the model alone: their vectors come through an English
-gloss, and their nearest English texts place them worse.
+A stored record is placed once, when it is written, and can afford more: its areas are those of
+the model, mixed with the areas of its nearest training texts in its language
+(`record_probabilities`). A linear model over a mean of word vectors lets one strong word decide
+("Autotune makes my skin crawl" reads as beauty); the texts nearest in meaning place it by what
+they are about as a whole (about 50 µs, from `memory/data/area_neighbours_{en,zh}.npy`: the texts'
+vectors, a byte a dimension, and their areas). A Chinese record's neighbours are the Chinese
+texts: glossed vectors are near glossed vectors, not English ones. A request is placed by the model
+alone, within the lookup's budget.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ SECONDARY_WEIGHT = 0.5  # a text's second and third areas count this much of its
 NEIGHBOURS = 25  # a record borrows the areas of this many nearest training texts
 NEIGHBOUR_SHARE = 0.2  # ... for this share of its area probabilities
 NEIGHBOUR_SPREAD = 0.05  # a neighbour counts exp(cosine / this), relative to the nearest
-NEIGHBOURS_FILE = "area_neighbours_en.npy"
+NEIGHBOURS_FILES = {"en": "area_neighbours_en.npy", "zh": "area_neighbours_zh.npy"}
 _BYTE = 127.0  # neighbours' vectors and areas are stored as int8, x this
 
 
@@ -90,17 +91,21 @@ def probabilities(
     return model().probabilities(features(text, vector, counts))
 
 
+def language(text: str) -> str:
+    return "zh" if gloss.is_chinese(text) else "en"
+
+
 @cache
-def _neighbours() -> tuple[NDArray[np.float32], NDArray[np.float32]]:
-    """The training texts' vectors (rows) and area distributions."""
-    raw = resources.files("slotstream.memory").joinpath("data", NEIGHBOURS_FILE).read_bytes()
+def _neighbours(language: str) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """A language's training texts' vectors (rows) and area distributions."""
+    raw = resources.files("slotstream.memory").joinpath("data", NEIGHBOURS_FILES[language]).read_bytes()
     table = np.load(io.BytesIO(raw), allow_pickle=False).astype(np.float32) / _BYTE
     return np.ascontiguousarray(table[:, : vectors.DIMENSIONS]), np.ascontiguousarray(table[:, vectors.DIMENSIONS :])
 
 
-def neighbour_areas(vector: NDArray[np.float32]) -> NDArray[np.float32]:
-    """The areas of the training texts nearest a vector, weighed by how near each is."""
-    texts, areas = _neighbours()
+def neighbour_areas(vector: NDArray[np.float32], language: str) -> NDArray[np.float32]:
+    """The areas of a language's training texts nearest a vector, weighed by how near each is."""
+    texts, areas = _neighbours(language)
     cosines = texts @ vector
     nearest = np.argpartition(-cosines, NEIGHBOURS)[:NEIGHBOURS]
     weights = np.exp((cosines[nearest] - cosines[nearest].max()) / NEIGHBOUR_SPREAD)
@@ -111,12 +116,13 @@ def neighbour_areas(vector: NDArray[np.float32]) -> NDArray[np.float32]:
 def record_probabilities(
     text: str, vector: NDArray[np.float32] | None = None, counts: dict[str, int] | None = None
 ) -> NDArray[np.float32]:
-    """A stored record's areas: the model's, and for English those of its nearest training texts."""
+    """A stored record's areas: the model's, mixed with those of its nearest training texts."""
     v = vectors.embed(text) if vector is None else vector
     own = probabilities(text, v, counts)
-    if gloss.is_chinese(text) or not v.any():
-        return own
-    return ((1.0 - NEIGHBOUR_SHARE) * own + NEIGHBOUR_SHARE * neighbour_areas(v)).astype(np.float32)
+    if not v.any():
+        return own  # no word the model knows: nothing is near it
+    mixed = (1.0 - NEIGHBOUR_SHARE) * own + NEIGHBOUR_SHARE * neighbour_areas(v, language(text))
+    return mixed.astype(np.float32)
 
 
 # --- training ---------------------------------------------------------------------------------
@@ -159,13 +165,13 @@ def train(examples: Sequence[Example], iterations: int = 1500) -> AreaModel:
     return AreaModel(areas, coef.astype(np.float32), bias.astype(np.float32))
 
 
-def neighbours_table(examples: Sequence[Example]) -> NDArray[np.int8]:
-    """The shipped neighbours: each English text's vector and its areas (main 1, others
+def neighbours_table(examples: Sequence[Example], language_of_texts: str) -> NDArray[np.int8]:
+    """A language's shipped neighbours: each of its texts' vector and areas (main 1, others
     `SECONDARY_WEIGHT`, summing to one), as int8."""
     areas = lexicon().areas
     rows = []
     for ex in examples:
-        if gloss.is_chinese(ex.text):
+        if language(ex.text) != language_of_texts:
             continue
         labels = np.zeros(len(areas), dtype=np.float32)
         for rank, area in enumerate(a for a in ex.areas if a in areas):

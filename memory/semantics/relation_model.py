@@ -38,6 +38,7 @@ from importlib import resources
 import numpy as np
 from numpy.typing import NDArray
 
+from . import area_model
 from .adam import Adam
 
 LANGUAGES = ("en", "zh")
@@ -244,7 +245,7 @@ def digest(texts: Iterable[str]) -> str:
     for text in texts:
         h.update(text.encode())
     data = resources.files("slotstream.memory").joinpath("data")
-    for name in ("area_model.json", "area_neighbours_en.npy", "background_en.txt", "background_zh.txt"):
+    for name in ("area_model.json", *area_model.NEIGHBOURS_FILES.values(), "background_en.txt", "background_zh.txt"):
         h.update(data.joinpath(name).read_bytes())
     h.update(f"{UNRELATED_PASSING} {L2} {_EPS} {BEARING_START} {BEARING_L2} {BEARING_FLOOR}".encode())
     return h.hexdigest()[:16]

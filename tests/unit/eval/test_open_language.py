@@ -34,7 +34,7 @@ def test_false_memories_stay_under_the_target() -> None:
 
 
 def test_reach_and_over_inclusion_hold_their_ground() -> None:
-    floors = {"en": (0.74, 0.11), "zh": (0.87, 0.08)}  # reached at least, over-inclusion at most
+    floors = {"en": (0.80, 0.10), "zh": (0.89, 0.09)}  # reached at least, over-inclusion at most
     for lang, (reached, over) in floors.items():
         assert result().total(result().reached, lang).rate >= reached, lang
         assert result().total(result().over, lang).rate <= over, lang
