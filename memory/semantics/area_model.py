@@ -19,7 +19,6 @@ alone, within the lookup's budget.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -29,7 +28,7 @@ from importlib import resources
 import numpy as np
 from numpy.typing import NDArray
 
-from . import gloss, vectors
+from . import gloss, neighbours, vectors
 from .adam import Adam
 from .topics import lexicon
 
@@ -40,7 +39,6 @@ NEIGHBOURS = 25  # a record borrows the areas of this many nearest training text
 NEIGHBOUR_SHARE = 0.2  # ... for this share of its area probabilities
 NEIGHBOUR_SPREAD = 0.05  # a neighbour counts exp(cosine / this), relative to the nearest
 NEIGHBOURS_FILES = {"en": "area_neighbours_en.npy", "zh": "area_neighbours_zh.npy"}
-_BYTE = 127.0  # neighbours' vectors and areas are stored as int8, x this
 
 
 def features(
@@ -95,22 +93,9 @@ def language(text: str) -> str:
     return "zh" if gloss.is_chinese(text) else "en"
 
 
-@cache
-def _neighbours(language: str) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
-    """A language's training texts' vectors (rows) and area distributions."""
-    raw = resources.files("slotstream.memory").joinpath("data", NEIGHBOURS_FILES[language]).read_bytes()
-    table = np.load(io.BytesIO(raw), allow_pickle=False).astype(np.float32) / _BYTE
-    return np.ascontiguousarray(table[:, : vectors.DIMENSIONS]), np.ascontiguousarray(table[:, vectors.DIMENSIONS :])
-
-
 def neighbour_areas(vector: NDArray[np.float32], language: str) -> NDArray[np.float32]:
     """The areas of a language's training texts nearest a vector, weighed by how near each is."""
-    texts, areas = _neighbours(language)
-    cosines = texts @ vector
-    nearest = np.argpartition(-cosines, NEIGHBOURS)[:NEIGHBOURS]
-    weights = np.exp((cosines[nearest] - cosines[nearest].max()) / NEIGHBOUR_SPREAD)
-    mixed = weights @ areas[nearest]
-    return (mixed / mixed.sum()).astype(np.float32)
+    return neighbours.mix(*neighbours.load(NEIGHBOURS_FILES[language]), vector, NEIGHBOURS, NEIGHBOUR_SPREAD)
 
 
 def record_probabilities(
@@ -176,8 +161,8 @@ def neighbours_table(examples: Sequence[Example], language_of_texts: str) -> NDA
         labels = np.zeros(len(areas), dtype=np.float32)
         for rank, area in enumerate(a for a in ex.areas if a in areas):
             labels[areas.index(area)] += 1.0 if rank == 0 else SECONDARY_WEIGHT
-        rows.append(np.concatenate([vectors.embed(ex.text), labels / labels.sum()]))
-    return np.clip(np.rint(np.asarray(rows) * _BYTE), -127, 127).astype(np.int8)
+        rows.append((vectors.embed(ex.text), labels / labels.sum()))
+    return neighbours.table(rows)
 
 
 def digest(examples: Iterable[Example]) -> str:

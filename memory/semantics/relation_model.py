@@ -10,7 +10,14 @@ trek, a toddler at home to a restaurant). A record is not compared with a reques
 is about but by those it bears on: its area probabilities spread by a learned matrix whose rows
 sum to one (each area bears mostly on itself), so a record's bearing is again a distribution over
 the areas and the read index's guarantee holds (relevance.py). Faint bearings are dropped, so a
-record is listed under few areas more than those it is about.
+record is listed under few areas more than those it is about. A matrix says how an area bears on
+another for every statement about it; a statement also borrows up to `BORROWED_SHARE` of its
+bearing from the training statements nearest it in meaning: the areas of the requests they matter
+for ("I get carsick on winding roads" is near "motion sickness on boats is brutal for me", which
+mattered for a trip), from `memory/data/bearing_neighbours_{en,zh}.npy`. Each neighbour counts by
+how near it is, against the matrix's own bearing counted as one at `BORROWED_NEAR`: a statement no
+training statement is near keeps the matrix's. In training, a pair's statement borrows from the
+others only.
 
 The features:
 - how much the record's bearing and the request's areas agree (the sum of their products), log
@@ -38,7 +45,7 @@ from importlib import resources
 import numpy as np
 from numpy.typing import NDArray
 
-from . import area_model
+from . import area_model, neighbours
 from .adam import Adam
 
 LANGUAGES = ("en", "zh")
@@ -52,6 +59,11 @@ BEARING_L2 = 0.003
 # a bearing below this is dropped (the row renormalised): a record is listed in the read index under
 # every area it bears on from AREA_LISTED, and the many faint bearings would list it under most
 BEARING_FLOOR = 0.035
+BORROWED = 10  # a statement borrows from this many nearest training statements
+BORROWED_SHARE = 0.1  # ... this share of its bearing
+BORROWED_SPREAD = 0.1  # a neighbour at cosine c counts exp((c - 1) / this)
+BORROWED_NEAR = 0.6  # ... and the matrix's own bearing as one at this cosine
+BORROWED_FILES = {"en": "bearing_neighbours_en.npy", "zh": "bearing_neighbours_zh.npy"}
 
 
 def features(agreement: float, similarity: float, peak: float) -> NDArray[np.float64]:
@@ -105,6 +117,32 @@ def bearing(areas: NDArray[np.float32]) -> NDArray[np.float32]:
     return out
 
 
+def borrowing(
+    vector: NDArray[np.float32],
+    language: str,
+    table: tuple[NDArray[np.float32], NDArray[np.float32]] | None = None,
+    leave_out: int | None = None,
+) -> tuple[float, NDArray[np.float32]]:
+    """(the share of its bearing a statement keeps from the matrix, the areas it borrows, already
+    weighed) from the training statements nearest `vector` (`table`: the shipped one by default)."""
+    texts, areas = table if table is not None else neighbours.load(BORROWED_FILES[language])
+    found, weight = neighbours.weighed(texts, areas, vector, BORROWED, BORROWED_SPREAD, leave_out)
+    prior = math.exp((BORROWED_NEAR - 1.0) / BORROWED_SPREAD)
+    share = BORROWED_SHARE / (prior + weight)
+    return 1.0 - BORROWED_SHARE + share * prior, (share * found).astype(np.float32)
+
+
+def record_bearing(areas: NDArray[np.float32], vector: NDArray[np.float32], language: str) -> NDArray[np.float32]:
+    """What a statement about `areas` bears on: the matrix's bearing, and a share borrowed from the
+    training statements near its vector (none for a vector of no known word)."""
+    own = bearing(areas)
+    if not vector.any():
+        return own
+    kept, borrowed = borrowing(vector, language)
+    out: NDArray[np.float32] = (kept * own + borrowed).astype(np.float32)
+    return out
+
+
 @cache
 def _linear(language: str) -> tuple[float, float, float, float, float]:
     """A language's model folded into one weight a feature and a constant (the threshold taken off),
@@ -140,6 +178,8 @@ class Pair:
     areas: NDArray[np.float64]  # the record's own area probabilities (before its bearing)
     related: Side  # the request where it matters
     unrelated: Side  # one where it does not
+    kept: float  # the share of its bearing it keeps from the matrix
+    borrowed: NDArray[np.float64]  # what it borrows from the other training statements near it (weighed)
 
 
 @dataclass(frozen=True)
@@ -165,6 +205,8 @@ class _Language:
 
     def __init__(self, pairs: Sequence[Pair]) -> None:
         self.records = np.vstack([np.stack([p.areas for p in pairs])] * 2)
+        self.kept = np.r_[[p.kept for p in pairs], [p.kept for p in pairs]]
+        self.borrowed = np.vstack([np.stack([p.borrowed for p in pairs])] * 2)
         self.requests = np.vstack(
             [np.stack([p.related.areas for p in pairs]), np.stack([p.unrelated.areas for p in pairs])]
         )
@@ -174,7 +216,7 @@ class _Language:
 
     def features(self, matrix: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """(the features of every example, each example's agreement) under a bearing matrix."""
-        bearing = self.records @ matrix
+        bearing = self.kept[:, None] * (self.records @ matrix) + self.borrowed
         agreement = np.einsum("ij,ij->i", bearing, self.requests)
         log_agreement = np.log(agreement + _EPS)
         peak = bearing.max(axis=1)
@@ -212,7 +254,7 @@ def train(pairs: Sequence[Pair], iterations: int = 3000) -> Trained:
             # through the agreement only: the peak moves with the matrix too, slowly, and is read
             # as it is at each step
             by_agreement = residual * (w[0] / scale[0] + w[3] / scale[3] * d.similarity) / (agreement + _EPS)
-            grad_matrix += np.einsum("i,ia,ib->ab", by_agreement, d.records, d.requests)
+            grad_matrix += np.einsum("i,ia,ib->ab", by_agreement * d.kept, d.records, d.requests)
             weights[lang] = optimisers[lang].step(w, g)
         grad_logits = matrix * (grad_matrix - (grad_matrix * matrix).sum(axis=1, keepdims=True))
         logits = bearing_adam.step(logits, grad_logits + BEARING_L2 * (logits - start))
@@ -230,7 +272,7 @@ def train(pairs: Sequence[Pair], iterations: int = 3000) -> Trained:
 
 def pair_features(pair: Pair, trained: Trained) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """(the related request's features, the unrelated one's) under a trained bearing."""
-    bearing = pair.areas @ trained.bearing
+    bearing = pair.kept * (pair.areas @ trained.bearing) + pair.borrowed
     peak = float(bearing.max())
     related, unrelated = (
         features(float(bearing @ s.areas), s.similarity, peak) for s in (pair.related, pair.unrelated)
@@ -248,6 +290,7 @@ def digest(texts: Iterable[str]) -> str:
     for name in ("area_model.json", *area_model.NEIGHBOURS_FILES.values(), "background_en.txt", "background_zh.txt"):
         h.update(data.joinpath(name).read_bytes())
     h.update(f"{UNRELATED_PASSING} {L2} {_EPS} {BEARING_START} {BEARING_L2} {BEARING_FLOOR}".encode())
+    h.update(f"{BORROWED} {BORROWED_SHARE} {BORROWED_SPREAD} {BORROWED_NEAR}".encode())
     return h.hexdigest()[:16]
 
 

@@ -106,6 +106,30 @@ def test_training_the_relation_model_again_gives_the_shipped_weights() -> None:
     assert np.abs(trained.bearing - relation_model.bearing_matrix()).max() < 1e-4
 
 
+def test_the_shipped_bearing_neighbours_are_the_pairs_they_are_made_of() -> None:
+    # training/train_relation.py writes them beside the weights: each statement's vector and the
+    # areas of the request it matters for
+    made = _relation_trainer().tables(_relation_trainer().rows())
+    for language, name in relation_model.BORROWED_FILES.items():
+        shipped = np.load(ROOT / "memory" / "data" / name, allow_pickle=False)
+        assert np.array_equal(shipped, made[language]), language
+
+
+def test_a_statement_borrows_its_bearing_from_training_statements_near_it() -> None:
+    text = "I get carsick on long bus rides"
+    vector = vectors.embed(text)
+    areas = area_model.record_probabilities(text, vector)
+    travel = lexicon().areas.index("travel")
+    by_matrix, bears = relation_model.bearing(areas), relation_model.record_bearing(areas, vector, "en")
+    assert bears[travel] > by_matrix[travel] + 0.02  # statements near it mattered for trips
+    kept, _ = relation_model.borrowing(vector, "en")
+    assert 1 - relation_model.BORROWED_SHARE <= kept < 1
+    assert abs(float(bears.sum()) - 1.0) < 1e-5  # still a distribution: the read index holds
+    # a vector of no known word borrows nothing
+    none = np.zeros_like(vector)
+    assert np.array_equal(relation_model.record_bearing(areas, none, "en"), by_matrix)
+
+
 def _shipped() -> relation_model.Trained:
     return relation_model.Trained(relation_model.model(), relation_model.bearing_matrix().astype(np.float64))
 
