@@ -334,6 +334,11 @@ _NAMED = re.compile(
 _MATERIAL = re.compile(r"\b(?:this|these|that|those|the following|below|above)\b")
 # quoted words are someone else's (a sentence to rewrite, a line of dialogue): not the user's
 _QUOTED = re.compile(r"[\"“”][^\"“”]{12,}[\"“”]|(?<![\w])'[^']{12,}'(?![\w])")
+# words in the first person quoted in a turn that asks for work ("opening with "I'm allergic to
+# mediocrity..."", a function that parses "I love X"): material for the task, not the user's
+_QUOTED_FIRST_PERSON = re.compile(
+    r"[\"“][^\"“”]*(?<![\w'])(?:i|i'm|im|i've|i'd|my|me)(?![\w'])[^\"“”]*[\"”]", re.IGNORECASE
+)
 _LEAD = re.compile(r"^[\s\"'“”*•\-–—>]+")
 
 
@@ -954,6 +959,13 @@ def turn_context(turn: str) -> str | None:
     found = _english_context(english, folded, sentences, plays=True)
     if found is None and english._introduces_material(re.split(r"(?<=[.!?])\s+|\n+", folded)[0]):
         return "pasted"  # ("Translate this to French: 'Thank you for …'": the quote is the material)
+    if found is None and _QUOTED_FIRST_PERSON.search(folded):
+        # (unless the user speaks of themself outside the quotes: "I'm allergic to peanuts. My
+        # sister always says "I could never …", can you suggest a snack?")
+        rest = _QUOTED_FIRST_PERSON.sub(" ", folded)
+        low = rest.casefold()
+        if (english.instructs(rest) or english.lists.code.search(low)) and not english.lists.self_words.search(low):
+            return "pasted"
     return found
 
 

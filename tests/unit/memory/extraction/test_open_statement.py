@@ -326,6 +326,22 @@ def test_courtesies_and_a_requests_detail_are_not_kept_in_other_words(text: str)
 @pytest.mark.parametrize(
     "text",
     [
+        'Write a fake restaurant review in the voice of a snobby critic, opening with "I\'m allergic to mediocrity..."',
+        'Need a Rust function that parses "I love X" and "I hate X" sentences into a sentiment enum, for a toy demo.',
+    ],
+)
+def test_words_in_the_first_person_quoted_for_a_task_are_material(text: str) -> None:
+    assert records(text) == []
+
+
+def test_the_user_speaking_of_themself_beside_a_quote_is_still_read() -> None:
+    text = 'I am allergic to peanuts. My sister always says "I could never live like that", can you suggest a snack?'
+    assert [(r["attribute"], r["value"]) for r in records(text)] == [("profile.allergies", "peanuts")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
         "walk my dog 3 times a day, 6am, noon and 9pm",  # read as lasting from 0.9
         "Cats over dogs forever, sorry dog people.",  # people named after the stance: still the user's
         "hearing impairment, so audio-only learning just doesn't work for me",  # "doesn't work for me": a stance
