@@ -1,7 +1,8 @@
 """`slotstream bench meaning`: what relevance by meaning costs and how well it separates.
 
 - µs to place a request (its vector and its area probabilities), English and Chinese, medians
-  over the open-language dev corpus's requests;
+  over the open-language dev corpus's requests, and a record (also its nearest training texts and
+  statements, once, when it is written) over its statements;
 - the bytes a stored meaning adds to a read-model row (vector, area probabilities, calibration);
 - how many areas of the read index a dev-corpus statement is listed under: by the areas it bears on
   (what is stored) and by those it is about;
@@ -53,6 +54,10 @@ def run_meaning_bench(compare: Path | None = None) -> int:
         embed = _median_us(texts, vectors.embed)
         whole = _median_us(texts, relevance.request_meaning)
         print(f"  {lang}: vector {embed:.1f} µs; vector + areas + topics {whole:.1f} µs")
+    print("µs to place a record, once when it is written (median over the dev corpus's statements, 5 rounds)")
+    for lang in ("en", "zh"):
+        texts = [s.statement for s in statements if s.lang == lang]
+        print(f"  {lang}: {_median_us(texts, relevance.record_meaning):.1f} µs")
     packed = relevance.pack(relevance.record_meaning("I'm allergic to peanuts.", ("food", "health"), (), True))
     row_bytes = len(json.dumps(list(packed), separators=(",", ":")).encode())
     print()
