@@ -42,16 +42,11 @@ def mix(
     spread: float,
     leave_out: int | None = None,
 ) -> NDArray[np.float32]:
-    """The areas of the `count` rows nearest `vector`; `leave_out`: a row that is not its own
-    neighbour (training reads each text of a table against the others)."""
-    cosines = texts @ vector
-    if leave_out is not None:
-        cosines[leave_out] = -np.inf
-    count = min(count, len(cosines) - 1)
-    nearest = np.argpartition(-cosines, count)[:count]
-    weights = np.exp((cosines[nearest] - cosines[nearest].max()) / spread)
-    mixed = weights @ areas[nearest]
-    out: NDArray[np.float32] = (mixed / mixed.sum()).astype(np.float32)
+    """The areas of the `count` rows nearest `vector`, each weighed by exp(cosine / spread);
+    `leave_out`: a row that is not its own neighbour (training reads each text of a table against
+    the others)."""
+    found, _ = weighed(texts, areas, vector, count, spread, leave_out)
+    out: NDArray[np.float32] = (found / found.sum()).astype(np.float32)
     return out
 
 
