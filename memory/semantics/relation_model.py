@@ -13,8 +13,8 @@ the areas and the read index's guarantee holds (relevance.py). Faint bearings ar
 record is listed under few areas more than those it is about. A matrix says how an area bears on
 another for every statement about it; a statement also borrows up to `BORROWED_SHARE` of its
 bearing from the training statements nearest it in meaning: the areas of the requests they matter
-for ("I get carsick on winding roads" is near "motion sickness on boats is brutal for me", which
-mattered for a trip), from `memory/data/bearing_neighbours_{en,zh}.npy`. Each neighbour counts by
+for ("I get carsick on long bus rides" is near statements of motion sickness that mattered for
+trips), from `memory/data/bearing_neighbours_{en,zh}.npy`. Each neighbour counts by
 how near it is, against the matrix's own bearing counted as one at `BORROWED_NEAR`: a statement no
 training statement is near keeps the matrix's. In training, a pair's statement borrows from the
 others only.
