@@ -109,7 +109,8 @@ AS_IF = rx(r"\s*,?\s*\b(?:like|as\ if|as\ though)\s+(?:I'm|I\ am|I\ was|I\ were|
 _RELATION_EN = r"""
     (?:friends?|brothers?|sisters?|siblings?|mom|mum|mother|dad|father|parents?|wife|husband|partner|
     spouse|boyfriend|girlfriend|fianc[ée]e?|sons?|daughters?|kids?|children|child|cousins?|uncle|aunt|
-    grandma|grandpa|grandmother|grandfather|grandparents?|boss|manager|coworkers?|co-workers?|
+    grandma|grandpa|grandmother|grandfather|grandparents?|grand(?:d)?ad|nana|boss|manager|coworkers?|co-workers?|
+    teammates?|interns?|bride|groom|
     colleagues?|classmates?|roommates?|flatmates?|neighbou?rs?|teachers?|professors?|students?|
     clients?|customers?|doctor|dentist|landlord|tenant|ex|in-laws?|relatives?|family\ members?|
     buddy|mate|pal|niece|nephew|dog|cat)

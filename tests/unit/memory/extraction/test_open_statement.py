@@ -334,6 +334,18 @@ def test_words_in_the_first_person_quoted_for_a_task_are_material(text: str) -> 
     assert records(text) == []
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "grandpa is 88 and never uses a smartphone, what's the simplest phone for him",
+        "My teammate is red-green colorblind. Which chart palettes work for our deck?",
+        "Draft a best man toast. The groom always burns toast, use that as a running joke.",
+    ],
+)
+def test_a_grandparent_a_teammate_and_a_groom_are_someone_else(text: str) -> None:
+    assert records(text) == []
+
+
 def test_the_user_speaking_of_themself_beside_a_quote_is_still_read() -> None:
     text = 'I am allergic to peanuts. My sister always says "I could never live like that", can you suggest a snack?'
     assert [(r["attribute"], r["value"]) for r in records(text)] == [("profile.allergies", "peanuts")]
