@@ -545,10 +545,12 @@ class _EnglishReader:
                 return []
         if news:
             return [span for span in self.candidates(turn) if self.told(span.casefold(), span)]
-        asks = "?" in turn
         instructs = not needs_stance and self.instructs(turn)
+        sentences = _sentences_en(turn.translate(_APOSTROPHES))
         return [
-            span for span in self.candidates(turn) if self.keeps(span.casefold(), span, needs_stance, asks, instructs)
+            span
+            for span in self.candidates(turn)
+            if self.keeps(span.casefold(), span, needs_stance, _asked_beside(span, sentences, turn), instructs)
         ]
 
     def instructs(self, turn: str) -> bool:
@@ -692,6 +694,15 @@ def _courtesies_removed(span: str, courtesies: tuple[str, ...]) -> str:
     for word in courtesies:
         span = span.replace(word, "")
     return _ZH_PARTICLES.sub("", span)
+
+
+def _asked_beside(span: str, sentences: list[str], turn: str) -> bool:
+    """Whether the sentence a span was read from asks something ("warfarin and vitamin K, how do they
+    interact?"); a question in a sentence of its own asks nothing of the span ("T1 diabetic, fyi.
+    anyway can you recommend a carry-on?"). A span found in no one sentence: whether the turn asks."""
+    first = span.split(", ", 1)[0]
+    found = [sentence for sentence in sentences if first in sentence]
+    return "?" in found[0] if len(found) == 1 else "?" in turn
 
 
 def _about_them(span: str, own: str, self_words: tuple[str, ...]) -> bool:

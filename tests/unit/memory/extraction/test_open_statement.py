@@ -334,6 +334,14 @@ def test_words_in_the_first_person_quoted_for_a_task_are_material(text: str) -> 
     assert records(text) == []
 
 
+def test_a_condition_named_before_a_question_of_its_own_is_kept() -> None:
+    # the question is a sentence of its own: it does not ask about the condition
+    text = "T1 diabetic w/ an insulin pump and a dexcom, fyi. anyway can you recommend a good carry on suitcase?"
+    assert [r["statement"] for r in lasting(text)] == ["T1 diabetic w/ an insulin pump and a dexcom, fyi."]
+    # asked in the same sentence, it is the question's topic
+    assert records("warfarin and vitamin K, how do they interact?") == []
+
+
 @pytest.mark.parametrize(
     "text",
     [
