@@ -321,6 +321,20 @@ _INTRODUCING = re.compile(
     r"was|i'm|im|you're|it's|not|nobody|no one|anyone|someone)\b)[\w' -]{2,30}\s+here(?:$|\s*[,.;:!(—–-])"
 )
 _FOR_ME = re.compile(r"\s+for\s+(?:me|us)\b")
+# a state inside a condition is what happens each time it holds ("if I sleep less than 7 hours I
+# get a migraine", "stations without lifts are a real problem when I'm away"), not the moment
+_CONDITION = re.compile(r"(?<![\w'])(?:if|when|whenever|every\s+time|any\s+time|anytime)(?![\w'])")
+
+
+def _of_the_moment(words: re.Pattern[str], span: str) -> bool:
+    """Whether a word of a passing state in the span is of the moment: not after a condition."""
+    found = words.search(span)
+    if found is None:
+        return False
+    condition = _CONDITION.search(span)
+    return condition is None or condition.start() > found.start()
+
+
 _UNTIL_HOUR = re.compile(r"\b(?:till|til|until)\s+\d{1,2}(?::\d\d)?\s*(?:am|pm|o'clock)?\b")
 _WHEREABOUTS = re.compile(
     r"(?i:\bi'?m|\bi\s+am|\bwe're|\bwe\s+are)\s+(?i:currently\s+|now\s+|still\s+)?(?i:in|at)\s+[A-Z]"
@@ -475,8 +489,10 @@ class _EnglishReader:
         the turn asks something; `instructs`: a clause of it asks or instructs."""
         lists = self.lists
         task = lists.task.search(span)
-        if (task and not _FOR_ME.match(span, task.end())) or lists.events.search(span) or lists.state.search(span):
+        if (task and not _FOR_ME.match(span, task.end())) or lists.events.search(span):
             return False  # (not "audio-only learning just doesn't work for me": a stance)
+        if _of_the_moment(lists.state, span):
+            return False
         if lists.times.search(span) and not lists.outlasts_the_moment.search(span):
             return False  # "for today's presentation ...", but "I always check today's specials"
         if _REACTION.match(span) or lists.assistant.match(span) or lists.courtesy.match(span):
@@ -485,7 +501,7 @@ class _EnglishReader:
         # give me a headache", not "I have a headache") or says it outlasts the moment ("horror games
         # are a hard no, I can't sleep afterwards", "I always buy travel insurance ever since I got
         # stuck in Bali")
-        if lists.transient.search(span) and not (
+        if _of_the_moment(lists.transient, span) and not (
             _AFFECTS_AS_A_RULE.search(span) or lists.outlasts_the_moment.search(span)
         ):
             return False

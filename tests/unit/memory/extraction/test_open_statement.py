@@ -367,6 +367,10 @@ def test_the_user_speaking_of_themself_beside_a_quote_is_still_read() -> None:
         "hearing impairment, so audio-only learning just doesn't work for me",  # "doesn't work for me": a stance
         "对甲醛特别敏感，新家具一进门就咳嗽起疹子",  # a cough each time: a rule, not the moment
         "每天四点半要去接孩子，四点以后的会我都参加不了",  # the child picked up is no subject
+        # a state inside a condition is what happens each time, not the moment
+        "if I sleep less than 7 hours I get a migraine, it's basically clockwork",
+        "I use a wheelchair for anything beyond short distances, so cobblestones and stations without lifts are "
+        "a real problem when I'm away",
     ],
 )
 def test_what_holds_for_the_user_is_kept_in_other_words(text: str) -> None:
