@@ -561,11 +561,14 @@ class _EnglishReader:
                 return []
         if news:
             return [span for span in self.candidates(turn) if self.told(span.casefold(), span)]
+        candidates = self.candidates(turn)
+        if not candidates:
+            return []  # (most turns: nothing more to read of them)
         instructs = not needs_stance and self.instructs(turn)
         sentences = _sentences_en(turn.translate(_APOSTROPHES))
         return [
             span
-            for span in self.candidates(turn)
+            for span in candidates
             if self.keeps(span.casefold(), span, needs_stance, _asked_beside(span, sentences, turn), instructs)
         ]
 

@@ -37,7 +37,7 @@ L2 = 1.0  # the weights' penalty, per training text (the inverse of the usual C)
 SECONDARY_WEIGHT = 0.5  # a text's second and third areas count this much of its first
 NEIGHBOURS = 25  # a record borrows the areas of this many nearest training texts
 NEIGHBOUR_SHARE = 0.2  # ... for this share of its area probabilities
-NEIGHBOUR_SPREAD = 0.05  # a neighbour counts exp(cosine / this), relative to the nearest
+NEIGHBOUR_SPREAD = 0.05  # a neighbour at cosine c counts exp((c - 1) / this)
 NEIGHBOURS_FILES = {"en": "area_neighbours_en.npy", "zh": "area_neighbours_zh.npy"}
 
 
@@ -94,8 +94,11 @@ def language(text: str) -> str:
 
 
 def neighbour_areas(vector: NDArray[np.float32], language: str) -> NDArray[np.float32]:
-    """The areas of a language's training texts nearest a vector, weighed by how near each is."""
-    return neighbours.mix(*neighbours.load(NEIGHBOURS_FILES[language]), vector, NEIGHBOURS, NEIGHBOUR_SPREAD)
+    """The areas of a language's training texts nearest a vector, weighed by how near each is (a
+    distribution)."""
+    found, _ = neighbours.weighed(*neighbours.load(NEIGHBOURS_FILES[language]), vector, NEIGHBOURS, NEIGHBOUR_SPREAD)
+    out: NDArray[np.float32] = (found / found.sum()).astype(np.float32)
+    return out
 
 
 def record_probabilities(

@@ -1,8 +1,8 @@
-"""Nearest texts: a table of texts' vectors, each with an area distribution, and the mix of the
-areas of the texts nearest a vector (each weighed by exp(cosine / spread), relative to the
-nearest). Tables ship in `memory/data/` as int8 (a byte a dimension and a byte an area), written by
-the training scripts: the area model's texts (what a text is about) and the relation model's
-pairs (what a statement matters for).
+"""Nearest texts: a table of texts' vectors, each with an area distribution, and the areas of the
+texts nearest a vector, each weighed by how near it is (exp((cosine - 1) / spread)). Tables ship in
+`memory/data/` as int8 (a byte a dimension and a byte an area), written by the training scripts:
+the area model's texts (what a text is about) and the relation model's pairs (what a statement
+matters for).
 """
 
 from __future__ import annotations
@@ -32,22 +32,6 @@ def unpack(table: NDArray[np.int8]) -> tuple[NDArray[np.float32], NDArray[np.flo
     areas = values[:, vectors.DIMENSIONS :]
     areas = areas / np.maximum(areas.sum(axis=1, keepdims=True), 1e-6)
     return np.ascontiguousarray(values[:, : vectors.DIMENSIONS]), np.ascontiguousarray(areas)
-
-
-def mix(
-    texts: NDArray[np.float32],
-    areas: NDArray[np.float32],
-    vector: NDArray[np.float32],
-    count: int,
-    spread: float,
-    leave_out: int | None = None,
-) -> NDArray[np.float32]:
-    """The areas of the `count` rows nearest `vector`, each weighed by exp(cosine / spread);
-    `leave_out`: a row that is not its own neighbour (training reads each text of a table against
-    the others)."""
-    found, _ = weighed(texts, areas, vector, count, spread, leave_out)
-    out: NDArray[np.float32] = (found / found.sum()).astype(np.float32)
-    return out
 
 
 def weighed(

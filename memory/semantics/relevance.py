@@ -130,7 +130,7 @@ def record_meaning(
     probabilities are those of the areas it bears on (`relation_model.bearing`): what a request is
     compared with."""
     placed = placed_record(text, named, related, safety)
-    areas = relation_model.record_bearing(placed.areas, placed.vector, "zh" if gloss.is_chinese(text) else "en")
+    areas = relation_model.record_bearing(placed.areas, placed.vector, area_model.language(text))
     return replace(placed, areas=areas, peak=float(areas.max(initial=0.0)))
 
 
