@@ -248,12 +248,15 @@ def _lists() -> tuple[_English, _Chinese]:
             + "|".join(re.escape(o) for o in sorted(en["generic_objects"], key=len, reverse=True))
             + r")\b)"
         ),
+        # ("I need a eulogy template, ...", "newsletter blurb for ...", "SQL, find ..."): named, it is
+        # asked for, and what follows is its detail
         deliverable=re.compile(
-            r"^(?:(?:an?|the|short|quick)\s+)*(?:"
+            r"^(?:(?:i\s+need|i\s+want|i'd\s+like|need|want)\s+)?(?:(?:an?|the|short|quick)\s+)*"
+            r"(?:(?!i\b)[\w'-]+\s+)?(?:"
             + alternation(sorted(en["deliverables"]))
-            + r")s?\s+(?:"
+            + r")s?(?:\s+(?:"
             + alternation(sorted(en["deliverable_links"]))
-            + r")(?![\w'])"
+            + r")(?![\w'])|\s*[,:]|$)"
         ),
         stance=_phrases(en["stance"]),
         material=_phrases(en["material"]),
@@ -429,6 +432,38 @@ _REACTION = re.compile(
     r"when\s+(?:that|this|it)\s+happens)\b"
     r"(?:\s+(?:lol|haha|so\s+much))?[\s.!]*$"
 )
+# a turn that opens by judging what was just said ("That was a terrible pun and I hate that I
+# laughed", "ok that's hilarious"): about the last answer, not the user
+_ABOUT_THE_LAST_ANSWER = re.compile(
+    r"^(?:(?:ok|okay|wow|lol|haha|omg|honestly|ngl|wait)[\s,!.]+)*"
+    r"(?:that's|thats|that\s+was|that\s+is|that\s+(?:joke|pun|one|answer|reply))(?![\w'])"
+)
+# a word of stance in a clause describing someone or something else ("a girl who is allergic to
+# sunlight", "customers who have never placed an order"): theirs, not the user's, unless the one
+# described is the user ("I'm a retired teacher who ...", "as a woman who ...", "guy in my 40s who ...")
+_DESCRIBED = re.compile(r"(?<![\w'])(?:who|which)(?:'s)?(?![\w'])[^,.;!?]*")
+_DESCRIBES_THE_USER = re.compile(
+    r"(?<![\w'])(?:i'm|im|i\s+am|as\s+an?|my|someone|somebody|the\s+kind|the\s+type)(?![\w'])"
+)
+_FIRST_PERSON = re.compile(r"(?<![\w'])(?:i|i'm|im|i've|i'd|me|my|we|our|us)(?![\w'])")
+
+
+def _undescribed(span: str) -> str:
+    """The span without what it says of someone or something it describes (`_DESCRIBED`)."""
+
+    def drop(m: re.Match[str]) -> str:
+        before = re.split(r"[,.;!?]", span[: m.start()])[-1]
+        if _DESCRIBES_THE_USER.search(before) or _FIRST_PERSON.search(m.group()):
+            return m.group()
+        return " "
+
+    return _DESCRIBED.sub(drop, span) if "wh" in span else span
+
+
+def _without_courtesies(span: str, courtesy: re.Pattern[str]) -> str:
+    """The span's clauses that are not courtesies ("I love this, thank you" -> "I love this")."""
+    return ", ".join(c for c in span.split(", ") if not courtesy.match(c))
+
 
 # agreeing with what was just said or not, and nothing else ("我也是哈哈", "同感", "不太对")
 _ZH_REACTION = re.compile(
@@ -495,7 +530,11 @@ class _EnglishReader:
             return False
         if lists.times.search(span) and not lists.outlasts_the_moment.search(span):
             return False  # "for today's presentation ...", but "I always check today's specials"
-        if _REACTION.match(span) or lists.assistant.match(span) or lists.courtesy.match(span):
+        if (
+            _REACTION.match(_without_courtesies(span, lists.courtesy))
+            or lists.assistant.match(span)
+            or lists.courtesy.match(span)
+        ):
             return False  # "love it", "hate that", "thanks!": about what was just said, or the assistant
         # a passing state, unless the span says what always affects the user ("strong perfumes
         # give me a headache", not "I have a headache") or says it outlasts the moment ("horror games
@@ -524,23 +563,24 @@ class _EnglishReader:
         ):
             return False  # "I finally cleaned out the garage": once (not "had a DVT, on blood thinners now")
         own = lists.others.sub(" ", span)  # "my sister is vegan": about her
+        plain = _undescribed(own)  # "a dragon who is allergic to fire": the dragon's
         if not needs_stance:
             # words without a subject beside a request are its detail ("Write a best man toast ...
             # Groom is Dan, obsessed with fishing"), not the user's
             # (someone named further on leaves the span the user's: it does not open with them)
             return lists.self_words.search(own) is not None or not instructs
-        if lists.affects_me.search(own):
+        if lists.affects_me.search(plain):
             return True  # "Buffets gross me out", "Yoga is my happy place"
-        if lists.self_words.search(own) or lists.fragment.match(span) or _INTRODUCING.match(span):
-            if any(p.search(own) for p in (lists.lasting, lists.habitual, _BEING, _HAVING, _INTRODUCING)):
+        if lists.self_words.search(plain) or lists.fragment.match(span) or _INTRODUCING.match(span):
+            if any(p.search(plain) for p in (lists.lasting, lists.habitual, _BEING, _HAVING, _INTRODUCING)):
                 return True
-            value = _MY_VALUE.search(own)
+            value = _MY_VALUE.search(plain)
             return value is not None and gives_a_value(value.group("value"))
         # no subject ("Egg allergy", "Heels are a hard no", "SPF 50 every day", "pregnant, second
         # trimester"): kept on a strong word, or a condition named in a turn that asks nothing
         # ("warfarin and vitamin K, how do they interact?" names the question's topic); never when
         # about someone else
-        return own == span and (lists.strong.search(span) is not None or (not asks and is_critical(span)))
+        return own == span and (lists.strong.search(plain) is not None or (not asks and is_critical(plain)))
 
     def told(self, span: str, original: str) -> bool:
         """A span the user tells of themself in any words: not about someone else, no code."""
@@ -566,10 +606,12 @@ class _EnglishReader:
             return []  # (most turns: nothing more to read of them)
         instructs = not needs_stance and self.instructs(turn)
         sentences = _sentences_en(turn.translate(_APOSTROPHES))
+        opening = _LEAD.sub("", turn).translate(_APOSTROPHES).casefold()
         return [
             span
             for span in candidates
             if self.keeps(span.casefold(), span, needs_stance, _asked_beside(span, sentences, turn), instructs)
+            and not (_ABOUT_THE_LAST_ANSWER.match(opening) and opening.startswith(span.casefold()[:12]))
         ]
 
     def instructs(self, turn: str) -> bool:

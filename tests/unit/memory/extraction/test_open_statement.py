@@ -428,3 +428,55 @@ def test_a_chinese_no_matter_what_or_still_is_no_question() -> None:
 )
 def test_a_condition_named_alone_is_kept_as_safety_relevant(text: str) -> None:
     assert [r["attribute"].split(".")[0] for r in lasting(text)] == ["health"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "bedtime story about a dragon who is allergic to fire",
+        "Short story please: a girl who is allergic to sunlight meets a boy who never sleeps.",
+        "SQL: find customers who have never placed an order.",
+    ],
+)
+def test_a_stance_of_someone_described_is_theirs(text: str) -> None:
+    assert lasting(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "really dislike doctors who rush, I want someone who actually explains things",
+        "allergic to sesame, which is super annoying bc it's in everything",
+        "Bare surfaces, almost nothing on the walls, that's my happy place.",
+    ],
+)
+def test_a_clause_describing_someone_or_a_judgement_leaves_the_users_own_stance_standing(text: str) -> None:
+    assert len(lasting(text)) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I need a eulogy template, respectful, about 3 minutes when read aloud.",
+        "newsletter blurb for our book club's May pick",
+        "cron expression for every weekday at 7:30am, and one for the 1st of every month at midnight",
+        "Dockerfile for a Node 20 app that runs as a non-root user and only installs production deps.",
+    ],
+)
+def test_a_piece_of_work_asked_for_by_its_name_is_a_request(text: str) -> None:
+    assert lasting(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I love this, thank you", "omg thank you so much!!!", "That was a terrible pun and I hate that I laughed"],
+)
+def test_a_reaction_to_the_last_answer_is_not_about_the_user(text: str) -> None:
+    assert lasting(text) == []
+
+
+def test_a_judgement_after_a_statement_is_still_the_users() -> None:
+    # "that's my rule" closing a statement is not a reaction to the last answer
+    text = "Gifts come from small businesses only, that's my rule."
+    assert [r["statement"] for r in lasting(text)] == [text]
+    assert lasting("ok that's hilarious") == []
