@@ -359,6 +359,10 @@ _QUOTED_FIRST_PERSON = re.compile(
 _LEAD = re.compile(r"^[\s\"'“”*•\-–—>]+")
 
 
+# first-person words in quotes ("“我喜欢爬山，讨厌广告”"), and the user outside them (not "帮我", "给我":
+# who a request is for)
+_ZH_QUOTED_FIRST_PERSON = re.compile(r"[“「『\"][^”」』\"]*[我俺][^”」』\"]*[”」』\"]")
+_ZH_SELF_OUTSIDE = re.compile(r"(?<![帮给让替为跟陪教叫请])[我俺咱]|本人")
 # the user somewhere ("我在…", "我现在在…", "我人在…"), with nothing said of what they do there
 _ZH_WHEREABOUTS = re.compile(r"^我(?:现在|人)?在[^，,。；;]{1,14}$")
 # a quote given after a colon ("知乎上有人说：“我一直是夜猫子…”", "我大伯发了：“…”"): someone's words
@@ -1025,7 +1029,17 @@ def turn_context(turn: str) -> str | None:
         sentences = re.split(r"(?<=[。！？!?])\s*|\n+", turn)
         if any(w in turn for w in chinese.lists.hypothetical):
             return "pretend"
-        return "pasted" if _pasted(turn, chinese.lists.pasted, sentences[0]) else None
+        if _pasted(turn, chinese.lists.pasted, sentences[0]):
+            return "pasted"
+        # words in the first person quoted in a turn that asks for work or asks about them, the
+        # user saying nothing of themself outside the quotes ("写一个HTML表单，选项有"我吃素""我什么都吃"")
+        if _ZH_QUOTED_FIRST_PERSON.search(turn):
+            rest = _ZH_QUOTED_FIRST_PERSON.sub(" ", turn)
+            clauses = [c.strip() for c in _ZH_CLAUSES.split(rest) if c.strip()]
+            asks = any(chinese.is_request(c, n == 0) for n, c in enumerate(clauses))
+            if asks and not _ZH_SELF_OUTSIDE.search(rest):
+                return "pasted"
+        return None
     folded = turn.translate(_APOSTROPHES)
     sentences = re.split(r"(?<=[.!?])\s+|\n+", _QUOTED.sub(" ", folded))
     found = _english_context(english, folded, sentences, plays=True)

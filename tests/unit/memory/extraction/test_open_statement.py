@@ -480,3 +480,20 @@ def test_a_judgement_after_a_statement_is_still_the_users() -> None:
     text = "Gifts come from small businesses only, that's my rule."
     assert [r["statement"] for r in lasting(text)] == [text]
     assert lasting("ok that's hilarious") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '写个React用户卡片组件，包含头像、昵称和签名（比如"我喜欢爬山，讨厌广告"）',
+        '写一个HTML表单，选项有"我吃素""我吃全素""我什么都吃"',
+        '这个淘宝评价是不是刷的？"超级喜欢！！！每天都用，我皮肤敏感也不过敏，五星好评！！！"',
+    ],
+)
+def test_chinese_words_in_the_first_person_quoted_for_a_task_are_material(text: str) -> None:
+    assert records(text) == []
+
+
+def test_the_user_speaking_of_themself_beside_a_chinese_quote_is_still_read() -> None:
+    text = '我对花生过敏，朋友总说"我从来不挑食"，帮我推荐零食'
+    assert [(r["attribute"], r["value"]) for r in records(text)] == [("profile.allergies", "花生")]
