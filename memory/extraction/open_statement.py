@@ -93,9 +93,14 @@ def _once(past: list[str]) -> re.Pattern[str]:
     forms = "|".join(sorted(past, key=len, reverse=True))
     verb = rf"(?:{forms}|(?![a-z]*eed\b)[a-z]{{2,}}ed)"
     adverb = r"(?:\w+ly|just|finally|already|recently|once)\s+"
-    mine = r"(?:my|our)\s+(?:[\w'-]+\s+){0,2}?"
+    # (not "my left hand", "my first unassisted pull-up", nor "get my brows threaded": a side, an
+    # adjective, what the user has done as a rule)
+    done_for = r"(?<!get\s)(?<!gets\s)(?<!got\s)(?<!getting\s)(?<!have\s)(?<!having\s)"
+    mine = done_for + r"(?:my|our)\s+(?!left\b)(?:[\w'-]+\s+){0,2}?"
     opening = rf"^(?:{adverb})?(?:{forms})"
-    return re.compile(rf"(?:{opening}|(?<![\w'])(?:i|we)\s+(?:{adverb})?{verb}|(?<![\w']){mine}{verb})\b")
+    return re.compile(
+        rf"(?:{opening}|(?<![\w'])(?:i|we)\s+(?:{adverb})?{verb}|(?<![\w']){mine}(?!un[a-z]+ed\b){verb})\b"
+    )
 
 
 def _state(states: list[str]) -> re.Pattern[str]:
@@ -423,6 +428,7 @@ _AFFECTS_AS_A_RULE = re.compile(
 )
 _NOW_AS_A_RULE = re.compile(
     r"\b(?:these\s+days|nowadays|now\s+i|now\s+it's|i'm\s+(?:way\s+)?(?:more\s+)?into|"
+    r"still\s+(?:no|not|can't|cannot|can\s+not|doesn't|don't|isn't|have\s+to|need|get)|"
     r"i\s+have\s+(?:a|an)\s+\w+(?:\s+\w+)?\s+(?:condition|disease|disorder|allergy|intolerance))\b"
     r"|" + _AFFECTS_AS_A_RULE.pattern
 )
@@ -434,7 +440,7 @@ _REACTION = re.compile(
     r"^(?:i\s+)?(?:love|loved|like|liked|hate|hated|adore|dig|enjoy)\s+"
     r"(?:it|that|this|you|(?:that|this|your)\s+(?:answer|reply|one|idea)|(?:talking|chatting)\s+(?:to|with)\s+you|"
     r"when\s+(?:that|this|it)\s+happens)\b"
-    r"(?:\s+(?:lol|haha|so\s+much))?[\s.!]*$"
+    r"(?:\s+(?:here|there))?(?:\s+(?:lol|haha|so\s+much))?[\s.!]*$"
 )
 # a turn that opens by judging what was just said ("That was a terrible pun and I hate that I
 # laughed", "ok that's hilarious"): about the last answer, not the user

@@ -497,3 +497,24 @@ def test_chinese_words_in_the_first_person_quoted_for_a_task_are_material(text: 
 def test_the_user_speaking_of_themself_beside_a_chinese_quote_is_still_read() -> None:
     text = '我对花生过敏，朋友总说"我从来不挑食"，帮我推荐零食'
     assert [(r["attribute"], r["value"]) for r in records(text)] == [("profile.allergies", "花生")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I have limited use of my left hand, so I need games that let me fully remap controls.",  # a side, no past
+        "aiming for my first unassisted pull-up by summer",  # an adjective in -ed
+        "I get my brows threaded every three weeks like clockwork.",  # done as a rule
+        "had ACL reconstruction on my left knee last year and I'm still not cleared for jumping",  # still holds
+        "birds as pets, no thanks, the noise drives me up the wall",  # a refusal, not a courtesy
+        "60ish houseplants in a 2 bed flat, it's a jungle and I love it",  # a liking of what it just said
+        "treadmills are torture, I feel like a hamster on a wheel",
+    ],
+)
+def test_a_side_an_adjective_a_consequence_and_a_liking_said_after_are_no_passing_event(text: str) -> None:
+    assert len(lasting(text)) == 1
+
+
+@pytest.mark.parametrize("text", ["no thanks", "I love it here!", "I love it, thank you"])
+def test_a_courtesy_or_a_reaction_alone_is_not_kept(text: str) -> None:
+    assert lasting(text) == []
