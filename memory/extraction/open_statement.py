@@ -343,6 +343,35 @@ def _of_the_moment(words: re.Pattern[str], span: str) -> bool:
     return condition is None or condition.start() > found.start()
 
 
+# where the user is, or what they are on, said of the moment: the span opens with it ("on my
+# phone, keep it short") or the user is there ("I'm on the train", "stuck at the airport"); said
+# of what they do ("I watch everything on my phone on the train"), it is a habit
+_PLACE = re.compile(r"(?:on|at)\s")
+_THERE_NOW = re.compile(
+    r"(?:^|(?<![\w'])(?:i'm|im|i\s+am|we're|we\s+are|currently|still|now|stuck|sitting|standing|waiting|"
+    r"riding|heading|typing|texting|writing\s+this)(?:\s+[\w']+){0,2})\s*[,.]?\s*$"
+)
+# a state said with what brings it on or whenever it holds ("so tired of brands that stop at XL",
+# "can't sleep with even a sliver of light", "can't sleep on planes at all"): not the moment
+_STATE_AS_A_RULE = re.compile(r"^\s+(?:of|with|if|when|whenever|unless|on\s+\w+s\b)|\bat\s+all\b|\bafterwards\b")
+
+
+def _passing_now(words: re.Pattern[str], span: str) -> bool:
+    """Whether a word of a passing state (`transient`) in the span says the user's moment: a place
+    or a device the user is at now, or a state not said as what comes with something."""
+    for found in words.finditer(span):
+        condition = _CONDITION.search(span)
+        if condition is not None and condition.start() < found.start():
+            continue  # (after a condition: what happens each time it holds)
+        if _PLACE.match(found.group()):
+            if _THERE_NOW.search(span[: found.start()]):
+                return True
+            continue
+        if not _STATE_AS_A_RULE.search(span[found.end() : found.end() + 40]):
+            return True
+    return False
+
+
 _UNTIL_HOUR = re.compile(r"\b(?:till|til|until)\s+\d{1,2}(?::\d\d)?\s*(?:am|pm|o'clock)?\b")
 _WHEREABOUTS = re.compile(
     r"(?i:\bi'?m|\bi\s+am|\bwe're|\bwe\s+are)\s+(?i:currently\s+|now\s+|still\s+)?(?i:in|at)\s+[A-Z]"
@@ -550,7 +579,7 @@ class _EnglishReader:
         # give me a headache", not "I have a headache") or says it outlasts the moment ("horror games
         # are a hard no, I can't sleep afterwards", "I always buy travel insurance ever since I got
         # stuck in Bali")
-        if _of_the_moment(lists.transient, span) and not (
+        if _passing_now(lists.transient, span) and not (
             _AFFECTS_AS_A_RULE.search(span) or lists.outlasts_the_moment.search(span)
         ):
             return False

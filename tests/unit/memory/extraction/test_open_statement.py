@@ -518,3 +518,29 @@ def test_a_side_an_adjective_a_consequence_and_a_liking_said_after_are_no_passin
 @pytest.mark.parametrize("text", ["no thanks", "I love it here!", "I love it, thank you"])
 def test_a_courtesy_or_a_reaction_alone_is_not_kept(text: str) -> None:
     assert lasting(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I watch everything on my phone on the train, 45 minutes each way.",
+        "no laptop, I do everything on my phone",
+        "I can't sleep with even a sliver of light in the room, so blackout curtains are non-negotiable for me.",
+        "so tired of true crime docs, they feel exploitative to me",
+    ],
+)
+def test_a_place_or_a_state_said_of_what_the_user_does_is_a_habit(text: str) -> None:
+    assert len(lasting(text)) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "on my phone, so keep the answers short",
+        "I'm on the train with bad signal, so no videos please",
+        "stuck at the airport, what can I do for 4 hours",
+        "so tired, can't think straight",
+    ],
+)
+def test_a_place_the_user_is_at_or_a_state_they_are_in_now_is_the_moment(text: str) -> None:
+    assert lasting(text) == []
