@@ -115,6 +115,16 @@ def _start(entries: list[str]) -> re.Pattern[str]:
     return re.compile(r"^" + _phrases(entries).pattern)
 
 
+def _for_a_while(lists: _English, span: str) -> bool:
+    """ "Right now", "for now" said of a circumstance ("no health insurance right now", "on chemo
+    right now"): it holds for a while, not for the moment; not of an episode ("a migraine right now")."""
+    if any(m.group() not in lists.for_a_while for m in lists.times.finditer(span)):
+        return False  # ("tonight", "today": the moment whatever it is about)
+    if lists.episodes.search(span):
+        return False
+    return lists.circumstances.search(span) is not None or lists.critical.search(span) is not None
+
+
 @dataclass(frozen=True)
 class _English:
     self_words: re.Pattern[str]
@@ -150,6 +160,9 @@ class _English:
     stance: re.Pattern[str]
     material: re.Pattern[str]
     times: re.Pattern[str]
+    for_a_while: frozenset[str]  # times that, said of a circumstance, mean a while
+    circumstances: re.Pattern[str]  # what holds for a while: money, a job, insurance
+    episodes: re.Pattern[str]  # a condition's passing episode ("a migraine right now")
     events: re.Pattern[str]
     habit: re.Pattern[str]
     private: re.Pattern[str]
@@ -266,6 +279,9 @@ def _lists() -> tuple[_English, _Chinese]:
         stance=_phrases(en["stance"]),
         material=_phrases(en["material"]),
         times=_phrases(en["times"]),
+        for_a_while=frozenset(en["for_a_while"]),
+        circumstances=_phrases(en["circumstances"]),
+        episodes=_phrases(en["episodes"]),
         events=_phrases(en["events"]),
         habit=_phrases(en["habit"]),
         private=_phrases(en["private"]),
@@ -567,7 +583,7 @@ class _EnglishReader:
             return False  # (not "audio-only learning just doesn't work for me": a stance)
         if _of_the_moment(lists.state, span):
             return False
-        if lists.times.search(span) and not lists.outlasts_the_moment.search(span):
+        if lists.times.search(span) and not (lists.outlasts_the_moment.search(span) or _for_a_while(lists, span)):
             return False  # "for today's presentation ...", but "I always check today's specials"
         if (
             _REACTION.match(_without_courtesies(span, lists.courtesy))
@@ -990,7 +1006,11 @@ def statement_hit(statement: str, at: datetime) -> Hit:
     in time ("no alcohol until Friday", "这周不吃甜的") ends then."""
     area = main_area(statement) or "general"
     root = "health.stated" if is_critical(statement) else "preference.stated"
-    hit = Hit(STATEMENT_RULE, Kind.PREFERENCE, f"{root}.{area}", statement, confidence=0.9, temporal=True)
+    # ("no health insurance right now" holds for a while: beyond the session; "right now" alone
+    # or "this time" is the moment, kept for the session)
+    english = not _CJK.search(statement)
+    temporal = not (english and _for_a_while(_lists()[0], statement.translate(_APOSTROPHES).casefold()))
+    hit = Hit(STATEMENT_RULE, Kind.PREFERENCE, f"{root}.{area}", statement, confidence=0.9, temporal=temporal)
     until = time_bound(statement, at)
     if until is not None:
         hit.valid_from, hit.valid_until = at, until

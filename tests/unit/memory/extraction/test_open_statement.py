@@ -544,3 +544,23 @@ def test_a_place_or_a_state_said_of_what_the_user_does_is_a_habit(text: str) -> 
 )
 def test_a_place_the_user_is_at_or_a_state_they_are_in_now_is_the_moment(text: str) -> None:
     assert lasting(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "no health insurance right now, between jobs, so the ER is a last resort",
+        "I'm on chemo right now, and my oncologist says no reptiles or birds in the house",
+        "money's super tight rn with student loans so anything tech I buy has to be cheap or secondhand",
+    ],
+)
+def test_right_now_said_of_a_circumstance_holds_beyond_the_session(text: str) -> None:
+    assert [r["scope"] for r in lasting(text)] == ["global"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I have a migraine right now, so no screens please", "money's tight right now, what's a cheap dinner tonight?"],
+)
+def test_an_episode_or_a_circumstance_said_with_tonight_is_the_moment(text: str) -> None:
+    assert lasting(text) == []
