@@ -32,7 +32,7 @@ CURRENT_ITEM = rx(
     thought\ process)\b|
     (?:in|with|more|everything|things|stuff|answers?|it\ all|concisely|briefly|clearly|thoroughly|
     fully|step)\b)[a-z]|
-    \b(?:this|that|these|those)\s+(?:question|problem|one|exercise|task|part|step|function|code|bug|
+    \b(?<!at\ )(?:this|that|these|those)\s+(?:question|problem|one|exercise|task|part|step|function|code|bug|
     error|issue|topic|case|example|email|message|answer|point)s?\b|
     \b(?:explain|describe|elaborate\ on|walk\ me\ through|answer|summari[sz]e|make|rewrite|redo)\s+(?:this|that|it|
     these|those)\b|

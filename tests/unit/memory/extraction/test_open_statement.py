@@ -564,3 +564,21 @@ def test_right_now_said_of_a_circumstance_holds_beyond_the_session(text: str) ->
 )
 def test_an_episode_or_a_circumstance_said_with_tonight_is_the_moment(text: str) -> None:
     assert lasting(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I will not fly Ryanair again. Ever. Not after what happened in Bergamo.",
+        "I love houseplants, I've got about 40 of them at this point lol",
+        "Reality TV is my guilty pleasure — Love Island, Below Deck, all of it.",
+        "my company caps lodging at $180 a night, anything above that comes out of my pocket.",
+    ],
+)
+def test_again_above_below_and_this_point_said_of_the_user_are_no_answer_at_hand(text: str) -> None:
+    assert lasting(text) and {r["scope"] for r in lasting(text)} == {"global"}
+
+
+@pytest.mark.parametrize("text", ["explain it again but shorter", "summarize the text below: we met on Monday"])
+def test_an_answer_asked_again_or_material_below_is_for_the_moment(text: str) -> None:
+    assert lasting(text) == []
