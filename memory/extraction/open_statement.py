@@ -392,6 +392,15 @@ _UNTIL_HOUR = re.compile(r"\b(?:till|til|until)\s+\d{1,2}(?::\d\d)?\s*(?:am|pm|o
 _WHEREABOUTS = re.compile(
     r"(?i:\bi'?m|\bi\s+am|\bwe're|\bwe\s+are)\s+(?i:currently\s+|now\s+|still\s+)?(?i:in|at)\s+[A-Z]"
 )
+# what follows from where the user is ("I'm in Canada, so a lot of US deals don't ship here"): where
+# they live, not where they are passing through
+_CONSEQUENCE = re.compile(r"(?<![\w'])(?:so|which\s+means|meaning)\s+(?!what|where|how|which|can|could|should)\w")
+# a lead-in that asks the assistant to take note of what follows ("Please know I've got health
+# anxiety", "fyi, ..."): what follows is the statement, not a request
+_HEADS_UP = re.compile(
+    r"^(?:please\s+)?(?:know|note|be\s+aware|keep\s+in\s+mind|bear\s+in\s+mind|fyi|for\s+context|heads\s+up)"
+    r"(?:\s+that)?(?:\s*[,:]\s*|\s+)(?=i\b|i'|my\b|we\b)"
+)
 # a span about someone named ("Tom's goal is ...", "Jake uses Linux"): not the user
 _NAMED = re.compile(
     r"^(?!I\b|I'|My\b|We\b|Our\b)[A-Z][a-z]+(?:\s+(?:says|said|asked|told|thinks|wants|keeps|uses|likes|loves|hates)\b"
@@ -603,7 +612,7 @@ class _EnglishReader:
             return False  # "my nephews are over till 5": an afternoon, not a lasting fact
         if lists.private.search(span):
             return False  # an address or a number given for a task: not kept verbatim
-        if _WHEREABOUTS.search(original):
+        if _WHEREABOUTS.search(original) and not _CONSEQUENCE.search(span):
             return False  # "I'm in Berlin": where the user is now, maybe passing through
         if _NAMED.match(original) or lists.code.search(span):
             return False  # about someone named ("Tom's goal is ..."); code at hand
@@ -690,7 +699,7 @@ class _EnglishReader:
             asked_first = False  # the sentence opens with a request: what follows is its detail
             for number, clause in enumerate([*_EN_CLAUSES.split(sentence), ""]):
                 text = _LEAD.sub("", clause).strip()
-                low = text.casefold().rstrip(".! ")
+                low = _HEADS_UP.sub("", text.casefold().rstrip(".! "))
                 if low and not self.is_request(low, number == 0, asks):
                     if not asked_first or _I.search(low):
                         span.append(text)

@@ -582,3 +582,15 @@ def test_again_above_below_and_this_point_said_of_the_user_are_no_answer_at_hand
 @pytest.mark.parametrize("text", ["explain it again but shorter", "summarize the text below: we met on Monday"])
 def test_an_answer_asked_again_or_material_below_is_for_the_moment(text: str) -> None:
     assert lasting(text) == []
+
+
+def test_where_the_user_is_with_what_follows_from_it_is_where_they_live() -> None:
+    text = "I'm in Canada, so a lot of US deals don't ship here or get killed by duties."
+    assert [r["statement"] for r in lasting(text)] == [text]
+    # where the user is, and a question: nothing lasting
+    assert lasting("I'm in Tokyo, so what should I eat tonight?") == []
+
+
+def test_a_lead_in_asking_to_take_note_introduces_a_statement() -> None:
+    assert len(lasting("Please know I've got pretty serious health anxiety.")) == 1
+    assert lasting("please note the deadline moved to Friday") == []
