@@ -143,6 +143,7 @@ class _English:
     transient: re.Pattern[str]
     outlasts_the_moment: re.Pattern[str]  # a passing state beside one of these is not of the moment
     hypothetical: re.Pattern[str]
+    character: re.Pattern[str]  # the user cast as a character of a game ("I'm a halfling rogue who ...")
     pasted: re.Pattern[str]
     others: re.Pattern[str]
     bare_relation: re.Pattern[str]
@@ -236,6 +237,11 @@ def _lists() -> tuple[_English, _Chinese]:
         transient=_phrases(en["transient"]),
         outlasts_the_moment=_phrases(en["outlasts_the_moment"]),
         hypothetical=_phrases(en["hypothetical"]),
+        character=re.compile(
+            r"(?<![\w'])(?:i'm|im|i\s+am)\s+an?\s+(?:[\w-]+\s+){0,2}?(?:"
+            + alternation(sorted(en["characters"]))
+            + r")(?![\w'])"
+        ),
         pasted=_phrases(en["pasted"]),
         others=_others(en["relations"], en["other_people"]),
         # someone named by a relation without a possessive, opening the clause ("coworker is allergic ...")
@@ -469,7 +475,7 @@ def _pasted(turn: str, markers: re.Pattern[str] | tuple[str, ...], opening: str)
     return markers.search(opening.translate(_APOSTROPHES).casefold()) is not None
 
 
-_FILLER = re.compile(r"^(?:(?:also|and|so|btw|ok|okay|oh|hmm|well|but|plus|anyway|ah|um|uh|now)\b[,\s]*)+")
+_FILLER = re.compile(r"^(?:(?:also|and|so|btw|ok|okay|oh|hmm|well|but|plus|anyway|ah|um|uh|now|wait)\b[,\s]*)+")
 
 
 # what holds now beside what happened once ("I used to lift heavy, these days I'm into yoga", "dogs
@@ -501,6 +507,7 @@ _REACTION = re.compile(
 _ABOUT_THE_LAST_ANSWER = re.compile(
     r"^(?:(?:ok|okay|wow|lol|haha|omg|honestly|ngl|wait)[\s,!.]+)*"
     r"(?:that's|thats|that\s+was|that\s+is|that\s+(?:joke|pun|one|answer|reply))(?![\w'])"
+    r"|(?<![\w'])(?:that|your)\s+(?:joke|pun)(?![\w'])"
 )
 # a word of stance in a clause describing someone or something else ("a girl who is allergic to
 # sunlight", "customers who have never placed an order"): theirs, not the user's, unless the one
@@ -675,7 +682,7 @@ class _EnglishReader:
             span
             for span in candidates
             if self.keeps(span.casefold(), span, needs_stance, _asked_beside(span, sentences, turn), instructs)
-            and not (_ABOUT_THE_LAST_ANSWER.match(opening) and opening.startswith(span.casefold()[:12]))
+            and not (_ABOUT_THE_LAST_ANSWER.search(opening) and opening.startswith(span.casefold()[:12]))
         ]
 
     def instructs(self, turn: str) -> bool:
@@ -1072,6 +1079,9 @@ _PLAYS = re.compile(
     r"(?:^|[.!?]\s+)(?i:you\s+are|you're|be)\s+(?:[A-Z][a-z]+)(?:\s+[A-Z][a-z]+)?\b(?!\s*[,.]?\s*(?i:right))"
     # "Be a tough negotiator selling me a used car", "Act like a support bot for a pizza place"
     r"|(?:^|[.!?]\s+)(?i:be|act\s+like|play)\s+(?i:a|an)\s+\w+(?:\s+\w+){0,2}\s+(?i:selling|for|who|that|at|in)\b"
+    # "Play a stubborn car salesman.", "for acting class: play a doctor ..." (not "aiming to play a
+    # Chopin nocturne": a sentence that opens with it)
+    r"|(?:^|[.!?:]\s*)(?i:play)\s+(?i:a|an)\s+\w"
 )
 
 
@@ -1120,7 +1130,12 @@ def turn_context(turn: str) -> str | None:
 
 
 def _english_context(english: _EnglishReader, folded: str, sentences: list[str], plays: bool = False) -> str | None:
-    if english.lists.hypothetical.search(folded.casefold()) or (plays and _PLAYS.search(folded)):
+    low = folded.casefold()
+    if (
+        english.lists.hypothetical.search(low)
+        or english.lists.character.search(low)
+        or (plays and _PLAYS.search(folded))
+    ):
         return "pretend"
     if _pasted(folded, english.lists.pasted, sentences[0]) or english._introduces_material(sentences[0]):
         return "pasted"

@@ -594,3 +594,22 @@ def test_where_the_user_is_with_what_follows_from_it_is_where_they_live() -> Non
 def test_a_lead_in_asking_to_take_note_introduces_a_statement() -> None:
     assert len(lasting("Please know I've got pretty serious health anxiety.")) == 1
     assert lasting("please note the deadline moved to Friday") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "DM mode: I'm a dwarf warrior who hates elves and loves gold. Start the adventure.",
+        "simulate a job interview for a nurse position. I'm the candidate, ask one question at a time",
+        "Okay I take it back, that joke was good",
+        "wait are you always this cheerful or is it just me",
+        "A guy on my team microwaves fish in the office kitchen every single day. Petty to say something?",
+        "Tone it down, it sounds like I'm yelling.",
+    ],
+)
+def test_a_character_a_mock_interview_a_reaction_and_someone_else_keep_nothing(text: str) -> None:
+    assert lasting(text) == []
+
+
+def test_a_game_the_user_plays_is_still_theirs() -> None:
+    assert len(lasting("I play a rogue in our D&D campaign every Thursday")) == 1
