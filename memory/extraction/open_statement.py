@@ -212,6 +212,7 @@ class _Chinese:
     whereabouts: tuple[str, ...]  # "我在人民广场", "我在春熙路附近": where the user is now
     critical: tuple[str, ...]  # a condition named ("怀孕五个月了"): a statement alone
     courtesies: tuple[str, ...]  # a span of these only ("谢谢啦", "新年快乐！") states nothing
+    assistant: tuple[str, ...]  # the assistant or its answer ("你的回答"): not about the user
 
 
 @cache
@@ -321,6 +322,7 @@ def _lists() -> tuple[_English, _Chinese]:
         whereabouts=tuple(zh["whereabouts"]),
         critical=tuple(zh["critical"]),
         courtesies=tuple(sorted(zh["courtesies"], key=len, reverse=True)),
+        assistant=tuple(zh["assistant"]),
     )
     return english, chinese
 
@@ -424,6 +426,8 @@ _QUOTED_FIRST_PERSON = re.compile(
 _LEAD = re.compile(r"^[\s\"'“”*•\-–—>]+")
 
 
+# a turn that opens by giving the assistant a role ("你是侍酒师，我是…的客人"; not "你是对的")
+_ZH_ROLE = re.compile(r"^你(?:现在)?是(?!对|错|不|说|指|觉得|想)[\u4e00-\u9fff]{1,6}[，,]")
 # first-person words in quotes ("“我喜欢爬山，讨厌广告”"), and the user outside them (not "帮我", "给我":
 # who a request is for)
 _ZH_QUOTED_FIRST_PERSON = re.compile(r"[“「『\"][^”」』\"]*[我俺][^”」』\"]*[”」』\"]")
@@ -740,6 +744,8 @@ class _ChineseReader:
         lists = self.lists
         if any(w in span for w in (*lists.task, *lists.events, *lists.private)) or _ZH_REACTION.match(span):
             return False
+        if any(w in span for w in lists.assistant):
+            return False  # "我超爱你的回答", "你真是我的救星": about the assistant
         if not _courtesies_removed(span, lists.courtesies):
             return False  # "谢谢啦！", "新年快乐": courtesies only
         if _ZH_WHEREABOUTS.match(span) and span.rstrip(" ，,。.!！~").endswith(lists.whereabouts):
@@ -1101,7 +1107,7 @@ def turn_context(turn: str) -> str | None:
     english, chinese = _readers()
     if _CJK.search(turn):
         sentences = re.split(r"(?<=[。！？!?])\s*|\n+", turn)
-        if any(w in turn for w in chinese.lists.hypothetical):
+        if any(w in turn for w in chinese.lists.hypothetical) or _ZH_ROLE.match(turn):
             return "pretend"
         if _pasted(turn, chinese.lists.pasted, sentences[0]):
             return "pasted"

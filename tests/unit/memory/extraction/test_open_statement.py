@@ -613,3 +613,23 @@ def test_a_character_a_mock_interview_a_reaction_and_someone_else_keep_nothing(t
 
 def test_a_game_the_user_plays_is_still_theirs() -> None:
     assert len(lasting("I play a rogue in our D&D campaign every Thursday")) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我超爱你的回答哈哈",
+        "救命，你真是我的救星",
+        "你是侍酒师，我是一个说讨厌红酒的客人，说服我",
+        "演一个客服，我是快递一直没到的愤怒顾客",
+        "对象特别讨厌香菜，做饭用什么代替",
+        "宿醉中……用最简单的话给我讲讲复利",
+        "用第一人称写一篇日记，主人公是一个从来不说谎的小学生",
+    ],
+)
+def test_chinese_about_the_assistant_a_role_someone_else_a_hangover_or_a_piece_of_work_keeps_nothing(text: str) -> None:
+    assert lasting(text) == []
+
+
+def test_a_chinese_childs_age_is_still_the_users_household() -> None:
+    assert len(lasting("家里有个三岁的娃，刚会爬上爬下，啥都往嘴里塞")) == 1
