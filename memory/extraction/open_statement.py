@@ -97,7 +97,10 @@ def _once(past: list[str]) -> re.Pattern[str]:
     # adjective, what the user has done as a rule)
     done_for = r"(?<!get\s)(?<!gets\s)(?<!got\s)(?<!getting\s)(?<!have\s)(?<!having\s)"
     mine = done_for + r"(?:my|our)\s+(?!left\b)(?:[\w'-]+\s+){0,2}?"
-    opening = rf"^(?:{adverb})?(?:{forms})"
+    # ("Got 3 kids under 6", "got a bad knee": what the user has, not what happened)
+    opening = (
+        rf"^(?:{adverb})?(?:{forms})(?<!got)|^(?:{adverb})?got(?!\s+(?:a|an|\d+|two|three|four|five|six|no|some)\b)"
+    )
     return re.compile(
         rf"(?:{opening}|(?<![\w'])(?:i|we)\s+(?:{adverb})?{verb}|(?<![\w']){mine}(?!un[a-z]+ed\b){verb})\b"
     )
@@ -260,8 +263,13 @@ def _lists() -> tuple[_English, _Chinese]:
         ),
         once=_once(en["past_forms"]),
         state=_state(en["passing_states"]),
+        # code at hand, or a piece of the writing at hand ("the second draft", "this paragraph"; not "a
+        # chapter every night")
         code=re.compile(
             r"(?<![\w'])(?:my|a|an|this|the|our|each)\s+(?:[\w'-]+\s+){0,2}?(?:" + "|".join(en["code_words"]) + r")s?\b"
+            r"|(?<![\w'])(?:my|the|this|these|that|our)\s+(?:[\w'-]+\s+){0,2}?(?:"
+            + "|".join(en["work_words"])
+            + r")s?\b"
         ),
         conditional_only=re.compile(r"^(?:" + _phrases(en["conditional_openers"]).pattern + r")[^,]*$"),
         one_off=_phrases(en["one_off"]),
@@ -493,6 +501,8 @@ _AFFECTS_AS_A_RULE = re.compile(
 _NOW_AS_A_RULE = re.compile(
     r"\b(?:these\s+days|nowadays|now\s+i|now\s+it's|i'm\s+(?:way\s+)?(?:more\s+)?into|"
     r"still\s+(?:no|not|can't|cannot|can\s+not|doesn't|don't|isn't|have\s+to|need|get)|"
+    r"my\s+(?:doctor|gp|cardiologist|neurologist|oncologist|dermatologist|allergist|physio|physiotherapist|surgeon|"
+    r"dietitian|pt|ob|obgyn)\s+(?:said|says|told\s+me|wants|has\s+me)|"
     r"i\s+have\s+(?:a|an)\s+\w+(?:\s+\w+)?\s+(?:condition|disease|disorder|allergy|intolerance))\b"
     r"|" + _AFFECTS_AS_A_RULE.pattern
 )

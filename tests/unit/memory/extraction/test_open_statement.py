@@ -633,3 +633,28 @@ def test_chinese_about_the_assistant_a_role_someone_else_a_hangover_or_a_piece_o
 
 def test_a_chinese_childs_age_is_still_the_users_household() -> None:
     assert len(lasting("家里有个三岁的娃，刚会爬上爬下，啥都往嘴里塞")) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Got 4 kids and a big dog so three rows minimum.",  # what the user has, not what happened
+        "I have hypertrophic cardiomyopathy and my cardiologist said no intense exertion. Ever.",
+        "When I'm traveling I find a local yoga class instead of using the hotel gym.",  # a class of life
+        "I always buy the cheapest version of something first and only upgrade if it breaks.",
+    ],
+)
+def test_what_the_user_has_a_doctors_standing_advice_and_words_of_everyday_life_are_kept(text: str) -> None:
+    assert len(lasting(text)) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I don't love the second draft, it's too wordy.",
+        "case study for my nursing class: patient is diabetic and on a cruise, what would a safe meal plan look like?",
+        "I have a static method that can't access self, is that expected?",
+    ],
+)
+def test_the_writing_or_the_code_at_hand_keeps_nothing(text: str) -> None:
+    assert lasting(text) == []
