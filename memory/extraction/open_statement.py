@@ -423,7 +423,10 @@ _NAMED = re.compile(
     r"|'s\s+(?:goal|goals|plan|wife|husband|partner|kids|son|daughter|mom|dad|boss|team|idea|opinion)\b)"
 )
 # what an instruction about material names it by ("summarise this", "fix the following")
-_MATERIAL = re.compile(r"\b(?:this|these|that|those|the following|below|above)\b")
+_MATERIAL = re.compile(
+    r"\b(?:this|these|that|those|the following|below|above)\b"
+    r"|\bmy\s+(?:sql|code|query|regex|script|function|tests?|json|yaml|css|html)\b"
+)
 # quoted words are someone else's (a sentence to rewrite, a line of dialogue): not the user's
 _QUOTED = re.compile(r"[\"“”][^\"“”]{12,}[\"“”]|(?<![\w])'[^']{12,}'(?![\w])")
 # words in the first person quoted in a turn that asks for work ("opening with "I'm allergic to
@@ -439,7 +442,7 @@ _ZH_ROLE = re.compile(r"^你(?:现在)?是(?!对|错|不|说|指|觉得|想)[\u4
 # first-person words in quotes ("“我喜欢爬山，讨厌广告”"), and the user outside them (not "帮我", "给我":
 # who a request is for)
 _ZH_QUOTED_FIRST_PERSON = re.compile(r"[“「『\"][^”」』\"]*[我俺][^”」』\"]*[”」』\"]")
-_ZH_SELF_OUTSIDE = re.compile(r"(?<![帮给让替为跟陪教叫请])[我俺咱]|本人")
+_ZH_SELF_OUTSIDE = re.compile(r"(?<![帮给让替为跟陪教叫请])[我俺咱](?!该|要不要|应该|怎么|能不能|可以|能)|本人")
 # the user somewhere ("我在…", "我现在在…", "我人在…"), with nothing said of what they do there
 _ZH_WHEREABOUTS = re.compile(r"^我(?:现在|人)?在[^，,。；;]{1,14}$")
 # a quote given after a colon ("知乎上有人说：“我一直是夜猫子…”", "我大伯发了：“…”"): someone's words
@@ -513,7 +516,7 @@ _NOW_AS_A_RULE = re.compile(
 _REACTION = re.compile(
     r"^(?:i\s+)?(?:love|loved|like|liked|hate|hated|adore|dig|enjoy)\s+"
     r"(?:it|that|this|you|(?:that|this|your)\s+(?:answer|reply|one|idea)|(?:talking|chatting)\s+(?:to|with)\s+you|"
-    r"when\s+(?:that|this|it)\s+happens)\b"
+    r"when\s+(?:that|this|it)\s+happens|how\s+(?:\w+\s+){1,2}(?:that|this|it)\s+(?:is|was))\b"
     r"(?:\s+(?:here|there))?(?:\s+(?:lol|haha|so\s+much))?[\s.!]*$"
 )
 # a turn that opens by judging what was just said ("That was a terrible pun and I hate that I
@@ -1140,7 +1143,8 @@ def turn_context(turn: str) -> str | None:
         # sister always says "I could never …", can you suggest a snack?")
         rest = _QUOTED_FIRST_PERSON.sub(" ", folded)
         low = rest.casefold()
-        if (english.instructs(rest) or english.lists.code.search(low)) and not english.lists.self_words.search(low):
+        # (the user's "my" beside the quotes is the work's owner: "write unit tests for my allergy checker")
+        if (english.instructs(rest) or english.lists.code.search(low)) and not _I.search(low):
             return "pasted"
     return found
 

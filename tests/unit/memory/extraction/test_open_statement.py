@@ -658,3 +658,26 @@ def test_what_the_user_has_a_doctors_standing_advice_and_words_of_everyday_life_
 )
 def test_the_writing_or_the_code_at_hand_keeps_nothing(text: str) -> None:
     assert lasting(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'classify these as positive / negative / neutral: 1) "I love the new dashboard" 2) "I hate the logouts"',
+        'write unit tests for my allergy checker, use test data like user says "I\'m allergic to peanuts"',
+        "fix my SQL: INSERT INTO reviews (text) VALUES ('I don't like the food'); it breaks on the apostrophe",
+        "Character sheet for a D&D bard: loves gossip, hates silence, allergic to cats (comedic)",
+        "For practice, interview me as if I'm a celebrity chef who hates truffle oil",
+        "I'm freezing, the office AC is on full blast again",
+        "ok I hate how good that is",
+        '房东发来的微信，我该怎么回？"我一般只在晚上回消息，白天别打电话。"',
+        "我超爱这个回答哈哈",
+    ],
+)
+def test_material_a_character_a_practice_round_and_a_reaction_keep_nothing(text: str) -> None:
+    assert lasting(text) == []
+
+
+def test_below_freezing_is_a_condition_and_a_week_of_meals_a_habit() -> None:
+    assert len(lasting("Once it's below freezing I don't run outside, I move everything to the treadmill.")) == 1
+    assert len(lasting("Sunday is meal prep day for me, I cook everything for the week in one big session.")) == 1
