@@ -619,7 +619,7 @@ class _EnglishReader:
         if lists.times.search(span) and not (lists.outlasts_the_moment.search(span) or _for_a_while(lists, span)):
             return False  # "for today's presentation ...", but "I always check today's specials"
         if (
-            _REACTION.match(_without_courtesies(span, lists.courtesy))
+            _REACTION.match(_FILLER.sub("", _without_courtesies(span, lists.courtesy)))
             or lists.assistant.match(span)
             or lists.courtesy.match(span)
         ):
