@@ -391,8 +391,8 @@ _STATE_AS_A_RULE = re.compile(r"^\s+(?:of|with|if|when|whenever|unless|on\s+\w+s
 def _passing_now(words: re.Pattern[str], span: str) -> bool:
     """Whether a word of a passing state (`transient`) in the span says the user's moment: a place
     or a device the user is at now, or a state not said as what comes with something."""
+    condition = _CONDITION.search(span)
     for found in words.finditer(span):
-        condition = _CONDITION.search(span)
         if condition is not None and condition.start() < found.start():
             continue  # (after a condition: what happens each time it holds)
         if _PLACE.match(found.group()):

@@ -312,15 +312,13 @@ _ASKS_HOW = re.compile(
     r"^[^，,、\s]*(?<!不)(?:怎么|如何|咋)[\u4e00-\u9fff]{0,2}\s*$"
     r"|^[^，,、\s]{0,12}(?<!不管)(?<!无论)(?<!不论)(?<!不)(?:怎么|如何|咋)(?!都|也|样都)"
 )
-
-
+# "怎么舒服怎么来" (whatever is most comfortable), "先告诉我该怎么做" (how, as what to answer): no question
 _WHATEVER = re.compile(r"怎么[\u4e00-\u9fff]{1,3}怎么|(?:告诉我|说|讲|解释|教我|搞清楚|弄清楚)[该要]?(?:怎么|如何)")
 
 
 def _asks(tail: str) -> bool:
-    """A Chinese sentence without "？" that still asks: "…吗", "…么", how ("…怎么写"); not "再说为什么"
-    (explain why), nor "怎么舒服怎么来" (whatever is most comfortable) or "先告诉我该怎么做" (how, as
-    what to answer)."""
+    """A Chinese sentence without "？" that still asks: "…吗", "…么", how in its only or first clause
+    (`_ASKS_HOW`); not "再说为什么" (explain why), nor `_WHATEVER`."""
     if _ASKS_HOW.search(tail) and not _WHATEVER.search(tail):
         return True
     if not re.search(r"[吗么]\s*$", tail):
