@@ -53,6 +53,7 @@ from .open_statement import (
     one_off,
     passing,
     refers_to_material,
+    said_of_the_moment,
     statement_hit,
     time_bound,
     turn_context,
@@ -707,8 +708,17 @@ class _TurnReading:
         # moment says of the user ("I'm sitting in the dentist's waiting room") is not kept
         one_off_here = one_off(full, self.turn.text)
         material = refers_to_material(full)
+        of_the_moment = said_of_the_moment(full)
         for h in hits:
-            if not h.temporal and (material or momentary(full, events=h.kind != Kind.PRIORITY)):
+            # ("I hate everything about today lol": the day, not a dislike; a priority, how to answer
+            # and the structured slots have rules of their own for the moment: "today my top priority
+            # is the login bug", "we moved! we're in Bristol now, got the keys yesterday")
+            of_me_now = (
+                of_the_moment
+                and h.kind == Kind.PREFERENCE
+                and not h.attribute.startswith(_INSTRUCTIONS + _STRUCTURED_SLOTS)
+            )
+            if of_me_now or (not h.temporal and (material or momentary(full, events=h.kind != Kind.PRIORITY))):
                 continue
             if isinstance(h.value, str):
                 h.value = written(h.value)

@@ -721,9 +721,12 @@ class _EnglishReader:
             span: list[str] = []
             asks = sentence.rstrip().endswith("?")
             asked_first = False  # the sentence opens with a request: what follows is its detail
-            for number, clause in enumerate([*_EN_CLAUSES.split(sentence), ""]):
+            opening = True  # (a clause after a filler alone opens the sentence: "anyway, what's a good …")
+            for clause in [*_EN_CLAUSES.split(sentence), ""]:
                 text = _LEAD.sub("", clause).strip()
                 low = _HEADS_UP.sub("", text.casefold().rstrip(".! "))
+                number = 0 if opening else 1
+                opening = opening and not _FILLER.sub("", low + " ").strip()
                 if low and not self.is_request(low, number == 0, asks):
                     if not asked_first or _I.search(low):
                         span.append(text)
@@ -1174,6 +1177,29 @@ def momentary(text: str, events: bool = True) -> bool:
     Friday's quiz"): not kept. A word of time alone ("I'm UTC+2 right now") is not enough, nor a
     situation that is a habit ("I mostly read your replies on my phone")."""
     return _moment(text, times=False, events=events)
+
+
+_ZH_THIS_TIME = frozenset({"这次", "这一次", "这回", "本次"})
+
+
+def said_of_the_moment(text: str) -> bool:
+    """A sentence with a word of the moment ("today", "tonight", "今天") and nothing of a habit or a
+    while ("I hate everything about today lol", "我今天已经喝了四杯咖啡"): what a family reads in it
+    is of the moment too, unless it is safety-relevant ("I'm allergic to peanuts, what can I eat
+    today?")."""
+    english, chinese = _readers()
+    # ("this time", "这次" scope what they say to the session instead: "This time I want a window seat")
+    if _CJK.search(text):
+        zh = chinese.lists
+        moment = any(w in text for w in zh.times if w not in _ZH_THIS_TIME)
+        return moment and not _ZH_HABIT.search(text) and not is_critical(text)
+    low = text.translate(_APOSTROPHES).casefold()
+    en = english.lists
+    # ("right now" says where a goal stands as often as the moment: "on number 87 right now")
+    words = [m.group() for m in en.times.finditer(low) if m.group() not in en.for_a_while and m.group() != "this time"]
+    if not words or is_critical(low):
+        return False
+    return not (en.outlasts_the_moment.search(low) or en.habit.search(low))
 
 
 def _moment(text: str, times: bool, events: bool) -> bool:

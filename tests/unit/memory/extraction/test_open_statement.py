@@ -681,3 +681,26 @@ def test_material_a_character_a_practice_round_and_a_reaction_keep_nothing(text:
 def test_below_freezing_is_a_condition_and_a_week_of_meals_a_habit() -> None:
     assert len(lasting("Once it's below freezing I don't run outside, I move everything to the treadmill.")) == 1
     assert len(lasting("Sunday is meal prep day for me, I cook everything for the week in one big session.")) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I hate everything about today lol. anyway, what's a good stretch for a stiff neck",
+        "honestly I hate everything about today lol",
+        "For this answer, assume I'm a complete beginner",
+    ],
+)
+def test_what_a_family_reads_in_a_sentence_of_the_moment_is_not_lasting(text: str) -> None:
+    assert lasting(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm allergic to peanuts, what can I eat at the fair today?",  # safety-relevant: kept
+        "I'm working through Rolling Stone's 500 greatest albums, on number 87 right now.",  # where a goal stands
+    ],
+)
+def test_a_safety_relevant_fact_or_a_goals_progress_beside_a_word_of_time_is_kept(text: str) -> None:
+    assert len(lasting(text)) >= 1
