@@ -708,16 +708,15 @@ class _TurnReading:
         # moment says of the user ("I'm sitting in the dentist's waiting room") is not kept
         one_off_here = one_off(full, self.turn.text)
         material = refers_to_material(full)
-        of_the_moment = said_of_the_moment(full)
-        for h in hits:
-            # ("I hate everything about today lol": the day, not a dislike; a priority, how to answer
-            # and the structured slots have rules of their own for the moment: "today my top priority
-            # is the login bug", "we moved! we're in Bristol now, got the keys yesterday")
-            of_me_now = (
-                of_the_moment
-                and h.kind == Kind.PREFERENCE
-                and not h.attribute.startswith(_INSTRUCTIONS + _STRUCTURED_SLOTS)
-            )
+        # ("I hate everything about today lol": the day, not a dislike; a priority, how to answer
+        # and the structured slots have rules of their own for the moment: "today my top priority
+        # is the login bug", "we moved! we're in Bristol now, got the keys yesterday")
+        of_me = [
+            h.kind == Kind.PREFERENCE and not h.attribute.startswith(_INSTRUCTIONS + _STRUCTURED_SLOTS) for h in hits
+        ]
+        of_the_moment = any(of_me) and said_of_the_moment(full)  # (read only when a hit would heed it)
+        for h, said_of_me in zip(hits, of_me, strict=True):
+            of_me_now = of_the_moment and said_of_me
             if of_me_now or (not h.temporal and (material or momentary(full, events=h.kind != Kind.PRIORITY))):
                 continue
             if isinstance(h.value, str):

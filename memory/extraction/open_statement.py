@@ -37,8 +37,12 @@ from .text import alternation, day_end, month_end, to_int, week_end
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "＇": "'"})
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 # where a sentence is cut into clauses: punctuation, and the words that join two clauses
+# (a cut starts where a run of whitespace starts: tried inside the run as well, a long run of spaces
+# would be read again from each of its characters)
 _EN_CLAUSES = re.compile(
-    r"\s*(?:,(?!\d)|:(?!\d)|[;()\u2014\u2013]|\s-\s|\.{2,}|…)\s*|\s+(?=(?:but|so|and then|because|cause)\s)", re.I
+    r"(?:(?<!\s)\s+)?(?:,(?!\d)|:(?!\d)|[;()\u2014\u2013]|\s-\s|\.{2,}|…)\s*"
+    r"|(?<!\s)\s+(?=(?:but|so|and then|because|cause)\s)",
+    re.I,
 )
 _ZH_CLAUSES = re.compile(r"\s*[，,；;：:（）()—…、]+\s*|\s+")
 _ZH_QUOTED = re.compile(r"[“「『\"][^”」』\"]{8,}[”」』\"]")
@@ -695,11 +699,12 @@ class _EnglishReader:
         instructs = not needs_stance and self.instructs(turn)
         sentences = _sentences_en(turn.translate(_APOSTROPHES))
         opening = _LEAD.sub("", turn).translate(_APOSTROPHES).casefold()
+        judged = _ABOUT_THE_LAST_ANSWER.search(opening) is not None  # (the span opening such a turn is no statement)
         return [
             span
             for span in candidates
             if self.keeps(span.casefold(), span, needs_stance, _asked_beside(span, sentences, turn), instructs)
-            and not (_ABOUT_THE_LAST_ANSWER.search(opening) and opening.startswith(span.casefold()[:12]))
+            and not (judged and opening.startswith(span.casefold()[:12]))
         ]
 
     def instructs(self, turn: str) -> bool:

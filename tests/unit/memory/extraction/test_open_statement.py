@@ -6,11 +6,14 @@ statement bound in time ends when it says."""
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from slotstream.memory.extraction import RuleExtractor, Turn
+from slotstream.memory.extraction import RuleExtractor, Turn, open_statement
 from slotstream.memory.extraction.open_statement import lasting_statements, one_off, time_bound
 from slotstream.memory.semantics import lasting_model
 
@@ -704,3 +707,21 @@ def test_what_a_family_reads_in_a_sentence_of_the_moment_is_not_lasting(text: st
 )
 def test_a_safety_relevant_fact_or_a_goals_progress_beside_a_word_of_time_is_kept(text: str) -> None:
     assert len(lasting(text)) >= 1
+
+
+# the clause cut as first written: a long run of whitespace was read again from each of its characters
+_CLAUSES_READ_FROM_EACH_SPACE = re.compile(
+    r"\s*(?:,(?!\d)|:(?!\d)|[;()\u2014\u2013]|\s-\s|\.{2,}|…)\s*|\s+(?=(?:but|so|and then|because|cause)\s)", re.I
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["a", "I", " ", "  ", "\t", ",", ":", ";", "(", ")", "—", " - ", "...", "but ", "so "]),
+        max_size=30,
+    )
+)
+def test_clauses_are_cut_where_they_were_with_whitespace_read_once(parts: list[str]) -> None:
+    text = "".join(parts)
+    assert open_statement._EN_CLAUSES.split(text) == _CLAUSES_READ_FROM_EACH_SPACE.split(text)
