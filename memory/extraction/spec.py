@@ -1,0 +1,191 @@
+"""Family specs: a rule family declared in a data file (`memory/data/families/<name>.toml`).
+
+A spec holds what a family reads, as data:
+
+- `[words]`: word lists. `{name}` in a pattern matches any one of them (a space in an entry matches
+  any run of whitespace; the longest entry the rest of the pattern allows wins).
+- `[maps]`: tables from what was written to what is stored ("para" -> "paragraph"); `{name}` in a
+  pattern matches any one of what is written, as a word list does.
+- `[parts]`: pieces of patterns shared by several of them; `{name}` in a pattern is the piece.
+  A piece may use word lists and other pieces.
+- `[expressions.<name>]`: single patterns the family's code tests (a guard, what states a change).
+- `[[tables.<name>]]`: ordered lists of patterns; the first that matches (and is not negated)
+  gives the value. Each entry gives `match` (a verbose regex; `case = "sensitive"` to match letters
+  as written, otherwise any case), and one of `value` (what is stored), `read` with `args` (a named
+  reader of the match, in the family's module: `read = "city"`, `args = [2]`), or `template`
+  (the match's named groups put into a string: `"{rel}: {name}"`). `negation_in_meaning = true`
+  when a negation in the clause is part of what the pattern means ("don't be so verbose");
+  `gate` is a cheap test the pattern is tried only after (a plain regex).
+- `[families.<name>]`: the family: `rule`, `kind`, `attribute`, `table`, and optionally
+  `changes` (an expression: wording in the match that states a change), `trigger`, `guard`,
+  `temporal`, `confidence`.
+
+The family's module keeps only what cannot be data: the readers that turn a match into a value.
+Loading checks every name a spec uses (an unknown list, piece, expression or reader is an error at
+import, not a pattern that silently matches nothing).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from ..models import Kind
+from .family import Family
+from .text import Getter, Pattern, alternation
+
+_NAME = re.compile(r"(?<!\\)\{([a-z_][a-z0-9_]*)\}")
+_ENTRY_KEYS = {"match", "case", "value", "read", "args", "template", "negation_in_meaning", "gate"}
+_FAMILY_KEYS = {"rule", "kind", "attribute", "table", "changes", "trigger", "guard", "temporal", "confidence"}
+
+
+class SpecError(ValueError):
+    """A family spec that cannot be read: the file, the entry and what is wrong with it."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """A reader of the family's module applied to a match, with the arguments the spec gives it."""
+
+    reader: Callable[..., Any]
+    args: tuple[Any, ...]
+
+    def __call__(self, m: re.Match[str]) -> Any:
+        return self.reader(m, *self.args)
+
+
+@dataclass(frozen=True, slots=True)
+class _Template:
+    """The match's named groups put into a string; a group that did not take part leaves the value
+    empty (no hit)."""
+
+    template: str
+
+    def __call__(self, m: re.Match[str]) -> str | None:
+        groups = m.groupdict()
+        if any(groups.get(name) is None for name in _NAME.findall(self.template)):
+            return None
+        return self.template.format(**groups)
+
+
+class Spec:
+    """One spec file, read: its word lists, maps, pieces and expressions at once; its tables and
+    families when the module asks for them with its readers."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        source = resources.files("slotstream.memory").joinpath("data", "families", f"{name}.toml")
+        try:
+            self._data: dict[str, Any] = tomllib.loads(source.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as e:
+            raise SpecError(f"{name}.toml: {e}") from e
+        unknown = set(self._data) - {"words", "maps", "parts", "expressions", "tables", "families"}
+        if unknown:
+            raise SpecError(f"{name}.toml: unknown sections {sorted(unknown)}")
+        self.words: dict[str, list[str]] = {k: list(v) for k, v in self._data.get("words", {}).items()}
+        self.maps: dict[str, dict[str, str]] = {k: dict(v) for k, v in self._data.get("maps", {}).items()}
+        self._parts: dict[str, str] = dict(self._data.get("parts", {}))
+        self._expanded: dict[str, str] = {}
+        self.expressions: dict[str, re.Pattern[str]] = {
+            key: self._compile(entry, f"expressions.{key}") for key, entry in self._data.get("expressions", {}).items()
+        }
+
+    def part(self, name: str) -> str:
+        """A piece with its names put in (for the module's own patterns built around it)."""
+        return self._expand(f"{{{name}}}", f"parts.{name}")
+
+    def _expand(self, source: str, where: str, seen: tuple[str, ...] = ()) -> str:
+        def put(m: re.Match[str]) -> str:
+            key = m.group(1)
+            if key in self.words:
+                return f"(?:{alternation(self.words[key])})"
+            if key in self.maps:
+                return f"(?:{alternation(list(self.maps[key]))})"
+            if key in self._parts:
+                if key in seen:
+                    raise SpecError(f"{self.name}.toml: {where}: the piece {key} uses itself")
+                if key not in self._expanded:
+                    self._expanded[key] = self._expand(self._parts[key], f"parts.{key}", (*seen, key))
+                return self._expanded[key]
+            raise SpecError(f"{self.name}.toml: {where}: no word list or piece named {key}")
+
+        return _NAME.sub(put, source)
+
+    def _compile(self, entry: Mapping[str, Any], where: str) -> re.Pattern[str]:
+        if "match" not in entry:
+            raise SpecError(f"{self.name}.toml: {where}: no match")
+        case = entry.get("case", "any")
+        if case not in ("any", "sensitive"):
+            raise SpecError(f"{self.name}.toml: {where}: case is 'any' or 'sensitive', not {case!r}")
+        flags = re.VERBOSE | (re.IGNORECASE if case == "any" else 0)
+        try:
+            return re.compile(self._expand(entry["match"], where), flags)
+        except re.error as e:
+            raise SpecError(f"{self.name}.toml: {where}: {e}") from e
+
+    def table(self, name: str, readers: Mapping[str, Callable[..., Any]]) -> list[Pattern]:
+        """The patterns of `[[tables.<name>]]`, in order, their values read with `readers`."""
+        entries = self._data.get("tables", {}).get(name)
+        if entries is None:
+            raise SpecError(f"{self.name}.toml: no table {name}")
+        return [self._pattern(entry, f"tables.{name}[{i}]", readers) for i, entry in enumerate(entries)]
+
+    def _pattern(self, entry: Mapping[str, Any], where: str, readers: Mapping[str, Callable[..., Any]]) -> Pattern:
+        unknown = set(entry) - _ENTRY_KEYS
+        if unknown:
+            raise SpecError(f"{self.name}.toml: {where}: unknown keys {sorted(unknown)}")
+        given = [key for key in ("value", "read", "template") if key in entry]
+        if len(given) != 1:
+            raise SpecError(f"{self.name}.toml: {where}: one of value, read or template, not {given}")
+        value: Any
+        if "value" in entry:
+            value = entry["value"]
+        elif "template" in entry:
+            value = _Template(entry["template"])
+        else:
+            reader = readers.get(entry["read"])
+            if reader is None:
+                raise SpecError(f"{self.name}.toml: {where}: no reader named {entry['read']}")
+            value = _Read(reader, tuple(entry.get("args", ())))
+        gate = re.compile(self._expand(entry["gate"], where), re.VERBOSE) if "gate" in entry else None
+        return Pattern(self._compile(entry, where), value, bool(entry.get("negation_in_meaning", False)), gate)
+
+    def family(self, name: str, readers: Mapping[str, Callable[..., Any]] | None = None) -> Family:
+        """The family `[families.<name>]`, its table read with `readers`."""
+        entry = self._data.get("families", {}).get(name)
+        if entry is None:
+            raise SpecError(f"{self.name}.toml: no family {name}")
+        unknown = set(entry) - _FAMILY_KEYS
+        if unknown:
+            raise SpecError(f"{self.name}.toml: families.{name}: unknown keys {sorted(unknown)}")
+        try:
+            kind = Kind(entry["kind"])
+        except (KeyError, ValueError) as e:
+            raise SpecError(f"{self.name}.toml: families.{name}: kind {entry.get('kind')!r}") from e
+
+        def expression(key: str) -> re.Pattern[str] | None:
+            if key not in entry:
+                return None
+            if entry[key] not in self.expressions:
+                raise SpecError(f"{self.name}.toml: families.{name}: no expression named {entry[key]}")
+            return self.expressions[entry[key]]
+
+        return Family(
+            entry["rule"],
+            kind,
+            entry["attribute"],
+            self.table(entry["table"], readers or {}),
+            temporal=bool(entry.get("temporal", False)),
+            confidence=float(entry.get("confidence", 0.9)),
+            changes=expression("changes"),
+            trigger=expression("trigger"),
+            guard=expression("guard"),
+        )
+
+
+Reader = Callable[..., Any]
+__all__ = ["Getter", "Reader", "Spec", "SpecError"]
