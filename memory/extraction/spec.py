@@ -15,7 +15,10 @@ A spec holds what a family reads, as data:
   reader of the match, in the family's module: `read = "city"`, `args = [2]`), or `template`
   (the match's named groups put into a string: `"{rel}: {name}"`). `negation_in_meaning = true`
   when a negation in the clause is part of what the pattern means ("don't be so verbose");
-  `gate` is a cheap test the pattern is tried only after (a plain regex).
+  `gate` is a cheap test the pattern is tried only after (a verbose regex, letters as written), or
+  `gate_expression` names one of the expressions as that test.
+- `[[searches.<name>]]`: ordered lists of patterns the family's code looks through itself (where
+  in a sentence the action of a rule is said), each with `match` and `case`.
 - `[families.<name>]`: the family: `rule`, `kind`, `attribute`, `table`, and optionally
   `changes` (an expression: wording in the match that states a change), `trigger`, `guard`,
   `temporal`, `confidence`.
@@ -39,7 +42,7 @@ from .family import Family
 from .text import Getter, Pattern, alternation
 
 _NAME = re.compile(r"(?<!\\)\{([a-z_][a-z0-9_]*)\}")
-_ENTRY_KEYS = {"match", "case", "value", "read", "args", "template", "negation_in_meaning", "gate"}
+_ENTRY_KEYS = {"match", "case", "value", "read", "args", "template", "negation_in_meaning", "gate", "gate_expression"}
 _FAMILY_KEYS = {"rule", "kind", "attribute", "table", "changes", "trigger", "guard", "temporal", "confidence"}
 
 
@@ -72,6 +75,20 @@ class _Template:
         return self.template.format(**groups)
 
 
+@dataclass(frozen=True, slots=True)
+class InGroup:
+    """A reader of the text of a group: `fn` applied to the first of `groups` that took part and is
+    not empty (the last one as it is, when none is); in a spec, `read = "clean"`, `args = [1]`."""
+
+    fn: Callable[[Any], Any]
+
+    def __call__(self, m: re.Match[str], *groups: int | str) -> Any:
+        text = m.group(groups[0])
+        for group in groups[1:]:
+            text = text or m.group(group)
+        return self.fn(text)
+
+
 class Spec:
     """One spec file, read: its word lists, maps, pieces and expressions at once; its tables and
     families when the module asks for them with its readers."""
@@ -83,7 +100,7 @@ class Spec:
             self._data: dict[str, Any] = tomllib.loads(source.read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError) as e:
             raise SpecError(f"{name}.toml: {e}") from e
-        unknown = set(self._data) - {"words", "maps", "parts", "expressions", "tables", "families"}
+        unknown = set(self._data) - {"words", "maps", "parts", "expressions", "searches", "tables", "families"}
         if unknown:
             raise SpecError(f"{name}.toml: unknown sections {sorted(unknown)}")
         self.words: dict[str, list[str]] = {k: list(v) for k, v in self._data.get("words", {}).items()}
@@ -93,6 +110,14 @@ class Spec:
         self.expressions: dict[str, re.Pattern[str]] = {
             key: self._compile(entry, f"expressions.{key}") for key, entry in self._data.get("expressions", {}).items()
         }
+
+    def searches(self, name: str) -> list[re.Pattern[str]]:
+        """The patterns of `[[searches.<name>]]`, in order (where the family's code looks, one after
+        the other, for what a value is read from)."""
+        entries = self._data.get("searches", {}).get(name)
+        if entries is None:
+            raise SpecError(f"{self.name}.toml: no searches {name}")
+        return [self._compile(entry, f"searches.{name}[{i}]") for i, entry in enumerate(entries)]
 
     def part(self, name: str) -> str:
         """A piece with its names put in (for the module's own patterns built around it)."""
@@ -151,7 +176,13 @@ class Spec:
             if reader is None:
                 raise SpecError(f"{self.name}.toml: {where}: no reader named {entry['read']}")
             value = _Read(reader, tuple(entry.get("args", ())))
-        gate = re.compile(self._expand(entry["gate"], where), re.VERBOSE) if "gate" in entry else None
+        gate = None
+        if "gate" in entry:
+            gate = re.compile(self._expand(entry["gate"], where), re.VERBOSE)
+        elif "gate_expression" in entry:
+            if entry["gate_expression"] not in self.expressions:
+                raise SpecError(f"{self.name}.toml: {where}: no expression named {entry['gate_expression']}")
+            gate = self.expressions[entry["gate_expression"]]
         return Pattern(self._compile(entry, where), value, bool(entry.get("negation_in_meaning", False)), gate)
 
     def family(self, name: str, readers: Mapping[str, Callable[..., Any]] | None = None) -> Family:
@@ -188,4 +219,4 @@ class Spec:
 
 
 Reader = Callable[..., Any]
-__all__ = ["Getter", "Reader", "Spec", "SpecError"]
+__all__ = ["Getter", "InGroup", "Reader", "Spec", "SpecError"]
