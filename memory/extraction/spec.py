@@ -18,7 +18,8 @@ A spec holds what a family reads, as data:
   `gate` is a cheap test the pattern is tried only after (a verbose regex, letters as written), or
   `gate_expression` names one of the expressions as that test.
 - `[[searches.<name>]]`: ordered lists of patterns the family's code looks through itself (where
-  in a sentence the action of a rule is said), each with `match` and `case`.
+  in a sentence the action of a rule is said), each with `match` and `case`, and a `value` where a
+  match says something by itself (the level a cue says).
 - `[families.<name>]`: the family: `rule`, `kind`, `attribute`, `table`, and optionally
   `changes` (an expression: wording in the match that states a change), `trigger`, `guard`,
   `temporal`, `confidence`.
@@ -118,6 +119,16 @@ class Spec:
         if entries is None:
             raise SpecError(f"{self.name}.toml: no searches {name}")
         return [self._compile(entry, f"searches.{name}[{i}]") for i, entry in enumerate(entries)]
+
+    def tagged(self, name: str) -> list[tuple[str, re.Pattern[str]]]:
+        """The patterns of `[[searches.<name>]]` with the `value` each entry gives (what a match of
+        it says: "intermediate" for "not an expert")."""
+        entries = self._data.get("searches", {}).get(name)
+        if entries is None:
+            raise SpecError(f"{self.name}.toml: no searches {name}")
+        if any("value" not in entry for entry in entries):
+            raise SpecError(f"{self.name}.toml: searches.{name}: every entry gives a value")
+        return [(str(entry["value"]), self._compile(entry, f"searches.{name}[{i}]")) for i, entry in enumerate(entries)]
 
     def part(self, name: str) -> str:
         """A piece with its names put in (for the module's own patterns built around it)."""
