@@ -32,8 +32,13 @@ from datetime import datetime
 
 from ..models import Kind
 from . import prefilter
+from .allergy import ALLERGY_EN_REQUIRES, ALLERGY_ZH_REQUIRES, allergy_en, allergy_zh
+from .diet import DIET_EN_REQUIRES, DIET_ZH_REQUIRES, diet_en, diet_zh
+from .everyday_shared import ME_ZH
+from .everyday_shared import SPEC as SHARED
 from .family import Hit
 from .language import EN_NAMES, ZH_NAMES
+from .likes import LIKES_EN_REQUIRES, LIKES_ZH_REQUIRES, likes_en, likes_zh
 from .prefilter import Trigger, all_of, one_of
 from .text import clean, rx, zh
 
@@ -62,6 +67,9 @@ _REQUEST_EN = rx(
 _REQUEST_ZH = zh(
     r"推荐|找(?:一|个|家)|帮我|给我(?!开字幕)|有没有|哪里|哪家|怎么|想找|想吃|想买|想养|打算|准备|能不能|要不要|考虑"
 )
+_ME_ZH = ME_ZH
+_HOBBY_WORDS = SHARED.part("hobby_words")
+_ZH_HOBBY_NOUN = SHARED.expressions["zh_hobby_noun"]
 _FIRST_EN = rx(r"\b(?:I|I'm|I'd|I've|I'll|me|my|mine|myself|we|we're|we've|our|us)\b")
 
 
@@ -78,635 +86,6 @@ def _v(text: str) -> str:
     v = re.sub(r"(?i)\s+(?:a\s+lot|so\s+much|too|as\s+well|these\s+days|lately|for\s+years|now)$", "", v)
     v = re.sub(r"^(?:the|a|an)\s+", "", v, flags=re.I)
     return v.strip()
-
-
-# ----------------------------------------------------------------------------------------------------
-# diet
-
-_DIET_TERMS: dict[str, str] = {
-    "lacto-ovo vegetarian": "lacto-ovo vegetarian",
-    "lacto ovo vegetarian": "lacto-ovo vegetarian",
-    "lacto-vegetarian": "lacto-vegetarian",
-    "vegetarian": "vegetarian",
-    "veggie": "vegetarian",
-    "vegan": "vegan",
-    "plant-based": "vegan",
-    "pescatarian": "pescatarian",
-    "pescetarian": "pescatarian",
-    "flexitarian": "flexitarian",
-    "keto": "keto",
-    "ketogenic": "keto",
-    "paleo": "paleo",
-    "low-carb": "low-carb",
-    "low carb": "low-carb",
-    "low-sodium": "low-sodium",
-    "low sodium": "low-sodium",
-    "low-salt": "low-sodium",
-    "low-fodmap": "low-FODMAP",
-    "low fodmap": "low-FODMAP",
-    "gluten-free": "gluten-free",
-    "gluten free": "gluten-free",
-    "dairy-free": "dairy-free",
-    "sugar-free": "no added sugar",
-    "whole30": "Whole30",
-    "mediterranean diet": "Mediterranean diet",
-    "intermittent fasting": "intermittent fasting",
-    "halal": "halal",
-    "kosher": "kosher",
-}
-_RELIGIOUS = {"halal", "kosher"}
-_DIET_TERM_EN = "|".join(sorted((re.escape(t).replace(r"\ ", r"\s+") for t in _DIET_TERMS), key=len, reverse=True))
-_FOOD_EN = (
-    r"(?:red\s+meat|meat|pork|beef|lamb|chicken|poultry|fish|raw\s+fish|seafood|shellfish|dairy|milk|cheese|eggs?|"
-    r"gluten|wheat|sugar|added\s+sugar|refined\s+(?:carbs|sugar)|carbs|alcohol|booze|caffeine|coffee|spicy\s+food|"
-    r"spicy\s+stuff|spicy\s+things|anything\s+spicy|spice|onions?|garlic|mushrooms?|processed\s+food|junk\s+food|"
-    r"fried\s+food|soda|sweets|bread|rice|nuts|tofu|veal|duck|offal|anything\s+with\s+[\w\s]+?)"
-)
-_NEG_EN = r"(?:don't|do\s+not|never|can't|cannot|won't|no\s+longer|avoid|stay\s+away\s+from|steer\s+clear\s+of)"
-
-_DIET_EN: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Found | None]]] = []
-
-
-def _diet_attr(value: str) -> str:
-    return "profile.diet.religious" if value in _RELIGIOUS else "profile.diet"
-
-
-def _food_en(raw: str) -> str:
-    v = _v(raw)
-    v = re.sub(r"(?i)^anything\s+with\s+", "", v)
-    v = re.sub(r"(?i)\s+at\s+all$|\s+either$|\s+anymore$|\s+any\s+more$", "", v)
-    v = re.sub(r"(?i)^(?:spicy\s+(?:stuff|things)|anything\s+spicy|spice)$", "spicy food", v)
-    return v.casefold()
-
-
-def _diet_term(m: re.Match[str]) -> Found | None:
-    term = _DIET_TERMS.get(re.sub(r"\s+", " ", m.group("term").casefold()))
-    if term is None:
-        return None
-    before = m.string[: m.start("term")]
-    retract = bool(
-        re.search(
-            r"(?i)\b(?:not|no\s+longer|n't|used\s+to\s+be|stopped\s+being|quit\s+being|gave\s+up\s+being)\b", before
-        )
-        or re.search(r"(?i)\b(?:any\s*more|no\s+more)\b", m.string[m.end("term") :])
-    )
-    return _diet_attr(term), term, retract
-
-
-_DIET_EN += [
-    # "I'm vegetarian", "I went vegan", "I'm on a keto diet", "I follow a Mediterranean diet"
-    (
-        rx(
-            r"\b(?:I|we|my\s+diet|our\s+(?:household|family|home|house)|my\s+(?:household|family))(?:'m|\s+am|'ve|\s+have|'re|\s+are|'s|\s+is)?\b(?P<mid>[^.,;!?]{0,45}?)\b(?P<term>"
-            + _DIET_TERM_EN
-            + r")\b"
-            r"(?!\s+(?:recipes?|dish(?:es)?|options?|restaurants?|places?|meals?|dinner|lunch|food\s+(?:places|spots)|"
-            r"cookbooks?|versions?|alternatives?|friends?|guests?|cafe|café|menu))"
-        ),
-        _diet_term,
-    ),
-    # "I eat fish but no other meat"
-    (
-        rx(r"\bI\s+(?:only\s+)?eat\s+fish\b[^.]{0,20}\bno\s+(?:other\s+)?meat\b"),
-        lambda m: ("profile.diet", "pescatarian", False),
-    ),
-    # "I eat meat again", "I've started eating meat again", "I'm eating pork now"
-    (
-        rx(
-            r"\bI(?:'m|\s+am|'ve|\s+have)?\s+(?:(?:started|begun|gone\s+back\s+to)\s+)?(?:eat|eating|having)\s+"
-            r"(?P<food>" + _FOOD_EN + r")\s+(?:again|now|these\s+days)\b"
-        ),
-        lambda m: (
-            "profile.diet",
-            "vegetarian" if m.group("food").casefold() == "meat" else "no " + _food_en(m.group("food")),
-            True,
-        ),
-    ),
-    # "I don't eat red meat", "I can't handle spicy food", "I avoid added sugar", "I stopped eating meat"
-    (
-        rx(
-            r"\bI(?:'ve|\s+have)?"
-            + _ADV
-            + r"\s+(?:"
-            + _NEG_EN
-            + r"\s+(?:eat(?:ing)?|drink(?:ing)?|touch|handle|have|do|tolerate)?|"
-            r"stopped\s+(?:eating|drinking)|gave\s+up|given\s+up|quit|cut\s+out|cut\s+back\s+on)\s*(?P<food>"
-            + _FOOD_EN
-            + r")\b"
-        ),
-        lambda m: ("profile.diet", "no " + _food_en(m.group("food")), False),
-    ),
-    # "No beef for me", "Pork's a no-go for me"
-    (
-        rx(
-            r"^(?:no\s+)?(?P<food>"
-            + _FOOD_EN
-            + r")(?:'s|\s+is|\s+are)?\s*(?:(?:a\s+)?(?:no-go|no\s+go|off\s+the\s+table|off-limits|out)\s+)?for\s+me\b"
-        ),
-        lambda m: (
-            ("profile.diet", "no " + _food_en(m.group("food")), False)
-            if re.match(r"(?i)no\b", m.string) or re.search(r"(?i)no-?\s?go|off|out", m.group(0))
-            else None
-        ),
-    ),
-    # "Raw fish is something I never eat", "Me and spicy food don't get along"
-    (
-        rx(r"^(?P<food>" + _FOOD_EN + r")\s+is\s+something\s+I\s+(?:never|don't|do\s+not)\s+(?:eat|drink|touch)"),
-        lambda m: ("profile.diet", "no " + _food_en(m.group("food")), False),
-    ),
-    (
-        rx(r"\b(?:me\s+and|I\s+and)\s+(?P<food>" + _FOOD_EN + r")\s+don't\s+(?:get\s+along|mix)"),
-        lambda m: ("profile.diet", "no " + _food_en(m.group("food")), False),
-    ),
-]
-
-_ZH_FOOD = {
-    "辣": "spicy food",
-    "辣的": "spicy food",
-    "猪肉": "pork",
-    "牛肉": "beef",
-    "羊肉": "lamb",
-    "鸡肉": "chicken",
-    "鸭肉": "duck",
-    "鱼": "fish",
-    "鱼肉": "fish",
-    "海鲜": "seafood",
-    "鸡蛋": "eggs",
-    "蛋": "eggs",
-    "肉": "meat",
-    "荤": "meat",
-    "酒": "alcohol",
-    "生的": "raw food",
-    "生食": "raw food",
-    "葱蒜": "onion or garlic",
-    "香菜": "cilantro",
-    "糖": "sugar",
-    "牛奶": "milk",
-    "奶": "dairy",
-    "内脏": "offal",
-}
-_ZH_TERMS: list[tuple[str, str]] = [
-    (r"蛋奶素", "lacto-ovo vegetarian"),
-    (r"纯素|全素|严格素食", "vegan"),
-    (r"半个素食者|弹性素食", "flexitarian"),
-    (r"吃素|素食(?:者|主义者?)?|素的", "vegetarian"),
-    (r"生酮", "keto"),
-    (r"清真|穆斯林|回民|回族", "halal"),
-    (r"犹太洁食|洁食", "kosher"),
-    (r"低碳水?|少吃碳水|控制碳水|不吃主食", "low-carb"),
-    (r"低盐|少盐饮食", "low-sodium"),
-    (r"无麸质", "gluten-free"),
-    (r"轻断食|间歇性断食|断食|十六八断食|16[:：]8", "intermittent fasting"),
-    (r"清淡|少油少盐", "light diet"),
-    (r"减脂|控制热量|大卡|卡路里", "calorie-controlled"),
-    (r"地中海饮食", "Mediterranean diet"),
-]
-_ZH_TERM_RX = [(zh(p), v) for p, v in _ZH_TERMS]
-_ZH_NOT_DIET = zh(r"早饭|早餐|午饭|午餐|晚饭|晚餐|夜宵|^东西|药|饭了|亏|苦|醋|零食了")
-_ZH_FOOD_RX = r"([" + _CJK + r"]{1,5}?)"
-
-
-def _zh_food(raw: str) -> str:
-    raw = re.sub(r"^(?:任何|一点|什么)", "", raw)
-    return "no " + _ZH_FOOD[raw] if raw in _ZH_FOOD else "不吃" + raw
-
-
-_EATS_AGAIN_ZH = re.compile(r"(?:现在|开始|又|重新|已经)(?:能|也|会)?(?:吃|碰)(肉|荤|猪肉|牛肉|辣|海鲜|鸡蛋|鱼)了")
-_CAN_EAT_ZH = re.compile(r"(?:也|都)?(?:能|会|可以)吃(辣|猪肉|牛肉|肉)了")
-_NO_LONGER_VEG_ZH = re.compile(
-    r"不(?:再)?(?:吃素|是素食者|当素食者)了|不再吃素|不再是素食者|(?:吃素|素食)(?:已经)?(?:停了|放弃了|不坚持了)"
-)
-_PESCATARIAN_ZH = re.compile(r"除了鱼[，,]?(?:别的|其他的?)肉(?:我)?都不吃")
-_QUIT_FOOD_ZH = re.compile(r"戒(糖|酒|烟|咖啡|肉|辣|奶茶|碳水)了?")
-_CANNOT_EAT_ZH = re.compile(r"(?:一点)?(辣|肉|酒|海鲜|鸡蛋)都不能(?:吃|喝|碰)")
-_NOT_EAT_LEAD_ZH = re.compile(r"^不(吃|喝|碰|放)([" + _CJK + r"]{1,6}?)(?:[，,]\s*我|$)")
-_NOT_ADD_ZH = re.compile(r"(?:从来|从不|一直)?不(放|加)([" + _CJK + r"]{1,4}?)(?:[，,。]|$|的)")
-_NOT_EAT_ZH = re.compile(
-    r"(?:^|[，,])?(?:我|我们家|我家|咱家)[^，,。]{0,10}?(?:从来|从不|一直|基本|向来|是|都|也)?(?:不|不能|没法)(?:吃|喝|碰)(?!不)"
-    + _ZH_FOOD_RX
-    + r"(?:的|了|呀|哦|啊)?(?:[，,。！!~～]|$)"
-)
-_FOOD_FIRST_ZH = re.compile(
-    r"^([" + _CJK + r"]{1,10}?)(?:的)?我(?:是|真|都|从来|一般|一向|基本|一概|也)*(?:不(?:吃|喝|碰)|吃不了|喝不了)"
-)
-# every diet statement in Chinese is one of these (the prefilter's look at `_diet_zh`)
-_DIET_ZH_REQUIRES = one_of(
-    _EATS_AGAIN_ZH,
-    _CAN_EAT_ZH,
-    _NO_LONGER_VEG_ZH,
-    *(pattern for pattern, _ in _ZH_TERM_RX),
-    _PESCATARIAN_ZH,
-    _QUIT_FOOD_ZH,
-    _CANNOT_EAT_ZH,
-    _NOT_EAT_LEAD_ZH,
-    _NOT_ADD_ZH,
-    _NOT_EAT_ZH,
-    _FOOD_FIRST_ZH,
-)
-
-
-def _diet_zh(t: str) -> list[Found]:
-    out: list[Found] = []
-    # "我现在吃肉了", "我开始吃肉了", "我不吃素了", "我不再是素食者"
-    m = _EATS_AGAIN_ZH.search(t) or _CAN_EAT_ZH.search(t)
-    if m:
-        food = m.group(1)
-        value = "vegetarian" if food in ("肉", "荤") else _zh_food(food)
-        return [("profile.diet", value, True)]
-    if _NO_LONGER_VEG_ZH.search(t):
-        return [("profile.diet", "vegetarian", True)]
-    if _REQUEST_ZH.search(t) and not re.search(r"我(?:是|一直|已经|现在|在)", t):
-        return []
-    for r, value in _ZH_TERM_RX:
-        if r.search(t) and (value != "calorie-controlled" or re.search(r"减脂|每天|控制", t)):
-            if value == "light diet" and not re.search(r"吃得|饮食|口味", t):
-                continue
-            if re.search(r"(?:餐厅|菜谱|食谱|馆|版本|做法|菜)(?![\u4e00-\u9fff]*吃)", t[r.search(t).end() :][:4]):  # type: ignore[union-attr]
-                continue
-            attr = _diet_attr(value)
-            out.append((attr, value, False))
-            return out
-    if _PESCATARIAN_ZH.search(t):
-        return [("profile.diet", "pescatarian", False)]
-    m3 = _QUIT_FOOD_ZH.search(t)
-    if m3:
-        return [("profile.diet", _zh_food(m3.group(1)), False)]
-    m3 = _CANNOT_EAT_ZH.search(t)
-    if m3:
-        return [("profile.diet", _zh_food(m3.group(1)), False)]
-    m3 = _NOT_EAT_LEAD_ZH.search(t) or _NOT_ADD_ZH.search(t)
-    if m3 and ("我" in t or t.startswith("不")):
-        return [
-            (
-                "profile.diet",
-                ("no " + _ZH_FOOD[m3.group(2)]) if m3.group(2) in _ZH_FOOD else "不" + m3.group(1) + m3.group(2),
-                False,
-            )
-        ]
-    # "我不吃辣", "我们家不吃猪肉", "鸡蛋我是不吃的", "辣的我真吃不了", "我不吃生的，刺身什么的都不碰"
-    m = _NOT_EAT_ZH.search(t)
-    m2 = _FOOD_FIRST_ZH.search(t)
-    for mm in (m, m2):
-        if mm is None:
-            continue
-        food = mm.group(1)
-        if not _ZH_NOT_DIET.search(food) and food not in ("了", "的"):
-            return [
-                ("profile.diet", _zh_food(food.rstrip("的") if food.endswith("的") and food != "辣的" else food), False)
-            ]
-    return out
-
-
-# ----------------------------------------------------------------------------------------------------
-# allergies and intolerances (special categories: the user's own explicit statement only)
-
-_ALLERGEN = r"([\w][\w\s'-]{0,30}?)"
-_ALLERGY_EN = [
-    rx(
-        r"\b(?:I'm|I\s+am|I've\s+been|I\s+have\s+been|I\s+got|I'm\s+also|I\s+became)\s+(?:\w+\s+){0,2}?allergic\s+to\s+"
-        + _ALLERGEN
-        + r"(?=$|[,.;!]|\s+(?:and|but|so|which|too|as\s+well|unfortunately|since|because))"
-    ),
-    rx(
-        r"\b(?:I\s+have|I've\s+got|I\s+got|I've\s+developed|I\s+developed|my)\s+(?:an?\s+)?(?:\w+\s+){0,2}?(?P<x>[\w-]+(?:\s+[\w-]+)?)\s+allerg(?:y|ies)\b"
-    ),
-    # the user as the subject of an earlier clause ("I'm vegetarian, have been for years, and allergic to kiwi")
-    rx(
-        r"\bI(?:'m|\s+am)\s[^.!?]*?(?:,\s*|\s)(?:and|plus)\s+(?:also\s+)?(?:\w+\s+)?allergic\s+to\s+"
-        + _ALLERGEN
-        + r"(?=$|[,.;!]|\s+(?:and|but|so|which|too|as\s+well))"
-    ),
-    rx(r"\ballergy\s+to\s+" + _ALLERGEN + r"(?=$|[,.;!])"),
-    rx(r"^" + _ALLERGEN + r"\s+allerg(?:y|ies)\b"),
-    rx(
-        r"^"
-        + _ALLERGEN
-        + r"\s+(?:gives?|give)\s+me\s+(?:hives|a\s+rash|rashes|migraines?|headaches?|eczema|a\s+reaction|swelling)"
-    ),
-    rx(r"^" + _ALLERGEN + r"\s+(?:sets?|set)\s+off\s+my\s+allerg"),
-    rx(r"\bI\s+react\s+(?:badly|poorly|strongly)\s+to\s+" + _ALLERGEN + r"(?=$|[,.;!])"),
-    rx(r"^(?:anything\s+with\s+)?" + _ALLERGEN + r"\s+and\s+I\s+(?:start\s+)?(?:wheez|sneez|itch|break\s+out|swell)"),
-    rx(r"^" + _ALLERGEN + r"\s+(?:makes?|make)\s+(?:me|my\s+\w+)\s+(?:itch|sneeze|break\s+out|swell|wheeze|tingle)"),
-    rx(r"^" + _ALLERGEN + r"\s+is\s+a\s+problem\s+for\s+me\b.*\ballergic\b"),
-    rx(r"\bI\s+can't\s+(?:have|eat|take)\s+" + _ALLERGEN + r"\s*,\s*I'm\s+allergic"),
-    rx(r"\b(?:I\s+have|I've\s+got)\s+(?P<x>celiac|coeliac)\s+disease"),
-    rx(r"\b(?:my\s+)?(?:EpiPen|epipen)\b.*\bmy\s+" + _ALLERGEN + r"\s+allergy"),
-]
-_INTOL_EN = [
-    rx(r"\b(?:I'm|I\s+am)\s+(?:\w+\s+)?(?P<x>[\w-]+)\s+intolerant\b"),
-    rx(r"\b(?:I\s+have|I've\s+got|I\s+got|my)\s+(?:an?\s+)?(?:\w+\s+)?(?P<x>[\w-]+)\s+(?:intolerance|sensitivity)\b"),
-    rx(r"\bI'm\s+(?:\w+\s+)?sensitive\s+to\s+(?P<x>[\w\s-]{2,20}?)(?=$|[,.;!])"),
-    rx(r"^(?P<x>[\w\s-]{2,20}?)\s+(?:upsets?|wrecks?|messes\s+up)\s+my\s+stomach"),
-]
-_NOT_ALLERGEN = rx(
-    r"^(?:it|that|this|them|those|you|the|a|an|so|very|pretty|really|bad|severe|mild|food|seasonal|some|any|an?\s+)$"
-)
-
-
-_HAY_FEVER = re.compile(r"(?i)\bhay\s+fever\b")
-_ALLERGIC_EN = re.compile(r"(?i)\b(?:I'm|I\s+am)\s+(?:\w+\s+)?allergic\b")
-# every allergy or intolerance statement is one of these (the prefilter's look at `_allergy_en`)
-_ALLERGY_EN_REQUIRES = one_of(_HAY_FEVER, *_INTOL_EN, *_ALLERGY_EN, _ALLERGIC_EN)
-
-
-def _allergy_en(t: str) -> list[Found]:
-    if not _FIRST_EN.search(t) and not re.match(r"(?i)^[\w\s-]{2,25}\s+allergy\b|^hay\s+fever\b", t):
-        return []
-    out: list[Found] = []
-    if _HAY_FEVER.search(t):
-        return [("profile.allergies", "pollen (hay fever)", False)]
-    for r in _INTOL_EN:
-        m = prefilter.search(r, t)
-        if m and not _NOT_ALLERGEN.match(m.group("x")):
-            out.append(("profile.intolerances", _v(m.group("x")).casefold() + " intolerance", False))
-            break
-    for r in _ALLERGY_EN:
-        m = prefilter.search(r, t)
-        if not m:
-            continue
-        x = m.groupdict().get("x") or m.group(1)
-        x = _v(x)
-        x = re.sub(r"(?i)^(?:pretty\s+bad|bad|severe|mild|serious|really\s+bad|an?)\s+", "", x)
-        if not x or _NOT_ALLERGEN.match(x):
-            continue
-        if x.casefold() in ("celiac", "coeliac"):
-            x = "gluten (celiac disease)"
-        out.append(("profile.allergies", x, False))
-        break
-    if not out and _ALLERGIC_EN.search(t):
-        out.append(("profile.allergies", _v(t), False))
-    return out
-
-
-_ME_ZH = re.compile("我")  # the "我" most Chinese families check for first (`"我" in t`)
-_INTOLERANT_ZH = re.compile(r"([" + _CJK + r"A-Za-z]{1,8}?)不耐受?")
-_FAVISM_ZH = re.compile(r"([" + _CJK + r"]{1,4})病[，,]")
-_ALLERGIC_ZH = re.compile("过敏")
-_REACTION_ZH = re.compile(r"(?:起疹子|起荨麻疹|起红疹|喘不上气)")
-_ALLERGY_ZH_REQUIRES = one_of(_ME_ZH) & one_of(_INTOLERANT_ZH, _FAVISM_ZH, _ALLERGIC_ZH, _REACTION_ZH)
-
-
-def _allergy_zh(t: str) -> list[Found]:
-    if "我" not in t:
-        return []
-    out: list[Found] = []
-    m = _INTOLERANT_ZH.search(t)
-    if m:
-        x = re.sub(r"^(?:我|有|应该是|可能是|是)+", "", m.group(1))
-        out.append(("profile.intolerances", (x or m.group(1)) + "不耐受", False))
-    m = _FAVISM_ZH.search(t)
-    if m and "蚕豆" in m.group(1):
-        out.append(("profile.allergies", "蚕豆", False))
-    if "过敏" in t or _REACTION_ZH.search(t):
-        m = (
-            re.search(r"对([" + _CJK + r"A-Za-z]{1,10}?)(?:特别|有点|很|都|也)?过敏", t)
-            or re.search(r"我(?:有|从小就|从小|一直)?(?:有)?([" + _CJK + r"A-Za-z]{1,8}?)过敏", t)
-            or re.search(r"^([" + _CJK + r"A-Za-z]{1,8}?)我(?:吃了|一吃|一碰|碰了|不能吃)", t)
-            or re.search(r"我(?:吃|喝|碰)(?:了)?([" + _CJK + r"]{1,6}?)(?:就|会)", t)
-            or re.search(r"([" + _CJK + r"]{2,8}?)一飞我", t)
-            or re.search(r"^([" + _CJK + r"]{1,8}?)我不能(?:吃|用|碰)", t)
-            or re.search(r"^([" + _CJK + r"A-Za-z]{1,8}?)过敏", t)
-        )
-        if m:
-            x = re.sub(r"^(?:是|有|被|对|好像|可能|应该|从小就|从小)+", "", m.group(1))
-            x = re.sub(r"(?:特别容易|容易|咬了|的药)$", "", x) or m.group(1)
-            out.append(("profile.allergies", x, False))
-        elif "过敏" in t and re.search(
-            r"我.{0,12}?(?:就|会|也|有点|特别|容易|都)过敏|我(?:就|会|也)?过敏|我是过敏体质", t
-        ):
-            out.append(("profile.allergies", _v(t), False))
-    return out
-
-
-# ----------------------------------------------------------------------------------------------------
-# likes and dislikes (and what they route to: a hobby, music)
-
-_NOT_OBJECT = rx(
-    r"^(?:the\s+(?:\w+\s+)?(?:draft|version|answer|response|reply|summary|explanation|one|ending|article|result|output|list|"
-    r"plan|email|text|code|idea|suggestion|tone|format)s?\b|it|that|this|these|those|you|your|them|him|her|the\s+(?:idea|answer|response|reply|way|fact)|how|what|when|"
-    r"where|which|to\s+(?:know|ask|see|have|get|try|check|hear)|having|the\s+same|both|one|em|ya"
-    # the assistant ("I love talking to you")
-    r"|(?:talking|chatting|working)\s+(?:to|with)\s+you)\b"
-)
-_HOBBY_WORDS = (
-    r"(?:\w+ing|tennis|golf|chess|guitar|piano|drums|violin|cello|bass|football|soccer|basketball|baseball|volleyball|"
-    r"badminton|cricket|rugby|hockey|yoga|pilates|pottery|woodworking|photography|origami|calligraphy|karate|judo|"
-    r"taekwondo|kung\s+fu|tai\s+chi|crossfit|poker|board\s+games|video\s+games|games|D&D|Dungeons\s+&\s+Dragons|"
-    r"Lego|crosswords|sudoku|ceramics|embroidery|needlepoint|archery|parkour|darts|bowling|squash|padel|pickleball|"
-    r"ping\s+pong|table\s+tennis|lacrosse|softball|Formula\s+1|F1)"
-)
-_MUSIC_WORDS = rx(
-    r"\b(?:music|songs?|jazz|blues|rock|punk|metal|hip[- ]hop|rap|pop|k-pop|classical|opera|folk|country|techno|house|"
-    r"EDM|indie|synth-?pop|R&B|soul|funk|reggae|albums?|bands?|singers?|artists?|playlists?)\b"
-)
-
-
-def _route_like(obj: str) -> str:
-    if _MUSIC_WORDS.search(obj):
-        return "profile.music"
-    if re.fullmatch(r"(?i)(?:[\w-]+\s+){0,2}" + _HOBBY_WORDS + r"(?:\s+\w+){0,2}", obj) and not re.search(
-        r"(?i)\b(?:clothing|things|stuff|food|thing|wedding|building|setting|something|anything|everything)\b", obj
-    ):
-        return "profile.hobbies"
-    return "profile.likes"
-
-
-_LIKE_VERBS_EN = (
-    r"(?:love|like|adore|enjoy|dig|'d\s+always\s+pick|always\s+go\s+for|'m\s+(?:really\s+|pretty\s+|so\s+|totally\s+|big\s+|super\s+)?into|am\s+(?:really\s+)?into|"
-    r"'m\s+(?:a\s+)?(?:big\s+|huge\s+|massive\s+)?fan\s+of|am\s+a\s+(?:big\s+|huge\s+)?fan\s+of|"
-    r"'m\s+(?:pretty\s+much\s+|kind\s+of\s+|a\s+bit\s+)?obsessed\s+with|'m\s+a\s+sucker\s+for|have\s+a\s+soft\s+spot\s+for|"
-    r"'m\s+crazy\s+about|'m\s+mad\s+about|go\s+crazy\s+for)"
-)
-_DISLIKE_VERBS_EN = (
-    r"(?:hate|dislike|detest|loathe|can't\s+stand|cannot\s+stand|can't\s+bear|don't\s+(?:really\s+)?(?:like|enjoy|love|care\s+for)|"
-    r"do\s+not\s+like|'m\s+not\s+(?:a\s+(?:big\s+|huge\s+)?fan\s+of|into|keen\s+on|big\s+on)|am\s+not\s+(?:a\s+fan\s+of|into)|"
-    r"'d\s+rather\s+avoid|would\s+rather\s+avoid|avoid|try\s+to\s+avoid|'m\s+sick\s+of|'m\s+tired\s+of|"
-    r"really\s+don't\s+like)"
-)
-_LIKE_EN = rx(r"\bI" + _ADV + r"\s*" + _LIKE_VERBS_EN + r"\s+(?P<obj>[^,.;!?]+)")
-_DISLIKE_EN = rx(r"\bI" + _ADV + r"\s*" + _DISLIKE_VERBS_EN + r"\s+(?P<obj>[^,.;!?]+)")
-_DISLIKE_FRAMES_EN = [
-    rx(
-        r"^(?:honestly\s+)?(?P<obj>[^,.;!?]{2,40}?)\s+(?:is|are|'s|'re)\s+(?:so\s+|just\s+|really\s+)?(?:gross|disgusting|awful|the\s+worst)\s*(?:to\s+me|for\s+me)?\b"
-    ),
-    rx(r"^(?P<obj>[^,.;!?]{2,40}?)\s+(?:annoys?|annoy|irritates?|bothers?|drives?)\s+me\b"),
-    rx(
-        r"^(?P<obj>[^,.;!?]{2,40}?)(?:'s|\s+is|\s+are|'re)\s+(?:just\s+|really\s+)?not\s+(?:really\s+)?(?:for\s+me|my\s+thing|my\s+cup\s+of\s+tea)\b"
-    ),
-    rx(r"^(?P<obj>[^,.;!?]{2,40}?)\s+(?:isn't|aren't)\s+(?:really\s+)?(?:for\s+me|my\s+thing|my\s+cup\s+of\s+tea)\b"),
-    rx(r"^not\s+(?:really\s+)?(?:into|a\s+fan\s+of|big\s+on)\s+(?P<obj>[^,.;!?]+)"),
-    rx(
-        r"^(?:please\s+)?(?:don't|do\s+not|never)\s+(?:suggest|recommend)\s+(?P<obj>[^,.;!?]+?)(?:\s+to\s+me)?\s*,\s*I\b"
-    ),
-]
-_LIKE_FRAMES_EN = [
-    rx(
-        r"^(?:honestly\s+)?(?P<obj>[^,.;!?]{2,50}?)\s+(?:is|are)\s+(?:kind\s+of\s+|sort\s+of\s+|totally\s+|really\s+|definitely\s+)?my\s+(?:absolute\s+)?(?:jam|thing|go-to|weakness|guilty\s+pleasure|favou?rite(?:\s+(?:thing|things|food|snack|drink))?(?:\s+to\s+\w+)?)\b"
-    ),
-    rx(r"(?:\bmy\s+|^)favou?rite\s+(?P<what>[\w\s]{2,20}?)\s+(?:is|are)\s+(?P<obj>[^,.;!?]+)"),
-]
-
-
-def _like_value(obj: str) -> str:
-    v = _v(obj)
-    v = re.split(r"(?i)\s+(?:way\s+)?(?:more|better)\s+than\s+|\s+over\s+|\s+rather\s+than\s+", v)[0]
-    v = re.sub(r"(?i)^(?:anything|everything|all\s+things)\s+(?:with\s+)?", "", v)
-    v = re.sub(r"(?i)\s+(?:in\s+anything|at\s+all|a\s+lot|so\s+much|too)$", "", v)
-    v = re.sub(r"(?i)^(?:the\s+smell\s+of|the\s+taste\s+of)\s+", "", v)
-    return v.strip()
-
-
-# every like or dislike statement is one of these (the prefilter's look at `_likes_en`)
-_LIKES_EN_REQUIRES = one_of(_DISLIKE_EN, *_DISLIKE_FRAMES_EN, _LIKE_EN, *_LIKE_FRAMES_EN)
-
-
-def _likes_en(t: str) -> list[Found]:
-    out: list[Found] = []
-    retract_tail = re.search(r"(?i)\b(?:any\s*more|no\s+more|these\s+days\s+not)\b", t)
-    m = prefilter.search(_DISLIKE_EN, t)
-    if m and not _NOT_OBJECT.match(m.group("obj").strip()):
-        v = _like_value(m.group("obj"))
-        if retract_tail and re.search(r"(?i)don't|do\s+not|not\s+into", m.group(0)):
-            return [("profile.likes", v, True)]
-        if v:
-            return [("profile.dislikes", v, False)]
-    for r in _DISLIKE_FRAMES_EN:
-        m = prefilter.search(r, t)
-        if m and not _NOT_OBJECT.match(m.group("obj").strip()):
-            return [("profile.dislikes", _like_value(m.group("obj")), False)]
-    m = prefilter.search(_LIKE_EN, t)
-    if (
-        m
-        and not _NOT_OBJECT.match(m.group("obj").strip())
-        and not re.search(r"(?i)\b(?:I'd|I\s+would|I'll)\s+", m.group(0))
-    ):
-        v = _like_value(m.group("obj"))
-        if v and not re.match(r"(?i)to\b", v):
-            return [(_route_like(v), v, False)]
-    for r in _LIKE_FRAMES_EN:
-        m = prefilter.search(r, t)
-        if m and not _NOT_OBJECT.match(m.group("obj").strip()):
-            what = m.groupdict().get("what") or ""
-            v = _like_value(m.group("obj"))
-            if re.search(r"(?i)artist|band|singer|song|album|composer|music", what + " " + t):
-                out.append(("profile.music", v, False))
-            elif re.search(r"(?i)team|club", what):
-                out.append(("profile.sports_teams", v, False))
-            else:
-                out.append(("profile.likes", (what.strip() + ": " if what.strip() else "") + v, False))
-            return out
-    return out
-
-
-_ZH_HOBBY_NOUN = zh(
-    r"爬山|徒步|露营|滑雪|钓鱼|骑行|跑步|游泳|摄影|瑜伽|健身|书法|围棋|象棋|篮球|足球|羽毛球|乒乓球|网球|马拉松|太极|广场舞|"
-    r"唱K|K歌|画画|烘焙|园艺|手工|刺绣|十字绣|乐高|集邮|追剧|旅游|旅行|登山|潜水|冲浪|攀岩|滑板|桌游|剧本杀|游戏|写作|阅读|看书"
-)
-
-
-_NO_LONGER_LIKES_ZH = re.compile(
-    r"我(?:现在)?(?:不再|已经不|不)(?:太)?(?:喜欢|爱)(?:吃|喝|看|听|玩)?([" + _CJK + r"A-Za-z]{1,12}?)了$"
-)
-_DISLIKES_ZH = [
-    re.compile(
-        r"(?:我|^)(?:最|挺|真|很|特别|超|比较|一直|向来|真的)?(?:讨厌|受不了|烦|反感|不喜欢|不太喜欢|不爱|不怎么喜欢|接受不了|不感冒)(?:吃|喝|看|听|玩|穿|用|去)?(["
-        + _CJK
-        + r"A-Za-z][^，,。！!？?；;]{0,14})"
-    ),
-    re.compile(
-        r"^([^，,。！!？?；;我]{1,14}?)(?:的东西)?我(?:是|真|真的|实在|一般|都|就|也|确实|根本)*(?:不喜欢|不爱看|不爱|不去|不碰|不感冒|不太喜欢|受不了|不行|没什么兴趣|没兴趣|不感兴趣)"
-    ),
-    re.compile(r"^([^，,。！!？?；;我]{1,12})我[^，,。]{0,8}[，,]\s*(?:也)?不(?:太)?喜欢"),
-    re.compile(r"别给我推荐([^，,。！!？?；;]{1,12}?)(?:了|哈|啊|吧)?(?:[，,。！!]|$).*我(?:不爱|不喜欢|不看)"),
-    re.compile(r"^(?:回复|回答)?里?([^，,。！!？?；;]{1,10}?)太多我不喜欢"),
-]
-_FAVOURITE_ZH = re.compile(r"我最喜欢的([" + _CJK + r"]{1,4})是([^，,。！!？?；;]{1,12})")
-_LIKES_ZH = re.compile(
-    r"(?:^|我|[，,])(?:也|还|就|真的|平时|业余|一直|从小就|最|挺|很|特别|超|比较|更|蛮|非常|还挺|还蛮|还是|是|出去玩|出门|出去)*(?:喜欢|爱|迷上了|偏爱|钟爱|热爱)(?P<verb>听|看|吃|喝|穿|用|去|住|坐|玩|打|下|跑|拼|收集|集|画|唱|跳|写|练|滑|爬|钓|踢|骑|弹|拉|学|做|逛|拍)?(?P<obj>[^，,。！!？?；;]{1,16})"
-)
-_THING_FIRST_LIKES_ZH = re.compile(
-    r"^([^，,。！!？?；;]{1,12}?)我(?:也|还|就|比较|更|最|挺|很)?喜欢(?:吃|喝|看|用|穿)?([^，,。！!？?；;]{0,10})"
-)
-_MY_FAVOURITE_ZH = re.compile(r"^([^，,。！!？?；;]{1,12}?)是我的(?:最爱|心头好|本命)")
-_FOND_OF_ZH = re.compile(r"我对([^，,。！!？?；;]{1,12}?)(?:还|都|一直)?(?:挺|很|蛮|特别)?有好感")
-# every like or dislike statement in Chinese is one of these (the prefilter's look at `_likes_zh`)
-_LIKES_ZH_REQUIRES = one_of(
-    _NO_LONGER_LIKES_ZH,
-    *_DISLIKES_ZH,
-    _FAVOURITE_ZH,
-    _LIKES_ZH,
-    _THING_FIRST_LIKES_ZH,
-    _MY_FAVOURITE_ZH,
-    _FOND_OF_ZH,
-)
-
-
-# verbs that make a liked activity a hobby ("我喜欢打羽毛球"), and those the hobby keeps ("打羽毛球", not "羽毛球")
-_HOBBY_VERBS_ZH = frozenset(
-    ["打", "踢", "弹", "拉", "跳", "唱", "滑", "钓", "骑", "练", "拼", "收集", "集", "画", "拍", "玩"]
-)
-_KEPT_HOBBY_VERBS_ZH = frozenset(
-    ["打", "下", "跑", "唱", "跳", "写", "练", "爬", "钓", "踢", "骑", "弹", "拉", "拼", "画"]
-)
-
-
-def _likes_zh(t: str) -> list[Found]:
-    # retract: "我不喜欢X了", "我不再喜欢X"
-    m = _NO_LONGER_LIKES_ZH.search(t)
-    if m:
-        return [("profile.likes", m.group(1), True)]
-    # dislikes
-    for m in [dislike.search(t) for dislike in _DISLIKES_ZH]:
-        if m is None:
-            continue
-        v = clean(re.sub(r"^(?:别人|太|很)", "", m.group(1)))
-        v = re.sub(r"(?:的东西|的)$", "", v) or v
-        if (
-            v
-            and not re.match(r"^(?:这|那|你|他|她|它|的)", v)
-            and v not in ("死", "死了", "透", "透了", "人", "得", "哈")
-        ):
-            return [("profile.dislikes", v, False)]
-    # likes: "我喜欢吃火锅", "咖啡我喜欢喝美式", "川菜是我的最爱", "我对宜家的东西还挺有好感的", "比起山我更喜欢海边"
-    m = _FAVOURITE_ZH.search(t)
-    if m:
-        what = m.group(1)
-        attr = (
-            "profile.music"
-            if re.search(r"歌手|乐队|歌|音乐", what)
-            else "profile.sports_teams"
-            if "球队" in what
-            else "profile.likes"
-        )
-        return [(attr, what + ": " + clean(m.group(2)), False)]
-    m = _LIKES_ZH.search(t)
-    if m and "我" in t[: m.start() + 2] + t[m.end() :] and not re.match(r"(?:你|这|那|他|她|上了你)", m.group("obj")):
-        verb, obj = m.group("verb") or "", clean(m.group("obj"))
-        obj = re.sub(r"^(?:的|点|一点的?|上)", "", obj)
-        if verb == "听" and obj:
-            return [("profile.music", obj, False)]
-        hobby_verb = verb in _HOBBY_VERBS_ZH or (
-            (verb == "下" and "棋" in obj)
-            or (verb == "爬" and "山" in obj)
-            or (verb == "跑" and re.search(r"步|马拉松", obj))
-            or (verb == "写" and re.search(r"作|字|诗|小说|东西|日记", obj))
-        )
-        if (hobby_verb or _ZH_HOBBY_NOUN.match(obj)) and not re.search(r"(?:语|话)$", obj):
-            keep_verb = verb in _KEPT_HOBBY_VERBS_ZH
-            return [("profile.hobbies", (verb + obj) if keep_verb else obj, False)]
-        if verb == "看" and re.search(r"球|NBA|比赛|F1|CBA", obj):
-            return [("profile.hobbies", verb + obj, False)]
-        if obj:
-            return [("profile.likes", obj, False)]
-    m = _THING_FIRST_LIKES_ZH.search(t)
-    if m:
-        return [("profile.likes", clean(m.group(2) or m.group(1)) or m.group(1), False)]
-    m = _MY_FAVOURITE_ZH.search(t) or _FOND_OF_ZH.search(t)
-    if m:
-        v = clean(m.group(1))
-        v = re.sub(r"的东西$", "", v) or v
-        return [("profile.likes", v, False)]
-    return []
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -2208,16 +1587,15 @@ _FAMILY_EN_REQUIRES = one_of(*(pattern for pattern, _ in _FAMILY_EN))
 _PETS_EN_REQUIRES = one_of(*(pattern for pattern, _ in _PETS_EN))
 _MANAGER_EN_REQUIRES = one_of(*_MANAGER_EN)
 _WORK_EN_REQUIRES = one_of(*(pattern for pattern, _ in _WORK_EN))
-_DIET_EN_REQUIRES = one_of(*(pattern for pattern, _ in _DIET_EN))
 
 
 def _families_zh(user: str, full: str, in_user: prefilter.Firing, in_full: prefilter.Firing) -> list[Found]:
     """The Chinese families on one sentence (`_record_families`)."""
     out: list[Found] = []
-    if _ALLERGY_ZH_REQUIRES in in_user:
-        out += _allergy_zh(user)
-    if _DIET_ZH_REQUIRES in in_user:
-        out += _diet_zh(user)
+    if ALLERGY_ZH_REQUIRES in in_user:
+        out += allergy_zh(user)
+    if DIET_ZH_REQUIRES in in_user:
+        out += diet_zh(user)
     if _LANGUAGES_ZH_REQUIRES in in_user:
         out += _languages_zh(user)
     if _TRAVEL_ZH_REQUIRES in in_user:
@@ -2239,10 +1617,10 @@ def _families_zh(user: str, full: str, in_user: prefilter.Firing, in_full: prefi
         out += _devices_zh(user)
     if _HOBBIES_ZH_REQUIRES in in_user:
         out += _hobbies_zh(user)
-    if _LIKES_ZH_REQUIRES in in_user and not any(
+    if LIKES_ZH_REQUIRES in in_user and not any(
         a in _HOBBY_ATTRS or a.startswith("preference.travel.") for a, _, _ in out
     ):
-        out += _likes_zh(user)
+        out += likes_zh(user)
     if _ROUTINE_ZH_REQUIRES in in_user:
         out += _routine_zh(user)
     return out
@@ -2251,9 +1629,9 @@ def _families_zh(user: str, full: str, in_user: prefilter.Firing, in_full: prefi
 def _families_en(user: str, full: str, in_user: prefilter.Firing, in_full: prefilter.Firing) -> list[Found]:
     """The English families on one sentence (`_record_families`)."""
     out: list[Found] = []
-    out += (_allergy_en(user) if user and _ALLERGY_EN_REQUIRES in in_user else []) or (
-        _allergy_en(full)
-        if _ALLERGY_EN_REQUIRES in in_full
+    out += (allergy_en(user) if user and ALLERGY_EN_REQUIRES in in_user else []) or (
+        allergy_en(full)
+        if ALLERGY_EN_REQUIRES in in_full
         and (
             re.search(r"(?i)\bI'm\s+allergic\b", user)
             or re.search(r"(?i)\b(?:says|said|told\s+me|confirmed|diagnosed)\b.*\bI\s+(?:have|'ve\s+got|am|'m)\b", full)
@@ -2261,8 +1639,8 @@ def _families_en(user: str, full: str, in_user: prefilter.Firing, in_full: prefi
         else []
     )
     if user:
-        if _DIET_EN_REQUIRES in in_user:
-            out += _diet_en(user)
+        if DIET_EN_REQUIRES in in_user:
+            out += diet_en(user)
         if _LANGUAGES_EN_REQUIRES in in_user:
             out += _languages_en(user)
         if _TRAVEL_EN_REQUIRES in in_user:
@@ -2302,10 +1680,10 @@ def _families_en(user: str, full: str, in_user: prefilter.Firing, in_full: prefi
             out += _devices_en(user)
         if _HOBBIES_EN_REQUIRES in in_user:
             out += _hobbies_en(user)
-        if _LIKES_EN_REQUIRES in in_user and not any(
+        if LIKES_EN_REQUIRES in in_user and not any(
             a.startswith("preference.travel.") or a.startswith("profile.diet") for a, _, _ in out
         ):
-            liked = _likes_en(user)
+            liked = likes_en(user)
             out += [x for x in liked if not any(x[0] == a for a, _, _ in out)]
         if _ROUTINE_EN_REQUIRES in in_user:
             out += _routine_en(user)
@@ -2326,25 +1704,11 @@ def _record_families(user: str, full: str) -> list[Found]:
     return _families_en(user, full, in_user, in_full)
 
 
-def _diet_en(t: str) -> list[Found]:
-    if _REQUEST_EN.search(t) and not re.search(
-        r"(?i)\bI(?:'m|\s+am|'ve\s+been)\s+(?:\w+\s+){0,2}?(?:" + _DIET_TERM_EN + r")\b", t
-    ):
-        return []
-    for r, fn in _DIET_EN:
-        m = prefilter.search(r, t)
-        if m:
-            found = fn(m)
-            if found:
-                return [found]
-    return []
-
-
 # every family above by its trigger, in the order `_record_families` runs them: a sentence none of
 # them may fire on gives nothing (the extractor drops a turn like that before splitting it)
 EVERYDAY_REQUIRES: tuple[Trigger, ...] = (
-    _ALLERGY_ZH_REQUIRES,
-    _DIET_ZH_REQUIRES,
+    ALLERGY_ZH_REQUIRES,
+    DIET_ZH_REQUIRES,
     _LANGUAGES_ZH_REQUIRES,
     _TRAVEL_ZH_REQUIRES,
     _BUDGET_ZH_REQUIRES,
@@ -2355,10 +1719,10 @@ EVERYDAY_REQUIRES: tuple[Trigger, ...] = (
     _ACCESS_ZH_REQUIRES,
     _DEVICES_ZH_REQUIRES,
     _HOBBIES_ZH_REQUIRES,
-    _LIKES_ZH_REQUIRES,
+    LIKES_ZH_REQUIRES,
     _ROUTINE_ZH_REQUIRES,
-    _ALLERGY_EN_REQUIRES,
-    _DIET_EN_REQUIRES,
+    ALLERGY_EN_REQUIRES,
+    DIET_EN_REQUIRES,
     _LANGUAGES_EN_REQUIRES,
     _TRAVEL_EN_REQUIRES,
     _BUDGET_EN_REQUIRES,
@@ -2370,7 +1734,7 @@ EVERYDAY_REQUIRES: tuple[Trigger, ...] = (
     _ACCESS_EN_REQUIRES,
     _DEVICES_EN_REQUIRES,
     _HOBBIES_EN_REQUIRES,
-    _LIKES_EN_REQUIRES,
+    LIKES_EN_REQUIRES,
     _ROUTINE_EN_REQUIRES,
 )
 

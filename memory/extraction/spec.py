@@ -2,6 +2,7 @@
 
 A spec holds what a family reads, as data:
 
+- `uses = ["…"]`: other specs whose word lists, maps and pieces this one reads as its own.
 - `[words]`: word lists. `{name}` in a pattern matches any one of them (a space in an entry matches
   any run of whitespace; the longest entry the rest of the pattern allows wins).
 - `[maps]`: tables from what was written to what is stored ("para" -> "paragraph"); `{name}` in a
@@ -13,7 +14,8 @@ A spec holds what a family reads, as data:
   gives the value. Each entry gives `match` (a verbose regex; `case = "sensitive"` to match letters
   as written, otherwise any case), and one of `value` (what is stored), `read` with `args` (a named
   reader of the match, in the family's module: `read = "city"`, `args = [2]`), or `template`
-  (the match's named groups put into a string: `"{rel}: {name}"`). `negation_in_meaning = true`
+  (the match's groups put into a string, by name or number: `"{rel}: {name}"`; no value
+  when one of them did not take part). `negation_in_meaning = true`
   when a negation in the clause is part of what the pattern means ("don't be so verbose");
   `gate` is a cheap test the pattern is tried only after (a verbose regex, letters as written), or
   `gate_expression` names one of the expressions as that test.
@@ -31,6 +33,7 @@ import, not a pattern that silently matches nothing).
 
 from __future__ import annotations
 
+import functools
 import re
 import tomllib
 from collections.abc import Callable, Mapping
@@ -43,6 +46,7 @@ from .family import Family
 from .text import Getter, Pattern, alternation
 
 _NAME = re.compile(r"(?<!\\)\{([a-z_][a-z0-9_]*)\}")
+_GROUP = re.compile(r"\{(\w+)\}")
 _ENTRY_KEYS = {"match", "case", "value", "read", "args", "template", "negation_in_meaning", "gate", "gate_expression"}
 _FAMILY_KEYS = {"rule", "kind", "attribute", "table", "changes", "trigger", "guard", "temporal", "confidence"}
 
@@ -70,10 +74,18 @@ class _Template:
     template: str
 
     def __call__(self, m: re.Match[str]) -> str | None:
-        groups = m.groupdict()
-        if any(groups.get(name) is None for name in _NAME.findall(self.template)):
-            return None
-        return self.template.format(**groups)
+        texts: list[str] = []
+
+        def put(ref: re.Match[str]) -> str:
+            name = ref.group(1)
+            text = m.group(int(name) if name.isdigit() else name)
+            if text is None:
+                texts.append("")
+                return ""
+            return text
+
+        value = _GROUP.sub(put, self.template)
+        return None if texts else value
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,12 +113,21 @@ class Spec:
             self._data: dict[str, Any] = tomllib.loads(source.read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError) as e:
             raise SpecError(f"{name}.toml: {e}") from e
-        unknown = set(self._data) - {"words", "maps", "parts", "expressions", "searches", "tables", "families"}
+        unknown = set(self._data) - {"uses", "words", "maps", "parts", "expressions", "searches", "tables", "families"}
         if unknown:
             raise SpecError(f"{name}.toml: unknown sections {sorted(unknown)}")
-        self.words: dict[str, list[str]] = {k: list(v) for k, v in self._data.get("words", {}).items()}
-        self.maps: dict[str, dict[str, str]] = {k: dict(v) for k, v in self._data.get("maps", {}).items()}
-        self._parts: dict[str, str] = dict(self._data.get("parts", {}))
+        # the word lists, maps and pieces of the specs this one uses, then its own
+        self.words: dict[str, list[str]] = {}
+        self.maps: dict[str, dict[str, str]] = {}
+        self._parts: dict[str, str] = {}
+        for used in self._data.get("uses", []):
+            other = _spec(used)
+            self.words.update(other.words)
+            self.maps.update(other.maps)
+            self._parts.update(other._parts)
+        self.words.update({k: list(v) for k, v in self._data.get("words", {}).items()})
+        self.maps.update({k: dict(v) for k, v in self._data.get("maps", {}).items()})
+        self._parts.update(self._data.get("parts", {}))
         self._expanded: dict[str, str] = {}
         self.expressions: dict[str, re.Pattern[str]] = {
             key: self._compile(entry, f"expressions.{key}") for key, entry in self._data.get("expressions", {}).items()
@@ -129,6 +150,18 @@ class Spec:
         if any("value" not in entry for entry in entries):
             raise SpecError(f"{self.name}.toml: searches.{name}: every entry gives a value")
         return [(str(entry["value"]), self._compile(entry, f"searches.{name}[{i}]")) for i, entry in enumerate(entries)]
+
+    def pairs(self, name: str, readers: Mapping[str, Callable[..., Any]]) -> list[tuple[re.Pattern[str], Any]]:
+        """The patterns of `[[searches.<name>]]`, each with what its match gives: a `value`, a
+        `template`, or a `read`er with its `args` (a family that looks through them itself)."""
+        entries = self._data.get("searches", {}).get(name)
+        if entries is None:
+            raise SpecError(f"{self.name}.toml: no searches {name}")
+        out: list[tuple[re.Pattern[str], Any]] = []
+        for i, entry in enumerate(entries):
+            where = f"searches.{name}[{i}]"
+            out.append((self._compile(entry, where), self._value(entry, where, readers)))
+        return out
 
     def part(self, name: str) -> str:
         """A piece with its names put in (for the module's own patterns built around it)."""
@@ -174,19 +207,7 @@ class Spec:
         unknown = set(entry) - _ENTRY_KEYS
         if unknown:
             raise SpecError(f"{self.name}.toml: {where}: unknown keys {sorted(unknown)}")
-        given = [key for key in ("value", "read", "template") if key in entry]
-        if len(given) != 1:
-            raise SpecError(f"{self.name}.toml: {where}: one of value, read or template, not {given}")
-        value: Any
-        if "value" in entry:
-            value = entry["value"]
-        elif "template" in entry:
-            value = _Template(entry["template"])
-        else:
-            reader = readers.get(entry["read"])
-            if reader is None:
-                raise SpecError(f"{self.name}.toml: {where}: no reader named {entry['read']}")
-            value = _Read(reader, tuple(entry.get("args", ())))
+        value = self._value(entry, where, readers)
         gate = None
         if "gate" in entry:
             gate = re.compile(self._expand(entry["gate"], where), re.VERBOSE)
@@ -195,6 +216,19 @@ class Spec:
                 raise SpecError(f"{self.name}.toml: {where}: no expression named {entry['gate_expression']}")
             gate = self.expressions[entry["gate_expression"]]
         return Pattern(self._compile(entry, where), value, bool(entry.get("negation_in_meaning", False)), gate)
+
+    def _value(self, entry: Mapping[str, Any], where: str, readers: Mapping[str, Callable[..., Any]]) -> Any:
+        given = [key for key in ("value", "read", "template") if key in entry]
+        if len(given) != 1:
+            raise SpecError(f"{self.name}.toml: {where}: one of value, read or template, not {given}")
+        if "value" in entry:
+            return entry["value"]
+        if "template" in entry:
+            return _Template(entry["template"])
+        reader = readers.get(entry["read"])
+        if reader is None:
+            raise SpecError(f"{self.name}.toml: {where}: no reader named {entry['read']}")
+        return _Read(reader, tuple(entry.get("args", ())))
 
     def family(self, name: str, readers: Mapping[str, Callable[..., Any]] | None = None) -> Family:
         """The family `[families.<name>]`, its table read with `readers`."""
@@ -227,6 +261,12 @@ class Spec:
             trigger=expression("trigger"),
             guard=expression("guard"),
         )
+
+
+@functools.cache
+def _spec(name: str) -> Spec:
+    """A spec another one uses, read once."""
+    return Spec(name)
 
 
 Reader = Callable[..., Any]
