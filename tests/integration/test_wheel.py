@@ -64,9 +64,12 @@ def test_the_wheel_has_one_import_root_every_source_and_the_lua_scripts(tmp_path
     for layer in LAYER_FOLDERS:
         for path in (ROOT / layer).rglob("*.py"):
             assert f"slotstream/{path.relative_to(ROOT).as_posix()}" in names, f"{path} is not in the wheel"
-    # the word lists, the models' weights and the neighbours table the memory reads at run time
-    for path in (ROOT / "memory" / "data").iterdir():
-        assert f"slotstream/memory/data/{path.name}" in names, f"{path} is not in the wheel"
+    # the word lists, the family specs, the models' weights and the neighbours table the memory reads
+    # at run time
+    data = ROOT / "memory" / "data"
+    for path in (p for p in data.rglob("*") if p.is_file()):
+        assert f"slotstream/memory/data/{path.relative_to(data).as_posix()}" in names, f"{path} is not in the wheel"
+    assert any(name.startswith("slotstream/memory/data/families/") for name in names)
 
 
 def test_the_listed_hot_modules_run_compiled() -> None:
