@@ -40,6 +40,7 @@ from .family import Hit
 from .language import EN_NAMES, ZH_NAMES
 from .likes import LIKES_EN_REQUIRES, LIKES_ZH_REQUIRES, likes_en, likes_zh
 from .prefilter import Trigger, all_of, one_of
+from .relatives import RELATIVES_EN, RELATIVES_ZH_REQUIRES, relatives_zh
 from .text import clean, rx, zh
 
 Found = tuple[str, str, bool]  # (attribute, value, retract)
@@ -68,6 +69,9 @@ _REQUEST_ZH = zh(
     r"推荐|找(?:一|个|家)|帮我|给我(?!开字幕)|有没有|哪里|哪家|怎么|想找|想吃|想买|想养|打算|准备|能不能|要不要|考虑"
 )
 _ME_ZH = ME_ZH
+_NAME = SHARED.part("name")
+_NAMES = SHARED.part("names")
+_REL_ZH = SHARED.part("rel_zh")
 _HOBBY_WORDS = SHARED.part("hobby_words")
 _ZH_HOBBY_NOUN = SHARED.expressions["zh_hobby_noun"]
 _FIRST_EN = rx(r"\b(?:I|I'm|I'd|I've|I'll|me|my|mine|myself|we|we're|we've|our|us)\b")
@@ -86,173 +90,6 @@ def _v(text: str) -> str:
     v = re.sub(r"(?i)\s+(?:a\s+lot|so\s+much|too|as\s+well|these\s+days|lately|for\s+years|now)$", "", v)
     v = re.sub(r"^(?:the|a|an)\s+", "", v, flags=re.I)
     return v.strip()
-
-
-# ----------------------------------------------------------------------------------------------------
-# family (read before other people's clauses are dropped: the relative is the subject)
-
-_REL_EN = (
-    r"(?:twin\s+(?:brother|sister)|(?:younger|older|little|big|baby|eldest|oldest|youngest|kid)\s+(?:brother|sister)|"
-    r"brother-in-law|sister-in-law|mother-in-law|father-in-law|son-in-law|daughter-in-law|in-laws|"
-    r"step(?:daughter|son|mom|mum|dad|mother|father|kids?|children|brother|sister)|"
-    r"wife|husband|hubby|partner|spouse|girlfriend|boyfriend|fianc[ée]e?|son|daughter|kids?|children|"
-    r"mom|mum|mother|dad|father|parents|brother|sister|siblings?|grandma|grandpa|grandmother|grandfather|"
-    r"grandparents|nana|granny|gran|grandson|granddaughter|grandkids|grandchildren|nephew|niece|cousin|"
-    r"uncle|aunt|auntie|twins|baby(?:\s+(?:boy|girl))?|toddler|teenager|eldest|youngest)"
-)
-_NAME = r"(?-i:[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?)"
-_NAMES = _NAME + r"(?:(?:\s*,\s*|\s+and\s+|\s*&\s*)" + _NAME + r")*"
-_NUM_EN = r"(?:an?|one|two|three|four|five|six|\d+)"
-_FAMILY_EN: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
-    (
-        rx(
-            r"\bmy\s+(?P<rel>" + _REL_EN + r")(?:'s\s+name\s+is|'s\s+name's|\s+is\s+(?:called|named)|'s\s+called|\s"
-            r"+goes\s+by|\s+are\s+(?:called|named))\s+(?P<name>" + _NAMES + r")"
-        ),
-        lambda m: f"{m.group('rel')}: {m.group('name')}",
-    ),
-    (
-        rx(
-            r"\b(?:I|we)(?:\s+have|'ve\s+got|\s+have\s+got|\s+got|'ve)\s+(?P<n>"
-            + _NUM_EN
-            + r")\s+(?P<rel>(?:[\w-]+\s+)?"
-            + _REL_EN
-            + r")(?:\s*,?\s*(?:(?:named|called)\s+)?(?P<name>"
-            + _NAMES
-            + r"))?"
-        ),
-        lambda m: f"{m.group('n')} {m.group('rel')}" + (f": {m.group('name')}" if m.group("name") else ""),
-    ),
-    (rx(r"\b(?:I'm|I\s+am|I\s+got)\s+married\s+to\s+(?P<name>" + _NAME + r")"), lambda m: f"spouse: {m.group('name')}"),
-    (rx(r"\bI'm\s+an?\s+only\s+child\b"), lambda m: "only child"),
-    (
-        rx(r"^(?P<name>" + _NAME + r")(?:'s|\s+is)\s+my\s+(?P<rel>" + _REL_EN + r")\b"),
-        lambda m: f"{m.group('rel')}: {m.group('name')}",
-    ),
-    (rx(r"\bmy\s+(?P<rel>" + _REL_EN + r")\s+(?:passed\s+away|died)\b"), lambda m: f"{m.group('rel')} (passed away)"),
-    (
-        rx(
-            r"\b(?:we're|we\s+are|I'm|I\s+am)\s+expecting\s+(?:our\s+|my\s+|a\s+)?(?:first\s+|second\s+|third\s+)?(?:baby|child|kid)"
-        ),
-        lambda m: "expecting a baby",
-    ),
-    (
-        rx(r"\bmy\s+(?P<rel>" + _REL_EN + r")\s+(?:are|is|'s|'re)\s+(?P<name>" + _NAMES + r")\s*(?:[.,!]|$)"),
-        lambda m: f"{m.group('rel')}: {m.group('name')}",
-    ),
-    (
-        rx(r"\bmy\s+(?P<rel>" + _REL_EN + r")(?:\s*,\s*|\s+)(?P<name>" + _NAME + r")\b(?!'s)"),
-        lambda m: f"{m.group('rel')}: {m.group('name')}",
-    ),
-    (
-        rx(r"\bmy\s+(?P<rel>" + _REL_EN + r")\s+(?:is|'s)\s+(?P<name>" + _NAME + r")\s*(?:[.,!]|$)"),
-        lambda m: f"{m.group('rel')}: {m.group('name')}",
-    ),
-    (
-        rx(
-            r"^(?P<rel>Grandpa|Grandma|Granny|Nana|Uncle|Aunt|Auntie)\s+(?P<name>"
-            + _NAME
-            + r")\s+(?:lives|is\s+living|stays)\s+with\s+(?:us|me)"
-        ),
-        lambda m: f"{m.group('rel').casefold()}: {m.group('name')}",
-    ),
-    (rx(r"\b(?:me\s+and|I\s+and)\s+my\s+(?P<rel>" + _REL_EN + r")\b"), lambda m: m.group("rel")),
-    (rx(r"\bI\s+live\s+with\s+my\s+(?P<rel>" + _REL_EN + r")\b"), lambda m: m.group("rel")),
-    (
-        rx(
-            r"\bmy\s+(?P<rel>" + _REL_EN + r")(?:\s+still)?\s+(?:lives?\s+(?:with\s+(?:us|me)|in\b)|is\s+living\s+w"
-            r"ith\s+(?:us|me)|moved\s+in\s+with\s+(?:us|me))"
-        ),
-        lambda m: m.group("rel"),
-    ),
-    (
-        rx(r"\bmy\s+(?P<rel>" + _REL_EN + r")(?:'s|\s+is)\s+(?:an?)\s+(?P<what>[\w\s-]{2,25}?)\s*(?:[.,!]|$)"),
-        lambda m: f"{m.group('rel')} ({m.group('what')})",
-    ),
-    (
-        rx(
-            r"\bwe\s+have\s+(?:an?|one|two|three)\s+(?P<rel>baby\s+(?:boy|girl)|son|daughter|kids|twins|toddler)(?:\s+(?:named|called)\s+(?P<name>"
-            + _NAMES
-            + r"))?"
-        ),
-        lambda m: m.group("rel") + (f": {m.group('name')}" if m.group("name") else ""),
-    ),
-]
-_REL_ZH = (
-    r"(?:老婆|老公|媳妇儿?|妻子|丈夫|爱人|太太|男朋友|女朋友|男友|女友|对象|未婚夫|未婚妻|妈妈|老妈|母亲|爸爸|老爸|父亲|爸妈|父母|"
-    r"大儿子|小儿子|儿子|大女儿|小女儿|女儿|闺女|孩子们?|宝宝|哥哥|姐姐|弟弟|妹妹|爷爷|奶奶|外公|外婆|姥姥|姥爷|岳父|岳母|"
-    r"丈母娘|老丈人|公公|婆婆|表弟|表哥|表姐|表妹|堂弟|堂哥|堂姐|堂妹|侄子|侄女|外甥女?|孙子|孙女|老大|老二|老三|继子|继女|"
-    r"妈|爸|哥|姐|弟|妹)"
-)
-_SURNAMES = (
-    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪"
-    "范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
-)
-_NAME_ZH = r"([" + _CJK + r"A-Za-z]{2,4}?)(?=[，,。！!；;、和]|$|，|今年|了|呢|哈|啊|呀)"
-
-
-_FAMILY_ZH_TABLE: list[tuple[str, Callable[[re.Match[str]], str]]] = [
-    (
-        r"我(?:的|家|们家)?(?:的)?("
-        + _REL_ZH
-        + r"(?:的"
-        + _REL_ZH
-        + r")?)(?:叫|名叫|名字叫|的名字是|名字是)"
-        + _NAME_ZH,
-        lambda m: f"{m.group(1)}: {m.group(2)}",
-    ),
-    (r"(?:^|[，,])(?:我们家)?(" + _REL_ZH + r")(?:叫|名叫)" + _NAME_ZH, lambda m: f"{m.group(1)}: {m.group(2)}"),
-    # "我老婆小美", "我儿子王小明": a possessive and a name (小/阿/老 + one character, or a surname)
-    (
-        r"我(?:的|家)?("
-        + _REL_ZH
-        + r")((?:小|阿|老)["
-        + _CJK
-        + r"]|["
-        + _SURNAMES
-        + r"]["
-        + _CJK
-        + r"]{1,2})(?=$|[，,。！!]|是|在|跟|和|今年)",
-        lambda m: f"{m.group(1)}: {m.group(2)}",
-    ),
-    (r"^(孩子他[爸妈])(?:叫|名叫)" + _NAME_ZH, lambda m: f"{m.group(1)}: {m.group(2)}"),
-    (
-        r"我(?:家)?有(?:个|一个|两个|三个|四个|俩|仨|一对)(" + _REL_ZH + r")(?:[，,](?:叫|名叫)" + _NAME_ZH + r")?",
-        lambda m: m.group(1) + (f": {m.group(2)}" if m.group(2) else ""),
-    ),
-    (r"我有(两|三|四|俩|仨|一)个(孩子|儿子|女儿|闺女)", lambda m: f"{m.group(1)}个{m.group(2)}"),
-    (r"我们家是([一二三四五六七八九]口之家)", lambda m: m.group(1)),
-    (r"我是(独生子|独生女|独生子女|家里老大|家里老小|老大|老幺)", lambda m: m.group(1)),
-    (r"我家(?:是|有)(双胞胎|龙凤胎|三胞胎)", lambda m: m.group(1)),
-    (r"我(?:的)?(" + _REL_ZH + r")(?:[^，,。]{0,4})(?:走了|去世了|过世了|不在了)", lambda m: m.group(1)),
-    (r"我(?:的)?(" + _REL_ZH + r")[^，,。]{0,6}(?:帮我们|帮我|来我们家|跟我们|和我们)", lambda m: m.group(1)),
-    (r"(?:我|我们)(?:和|跟)(?:我)?(" + _REL_ZH + r")(?:结婚|在一起)", lambda m: m.group(1)),
-    (r"我(" + _REL_ZH + r")([阿小老][" + _CJK + r"])(?=[跟和是在，,])", lambda m: f"{m.group(1)}: {m.group(2)}"),
-    (r"我(?:的)?(" + _REL_ZH + r")(?:跟|和)(?:我们|我)住", lambda m: m.group(1)),
-    (
-        r"我(?:的)?("
-        + _REL_ZH
-        + r")(?:今年(?:[\d一二三四五六七八九十]+岁?了?|上?[小初高大][学一二三四五六])|怀孕了|住在|是|在(?:["
-        + _CJK
-        + r"]{1,4})(?:上学|上班|读书|工作))",
-        lambda m: m.group(1),
-    ),
-    (r"我(?:刚)?结婚了?[，,]?(老公|老婆)(?:叫)" + _NAME_ZH, lambda m: f"{m.group(1)}: {m.group(2)}"),
-]
-_FAMILY_ZH = [(re.compile(source), read) for source, read in _FAMILY_ZH_TABLE]
-_CHILD_ZH = re.compile("孩子他")
-# every statement about family in Chinese is one of these (the prefilter's look at `_family_zh`)
-_FAMILY_ZH_REQUIRES = one_of(_ME_ZH, _CHILD_ZH) & one_of(*(pattern for pattern, _ in _FAMILY_ZH))
-
-
-def _family_zh(t: str) -> list[Found]:
-    if "我" not in t and not t.startswith("孩子他"):
-        return []
-    for pattern, read in _FAMILY_ZH:
-        m = prefilter.search(pattern, t)
-        if m:
-            return [("profile.family", read(m), False)]
-    return []
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -1583,7 +1420,7 @@ _CHANGE_EN = rx(
 
 
 # the families read straight from a table: one of its patterns is what each cannot fire without
-_FAMILY_EN_REQUIRES = one_of(*(pattern for pattern, _ in _FAMILY_EN))
+_FAMILY_EN_REQUIRES = one_of(*(pattern for pattern, _ in RELATIVES_EN))
 _PETS_EN_REQUIRES = one_of(*(pattern for pattern, _ in _PETS_EN))
 _MANAGER_EN_REQUIRES = one_of(*_MANAGER_EN)
 _WORK_EN_REQUIRES = one_of(*(pattern for pattern, _ in _WORK_EN))
@@ -1604,8 +1441,8 @@ def _families_zh(user: str, full: str, in_user: prefilter.Firing, in_full: prefi
         out += _budget_zh(user)
     if _DATES_ZH_REQUIRES in in_full:
         out += _dates(full, True)
-    if _FAMILY_ZH_REQUIRES in in_full:
-        out += _family_zh(full)
+    if RELATIVES_ZH_REQUIRES in in_full:
+        out += relatives_zh(full)
     if _PETS_ZH_REQUIRES in in_full:
         out += _pets_zh(full, user)
     about_a_manager = bool(re.search(r"领导|老板|上司|主管|经理", full))
@@ -1650,7 +1487,7 @@ def _families_en(user: str, full: str, in_user: prefilter.Firing, in_full: prefi
     if _DATES_EN_REQUIRES in in_full:
         out += _dates(full, False)
     if _FAMILY_EN_REQUIRES in in_full:
-        for r, fn in _FAMILY_EN:
+        for r, fn in RELATIVES_EN:
             m = prefilter.search(r, full)
             if m:
                 out.append(("profile.family", fn(m), False))
@@ -1713,7 +1550,7 @@ EVERYDAY_REQUIRES: tuple[Trigger, ...] = (
     _TRAVEL_ZH_REQUIRES,
     _BUDGET_ZH_REQUIRES,
     _DATES_ZH_REQUIRES,
-    _FAMILY_ZH_REQUIRES,
+    RELATIVES_ZH_REQUIRES,
     _PETS_ZH_REQUIRES,
     _WORK_ZH_REQUIRES,
     _ACCESS_ZH_REQUIRES,
