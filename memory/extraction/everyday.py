@@ -39,6 +39,7 @@ from .everyday_shared import SPEC as SHARED
 from .family import Hit
 from .language import EN_NAMES, ZH_NAMES
 from .likes import LIKES_EN_REQUIRES, LIKES_ZH_REQUIRES, likes_en, likes_zh
+from .pets import PETS_EN, PETS_ZH_REQUIRES, pets_zh
 from .prefilter import Trigger, all_of, one_of
 from .relatives import RELATIVES_EN, RELATIVES_ZH_REQUIRES, relatives_zh
 from .text import clean, rx, zh
@@ -90,129 +91,6 @@ def _v(text: str) -> str:
     v = re.sub(r"(?i)\s+(?:a\s+lot|so\s+much|too|as\s+well|these\s+days|lately|for\s+years|now)$", "", v)
     v = re.sub(r"^(?:the|a|an)\s+", "", v, flags=re.I)
     return v.strip()
-
-
-# ----------------------------------------------------------------------------------------------------
-# pets
-
-_PET_EN = (
-    r"(?:golden\s+retriever|labrador|labradoodle|lab|beagle|corgi|poodle|husky|french\s+bulldog|bulldog|german\s+shepherd|"
-    r"shepherd|terrier|dachshund|pug|chihuahua|border\s+collie|collie|spaniel|schnauzer|shih\s+tzu|greyhound|whippet|"
-    r"doodle|cockapoo|maine\s+coon|siamese|ragdoll|persian\s+cat|tabby|leopard\s+gecko|gecko|bearded\s+dragon|ball\s+python|python|"
-    r"snake|lizard|iguana|tortoise|turtle|guinea\s+pigs?|hamsters?|rabbits?|bunny|bunnies|budgies?|parakeets?|cockatiels?|"
-    r"parrots?|canary|tropical\s+fish|goldfish|fish|axolotl|ferrets?|chinchillas?|hedgehogs?|chickens|hens|bees|"
-    r"horses?|pony|rats|mice|dogs?|cats?|puppy|puppies|kittens?)"
-)
-_PETS_EN: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
-    (
-        rx(
-            r"\b(?:my|our)\s+(?:[\w-]+\s+){0,2}?(?P<pet>"
-            + _PET_EN
-            + r")(?:\s+is|'s\s+name\s+is|'s\s+name's|\s+is\s+(?:called|named)|'s\s+cal"
-            r"led|\s+are\s+(?:called|named)|\s+goes\s+by)\s+(?P<name>" + _NAMES + r")"
-        ),
-        lambda m: f"{m.group('pet')}: {m.group('name')}",
-    ),
-    (
-        rx(
-            r"\b(?:I|we)(?:'ve|\s+have)?\s+(?:have|got|keep|adopted|rescued|own|'ve\s+got|have\s+got|just\s+got|recently\s+got|also\s+have)\s+(?:(?:an?|one|two|three|\d+|some|a\s+couple\s+of|a\s+pair\s+of)\s+)?(?:(?!(?:been|in|on|at|with|for|about|to)\b)[\w-]+\s+){0,3}?(?P<pet>"
-            + _PET_EN
-            + r")\b(?:[^.;]{0,30}?\b(?:called|named)\s+(?P<name>"
-            + _NAMES
-            + r")|\s*,\s*(?P<name2>"
-            + _NAME
-            + r")\b)?"
-        ),
-        lambda m: (
-            m.group("pet")
-            + (f": {m.group('name') or m.group('name2')}" if (m.group("name") or m.group("name2")) else "")
-        ),
-    ),
-    (
-        rx(r"\b(?:my|our)\s+(?:[\w-]+\s+){0,2}?(?P<pet>" + _PET_EN + r")(?:\s*,\s*|\s+)(?P<name>" + _NAME + r")\b"),
-        lambda m: f"{m.group('pet')}: {m.group('name')}",
-    ),
-    (
-        rx(
-            r"\b(?:share|live|living)\s+(?:my\s+\w+\s+)?with\s+(?:an?\s+|my\s+)?(?:[\w-]+\s+){0,3}?(?P<pet>"
-            + _PET_EN
-            + r")\b(?:[^.;]{0,20}?\b(?:called|named)\s+(?P<name>"
-            + _NAME
-            + r"))?"
-        ),
-        lambda m: m.group("pet") + (f": {m.group('name')}" if m.group("name") else ""),
-    ),
-    (
-        rx(
-            r"\b(?:she|he)(?:'s|\s+is)\s+an?\s+(?:[\w-]+\s+){0,2}?(?P<pet>"
-            + _PET_EN
-            + r")\s+(?:called|named)\s+(?P<name>"
-            + _NAME
-            + r")"
-        ),
-        lambda m: f"{m.group('pet')}: {m.group('name')}",
-    ),
-    (
-        rx(
-            r"\bthere's\s+an?\s+(?P<pet>"
-            + _PET_EN
-            + r")\s+in\s+(?:our|my)\s+(?:house|home|flat|apartment)(?:\s+(?:named|called)\s+(?P<name>"
-            + _NAME
-            + r"))?"
-        ),
-        lambda m: m.group("pet") + (f": {m.group('name')}" if m.group("name") else ""),
-    ),
-]
-_PET_ZH = (
-    r"(?:猫咪|狗狗|小狗|小猫|金毛|柯基|泰迪|兔子|乌龟|金鱼|边牧|八哥|鹦鹉|刺猬|荷兰猪|豚鼠|蜥蜴|柴犬|比熊|龙猫|拉布拉多|哈士奇|"
-    r"二哈|仓鼠|串串|流浪猫|流浪狗|布偶猫?|英短|美短|橘猫|狸花猫?|萨摩耶?|阿拉斯加|博美|德牧|雪纳瑞|法斗|巴哥|蜜袋鼯|"
-    r"热带鱼|锦鲤|暹罗猫|蓝猫|鸡|鸭|鸟|蛇|猫|狗|鱼)"
-)
-
-
-_PET_KEPT_ZH = [
-    re.compile(
-        r"(?:^|我|[，,])(?:家里?|们家)?[^，,。]{0,6}?(?:养|领养|收养|捡)(?:了|着|过)?(?:好)?(?:一|两|三|几|好几)?(?:只|条|缸|个|头|匹|对|窝)?["
-        + _CJK
-        + r"]{0,2}?("
-        + _PET_ZH
-        + r")"
-    ),
-    re.compile(
-        r"我(?:们)?(?:家)?(?:里)?(?:的|那只|那条|这只|这条)?(?:还)?(?:有|养了?)?(?:一|两|三|几)?(?:只|条|个)?["
-        + _CJK
-        + r"]{0,2}?("
-        + _PET_ZH
-        + r")(?!粮|毛|砂|过敏)(?:主子)?(?=叫|是|[，,]|["
-        + _CJK
-        + r"]{0,3}一起|今年|[一二三四五六七八九十\d]+岁)"
-    ),
-    re.compile(r"我(?:家)?有(?:一|两|三|几)?(?:只|条)(?:小)?(" + _PET_ZH + r")"),
-    re.compile(r"我是(猫|狗)奴"),
-]
-_KEEPS_ZH = re.compile("养")
-# every statement about pets in Chinese is one of these (the prefilter's look at `_pets_zh`)
-_PETS_ZH_REQUIRES = one_of(_ME_ZH, _KEEPS_ZH) & one_of(*_PET_KEPT_ZH)
-
-
-def _pets_zh(t: str, user: str) -> list[Found]:
-    if "我" not in t and not t.startswith("养"):
-        return []
-    if not user:
-        # someone else's clause ("我朋友养了一只猫"): only the user's own possessive counts
-        t = t if re.match(r"我(?:们)?(?:家|的)", t) else ""
-        if not t:
-            return []
-    if re.search(r"(?:想|打算|准备|要不要|能不能|可以|适合)养", t):
-        return []
-    name = re.search(r"叫([" + _CJK + r"A-Za-z]{1,6}?)(?=[，,。！!；;和]|$|呢|哈|啊|呀|一只)", t)
-    m = next((found for found in (kept.search(t) for kept in _PET_KEPT_ZH) if found), None)
-    if not m:
-        return []
-    pet = m.group(1)
-    if name and name.start() > m.start():
-        return [("profile.pets", f"{pet}: {name.group(1)}", False)]
-    return [("profile.pets", pet, False)]
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -1421,7 +1299,7 @@ _CHANGE_EN = rx(
 
 # the families read straight from a table: one of its patterns is what each cannot fire without
 _FAMILY_EN_REQUIRES = one_of(*(pattern for pattern, _ in RELATIVES_EN))
-_PETS_EN_REQUIRES = one_of(*(pattern for pattern, _ in _PETS_EN))
+_PETS_EN_REQUIRES = one_of(*(pattern for pattern, _ in PETS_EN))
 _MANAGER_EN_REQUIRES = one_of(*_MANAGER_EN)
 _WORK_EN_REQUIRES = one_of(*(pattern for pattern, _ in _WORK_EN))
 
@@ -1443,8 +1321,8 @@ def _families_zh(user: str, full: str, in_user: prefilter.Firing, in_full: prefi
         out += _dates(full, True)
     if RELATIVES_ZH_REQUIRES in in_full:
         out += relatives_zh(full)
-    if _PETS_ZH_REQUIRES in in_full:
-        out += _pets_zh(full, user)
+    if PETS_ZH_REQUIRES in in_full:
+        out += pets_zh(full, user)
     about_a_manager = bool(re.search(r"领导|老板|上司|主管|经理", full))
     if _WORK_ZH_REQUIRES in (in_full if about_a_manager else in_user):
         out += _work_zh(full if about_a_manager else user)
@@ -1493,7 +1371,7 @@ def _families_en(user: str, full: str, in_user: prefilter.Firing, in_full: prefi
                 out.append(("profile.family", fn(m), False))
                 break
     if _PETS_EN_REQUIRES in in_full:
-        for r, fn in _PETS_EN:
+        for r, fn in PETS_EN:
             m = prefilter.search(r, full)
             if m:
                 out.append(("profile.pets", fn(m), False))
@@ -1551,7 +1429,7 @@ EVERYDAY_REQUIRES: tuple[Trigger, ...] = (
     _BUDGET_ZH_REQUIRES,
     _DATES_ZH_REQUIRES,
     RELATIVES_ZH_REQUIRES,
-    _PETS_ZH_REQUIRES,
+    PETS_ZH_REQUIRES,
     _WORK_ZH_REQUIRES,
     _ACCESS_ZH_REQUIRES,
     _DEVICES_ZH_REQUIRES,
