@@ -27,7 +27,6 @@ Canonical values (so that a later retraction names the stored value):
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from datetime import datetime
 
 from ..models import Kind
@@ -43,6 +42,7 @@ from .pets import PETS_EN, PETS_ZH_REQUIRES, pets_zh
 from .prefilter import Trigger, all_of, one_of
 from .relatives import RELATIVES_EN, RELATIVES_ZH_REQUIRES, relatives_zh
 from .text import clean, rx, zh
+from .work import MANAGER_EN, WORK_EN, WORK_ZH_REQUIRES, work_zh
 
 Found = tuple[str, str, bool]  # (attribute, value, retract)
 
@@ -91,246 +91,6 @@ def _v(text: str) -> str:
     v = re.sub(r"(?i)\s+(?:a\s+lot|so\s+much|too|as\s+well|these\s+days|lately|for\s+years|now)$", "", v)
     v = re.sub(r"^(?:the|a|an)\s+", "", v, flags=re.I)
     return v.strip()
-
-
-# ----------------------------------------------------------------------------------------------------
-# work (manager statements are read before other people's clauses are dropped)
-
-_OCC_EN = (
-    r"(?:nurse|doctor|physician|surgeon|dentist|pharmacist|teacher|professor|lecturer|tutor|engineer|developer|programmer|"
-    r"accountant|bookkeeper|lawyer|attorney|paralegal|electrician|plumber|carpenter|mechanic|designer|architect|analyst|"
-    r"scientist|consultant|manager|chef|cook|baker|waiter|waitress|bartender|barista|pilot|flight\s+attendant|firefighter|"
-    r"police\s+officer|cop|paramedic|vet|veterinarian|therapist|psychologist|counsel(?:l)?or|social\s+worker|journalist|writer|"
-    r"editor|translator|photographer|illustrator|musician|student|researcher|librarian|cashier|driver|farmer|salesperson|"
-    r"realtor|agent|civil\s+servant|soldier|nanny|caregiver|carer|receptionist|secretary|administrator|admin|sysadmin|"
-    r"banker|trader|economist|entrepreneur|founder|freelancer|contractor|homemaker|retiree|intern|postdoc|"
-    r"officer|clerk|technician|midwife|pharmacist|optometrist|radiologist|surveyor|welder|janitor|cleaner|courier|"
-    r"stay-at-home\s+(?:mom|mum|dad|parent))"
-)
-_WORK_EN: list[tuple[re.Pattern[str], Callable[[re.Match[str]], list[Found]]]] = [
-    (
-        rx(
-            r"\bI(?:'m|\s+am|\s+work\s+as)\s+(?:now\s+|currently\s+|still\s+)?(?:an?\s+)?(?P<occ>(?:[\w-]+\s+){0,3}?"
-            + _OCC_EN
-            + r")s?\b(?!\s+(?:fan|friend))(?:\s+(?:at|for)\s+(?P<emp>[^,.;!]+))?"
-        ),
-        lambda m: (
-            (
-                []
-                if re.search(r"(?i)\b(?:beginner|intermediate|advanced|expert|novice|newbie)\b", m.group("occ"))
-                else [("profile.work.occupation", _v(m.group("occ")), False)]
-            )
-            + ([("profile.work.employer", _v(m.group("emp")), False)] if m.group("emp") else [])
-        ),
-    ),
-    (
-        rx(
-            r"\bI(?:'m|\s+am)\s+(?P<occ>retired|freelance|self-employed|unemployed|between\s+jobs|out\s+of\s+work|on\s+(?:parental|maternity|paternity)\s+leave|in\s+(?:sales|marketing|finance|IT|HR|tech|software|education|healthcare|retail|construction|insurance|consulting|law|real\s+estate|hospitality|logistics|nursing|accounting|banking)\b[^.;!]*)"
-        ),
-        lambda m: [("profile.work.occupation", _v(m.group("occ")), False)],
-    ),
-    (
-        rx(
-            r"\bI\s+(?:(?:still|now|currently|also)\s+)?(?:work|'ve\s+worked|have\s+worked|'ve\s+been\s+working|have\s+been\s+working)\s+(?:at|for)\s+(?P<emp>(?:the\s+)?[^,.;!]+?)(?=\s+(?:as|since|for\s+\w+\s+years?|now)\b|[,.;!]|$)"
-        ),
-        lambda m: [("profile.work.employer", _v(m.group("emp")), False)],
-    ),
-    (
-        rx(
-            r"\bI(?:'ve|\s+have)\s+been\s+(?:at|with)\s+(?P<emp>(?-i:[A-Z])[\w&.'-]*(?:\s+(?-i:[A-Z])[\w&.'-]*){0,3})\s+for\b"
-        ),
-        lambda m: [("profile.work.employer", m.group("emp"), False)],
-    ),
-    (
-        rx(
-            r"\b(?:started|starting|began)\s+(?:a\s+new\s+job|a\s+job|working|work)\s+(?:at|for|with)\s+(?P<emp>[^,.;!]+)"
-        ),
-        lambda m: [("profile.work.employer", _v(m.group("emp")), False)],
-    ),
-    (
-        rx(
-            r"\bI\s+(?:fly|drive|deliver|write|cook|work\s+shifts)\s+for\s+(?P<emp>(?-i:[A-Z])[\w&.'-]*(?:\s+(?-i:[A-Z])[\w&.'-]*){0,2})"
-        ),
-        lambda m: [("profile.work.employer", m.group("emp"), False)],
-    ),
-    (
-        rx(r"\bI\s+run\s+(?:my\s+own|a)\s+(?P<biz>[\w\s-]{2,25}?)(?=[,.;!]|$)"),
-        lambda m: [("profile.work.occupation", _v(m.group("biz")) + " owner", False)],
-    ),
-    (
-        # (what is taught, not where, when or to whom: "I teach piano on weekends")
-        rx(
-            r"\bI\s+teach\s+(?P<what>[^,.;!]+?)(?=\s+(?:at|on|in|to|for|with|during|every|each|online|part-time)\b|[,.;!]|$)"
-        ),
-        lambda m: [("profile.work.occupation", _v(m.group("what")) + " teacher", False)],
-    ),
-    (
-        rx(r"\bmy\s+(?:job\s+)?title\s+is\s+(?:technically\s+|officially\s+|now\s+)?(?P<t>[^,.;!]+)"),
-        lambda m: [("profile.work.occupation", _v(m.group("t")), False)],
-    ),
-    (
-        rx(
-            r"\bI\s+(?:\w+\s+)?(?:work|do)\s+(?P<when>(?:night|day|early|late|evening|weekend|double|12-hour|long)\s+shifts?)(?:\s+at\s+(?P<emp>[^,.;!]+))?"
-        ),
-        lambda m: (
-            [("profile.work.schedule", m.group("when"), False)]
-            + ([("profile.work.employer", _v(m.group("emp")), False)] if m.group("emp") else [])
-        ),
-    ),
-    (
-        rx(
-            r"\bmy\s+(?:shifts?|hours|working\s+hours|work\s+hours|work\s+schedule|schedule)\s+(?:are|is)\s+(?P<when>[^.;!]+)"
-        ),
-        lambda m: [("profile.work.schedule", _v(m.group("when")), False)],
-    ),
-    (
-        rx(r"\bI(?:'m|\s+am)\s+on\s+call\b(?P<when>[^.;!]*)"),
-        lambda m: [("profile.work.schedule", "on call" + m.group("when"), False)],
-    ),
-    (
-        rx(
-            r"\bI\s+(?:(?:pretty\s+much|usually|normally|mostly|basically|only|just|"
-            r"currently|now)\s+)?work\s+(?P<when>(?:\d{1,2}(?::\d\d)?\s*(?:am|pm)?\s"
-            r"*(?:to|-|–)\s*\d{1,2}|nights|night\s+shifts?|weekends|part[- ]time|ful"
-            r"l[- ]time|shifts|early\s+shifts?|late\s+shifts?|four\s+days\s+a\s+week"
-            r"|\w+\s+days\s+a\s+week)[^.;!]*)"
-        ),
-        lambda m: [("profile.work.schedule", _v(m.group("when")), False)],
-    ),
-    (
-        rx(
-            r"\bI\s+(?:(?:usually|mostly|always|only)\s+)?work\s+(?:from\s+home|remotely)\s+(?P<when>on\s+\w+|\w+days?|(?:two|three|\d)\s+days\s+a\s+week)[^.;!]*"
-        ),
-        lambda m: [("profile.work.remote_days", _v(m.group("when")), False)],
-    ),
-    (
-        rx(r"\bmy\s+(?:office|in-office|remote|WFH)\s+days\s+are\s+(?P<when>[^.;!]+)"),
-        lambda m: [("profile.work.remote_days", _v(m.group("when")) + " (office)", False)],
-    ),
-    (
-        rx(
-            r"^(?P<when>(?:mondays|tuesdays|wednesdays|thursdays|fridays)(?:\s+and\s+\w+days)?)\s+I'm\s+(?:always\s+|usually\s+)?in\s+the\s+office"
-        ),
-        lambda m: [("profile.work.remote_days", m.group("when") + " (office)", False)],
-    ),
-    (
-        rx(
-            r"\bI(?:'m|\s+am)\s+(?:fully|completely|100%)\s+remote|\bI\s+work\s+(?:fully\s+)?remote(?:ly)?\b(?!\s+(?:on|\w+days))"
-        ),
-        lambda m: [("profile.work.remote_days", "fully remote", False)],
-    ),
-    (rx(r"\bthat's\s+my\s+side\s+(?:job|hustle|gig)"), lambda m: [("profile.work.occupation", _v(m.string), False)]),
-]
-_MANAGER_EN = [
-    rx(
-        r"\bmy\s+(?:direct\s+)?(?:manager|boss|team\s+lead|supervisor|line\s+manager|lead|skip-level)\s+(?:is|'s)\s+(?:a\s+\w+\s+(?:named|called)\s+|called\s+|named\s+)?(?P<name>"
-        + _NAME
-        + r"(?:\s+"
-        + _NAME
-        + r")?)"
-    ),
-    rx(
-        r"\bmy\s+(?:direct\s+)?(?:manager|boss|team\s+lead|supervisor|line\s+manager)(?:'s\s+name\s+is|\s+is\s+(?:called|named))\s+(?P<name>"
-        + _NAME
-        + r")"
-    ),
-    rx(r"\bI\s+report\s+(?:directly\s+)?to\s+(?P<name>" + _NAME + r"(?:\s+" + _NAME + r")?)"),
-]
-_OCC_ZH = (
-    r"(?:护士|医生|大夫|老师|教师|律师|会计师?|电工|设计师|程序员|工程师|骑手|快递员|司机|厨师|警察|公务员|销售|大学生|研究生|博士生?|"
-    r"自由职业者?|记者|编辑|翻译|主播|产品经理|经理|店主|军人|保安|保姆|农民|工人|护工|药剂师|牙医|兽医|会计|审计|运营|客服|作家|画家|"
-    r"摄影师|全职妈妈|全职太太|宝妈|学生|老板|个体户|文员|前台|助理|咨询师|心理咨询师|建筑师|厨子|外卖员|网约车司机|导游|空姐|飞行员|"
-    r"[" + _CJK + r"]{1,4}(?:师|员|医生|老师|工|手))"
-)
-_COMPANY_ZH = (
-    r"(?:阿里巴巴|阿里|腾讯|字节跳动|字节|百度|华为|美团|京东|网易|小米|滴滴|拼多多|快手|蚂蚁|携程|中石油|中石化|国家电网|银"
-    r"行|医院|学校|大学|政府|外企|国企|央企)"
-)
-
-
-_MANAGER_ZH = re.compile(
-    r"我们?(?:的)?(?:直属|直接)?(?:领导|老板|上司|主管|经理|leader|组长)(?:叫|是|是个叫|是一个叫|是位叫)(["
-    + _CJK
-    + r"A-Za-z]{1,6}?)(?=[，,。！!的]|$|呢|哈)"
-)
-_OCCUPATION_ZH = re.compile(
-    r"我(?:现在|目前|已经)?(?:是|是一名|是一个|是个|当|在当)(?:一名|一个|个|名)?(["
-    + _CJK
-    + r"A-Za-z]{0,6}?"
-    + _OCC_ZH
-    + r")(?=[，,。！!；;]|$|呢|哈|啊|吧|的)"
-)
-# "帮我做一个模板" is a request: 我 there is who it is for, not who does the work
-_NOT_SUBJECT_ZH = r"(?<![帮给让替为跟陪教叫请])"
-_DOES_ZH = re.compile(_NOT_SUBJECT_ZH + r"我(?:现在|目前)?(?:是)?(?:做|干|搞)([" + _CJK + r"A-Za-z]{1,8}?)的")
-_RUNS_SHOP_ZH = re.compile(r"我(?:自己)?开了?(?:一)?(?:家|个|间)([" + _CJK + r"]{1,8})")
-_LINE_OF_WORK_ZH = re.compile(_NOT_SUBJECT_ZH + r"我(?:现在|目前)?(?:做|干)([" + _CJK + r"]{1,6}?)(?:这行|工作)")
-_WORKS_AT_ZH = re.compile(
-    r"(?:我|^)(?:现在|目前|一直)?在(["
-    + _CJK
-    + r"A-Za-z]{1,10}?)(?:工作|上班|实习|当["
-    + _CJK
-    + r"]{1,4}|做["
-    + _CJK
-    + r"]{1,4}|干了|干活)"
-)
-_AT_COMPANY_ZH = re.compile(r"我(?:现在|目前)?在(" + _COMPANY_ZH + r")(?=[，,。！!]|$)")
-_STUDIES_ZH = re.compile(r"我(?:在|正在)?读(研|博|研究生|博士|大学|本科|大[一二三四]|高中)")
-_NOT_WORKING_ZH = re.compile(r"我(?:已经|刚|目前|现在)?(?:退休|退休了|待业|失业了|在家带娃)")
-_SHIFT_ZH = re.compile(r"我(?:一般|平时)?上(夜班|白班|早班|晚班|大夜|三班倒)")
-_WORK_WEEK_ZH = re.compile(
-    r"(?:我们?|我的)(?:公司|单位)?(?:是|实行|一直是)?(996|997|双休|单休|大小周|弹性工作制|朝九晚五)"
-)
-_REMOTE_ZH = re.compile(r"远程|在家办公|居家办公|在家上班|在公司")
-_REMOTE_WHEN_ZH = re.compile(r"每周|周[一二三四五六日]|完全|全职|一直|基本上|其他时间|平时")
-# every statement about work in Chinese is one of these (the prefilter's look at `_work_zh`)
-_WORK_ZH_REQUIRES = one_of(
-    _MANAGER_ZH,
-    _OCCUPATION_ZH,
-    _DOES_ZH,
-    _RUNS_SHOP_ZH,
-    _LINE_OF_WORK_ZH,
-    _WORKS_AT_ZH,
-    _AT_COMPANY_ZH,
-    _STUDIES_ZH,
-    _NOT_WORKING_ZH,
-    _SHIFT_ZH,
-    _WORK_WEEK_ZH,
-    (_REMOTE_ZH, _REMOTE_WHEN_ZH),
-)
-
-
-def _work_zh(t: str) -> list[Found]:
-    out: list[Found] = []
-    m = _MANAGER_ZH.search(t)
-    if m:
-        out.append(("profile.work.manager", m.group(1), False))
-    if "我" not in t and not re.match(r"在[" + _CJK + r"]{1,8}(?:干|工作|上班)", t):
-        return out
-    m = _OCCUPATION_ZH.search(t)
-    if m and not re.search(r"会员|学员|球迷|粉|奴|人$|过敏|新手|高手|老手|小白", m.group(1)):
-        out.append(("profile.work.occupation", m.group(1), False))
-    m = _DOES_ZH.search(t) or _RUNS_SHOP_ZH.search(t) or _LINE_OF_WORK_ZH.search(t)
-    if m:
-        out.append(("profile.work.occupation", m.group(1), False))
-    m = _WORKS_AT_ZH.search(t)
-    if m and not re.match(r"家|这|那", m.group(1)):
-        out.append(("profile.work.employer", m.group(1), False))
-    m = _AT_COMPANY_ZH.search(t)
-    if m:
-        out.append(("profile.work.employer", m.group(1), False))
-    m = _STUDIES_ZH.search(t)
-    if m:
-        out.append(("profile.work.occupation", m.group(1) + "学生", False))
-    m = _NOT_WORKING_ZH.search(t)
-    if m:
-        out.append(("profile.work.occupation", "退休" if "退休" in m.group(0) else m.group(0)[1:], False))
-    m = _SHIFT_ZH.search(t) or _WORK_WEEK_ZH.search(t)
-    if m:
-        out.append(("profile.work.schedule", m.group(1), False))
-    if _REMOTE_ZH.search(t) and _REMOTE_WHEN_ZH.search(t):
-        out.append(("profile.work.remote_days", clean(re.sub(r"^我(?:基本上|现在|目前)?", "", t)), False))
-    return out
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -1300,8 +1060,8 @@ _CHANGE_EN = rx(
 # the families read straight from a table: one of its patterns is what each cannot fire without
 _FAMILY_EN_REQUIRES = one_of(*(pattern for pattern, _ in RELATIVES_EN))
 _PETS_EN_REQUIRES = one_of(*(pattern for pattern, _ in PETS_EN))
-_MANAGER_EN_REQUIRES = one_of(*_MANAGER_EN)
-_WORK_EN_REQUIRES = one_of(*(pattern for pattern, _ in _WORK_EN))
+_MANAGER_EN_REQUIRES = one_of(*MANAGER_EN)
+_WORK_EN_REQUIRES = one_of(*(pattern for pattern, _ in WORK_EN))
 
 
 def _families_zh(user: str, full: str, in_user: prefilter.Firing, in_full: prefilter.Firing) -> list[Found]:
@@ -1324,8 +1084,8 @@ def _families_zh(user: str, full: str, in_user: prefilter.Firing, in_full: prefi
     if PETS_ZH_REQUIRES in in_full:
         out += pets_zh(full, user)
     about_a_manager = bool(re.search(r"领导|老板|上司|主管|经理", full))
-    if _WORK_ZH_REQUIRES in (in_full if about_a_manager else in_user):
-        out += _work_zh(full if about_a_manager else user)
+    if WORK_ZH_REQUIRES in (in_full if about_a_manager else in_user):
+        out += work_zh(full if about_a_manager else user)
     if _ACCESS_ZH_REQUIRES in in_user:
         out += _access(user, True)
     if _DEVICES_ZH_REQUIRES in in_user:
@@ -1377,14 +1137,14 @@ def _families_en(user: str, full: str, in_user: prefilter.Firing, in_full: prefi
                 out.append(("profile.pets", fn(m), False))
                 break
     if _MANAGER_EN_REQUIRES in in_full:
-        for r in _MANAGER_EN:
+        for r in MANAGER_EN:
             m = prefilter.search(r, full)
             if m:
                 out.append(("profile.work.manager", m.group("name"), False))
                 break
     if user:
         if _WORK_EN_REQUIRES in in_user:
-            for r, wfn in _WORK_EN:
+            for r, wfn in WORK_EN:
                 m = prefilter.search(r, user)
                 if m:
                     out += wfn(m)
@@ -1430,7 +1190,7 @@ EVERYDAY_REQUIRES: tuple[Trigger, ...] = (
     _DATES_ZH_REQUIRES,
     RELATIVES_ZH_REQUIRES,
     PETS_ZH_REQUIRES,
-    _WORK_ZH_REQUIRES,
+    WORK_ZH_REQUIRES,
     _ACCESS_ZH_REQUIRES,
     _DEVICES_ZH_REQUIRES,
     _HOBBIES_ZH_REQUIRES,
