@@ -32,6 +32,7 @@ from datetime import datetime
 from ..models import Kind
 from . import prefilter
 from .allergy import ALLERGY_EN_REQUIRES, ALLERGY_ZH_REQUIRES, allergy_en, allergy_zh
+from .devices import DEVICES_EN_REQUIRES, DEVICES_ZH_REQUIRES, devices_en, devices_zh
 from .diet import DIET_EN_REQUIRES, DIET_ZH_REQUIRES, diet_en, diet_zh
 from .everyday_shared import ME_ZH
 from .everyday_shared import SPEC as SHARED
@@ -194,92 +195,6 @@ def _routine_zh(t: str) -> list[Found]:
         return [("profile.routine", clean(re.sub(r"^(?:我(?:一般|通常|平时)?)", "", t)), False)]
     if _FREQ_ZH_RX.search(t) and _ACT_ZH_RX.search(t):
         return [("profile.routine", clean(re.sub(r"^(?:我(?:一般|通常|平时)?)", "", t)), False)]
-    return []
-
-
-# ----------------------------------------------------------------------------------------------------
-# devices, tools, OS
-
-_PRODUCT_EN = (
-    r"(?:MacBook(?:\s+(?:Air|Pro))?(?:\s+M\d)?|iMac|Mac\s+mini|Mac|iPhone(?:\s+\d+(?:\s+Pro)?)?|iPad(?:\s+(?:Pro|Air|mini))?|"
-    r"Android(?:\s+\d+)?|Pixel(?:\s+\d+)?|Samsung(?:\s+Galaxy)?|Galaxy(?:\s+\w+)?|OnePlus|Xiaomi|Huawei|Linux|Ubuntu|Fedora|Debian|"
-    r"Arch|Mint|Windows(?:\s+\d+)?|Chromebook|ChromeOS|ThinkPad|Dell|XPS|HP|Lenovo|Surface(?:\s+\w+)?|Kindle|Kobo|Obsidian|"
-    r"Notion|Evernote|OneNote|Bear|Chrome|Firefox|Safari|Edge|Brave|Opera|VS\s*Code|Visual\s+Studio|Vim|Neovim|Emacs|"
-    r"PyCharm|IntelliJ|Sublime|Excel|Google\s+Sheets|Google\s+Docs|Google\s+Drive|Word|Outlook|Gmail|Apple\s+Watch|Fitbit|"
-    r"Garmin|Oura|Whoop|1Password|LastPass|Bitwarden|Steam\s+Deck|PS5|PlayStation(?:\s+\d)?|Xbox|Nintendo\s+Switch|Switch|"
-    r"Google\s+Home|Alexa|Echo|Sonos|Slack|Todoist|Trello|Asana|Things|Spotify|AirPods|Roku|Apple\s+TV|Fire\s+TV|iOS|macOS)"
-)
-_DEVICES_EN = [
-    rx(
-        r"\b(?:I|we)(?:'m|\s+am|'ve|\s+have)?\s+(?:\w+\s+){0,3}?(?:use|using|on|have|got|wear|code\s+in|write\s+in|read\s+on|"
-        r"work\s+on|switched\s+to|run|running|take\s+(?:all\s+)?(?:of\s+)?my\s+notes\s+in|do\s+(?:most\s+of\s+|all\s+of\s+)?my\s+\w+\s+(?:in|on)|"
-        r"an?)\s+(?:an?\s+|the\s+|my\s+)?(?P<p>(?-i:" + _PRODUCT_EN + r"))\b(?P<tail>(?:\s+(?-i:[A-Z0-9][\w+]*)){0,2})"
-    ),
-    rx(r"^(?:for\s+\w+\s*,?\s*)?I\s+(?:\w+\s+){0,2}?use\s+(?:the\s+)?(?P<p>(?-i:[A-Z][\w+]*(?:\s+[A-Z][\w+]*)?))"),
-    rx(
-        r"^(?P<p>(?-i:"
-        + _PRODUCT_EN
-        + r"))\s+is\s+my\s+(?:browser|editor|phone|laptop|OS|main\s+\w+|go-to|daily\s+driver|computer)"
-    ),
-    rx(
-        r"\b(?:my|our)\s+(?:main\s+|work\s+)?(?:machine|computer|laptop|phone|PC|desktop|tablet|watch|browser|editor|TV|e-reader|setup)(?:'s|\s+is|\s+runs|\s+uses)\s+(?:an?\s+)?(?P<p>[^,.;!]+)"
-    ),
-    rx(
-        r"\bI\s+(?:\w+\s+)?(?:edit|manage|keep|track|write|store|organi[sz]e|plan|do|sync|back\s+up)\s+(?:all\s+)?my\s+[\w\s]{2,20}?\s+(?:in|on|with)\s+(?:the\s+)?(?P<p>(?-i:[A-Z][\w+]*(?:\s+[A-Z][\w+]*)?))"
-    ),
-    rx(
-        r"^(?P<p>(?-i:[A-Z][\w+]*(?:\s+[A-Z][\w+]*)?))\s+is\s+my\s+(?:browser|editor|phone|laptop|OS|main\s+\w+|go-to\s+\w+|daily\s+driver|computer|note-taking\s+app|password\s+manager|calendar|email\s+client|\w+\s+app)\b"
-    ),
-    rx(r"\beverything\s+I\s+do\s+is\s+on\s+an?\s+(?P<p>[^,.;!]+)"),
-]
-
-
-_DEVICES_EN_REQUIRES = one_of(*_DEVICES_EN)  # the prefilter's look at `_devices_en`
-
-
-def _devices_en(t: str) -> list[Found]:
-    for r in _DEVICES_EN:
-        m = prefilter.search(r, t)
-        if m:
-            p = (m.group("p") + (m.groupdict().get("tail") or "")).strip()
-            if re.fullmatch(r"(?i)I|It|The|This|That|A|An", p):
-                continue
-            return [("profile.devices", _v(p), False)]
-    return []
-
-
-_PRODUCT_ZH = (
-    r"(?:苹果(?:电脑|手机|手表)?|华为(?:手机|手表|MatePad|平板)?|小米(?:手机|手环|\d+)?|荣耀|OPPO|vivo|三星|联想|鸿蒙|安卓|"
-    r"印象笔记|有道云笔记|微信读书|网易云(?:音乐)?|QQ音乐|石墨文档|腾讯文档|飞书|钉钉|滴答清单|小爱音箱|天猫精灵|"
-    r"[A-Za-z][\w. +-]*)"
-)
-
-
-_DEVICES_ZH = [
-    re.compile(source)
-    for source in (
-        r"^(?:家里|家里的)(?:手机|电脑|平板|笔记本|手表|电视|音箱)(?:是|用的是|用的)([^，,。！!？?；;]{1,20})",
-        r"(?:手机|电脑|平板|笔记本|手表)(?:[和、]?(?:手机|电脑|平板|笔记本|手表))+都是([^，,。！!？?；;]{1,10})",
-        r"我(?:的)?(?:工作|家里的?|平时用的|现在的?)?(?:手机|电脑|平板|笔记本|手表|电视|音箱|系统|耳机|路由器)(?:系统)?(?:是|用的是|用的)([^，,。！!？?；;]{1,20})",
-        r"我(?:平时|一直|现在|都|也|主要|基本)*(?:用|戴|在用|使用)(?:的是|的)?(" + _PRODUCT_ZH + r")",
-        r"我[" + _CJK + r"]{1,5}?(?:都|一般|主要)?用(?:的是|的)?(" + _PRODUCT_ZH + r")",
-        r"我家(?:里)?有(?:个|一个|台|一台)(" + _PRODUCT_ZH + r"|[" + _CJK + r"]{0,4}(?:音箱|电视|机器人|投影仪))",
-    )
-]
-_AT_HOME_ZH = re.compile("家里")
-# every statement about devices in Chinese is one of these (the prefilter's look at `_devices_zh`)
-_DEVICES_ZH_REQUIRES = one_of(_ME_ZH, _AT_HOME_ZH) & one_of(*_DEVICES_ZH)
-
-
-def _devices_zh(t: str) -> list[Found]:
-    if ("我" not in t and not t.startswith("家里")) or re.search(r"(?:帮我|给我|替我|请|你)用", t):
-        return []
-    for pattern in _DEVICES_ZH:
-        m = prefilter.search(pattern, t)
-        if m:
-            v = clean(re.sub(r"(?:系统)?的?$", "", m.group(1)))
-            if v:
-                return [("profile.devices", v, False)]
     return []
 
 
@@ -1088,8 +1003,8 @@ def _families_zh(user: str, full: str, in_user: prefilter.Firing, in_full: prefi
         out += work_zh(full if about_a_manager else user)
     if _ACCESS_ZH_REQUIRES in in_user:
         out += _access(user, True)
-    if _DEVICES_ZH_REQUIRES in in_user:
-        out += _devices_zh(user)
+    if DEVICES_ZH_REQUIRES in in_user:
+        out += devices_zh(user)
     if _HOBBIES_ZH_REQUIRES in in_user:
         out += _hobbies_zh(user)
     if LIKES_ZH_REQUIRES in in_user and not any(
@@ -1151,8 +1066,8 @@ def _families_en(user: str, full: str, in_user: prefilter.Firing, in_full: prefi
                     break
         if _ACCESS_EN_REQUIRES in in_user:
             out += _access(user, False)
-        if _DEVICES_EN_REQUIRES in in_user:
-            out += _devices_en(user)
+        if DEVICES_EN_REQUIRES in in_user:
+            out += devices_en(user)
         if _HOBBIES_EN_REQUIRES in in_user:
             out += _hobbies_en(user)
         if LIKES_EN_REQUIRES in in_user and not any(
@@ -1192,7 +1107,7 @@ EVERYDAY_REQUIRES: tuple[Trigger, ...] = (
     PETS_ZH_REQUIRES,
     WORK_ZH_REQUIRES,
     _ACCESS_ZH_REQUIRES,
-    _DEVICES_ZH_REQUIRES,
+    DEVICES_ZH_REQUIRES,
     _HOBBIES_ZH_REQUIRES,
     LIKES_ZH_REQUIRES,
     _ROUTINE_ZH_REQUIRES,
@@ -1207,7 +1122,7 @@ EVERYDAY_REQUIRES: tuple[Trigger, ...] = (
     _MANAGER_EN_REQUIRES,
     _WORK_EN_REQUIRES,
     _ACCESS_EN_REQUIRES,
-    _DEVICES_EN_REQUIRES,
+    DEVICES_EN_REQUIRES,
     _HOBBIES_EN_REQUIRES,
     LIKES_EN_REQUIRES,
     _ROUTINE_EN_REQUIRES,
