@@ -32,6 +32,7 @@ from datetime import datetime
 from ..models import Kind
 from . import prefilter
 from .allergy import ALLERGY_EN_REQUIRES, ALLERGY_ZH_REQUIRES, allergy_en, allergy_zh
+from .budget import BUDGET_EN_REQUIRES, BUDGET_LIMIT_ZH, BUDGET_ZH_REQUIRES, budget_en, budget_zh
 from .devices import DEVICES_EN_REQUIRES, DEVICES_ZH_REQUIRES, devices_en, devices_zh
 from .diet import DIET_EN_REQUIRES, DIET_ZH_REQUIRES, diet_en, diet_zh
 from .everyday_shared import ME_ZH
@@ -191,7 +192,7 @@ def _routine_zh(t: str) -> list[Found]:
         return [("profile.routine", clean(re.sub(r"^我(?:的)?", "", t)), False)]
     if re.search(r"(?<!冥)想|打算|准备|应该|要不要", t):
         return []
-    if _EVERY_ZH.search(t) and not _LIMIT_ZH_RX.search(t):
+    if _EVERY_ZH.search(t) and not BUDGET_LIMIT_ZH.search(t):
         return [("profile.routine", clean(re.sub(r"^(?:我(?:一般|通常|平时)?)", "", t)), False)]
     if _FREQ_ZH_RX.search(t) and _ACT_ZH_RX.search(t):
         return [("profile.routine", clean(re.sub(r"^(?:我(?:一般|通常|平时)?)", "", t)), False)]
@@ -427,122 +428,6 @@ def _dates(t: str, lang_zh: bool) -> list[Found]:
     ) or re.search(r"(?i)^([\w-]+'s?\s+birthday)", t)
     label = who.group(1) if who else ("birthday" if re.search(r"(?i)born|birthday|b-?day|baby", t) else "anniversary")
     return [("profile.dates", f"{label}: {m.group(0)}", False)]
-
-
-# ----------------------------------------------------------------------------------------------------
-# budgets and spending limits
-
-_AMOUNT_EN = rx(
-    r"(?:[$£€¥]\s?\d[\d,.]*k?|\b\d[\d,.]*\s*(?:dollars|bucks|quid|euros?|pounds|CHF|USD|EUR|GBP|yen|yuan|RMB|kr|francs)\b)"
-)
-_LIMIT_EN = rx(
-    r"\b(?:under|below|less\s+than|no\s+more\s+than|not\s+more\s+than|more\s+than|up\s+to|at\s+most|max(?:imum)?|tops|cap|"
-    r"limit|budget|around|about|afford|stick\s+to|keep|allow\s+myself|the\s+most|spend|spending|pay|got\s+about|fine\s+spending|"
-    r"over|too\s+much|set\s+aside|put\s+aside|earmark)\b"
-)
-_CATEGORIES: list[tuple[str, str]] = [
-    (r"hotel|night\b|airbnb|room|民宿|酒店|住|一晚", "hotel"),
-    (r"gift|present|礼物|随礼|份子", "gifts"),
-    (r"grocer|买菜|超市", "groceries"),
-    (r"rent\b|房租|租房", "rent"),
-    (r"dinner|lunch|restaurant|dining|meal|takeaway|takeout|eat(?:ing)?\s+out|吃饭|聚餐|外卖|午饭|晚饭", "dining"),
-    (r"flight|travel|trip|vacation|holiday|旅游|旅行|机票|出去玩|出游", "travel"),
-    (r"laptop|computer|phone\b|tablet|电脑|手机|平板", "electronics"),
-    (r"cloth|shoes|衣服|鞋|包", "clothing"),
-    (r"book|书", "books"),
-    (r"coffee|cocktail|drink|beer|wine|咖啡|奶茶|酒", "drinks"),
-    (r"gym|fitness|健身", "fitness"),
-    (r"car\s+rental|rental\s+car|租车", "car_rental"),
-    (r"concert|ticket|演唱会|门票|电影", "entertainment"),
-    (r"phone\s+bill|话费", "phone_bill"),
-    (r"amazon|online|网购|淘宝", "shopping"),
-    (r"化妆品|护肤|makeup|cosmetic", "cosmetics"),
-    (r"furniture|家具", "furniture"),
-    (r"兴趣班|课|class|lesson|tuition", "classes"),
-    (r"flower|花", "flowers"),
-    (r"hobb|爱好", "hobbies"),
-    (r"打车|taxi|uber|cab", "transport"),
-    (r"订阅|subscription", "subscriptions"),
-    (r"零花钱|生活费|娱乐|extra|fun\s+money|pocket", "monthly"),
-    (r"month|每月|每个月|一个月", "monthly"),
-]
-
-
-def _category(t: str) -> str:
-    for p, cat in _CATEGORIES:
-        if re.search(p, t, re.I):
-            return cat
-    return "general"
-
-
-_BUDGET_EN_REQUIRES = all_of(_AMOUNT_EN, _LIMIT_EN)  # the prefilter's look at `_budget_en`
-
-
-def _budget_en(t: str) -> list[Found]:
-    m = _AMOUNT_EN.search(t)
-    if not m or not _LIMIT_EN.search(t):
-        return []
-    if not (
-        _FIRST_EN.search(t)
-        or re.match(
-            r"(?i)^(?:please\s+)?keep\b|^for\s+\w+|^[\w\s]{2,20}:\s*(?:max|under|up\s+to|no\s+more\s+than|budget)", t
-        )
-    ):
-        return []
-    if re.search(
-        r"(?i)\b(?:spent|paid|cost\s+me|was|were|costs?|bill\s+at|tip|calculate|convert)\b", t
-    ) and not re.search(r"(?i)budget|won't|don't|no\s+more", t):
-        return []
-    cat = _category(t)
-    return [(f"preference.budget.{cat}", _budget_value(t, m), False)]
-
-
-def _budget_value(t: str, m: re.Match[str]) -> str:
-    tail = t[m.start() :]
-    tail = re.split(r"[,.;!?](?!\d)", tail, maxsplit=1)[0]
-    lead = re.search(
-        r"(?i)\b(under|below|less\s+than|no\s+more\s+than|up\s+to|at\s+most|around|about)\s*$", t[: m.start()]
-    )
-    return clean(((lead.group(1) + " ") if lead else "") + tail)
-
-
-_NUM_ZH = r"(?:\d[\d,.]*|[一二两三四五六七八九十百千万零]+)(?:块钱?|元|块|k|K|w|万)?"
-_LIMIT_ZH = (
-    r"零花钱|生活费|超过|接受|大概[^，,。]{0,3}[块元]|预算|不超过|不想花超过|以内|之内|最多|控制在|左右|到顶|封顶|上限|"
-    r"一般花|给自己留|不考虑|人均|一般给|一晚|不超|顶多"
-)
-_MONEY_ZH = (
-    r"费|票|外卖|一顿|开销|打车|订阅|会员|酒店|机票|预算|花|买|消费|价|钱|块|元|礼|住|一晚|房租|吃饭|零花|网购|随礼|人均"
-    r"|AA|不考虑|喝|旅游|健身卡|兴趣班|化妆品|家具|鞋|衣服|咖啡|奶茶"
-)
-
-
-_LIMIT_ZH_RX = re.compile(_LIMIT_ZH)
-_MONEY_ZH_RX = re.compile(_MONEY_ZH)
-_BUDGET_ZH_REQUIRES = all_of(_LIMIT_ZH_RX, _MONEY_ZH_RX)  # the prefilter's look at `_budget_zh`
-
-
-def _budget_zh(t: str) -> list[Found]:
-    if not _LIMIT_ZH_RX.search(t) or not _MONEY_ZH_RX.search(t):
-        return []
-    m = None
-    for c in re.finditer(
-        r"(?<![一二两三四五六七八九十百千万\d])"
-        + _NUM_ZH
-        + r"(?![\d]*(?:字|句|分钟|小时|个字|条|页|公里|斤|岁|度|点|号|月|年|天|次|%|倍|人|口|件|只|个|周))",
-        t,
-    ):
-        if re.search(
-            r"\d{2,}|[二两三四五六七八九十][十百千万]|[百千万]|[一二两三四五六七八九]{2}百|[一二两三四五六七八九][百千]",
-            c.group(0),
-        ):
-            m = c
-            break
-    if m is None:
-        return []
-    if re.search(r"多少|几|吗", t):
-        return []
-    return [(f"preference.budget.{_category(t)}", clean(t[max(0, m.start() - 6) : m.end() + 4]), False)]
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -990,8 +875,8 @@ def _families_zh(user: str, full: str, in_user: prefilter.Firing, in_full: prefi
         out += _languages_zh(user)
     if _TRAVEL_ZH_REQUIRES in in_user:
         out += _travel_zh(user)
-    if _BUDGET_ZH_REQUIRES in in_user:
-        out += _budget_zh(user)
+    if BUDGET_ZH_REQUIRES in in_user:
+        out += budget_zh(user)
     if _DATES_ZH_REQUIRES in in_full:
         out += _dates(full, True)
     if RELATIVES_ZH_REQUIRES in in_full:
@@ -1035,8 +920,8 @@ def _families_en(user: str, full: str, in_user: prefilter.Firing, in_full: prefi
             out += _languages_en(user)
         if _TRAVEL_EN_REQUIRES in in_user:
             out += _travel_en(user)
-        if _BUDGET_EN_REQUIRES in in_user:
-            out += _budget_en(user)
+        if BUDGET_EN_REQUIRES in in_user:
+            out += budget_en(user)
     if _DATES_EN_REQUIRES in in_full:
         out += _dates(full, False)
     if _FAMILY_EN_REQUIRES in in_full:
@@ -1101,7 +986,7 @@ EVERYDAY_REQUIRES: tuple[Trigger, ...] = (
     DIET_ZH_REQUIRES,
     _LANGUAGES_ZH_REQUIRES,
     _TRAVEL_ZH_REQUIRES,
-    _BUDGET_ZH_REQUIRES,
+    BUDGET_ZH_REQUIRES,
     _DATES_ZH_REQUIRES,
     RELATIVES_ZH_REQUIRES,
     PETS_ZH_REQUIRES,
@@ -1115,7 +1000,7 @@ EVERYDAY_REQUIRES: tuple[Trigger, ...] = (
     DIET_EN_REQUIRES,
     _LANGUAGES_EN_REQUIRES,
     _TRAVEL_EN_REQUIRES,
-    _BUDGET_EN_REQUIRES,
+    BUDGET_EN_REQUIRES,
     _DATES_EN_REQUIRES,
     _FAMILY_EN_REQUIRES,
     _PETS_EN_REQUIRES,
