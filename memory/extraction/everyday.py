@@ -32,10 +32,10 @@ from datetime import datetime
 from ..models import Kind
 from . import prefilter
 from .allergy import ALLERGY_EN_REQUIRES, ALLERGY_ZH_REQUIRES, allergy_en, allergy_zh
-from .budget import BUDGET_EN_REQUIRES, BUDGET_LIMIT_ZH, BUDGET_ZH_REQUIRES, budget_en, budget_zh
+from .budget import BUDGET_EN_REQUIRES, BUDGET_ZH_REQUIRES, budget_en, budget_zh
 from .devices import DEVICES_EN_REQUIRES, DEVICES_ZH_REQUIRES, devices_en, devices_zh
 from .diet import DIET_EN_REQUIRES, DIET_ZH_REQUIRES, diet_en, diet_zh
-from .everyday_shared import ME_ZH
+from .everyday_shared import ME_ZH, strip_subject_en
 from .everyday_shared import SPEC as SHARED
 from .family import Hit
 from .language import EN_NAMES, ZH_NAMES
@@ -43,6 +43,7 @@ from .likes import LIKES_EN_REQUIRES, LIKES_ZH_REQUIRES, likes_en, likes_zh
 from .pets import PETS_EN, PETS_ZH_REQUIRES, pets_zh
 from .prefilter import Trigger, all_of, one_of
 from .relatives import RELATIVES_EN, RELATIVES_ZH_REQUIRES, relatives_zh
+from .routine import ROUTINE_EN_REQUIRES, ROUTINE_ZH_REQUIRES, routine_en, routine_zh
 from .text import clean, rx, zh
 from .work import MANAGER_EN, WORK_EN, WORK_ZH_REQUIRES, work_zh
 
@@ -93,110 +94,6 @@ def _v(text: str) -> str:
     v = re.sub(r"(?i)\s+(?:a\s+lot|so\s+much|too|as\s+well|these\s+days|lately|for\s+years|now)$", "", v)
     v = re.sub(r"^(?:the|a|an)\s+", "", v, flags=re.I)
     return v.strip()
-
-
-# ----------------------------------------------------------------------------------------------------
-# routines and habits
-
-_FREQ_EN = rx(
-    r"\b(?:every\s+(?:morning|day|night|evening|week|weekend|weekday|monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
-    r"other\s+day)|each\s+(?:morning|day|night|evening|way|week)|(?:on\s+)?(?:mondays|tuesdays|wednesdays|thursdays|fridays|"
-    r"saturdays|sundays|weekends|weekdays|workdays)|(?:once|twice|\w+\s+times)\s+a\s+(?:day|week|month)|usually|normally|"
-    r"typically|most\s+(?:days|evenings|mornings|nights|weekends)|daily|nightly|a\s+day|first\s+thing|right\s+after\s+I|"
-    r"before\s+(?:bed|work|sleeping|going\s+to\s+bed)|after\s+(?:work|dinner|lunch)|with\s+(?:breakfast|lunch|dinner)|"
-    r"(?:at|around|by|till|until|after|before)\s+(?:about\s+)?\d+(?:[:.]\d\d)?(?:\s*[ap]\.?m\b\.?)?|at\s+(?:noon|midnight)|on\s+the\s+dot|"
-    r"on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\s+(?:mornings|evenings|nights)|weekends|"
-    r"in\s+the\s+(?:morning|evening)s?|since\s+(?:the\s+new\s+year|january|last\s+\w+))\b"
-)
-_ACT_EN = rx(
-    r"\b(?:wake\s+up|get\s+up|go\s+to\s+(?:bed|sleep|the\s+gym)|up\s+by|asleep|sleep|cycle|bike|run|jog|walk|swim|meditate|"
-    r"journal|read|shop|do\s+(?:my|a)|have\s+(?:my\s+)?(?:lunch|breakfast|dinner|coffee)|eat|call|take|drive|commute|"
-    r"get\s+home|work\s*out|workouts?|pray|stretch|check|skip(?:ping)?|nap|shower|cook|meal\s+prep|walk\s+the\s+dog|"
-    r"lift|train|practi[cs]e|study|go\s+running|go\s+for\s+a|do|play|go)\b"
-)
-_ROUTINE_EN = [
-    rx(
-        r"\bI\s+(?:cycle|bike|drive|walk|commute|ride|take\s+the\s+(?:bus|train|tube|subway|metro|ferry|tram))\s+(?:\w+\s+)?(?:to\s+(?:and\s+from\s+)?(?:work|the\s+office|school)|in\b|into\s+(?:work|town))"
-    ),
-    rx(r"\bmy\s+(?:commute|alarm|morning\s+routine|bedtime|evening\s+routine)\s+(?:is|goes|'s)\b"),
-    rx(r"\bI'm\s+(?:a\s+)?(?:night\s+owl|morning\s+person|early\s+(?:riser|bird))"),
-    rx(r"\bI(?:'ve|\s+have)\s+been\s+(?:skipping|doing|taking|waking|getting|going)\b"),
-]
-
-
-_SELF_EN = rx(r"\b(?:I|I'm|my)\b")
-_I_EN = rx(r"\bI(?:'m)?\b")
-# every routine statement is about the user, and is one of these or says how often the user does it
-# (the prefilter's look at `_routine_en`)
-_ROUTINE_EN_REQUIRES = one_of(_SELF_EN) & one_of(*_ROUTINE_EN, (_I_EN, _FREQ_EN))
-
-
-def _routine_en(t: str) -> list[Found]:
-    if not _SELF_EN.search(t):
-        return []
-    for r in _ROUTINE_EN:
-        if prefilter.search(r, t):
-            return [("profile.routine", _v(_strip_subject_en(t)), False)]
-    m = _I_EN.search(t)
-    verb = re.search(
-        # (not a question's inverted "am I right", "do I need")
-        r"(?i)(?<!\bam\s)(?<!\bdo\s)(?<!\bdid\s)(?<!\bcan\s)(?<!\bshould\s)\bI\s+"
-        r"(?:usually\s+|always\s+|normally\s+|never\s+|generally\s+|typically\s+|often\s+|also\s+)*(?P<v>[a-z]+)\b",
-        t,
-    )
-    present = bool(
-        verb
-        and not re.fullmatch(
-            r"(?i)\w+ed|am|was|were|had|did|went|ate|got|made|took|saw|want|need|would|should|could|might|will|plan|hope|wish|love|like|hate|think|guess|know|mean|have|can|can't|don't",
-            verb.group("v"),
-        )
-    )
-    if m and _FREQ_EN.search(t) and (present or _ACT_EN.search(t[m.start() :])):
-        if re.search(
-            r"(?i)\bI\s+(?:want|need|'d|would|should|could|might|will|plan|hope|wish|tried|went|had|was|did)\b", t
-        ):
-            return []
-        return [("profile.routine", _v(_strip_subject_en(t)), False)]
-    return []
-
-
-def _strip_subject_en(t: str) -> str:
-    return re.sub(r"(?i)^(?:thanks!?\s*)?(?:also,?\s*)?I\s+(?:usually\s+|always\s+)?", "", t)
-
-
-_FREQ_ZH = (
-    r"每天|每晚|每周|每个?周末|每个?月|每[一二三四五六日天]|周[一二三四五六日末](?:[一二三四五六日])*|一般|通常|平时|习惯|"
-    r"基本上|经常|总是|一直是|都是|早上|晚上|睡前|饭后|午饭后|上下班|上班|闹钟"
-)
-_ACT_ZH = (
-    r"睡|起|跑|健身|骑车|开车|坐[" + _CJK + r"]{1,3}上班|练|游|喝|看书|背|打扫|冥想|洗澡|到家|回|闹钟|吃早饭|不吃|买菜|"
-    r"散步|遛狗|午觉|通勤|上班|运动|锻炼|做饭"
-)
-
-
-_COMMUTE_ZH = re.compile(r"我(?:骑车|开车|坐(?:公交|地铁|轮渡|班车|高铁|火车)|走路|步行)(?:上下班|上班|去公司|通勤)")
-_HABIT_ZH = re.compile(r"我的闹钟|养成(?:了)?习惯")
-_EVERY_ZH = re.compile(
-    r"我[^，,。]{0,4}?(?:每天|每晚|每周|每个?(?:周末|月|星期|礼拜)|每[一二三四五六日]|周[一二三四五六日末](?:[一二三四五六日])*(?:早上|上午|下午|晚上)?|固定|准时)"
-)
-_FREQ_ZH_RX = re.compile(_FREQ_ZH)
-_ACT_ZH_RX = re.compile(_ACT_ZH)
-# every routine statement in Chinese is one of these (the prefilter's look at `_routine_zh`)
-_ROUTINE_ZH_REQUIRES = one_of(_ME_ZH) & one_of(_COMMUTE_ZH, _HABIT_ZH, _EVERY_ZH, (_FREQ_ZH_RX, _ACT_ZH_RX))
-
-
-def _routine_zh(t: str) -> list[Found]:
-    if "我" not in t or _REQUEST_ZH.search(t) or re.search(r"我(?:说|是说|的意思)", t):
-        return []
-    if _COMMUTE_ZH.search(t) or _HABIT_ZH.search(t):
-        return [("profile.routine", clean(re.sub(r"^我(?:的)?", "", t)), False)]
-    if re.search(r"(?<!冥)想|打算|准备|应该|要不要", t):
-        return []
-    if _EVERY_ZH.search(t) and not BUDGET_LIMIT_ZH.search(t):
-        return [("profile.routine", clean(re.sub(r"^(?:我(?:一般|通常|平时)?)", "", t)), False)]
-    if _FREQ_ZH_RX.search(t) and _ACT_ZH_RX.search(t):
-        return [("profile.routine", clean(re.sub(r"^(?:我(?:一般|通常|平时)?)", "", t)), False)]
-    return []
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -308,7 +205,7 @@ def _travel_en(t: str) -> list[Found]:
     elif _TRAVELLING_EN.search(t) and re.search(
         r"(?i)\bI\s+(?:\w+\s+)?(?:like|love|prefer|always|usually|try|avoid|never)\b", t
     ):
-        out.append(("preference.travel.style", _v(_strip_subject_en(t)), False))
+        out.append(("preference.travel.style", _v(strip_subject_en(t)), False))
     for r, attr in _TRAVEL_EN:
         m = prefilter.search(r, t)
         if m:
@@ -491,7 +388,7 @@ def _access(t: str, lang_zh: bool) -> list[Found]:
         r"(?i)\bmy\s+(?:\w+\s+)?(?:friend|mom|dad|son|daughter|kid|wife|husband|colleague|intern|grandma|grandpa)\b", t
     ):
         return []
-    return [("profile.accessibility", _v(m.group(0)) if len(t) > 80 else _v(_strip_subject_en(t)), False)]
+    return [("profile.accessibility", _v(m.group(0)) if len(t) > 80 else _v(strip_subject_en(t)), False)]
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -798,7 +695,7 @@ def _hobbies_en(t: str) -> list[Found]:
     for r, attr in _HOBBY_EN:
         m = prefilter.search(r, t)
         if m:
-            v = _v(m.groupdict().get("v") or _strip_subject_en(t))
+            v = _v(m.groupdict().get("v") or strip_subject_en(t))
             if not v or re.fullmatch(r"(?i)I|the|a|an|my|it|this|that", v):
                 continue
             if attr == "profile.sports_teams" and re.search(
@@ -896,8 +793,8 @@ def _families_zh(user: str, full: str, in_user: prefilter.Firing, in_full: prefi
         a in _HOBBY_ATTRS or a.startswith("preference.travel.") for a, _, _ in out
     ):
         out += likes_zh(user)
-    if _ROUTINE_ZH_REQUIRES in in_user:
-        out += _routine_zh(user)
+    if ROUTINE_ZH_REQUIRES in in_user:
+        out += routine_zh(user)
     return out
 
 
@@ -960,8 +857,8 @@ def _families_en(user: str, full: str, in_user: prefilter.Firing, in_full: prefi
         ):
             liked = likes_en(user)
             out += [x for x in liked if not any(x[0] == a for a, _, _ in out)]
-        if _ROUTINE_EN_REQUIRES in in_user:
-            out += _routine_en(user)
+        if ROUTINE_EN_REQUIRES in in_user:
+            out += routine_en(user)
     return out
 
 
@@ -995,7 +892,7 @@ EVERYDAY_REQUIRES: tuple[Trigger, ...] = (
     DEVICES_ZH_REQUIRES,
     _HOBBIES_ZH_REQUIRES,
     LIKES_ZH_REQUIRES,
-    _ROUTINE_ZH_REQUIRES,
+    ROUTINE_ZH_REQUIRES,
     ALLERGY_EN_REQUIRES,
     DIET_EN_REQUIRES,
     _LANGUAGES_EN_REQUIRES,
@@ -1010,7 +907,7 @@ EVERYDAY_REQUIRES: tuple[Trigger, ...] = (
     DEVICES_EN_REQUIRES,
     _HOBBIES_EN_REQUIRES,
     LIKES_EN_REQUIRES,
-    _ROUTINE_EN_REQUIRES,
+    ROUTINE_EN_REQUIRES,
 )
 
 

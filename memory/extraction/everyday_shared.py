@@ -36,3 +36,8 @@ def phrase_value(text: str) -> str:
     value = re.sub(r"(?i)\s+(?:a\s+lot|so\s+much|too|as\s+well|these\s+days|lately|for\s+years|now)$", "", value)
     value = re.sub(r"^(?:the|a|an)\s+", "", value, flags=re.I)
     return value.strip()
+
+
+def strip_subject_en(t: str) -> str:
+    """The sentence without its opening "I (usually / always)" ("I usually fly with a carry-on only")."""
+    return re.sub(r"(?i)^(?:thanks!?\s*)?(?:also,?\s*)?I\s+(?:usually\s+|always\s+)?", "", t)
