@@ -45,6 +45,7 @@ from .prefilter import Trigger, all_of, one_of
 from .relatives import RELATIVES_EN, RELATIVES_ZH_REQUIRES, relatives_zh
 from .routine import ROUTINE_EN_REQUIRES, ROUTINE_ZH_REQUIRES, routine_en, routine_zh
 from .text import clean, rx, zh
+from .travel import TRAVEL_EN_REQUIRES, TRAVEL_ZH_REQUIRES, travel_en, travel_zh
 from .work import MANAGER_EN, WORK_EN, WORK_ZH_REQUIRES, work_zh
 
 Found = tuple[str, str, bool]  # (attribute, value, retract)
@@ -94,175 +95,6 @@ def _v(text: str) -> str:
     v = re.sub(r"(?i)\s+(?:a\s+lot|so\s+much|too|as\s+well|these\s+days|lately|for\s+years|now)$", "", v)
     v = re.sub(r"^(?:the|a|an)\s+", "", v, flags=re.I)
     return v.strip()
-
-
-# ----------------------------------------------------------------------------------------------------
-# travel
-
-_AIRLINE_EN = (
-    r"(?:KLM|Delta|United|American(?:\s+Airlines)?|Southwest|JetBlue|Alaska(?:\s+Airlines)?|Lufthansa|British\s+Airways|BA|"
-    r"Air\s+France|Emirates|Qatar(?:\s+Airways)?|Singapore\s+Airlines|Cathay(?:\s+Pacific)?|ANA|JAL|Ryanair|easyJet|Wizz(?:\s+Air)?|"
-    r"Air\s+Canada|Qantas|Turkish(?:\s+Airlines)?|Iberia|Virgin(?:\s+Atlantic)?|SAS|Finnair|Swiss|Aer\s+Lingus|Etihad|"
-    r"Korean\s+Air|Air\s+China|Frontier|Spirit)"
-)
-_TRAVEL_EN: list[tuple[re.Pattern[str], str]] = [
-    (
-        rx(
-            r"\b(?P<v>window|aisle)\s+seats?\b|\b(?P<v2>front\s+of\s+the\s+plane|bul"
-            r"khead(?:\s+seats?)?|exit[- ]row(?:\s+seats?)?)\b"
-        ),
-        "preference.travel.seat",
-    ),
-    (rx(r"\b(?P<v>economy|premium\s+economy|business\s+class|first\s+class)\b"), "preference.travel.cabin"),
-    (
-        rx(r"\b(?:avoid|never\s+fly|won't\s+fly|hate\s+flying)\s+(?:with\s+)?(?P<v>(?-i:" + _AIRLINE_EN + r"))"),
-        "preference.travel.avoid_airline",
-    ),
-    (
-        rx(
-            r"\b(?:fly|flying|flew|loyal\s+to)\s+(?:with\s+)?(?P<v>(?-i:"
-            + _AIRLINE_EN
-            + r"))\b|\b(?P<v2>(?-i:"
-            + _AIRLINE_EN
-            + r"))\s+(?:SkyMiles|Miles|frequent\s+flyer|member|loyalist|status)"
-        ),
-        "preference.travel.airline",
-    ),
-    (
-        rx(
-            r"\b(?P<v>(?:Star\s+Alliance|oneworld|SkyTeam)(?:\s+\w+)?|(?-i:[A-Z][\w]+)(?:\s+(?-i:[A-Z][\w]+))?\s+(?:Gold|Silver|Platinum|Diamond|Elite)\s+member)\b"
-        ),
-        "preference.travel.loyalty",
-    ),
-    (
-        rx(
-            r"\b(?P<v>(?:Marriott|Hilton|Hyatt|IHG|Accor|Holiday\s+Inn|Four\s+Seasons)s?|Airbnbs?|boutique\s+hotels?|hostels?|B&Bs?|all-inclusive(?:\s+resorts?)?|resorts?|guesthouses?|capsule\s+hotels?)\b"
-        ),
-        "preference.travel.hotel",
-    ),
-    (
-        rx(
-            r"\b(?P<v>(?:high|low|top)\s+floor|non-smoking\s+rooms?|ocean\s+view|sea\s+view|quiet\s+room|king\s+bed|accessible\s+room)\b"
-        ),
-        "preference.travel.room",
-    ),
-    (
-        rx(
-            r"^(?=.*\b(?:over|than|prefer|rather|love|like|usually|always|travel)\b).*?\b(?P<v>trains?\s+over\s+planes|(?:overnight\s+|night\s+|sleeper\s+)?trains?|road\s+trips?|driving|rent\s+a\s+car|rental\s+cars?)\b"
-        ),
-        "preference.travel.mode",
-    ),
-    (
-        rx(
-            r"\b(?P<v>(?:near|close\s+to|in)\s+the\s+(?:city\s+cent(?:re|er)|cent(?:re|er)|downtown|old\s+town|beach|airport|station))\b(?=.*\b(?:stay|staying|hotel|travel)\b)"
-        ),
-        "preference.travel.hotel_location",
-    ),
-    (rx(r"\b(?P<v>carry-on\s+only|carry-on|hand\s+luggage\s+only|pack\s+light)\b"), "preference.travel.luggage"),
-    (
-        rx(
-            r"\b(?P<v>direct\s+flights?|non-?stop|layovers?|red-?eye(?:\s+flights?)?|connections|(?:early\s+morning|morning|evening|overnight|late|afternoon)\s+flights?)\b"
-        ),
-        "preference.travel.flights",
-    ),
-    (rx(r"\b(?P<v>slow\s+travel|travel\s+slow|slow)\b(?=.*\b(?:travel|place|week)\b)"), "preference.travel.pace"),
-    (
-        rx(r"\b(?P<v>TSA\s+PreCheck|Global\s+Entry|PreCheck|(?-i:CLEAR)|lounge\s+access|Priority\s+Pass)\b"),
-        "preference.travel.programs",
-    ),
-]
-_FEAR_EN = rx(
-    r"\b(?P<v>afraid\s+of\s+(?:heights|flying|boats|water|the\s+sea)|scared\s+of\s+(?:flying|heights|boats)|fear\s+of\s+(?:flying|heights)|"
-    r"nervous\s+(?:about|when)\s+(?:driving|flying)[\w\s]*|anxious\s+(?:about|when)\s+(?:flying|driving)[\w\s]*|"
-    r"motion\s+sickness[\w\s]*|seasick|carsick|airsick|travel\s+sick|claustrophobic[\w\s]*|vertigo|"
-    r"(?:terrified|petrified|frightened|scared|afraid)\s+of\s+(?:flying|heights|boats|water|turbulence|driving|\w+)|"
-    r"(?:nervous|anxious|scared|terrified)\s+flyer|turbulence\s+freaks\s+me\s+out|"
-    r"fear\s+of\s+\w+)\b"
-)
-_TRAVEL_CUE_EN = rx(
-    r"\b(?:I|I'm|I'd|my|me|we|our)\b|^(?:front|non-smoking|window|aisle|bulkhead|direct|carry-on)|\bfor\s+me\b|\bonly,?\s+always\b"
-)
-
-
-_TRAVELLING_EN = re.compile(r"(?i)\bwhen\s+I\s+travel\b|\bwhen\s+travel(?:l)?ing\b|\bon\s+(?:trips|holiday|vacation)\b")
-# every travel statement is one of these (the prefilter's look at `_travel_en`)
-_TRAVEL_EN_REQUIRES = one_of(_TRAVEL_CUE_EN) & one_of(_FEAR_EN, _TRAVELLING_EN, *(pattern for pattern, _ in _TRAVEL_EN))
-
-
-def _travel_en(t: str) -> list[Found]:
-    if not _TRAVEL_CUE_EN.search(t):
-        return []
-    out: list[Found] = []
-    if not re.search(
-        r"(?i)\b(?:prefer|like|love|hate|avoid|always|usually|only|rather|go-to|for\s+me|member|have|try|book|stay|fly|want|need|"
-        r"possible|whenever|no\s+need|afraid|nervous|scared|sick|claustrophobic|get|I'm|travel)\b",
-        t,
-    ):
-        return out
-    m = prefilter.search(_FEAR_EN, t)
-    if m and re.search(r"(?i)\bI(?:'m|\s+am|\s+get|\s+have|'ve)\b", t):
-        out.append(("profile.travel_fears", _v(m.group("v")), False))
-    elif _TRAVELLING_EN.search(t) and re.search(
-        r"(?i)\bI\s+(?:\w+\s+)?(?:like|love|prefer|always|usually|try|avoid|never)\b", t
-    ):
-        out.append(("preference.travel.style", _v(strip_subject_en(t)), False))
-    for r, attr in _TRAVEL_EN:
-        m = prefilter.search(r, t)
-        if m:
-            v = m.group("v") or m.groupdict().get("v2") or ""
-            if attr == "preference.travel.seat":
-                v = re.sub(r"(?i)\s+seats?$", "", v) + ("" if "front" in v.casefold() else " seat")
-            if attr == "preference.travel.flights" and re.search(r"(?i)hate|avoid|rather\s+avoid|no\b", t):
-                v = "direct flights" if re.search(r"(?i)layover|connection", v) else "no " + v
-            out.append((attr, _v(v), False))
-            break
-    return out
-
-
-_TRAVEL_ZH: list[tuple[str, str]] = [
-    (r"(靠窗|靠过道|过道|靠走廊|前排|后排|紧急出口|一等座|二等座|商务座|下铺|上铺|卧铺)", "preference.travel.seat"),
-    (r"(经济舱|商务舱|头等舱|超级经济舱)", "preference.travel.cabin"),
-    (r"(国航|东航|南航|海航|川航|厦航|春秋航空|春秋|吉祥|深航|山航|国泰|新航|全日空)", "preference.travel.airline"),
-    (
-        r"(全季|汉庭|如家|亚朵|万豪|希尔顿|洲际|凯悦|喜来登|民宿|青旅|青年旅舍|快捷酒店|五星级酒店)",
-        "preference.travel.hotel",
-    ),
-    (r"(无烟房|高楼层|大床房|海景房)", "preference.travel.room"),
-    (r"(自驾|高铁|火车|坐船)(?!.*(?:晕|怕))", "preference.travel.mode"),
-    (r"(只带登机箱|登机箱|轻装)", "preference.travel.luggage"),
-    (r"(直飞|转机|红眼航班)", "preference.travel.flights"),
-    (r"(慢节奏|慢旅行|特种兵|自由行|跟团|穷游|自驾游)", "preference.travel.pace"),
-    (r"住[^，,。]{0,4}?(市中心|景区附近|机场附近|地铁站附近|海边|市区)", "preference.travel.hotel_location"),
-    (r"(早班机|晚班机|红眼航班|夜班车|早班车)", "preference.travel.flights"),
-    (r"(廉航)", "preference.travel.avoid_airline"),
-    (r"(携程|飞猪|去哪儿|同程|Booking|Agoda)", "preference.travel.booking"),
-]
-_FEAR_ZH = r"(晕车|晕船|晕机|恐高|幽闭|坐船会晕|坐车会晕|怕(?:坐)?(?:飞机|船|颠簸|高|坐船)|耳朵(?:会)?疼|耳压)"
-
-
-_FEAR_ZH_RX = re.compile(_FEAR_ZH)
-_TRAVEL_ZH_RX = [(re.compile(source), attr) for source, attr in _TRAVEL_ZH]
-# every travel statement in Chinese is one of these (the prefilter's look at `_travel_zh`)
-_TRAVEL_ZH_REQUIRES = one_of(_ME_ZH) & one_of(_FEAR_ZH_RX, *(pattern for pattern, _ in _TRAVEL_ZH_RX))
-
-
-def _travel_zh(t: str) -> list[Found]:
-    if "我" not in t:
-        return []
-    out: list[Found] = []
-    m = _FEAR_ZH_RX.search(t)
-    if m:
-        out.append(("profile.travel_fears", m.group(1), False))
-    if re.search(r"坐|飞|住|订|选|喜欢|习惯|一般|出门|出差|旅游|会员|要|带|用|玩", t):
-        for pattern, attr in _TRAVEL_ZH_RX:
-            m = prefilter.search(pattern, t)
-            if m:
-                v = m.group(1)
-                if attr == "preference.travel.flights" and "转机" in v:
-                    v = "直飞"
-                out.append((attr, v, False))
-                break
-    return out
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -770,8 +602,8 @@ def _families_zh(user: str, full: str, in_user: prefilter.Firing, in_full: prefi
         out += diet_zh(user)
     if _LANGUAGES_ZH_REQUIRES in in_user:
         out += _languages_zh(user)
-    if _TRAVEL_ZH_REQUIRES in in_user:
-        out += _travel_zh(user)
+    if TRAVEL_ZH_REQUIRES in in_user:
+        out += travel_zh(user)
     if BUDGET_ZH_REQUIRES in in_user:
         out += budget_zh(user)
     if _DATES_ZH_REQUIRES in in_full:
@@ -815,8 +647,8 @@ def _families_en(user: str, full: str, in_user: prefilter.Firing, in_full: prefi
             out += diet_en(user)
         if _LANGUAGES_EN_REQUIRES in in_user:
             out += _languages_en(user)
-        if _TRAVEL_EN_REQUIRES in in_user:
-            out += _travel_en(user)
+        if TRAVEL_EN_REQUIRES in in_user:
+            out += travel_en(user)
         if BUDGET_EN_REQUIRES in in_user:
             out += budget_en(user)
     if _DATES_EN_REQUIRES in in_full:
@@ -882,7 +714,7 @@ EVERYDAY_REQUIRES: tuple[Trigger, ...] = (
     ALLERGY_ZH_REQUIRES,
     DIET_ZH_REQUIRES,
     _LANGUAGES_ZH_REQUIRES,
-    _TRAVEL_ZH_REQUIRES,
+    TRAVEL_ZH_REQUIRES,
     BUDGET_ZH_REQUIRES,
     _DATES_ZH_REQUIRES,
     RELATIVES_ZH_REQUIRES,
@@ -896,7 +728,7 @@ EVERYDAY_REQUIRES: tuple[Trigger, ...] = (
     ALLERGY_EN_REQUIRES,
     DIET_EN_REQUIRES,
     _LANGUAGES_EN_REQUIRES,
-    _TRAVEL_EN_REQUIRES,
+    TRAVEL_EN_REQUIRES,
     BUDGET_EN_REQUIRES,
     _DATES_EN_REQUIRES,
     _FAMILY_EN_REQUIRES,
