@@ -33,6 +33,7 @@ from ..models import Kind
 from . import prefilter
 from .allergy import ALLERGY_EN_REQUIRES, ALLERGY_ZH_REQUIRES, allergy_en, allergy_zh
 from .budget import BUDGET_EN_REQUIRES, BUDGET_ZH_REQUIRES, budget_en, budget_zh
+from .dates import DATES_EN_REQUIRES, DATES_ZH_REQUIRES, dates
 from .devices import DEVICES_EN_REQUIRES, DEVICES_ZH_REQUIRES, devices_en, devices_zh
 from .diet import DIET_EN_REQUIRES, DIET_ZH_REQUIRES, diet_en, diet_zh
 from .everyday_shared import ME_ZH, strip_subject_en
@@ -95,68 +96,6 @@ def _v(text: str) -> str:
     v = re.sub(r"(?i)\s+(?:a\s+lot|so\s+much|too|as\s+well|these\s+days|lately|for\s+years|now)$", "", v)
     v = re.sub(r"^(?:the|a|an)\s+", "", v, flags=re.I)
     return v.strip()
-
-
-# ----------------------------------------------------------------------------------------------------
-# dates
-
-_MONTH = (
-    r"(?:January|February|March|April|May|June|July|August|September|October"
-    r"|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.?"
-)
-_DATE_EN = (
-    r"(?:"
-    + _MONTH
-    + r"\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?|(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?"
-    + _MONTH
-    + r"(?:,?\s+\d{4})?|"
-    r"\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?|the\s+\d{1,2}(?:st|nd|rd|th)|Christmas(?:\s+(?:Eve|Day))?|New\s+Year's(?:\s+(?:Eve|Day))?|"
-    r"Valentine's(?:\s+Day)?|Boxing\s+Day|Halloween|Independence\s+Day|St\.?\s+Patrick's\s+Day|Easter|Thanksgiving)"
-)
-_DATE_NOUN_EN = rx(
-    r"\b(?:turns\s+\d+|adoption\s+day|gotcha\s+day|celebrate|birthday|b-?day|anniversary|born|sobriety\s+date|wedding\s+day|name\s+day|got\s+married|started\s+dating|house-?iversary|moved\s+into|passing|baby)\b"
-)
-_DATE_ZH = (
-    r"(?:(?:农历|阴历|阳历|公历)?(?:\d{4}年)?(?:\d{1,2}|[一二三四五六七八九十正腊冬]{1,3})月(?:\d{1,2}|[一二三四五六七八九十廿初]{1,3})(?:日|号)?|"
-    r"(?:正|腊|冬)月初?[一二三四五六七八九十廿]{1,3}|初[一二三四五六七八九十]|七夕|双十一|双十二|儿童节|劳动节|教师节|妇女节|光棍节|春节|元宵节?|中秋节?|除夕|国庆节?|愚人节|情人节|圣诞节?|端午节?|元旦|"
-    r"\d{1,2}[./]\d{1,2})"
-)
-_DATE_NOUN_ZH = r"生日|纪念日|忌日|出生|生的|领证|领的证|在一起的|结婚|结的婚|认识的|搬进"
-
-
-_DATE_EN_RX = re.compile(_DATE_EN, re.I)
-_DATE_ZH_RX = re.compile(_DATE_ZH)
-_DATE_NOUN_ZH_RX = re.compile(_DATE_NOUN_ZH)
-# a date and a word for what it is (the prefilter's look at `_dates`)
-_DATES_EN_REQUIRES = all_of(_DATE_NOUN_EN, _DATE_EN_RX)
-_DATES_ZH_REQUIRES = all_of(_ME_ZH, _DATE_NOUN_ZH_RX, _DATE_ZH_RX)
-
-
-def _dates(t: str, lang_zh: bool) -> list[Found]:
-    if lang_zh:
-        if "我" not in t or not _DATE_NOUN_ZH_RX.search(t):
-            return []
-        m = _DATE_ZH_RX.search(t)
-        if not m:
-            return []
-        who = re.search(
-            r"我(?:的|们的?|家)?(" + _REL_ZH + r"|俩孩子|两个孩子)?(?:的)?(生日|[" + _CJK + r"]{0,4}纪念日|忌日)", t
-        )
-        label = (who.group(1) or "") + (who.group(2) if who else "") if who else _DATE_NOUN_ZH_RX.search(t).group(0)  # type: ignore[union-attr]
-        return [("profile.dates", f"{label or '纪念日'}: {m.group(0)}", False)]
-    if not _DATE_NOUN_EN.search(t):
-        return []
-    m = _DATE_EN_RX.search(t)
-    if not m:
-        return []
-    if not re.search(r"(?i)\b(?:my|our|I|I'm|we|me)\b|^(?:\w+'s|b-?day)", t):
-        return []
-    who = re.search(
-        r"(?i)\b((?:my|our)\s+(?:[\w-]+(?:'s?)?\s+){0,2}?(?:birthday|b-?day|anniversary|sobriety\s+date|wedding\s+day))",
-        t,
-    ) or re.search(r"(?i)^([\w-]+'s?\s+birthday)", t)
-    label = who.group(1) if who else ("birthday" if re.search(r"(?i)born|birthday|b-?day|baby", t) else "anniversary")
-    return [("profile.dates", f"{label}: {m.group(0)}", False)]
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -606,8 +545,8 @@ def _families_zh(user: str, full: str, in_user: prefilter.Firing, in_full: prefi
         out += travel_zh(user)
     if BUDGET_ZH_REQUIRES in in_user:
         out += budget_zh(user)
-    if _DATES_ZH_REQUIRES in in_full:
-        out += _dates(full, True)
+    if DATES_ZH_REQUIRES in in_full:
+        out += dates(full, True)
     if RELATIVES_ZH_REQUIRES in in_full:
         out += relatives_zh(full)
     if PETS_ZH_REQUIRES in in_full:
@@ -651,8 +590,8 @@ def _families_en(user: str, full: str, in_user: prefilter.Firing, in_full: prefi
             out += travel_en(user)
         if BUDGET_EN_REQUIRES in in_user:
             out += budget_en(user)
-    if _DATES_EN_REQUIRES in in_full:
-        out += _dates(full, False)
+    if DATES_EN_REQUIRES in in_full:
+        out += dates(full, False)
     if _FAMILY_EN_REQUIRES in in_full:
         for r, fn in RELATIVES_EN:
             m = prefilter.search(r, full)
@@ -716,7 +655,7 @@ EVERYDAY_REQUIRES: tuple[Trigger, ...] = (
     _LANGUAGES_ZH_REQUIRES,
     TRAVEL_ZH_REQUIRES,
     BUDGET_ZH_REQUIRES,
-    _DATES_ZH_REQUIRES,
+    DATES_ZH_REQUIRES,
     RELATIVES_ZH_REQUIRES,
     PETS_ZH_REQUIRES,
     WORK_ZH_REQUIRES,
@@ -730,7 +669,7 @@ EVERYDAY_REQUIRES: tuple[Trigger, ...] = (
     _LANGUAGES_EN_REQUIRES,
     TRAVEL_EN_REQUIRES,
     BUDGET_EN_REQUIRES,
-    _DATES_EN_REQUIRES,
+    DATES_EN_REQUIRES,
     _FAMILY_EN_REQUIRES,
     _PETS_EN_REQUIRES,
     _MANAGER_EN_REQUIRES,

@@ -20,6 +20,7 @@ REQUEST_ZH = SPEC.expressions["request_zh"]
 FIRST_EN = SPEC.expressions["first_en"]
 CHANGE = SPEC.expressions["change"]
 ZH = SPEC.expressions["zh"]
+REL_ZH = SPEC.part("rel_zh")
 ME_ZH = re.compile("我")  # the "我" most Chinese families check for first (`"我" in t`)
 
 
