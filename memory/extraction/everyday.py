@@ -31,6 +31,7 @@ from datetime import datetime
 
 from ..models import Kind
 from . import prefilter
+from .accessibility import ACCESS_EN_REQUIRES, ACCESS_ZH_REQUIRES, accessibility
 from .allergy import ALLERGY_EN_REQUIRES, ALLERGY_ZH_REQUIRES, allergy_en, allergy_zh
 from .budget import BUDGET_EN_REQUIRES, BUDGET_ZH_REQUIRES, budget_en, budget_zh
 from .dates import DATES_EN_REQUIRES, DATES_ZH_REQUIRES, dates
@@ -42,7 +43,7 @@ from .family import Hit
 from .language import EN_NAMES, ZH_NAMES
 from .likes import LIKES_EN_REQUIRES, LIKES_ZH_REQUIRES, likes_en, likes_zh
 from .pets import PETS_EN, PETS_ZH_REQUIRES, pets_zh
-from .prefilter import Trigger, all_of, one_of
+from .prefilter import Trigger, one_of
 from .relatives import RELATIVES_EN, RELATIVES_ZH_REQUIRES, relatives_zh
 from .routine import ROUTINE_EN_REQUIRES, ROUTINE_ZH_REQUIRES, routine_en, routine_zh
 from .text import clean, rx, zh
@@ -96,70 +97,6 @@ def _v(text: str) -> str:
     v = re.sub(r"(?i)\s+(?:a\s+lot|so\s+much|too|as\s+well|these\s+days|lately|for\s+years|now)$", "", v)
     v = re.sub(r"^(?:the|a|an)\s+", "", v, flags=re.I)
     return v.strip()
-
-
-# ----------------------------------------------------------------------------------------------------
-# accessibility
-
-_ACCESS_EN = rx(
-    r"\b(?:hard\s+of\s+hearing|deaf|hearing\s+aids?|cochlear|wheelchair|mobility\s+scooter|crutches|walking\s+stick|cane|"
-    r"large\s+(?:text|print|font)|font\s+size|small\s+print|eyesight|low\s+vision|visually\s+impaired|partially\s+sighted|"
-    r"blind|colou?r[- ]?blind|screen\s+reader|ADHD|autis(?:m|tic)|dyslexi[ac]|dyspraxi[ac]|epilep(?:sy|tic)|seizures|"
-    r"tremor|tinnitus|chronic\s+\w+|step-free|stairs|reduced\s+motion|captions|subtitles|nonverbal|non-verbal|dictation|"
-    r"amputee|prosthe\w+|brain\s+injury|memory\s+problems|multiple\s+sclerosis|arthritis|accessible\s+room|roll-in\s+shower|"
-    r"BSL|dizzy|can't\s+(?:hear|see|read|follow\s+audio|stand\s+for\s+long|walk\s+(?:far|long))|mobility\s+issues?|"
-    r"disabilit(?:y|ies)|disabled|limited\s+mobility|photosensitive|migraines?\s+from\s+screens|VoiceOver|TalkBack|"
-    r"magnifier|dark\s+mode|bright\s+screens?|hurt\s+my\s+eyes|light\s+sensitiv\w+|processing\s+disorder|"
-    r"\w+\s+disorder|sign\s+language)\b"
-)
-_ACCESS_ZH = (
-    r"听力|耳聋|失聪|听不见|听不清|助听器|人工耳蜗|色弱|色盲|视力|眼睛不好|弱视|低视力|青光眼|白内障|读屏|盲人|大字|字体|字要大|"
-    r"多动症|注意力缺陷|自闭症|孤独症|阅读障碍|读写障碍|手抖|帕金森|耳鸣|拐杖|轮椅|助行器|不能久坐|不能久站|走不了|不能走太久|"
-    r"关节炎|强光|深色模式|字幕|手不方便|不方便|语音输入|认知障碍|记性不好|无障碍|慢性疲劳|癫痫|截肢|假肢|偏瘫|残疾|腰椎间盘|"
-    r"眼睛花|老花|小字|看不清|聋人|聋|全盲|失明|语音助手|头晕|晕眩|动画"
-)
-
-
-# settings many people simply like: an accessibility need only when the sentence says it is one
-_ACCESS_SOFT_EN = rx(r"dark\s+mode|captions|subtitles|dictation|font\s+size|bright\s+screens?")
-_ACCESS_NEED_EN = rx(
-    r"\b(?:need|needs|have\s+to|must|can't|cannot|rely\s+on|depend\s+on|because|hurts?|sensitiv\w+|migraines?|"
-    r"strain|eyesight|vision|hearing|deaf|blind)\b"
-)
-
-
-_ACCESS_ZH_RX = re.compile(_ACCESS_ZH)
-# a word for an accessibility need (the prefilter's look at `_access`)
-_ACCESS_EN_REQUIRES = one_of(_ACCESS_EN)
-_ACCESS_ZH_REQUIRES = all_of(_ME_ZH, _ACCESS_ZH_RX)
-
-
-def _access(t: str, lang_zh: bool) -> list[Found]:
-    if lang_zh:
-        if "我" not in t:
-            return []
-        m = _ACCESS_ZH_RX.search(t)
-        return (
-            [
-                (
-                    "profile.accessibility",
-                    clean(re.sub(r"^我(?:是|有|的)?", "", re.split(r"[，,]", t)[0])) or m.group(0),
-                    False,
-                )
-            ]
-            if m
-            else []
-        )
-    m = _ACCESS_EN.search(t)
-    if not m or not re.search(r"(?i)\b(?:I|I'm|I've|my|me)\b", t):
-        return []
-    if _ACCESS_SOFT_EN.fullmatch(m.group(0)) and not _ACCESS_NEED_EN.search(t):
-        return []  # "I like dark mode in the editor": a taste, not a need
-    if re.search(
-        r"(?i)\bmy\s+(?:\w+\s+)?(?:friend|mom|dad|son|daughter|kid|wife|husband|colleague|intern|grandma|grandpa)\b", t
-    ):
-        return []
-    return [("profile.accessibility", _v(m.group(0)) if len(t) > 80 else _v(strip_subject_en(t)), False)]
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -554,8 +491,8 @@ def _families_zh(user: str, full: str, in_user: prefilter.Firing, in_full: prefi
     about_a_manager = bool(re.search(r"领导|老板|上司|主管|经理", full))
     if WORK_ZH_REQUIRES in (in_full if about_a_manager else in_user):
         out += work_zh(full if about_a_manager else user)
-    if _ACCESS_ZH_REQUIRES in in_user:
-        out += _access(user, True)
+    if ACCESS_ZH_REQUIRES in in_user:
+        out += accessibility(user, True)
     if DEVICES_ZH_REQUIRES in in_user:
         out += devices_zh(user)
     if _HOBBIES_ZH_REQUIRES in in_user:
@@ -617,8 +554,8 @@ def _families_en(user: str, full: str, in_user: prefilter.Firing, in_full: prefi
                 if m:
                     out += wfn(m)
                     break
-        if _ACCESS_EN_REQUIRES in in_user:
-            out += _access(user, False)
+        if ACCESS_EN_REQUIRES in in_user:
+            out += accessibility(user, False)
         if DEVICES_EN_REQUIRES in in_user:
             out += devices_en(user)
         if _HOBBIES_EN_REQUIRES in in_user:
@@ -659,7 +596,7 @@ EVERYDAY_REQUIRES: tuple[Trigger, ...] = (
     RELATIVES_ZH_REQUIRES,
     PETS_ZH_REQUIRES,
     WORK_ZH_REQUIRES,
-    _ACCESS_ZH_REQUIRES,
+    ACCESS_ZH_REQUIRES,
     DEVICES_ZH_REQUIRES,
     _HOBBIES_ZH_REQUIRES,
     LIKES_ZH_REQUIRES,
@@ -674,7 +611,7 @@ EVERYDAY_REQUIRES: tuple[Trigger, ...] = (
     _PETS_EN_REQUIRES,
     _MANAGER_EN_REQUIRES,
     _WORK_EN_REQUIRES,
-    _ACCESS_EN_REQUIRES,
+    ACCESS_EN_REQUIRES,
     DEVICES_EN_REQUIRES,
     _HOBBIES_EN_REQUIRES,
     LIKES_EN_REQUIRES,
