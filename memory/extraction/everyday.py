@@ -40,7 +40,13 @@ from .diet import DIET_EN_REQUIRES, DIET_ZH_REQUIRES, diet_en, diet_zh
 from .everyday_shared import ME_ZH, strip_subject_en
 from .everyday_shared import SPEC as SHARED
 from .family import Hit
-from .language import EN_NAMES, ZH_NAMES
+from .languages_spoken import (
+    LANGUAGES_EN_REQUIRES,
+    LANGUAGES_SPOKEN_ZH,
+    LANGUAGES_ZH_REQUIRES,
+    languages_en,
+    languages_zh,
+)
 from .likes import LIKES_EN_REQUIRES, LIKES_ZH_REQUIRES, likes_en, likes_zh
 from .pets import PETS_EN, PETS_ZH_REQUIRES, pets_zh
 from .prefilter import Trigger, one_of
@@ -97,222 +103,6 @@ def _v(text: str) -> str:
     v = re.sub(r"(?i)\s+(?:a\s+lot|so\s+much|too|as\s+well|these\s+days|lately|for\s+years|now)$", "", v)
     v = re.sub(r"^(?:the|a|an)\s+", "", v, flags=re.I)
     return v.strip()
-
-
-# ----------------------------------------------------------------------------------------------------
-# languages spoken (not the language to answer in: `preference.language`)
-
-# languages one speaks: the answer-language names (without the script names), plus languages and
-# dialects people speak but rarely ask answers in
-_SCRIPTS = frozenset({"simplified chinese", "traditional chinese", "简体中文", "简体", "繁体中文", "繁体"})
-_LANG_EN: dict[str, str] = {k: v for k, v in EN_NAMES.items() if k not in _SCRIPTS} | {
-    "mandarin": "Mandarin",
-    "punjabi": "Punjabi",
-    "telugu": "Telugu",
-    "irish": "Irish",
-    "welsh": "Welsh",
-    "latin": "Latin",
-    "catalan": "Catalan",
-    "basque": "Basque",
-    "croatian": "Croatian",
-    "serbian": "Serbian",
-    "icelandic": "Icelandic",
-    "yoruba": "Yoruba",
-    "amharic": "Amharic",
-    "zulu": "Zulu",
-    "afrikaans": "Afrikaans",
-    "esperanto": "Esperanto",
-    "asl": "ASL",
-    "bsl": "BSL",
-    "sign language": "sign language",
-    "hokkien": "Hokkien",
-    "gaelic": "Gaelic",
-    "nepali": "Nepali",
-}
-_LANG_ALT_EN = "|".join(sorted((re.escape(k) for k in _LANG_EN), key=len, reverse=True))
-_LVL_EN = (
-    r"(?:fluent|some|a\s+little|a\s+bit\s+of|basic|decent|conversational|bro"
-    r"ken|good|native|passable|rusty|okay|ok|poor|limited|intermediate|advan"
-    r"ced)"
-)
-_LANGS_EN: list[tuple[re.Pattern[str], str | None]] = [
-    (
-        rx(
-            r"\bI\s+(?:\w+\s+){0,2}?(?:speak|sign|understand)\s+(?P<lvl>"
-            + _LVL_EN
-            + r"\s+)?(?P<lang>"
-            + _LANG_ALT_EN
-            + r")\b(?P<tail>\s+fluently)?"
-        ),
-        None,
-    ),
-    (
-        rx(
-            r"\bI\s+(?:can|could)\s+(?P<lvl>get\s+by|read|speak|understand|write|manage|hold\s+a\s+conversation)\s+(?:in\s+)?(?:some\s+|a\s+little\s+)?(?P<lang>"
-            + _LANG_ALT_EN
-            + r")\b"
-        ),
-        None,
-    ),
-    (
-        rx(
-            r"\bmy\s+(?P<lang>"
-            + _LANG_ALT_EN
-            + r")(?:\s+is|'s)\s+(?:\w+\s+){0,3}?(?P<lvl>basic|rusty|good|decent|fluent"
-            r"|ok(?:ay)?|poor|terrible|bad|limited|intermediate|advanced|beginner|na"
-            r"tive|[ABC][12]|N[1-5]|HSK\s*\d|conversational|passable|not\s+great|pre"
-            r"tty\s+good)\b"
-        ),
-        None,
-    ),
-    (
-        rx(
-            r"\b(?P<lang>" + _LANG_ALT_EN + r")\s+is\s+my\s+(?P<lvl>mother\s+tongue|first\s+language|native\s+langua"
-            r"ge|second\s+language|third\s+language|home\s+language)"
-        ),
-        None,
-    ),
-    (
-        rx(r"\bmy\s+(?P<lvl>native|first|mother|home)\s+(?:language|tongue)\s+is\s+(?P<lang>" + _LANG_ALT_EN + r")\b"),
-        None,
-    ),
-    (rx(r"\b(?P<lvl>native)\s+(?P<lang>" + _LANG_ALT_EN + r")\s+speaker"), None),
-    (
-        rx(
-            r"\b(?P<lvl>fluent|conversational|proficient|intermediate|advanced|native|decent|rusty|[ABC][12]|N[1-5]|bilingual|trilingual)\s+in\s+(?P<lang>"
-            + _LANG_ALT_EN
-            + r"(?:\s+and\s+(?:"
-            + _LANG_ALT_EN
-            + r"))?)\b"
-        ),
-        None,
-    ),
-    (
-        rx(
-            r"\bI\s+know\s+(?P<lvl>a\s+little|some|a\s+bit\s+of|basic|a\s+few\s+words\s+of)?\s*(?P<lang>"
-            + _LANG_ALT_EN
-            + r")\b"
-        ),
-        None,
-    ),
-    (
-        rx(
-            r"\bI(?:'m|\s+am|'ve\s+been|\s+have\s+been)\s+(?:\w+\s+){0,2}?(?P<lvl>learning|studying|taking|trying\s+to\s+learn)\s+(?P<lang>"
-            + _LANG_ALT_EN
-            + r")\b"
-        ),
-        None,
-    ),
-    (rx(r"\b(?P<lvl>beginner|newbie|novice)\s+(?:at|in|with)\s+(?P<lang>" + _LANG_ALT_EN + r")\b"), None),
-    (
-        rx(
-            r"\bI\s+(?:have|'ve\s+got)\s+(?P<lvl>basic|some|decent|a\s+little|conversational|good)\s+(?P<lang>"
-            + _LANG_ALT_EN
-            + r")\b"
-        ),
-        None,
-    ),
-    (rx(r"\bgrew\s+up\s+(?P<lvl>speaking)\s+(?P<lang>" + _LANG_ALT_EN + r")\b"), "native"),
-    (rx(r"\bI\s+(?P<lvl>took|studied|learned|learnt)\s+(?P<lang>" + _LANG_ALT_EN + r")\s+(?:in|at|for)\b"), None),
-    (rx(r"\bwe\s+(?P<lvl>speak)\s+(?P<lang>" + _LANG_ALT_EN + r")\s+at\s+home"), "at home"),
-]
-_LEVEL_WORD = {
-    "get by": "can get by",
-    "speaking": "native",
-    "mother tongue": "native",
-    "first language": "native",
-    "native language": "native",
-    "learning": "learning",
-    "studying": "learning",
-    "taking": "learning",
-    "took": "studied",
-    "trying to learn": "learning",
-    "studied": "studied",
-    "learned": "studied",
-    "learnt": "studied",
-    "beginner": "beginner",
-    "newbie": "beginner",
-    "novice": "beginner",
-    "mother": "native",
-    "first": "native",
-    "home": "native",
-}
-
-
-_SPEAKS_IT_EN = re.compile(r"(?i)\b(?:half\s+)?(" + _LANG_ALT_EN + r")\b.*\bI\s+speak\s+it\b")
-# every statement about a language spoken is one of these (the prefilter's look at `_languages_en`)
-_LANGUAGES_EN_REQUIRES = one_of(*(pattern for pattern, _ in _LANGS_EN), _SPEAKS_IT_EN)
-
-
-def _languages_en(t: str) -> list[Found]:
-    if re.search(r"(?i)\b(?:answer|reply|respond|write\s+to\s+me|talk\s+to\s+me|translate)\b", t):
-        return []
-    for r, fixed in _LANGS_EN:
-        m = prefilter.search(r, t)
-        if not m:
-            continue
-        lang = _LANG_EN.get(re.sub(r"\s+", " ", m.group("lang").casefold()), m.group("lang"))
-        lvl = fixed or (m.groupdict().get("lvl") or "").strip().casefold()
-        if m.groupdict().get("tail"):
-            lvl = "fluent"
-        lvl = _LEVEL_WORD.get(lvl, lvl)
-        if lvl in ("speak", "sign", "understand", ""):
-            lvl = (
-                "only"
-                if re.search(r"(?i)\bonly\s+speak\b", t)
-                else ("understand only" if "understand" in m.group(0).casefold() else "")
-            )
-        return [("profile.languages", f"{lang} ({lvl})" if lvl else lang, False)]
-    m = _SPEAKS_IT_EN.search(t)
-    if m:
-        return [("profile.languages", _LANG_EN.get(m.group(1).casefold(), m.group(1)), False)]
-    return []
-
-
-_LANG_ZH: dict[str, str] = {k: v for k, v in ZH_NAMES.items() if k not in _SCRIPTS} | {
-    "蒙古语": "Mongolian",
-    "维吾尔语": "Uyghur",
-    "藏语": "Tibetan",
-    "普通话": "Mandarin",
-    "上海话": "Shanghainese",
-    "四川话": "Sichuanese",
-    "客家话": "Hakka",
-    "潮汕话": "Teochew",
-    "闽南话": "Hokkien",
-    "东北话": "Northeastern Mandarin",
-    "拉丁语": "Latin",
-    "手语": "sign language",
-}
-_LANG_ALT_ZH = "|".join(sorted(_LANG_ZH, key=len, reverse=True))
-_LEVEL_ZH = (
-    r"会说|会讲|会一点|会一些|流利|很溜|挺溜|母语|入门|零基础|一般|中级|初级|高级|能听|能说|能简单|交流|对话|听得懂|看得懂|说得|"
-    r"口语|不用字幕|在学|学了|挺好|还行|不太好|很差|基本|专业|熟练|精通|只会|一点点|几句|过了|级|[ABC][12]|N[1-5]|HSK|雅思|托福|"
-    r"专八|专四|四级|六级|水平|\d+分|自学|学过|忘得"
-)
-
-
-_LANGUAGE_NAMED_ZH = re.compile(r"(" + _LANG_ALT_ZH + r"|[" + _CJK + r"]{2}话(?=是?(?:我的)?母语|我会|$))")
-_LANGUAGE_SPOKEN_ZH = re.compile(r"(?:会说|会讲|在学|自学|学过|母语是)([" + _CJK + r"]{1,4}?(?:语|话))")
-# every statement about a language spoken in Chinese names one (the prefilter's look at `_languages_zh`)
-_LANGUAGES_ZH_REQUIRES = one_of(_ME_ZH) & one_of(_LANGUAGE_NAMED_ZH, _LANGUAGE_SPOKEN_ZH)
-
-
-def _languages_zh(t: str) -> list[Found]:
-    # (我们 is not the user alone: "我们家阿姨只会说粤语"; 帮我翻 asks for a translation)
-    if not re.search(r"我(?!们)", t) or re.search(
-        r"回答|回复|用[" + _CJK + r"]{1,4}(?:回|跟我|和我|写)|翻|跟我说|和我说", t
-    ):
-        return []
-    m = _LANGUAGE_NAMED_ZH.search(t) or _LANGUAGE_SPOKEN_ZH.search(t)
-    if m and re.search(r"我(?:会|只会)" + re.escape(m.group(1)), t):
-        return [("profile.languages", _LANG_ZH.get(m.group(1), m.group(1)), False)]
-    if not m or not re.search(_LEVEL_ZH, t):
-        return []
-    if re.search(r"我(?:的)?(?:朋友|笔友|同事|同学|老婆|老公|孩子|儿子|女儿)", t):
-        return []
-    name = _LANG_ZH.get(m.group(1), m.group(1))
-    lvl = re.search(_LEVEL_ZH, t)
-    return [("profile.languages", f"{name} ({lvl.group(0)})" if lvl else name, False)]
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -441,7 +231,7 @@ def _hobbies_zh(t: str) -> list[Found]:
     if m:
         return [("profile.sports_teams", m.group(1), False)]
     m = _LEARNING_ZH.search(t)
-    if m and m.group(1) not in _LANG_ZH and not m.group(1).endswith(("语", "话")):
+    if m and m.group(1) not in LANGUAGES_SPOKEN_ZH and not m.group(1).endswith(("语", "话")):
         return [("profile.hobbies", m.group(1), False)]
     m = _HOBBY_ZH.search(t) or _CAN_PLAY_ZH.search(t)
     if m:
@@ -476,8 +266,8 @@ def _families_zh(user: str, full: str, in_user: prefilter.Firing, in_full: prefi
         out += allergy_zh(user)
     if DIET_ZH_REQUIRES in in_user:
         out += diet_zh(user)
-    if _LANGUAGES_ZH_REQUIRES in in_user:
-        out += _languages_zh(user)
+    if LANGUAGES_ZH_REQUIRES in in_user:
+        out += languages_zh(user)
     if TRAVEL_ZH_REQUIRES in in_user:
         out += travel_zh(user)
     if BUDGET_ZH_REQUIRES in in_user:
@@ -521,8 +311,8 @@ def _families_en(user: str, full: str, in_user: prefilter.Firing, in_full: prefi
     if user:
         if DIET_EN_REQUIRES in in_user:
             out += diet_en(user)
-        if _LANGUAGES_EN_REQUIRES in in_user:
-            out += _languages_en(user)
+        if LANGUAGES_EN_REQUIRES in in_user:
+            out += languages_en(user)
         if TRAVEL_EN_REQUIRES in in_user:
             out += travel_en(user)
         if BUDGET_EN_REQUIRES in in_user:
@@ -589,7 +379,7 @@ def _record_families(user: str, full: str) -> list[Found]:
 EVERYDAY_REQUIRES: tuple[Trigger, ...] = (
     ALLERGY_ZH_REQUIRES,
     DIET_ZH_REQUIRES,
-    _LANGUAGES_ZH_REQUIRES,
+    LANGUAGES_ZH_REQUIRES,
     TRAVEL_ZH_REQUIRES,
     BUDGET_ZH_REQUIRES,
     DATES_ZH_REQUIRES,
@@ -603,7 +393,7 @@ EVERYDAY_REQUIRES: tuple[Trigger, ...] = (
     ROUTINE_ZH_REQUIRES,
     ALLERGY_EN_REQUIRES,
     DIET_EN_REQUIRES,
-    _LANGUAGES_EN_REQUIRES,
+    LANGUAGES_EN_REQUIRES,
     TRAVEL_EN_REQUIRES,
     BUDGET_EN_REQUIRES,
     DATES_EN_REQUIRES,

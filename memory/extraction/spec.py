@@ -153,14 +153,15 @@ class Spec:
 
     def pairs(self, name: str, readers: Mapping[str, Callable[..., Any]]) -> list[tuple[re.Pattern[str], Any]]:
         """The patterns of `[[searches.<name>]]`, each with what its match gives: a `value`, a
-        `template`, or a `read`er with its `args` (a family that looks through them itself)."""
+        `template`, or a `read`er with its `args`, or nothing (a family that looks through them itself)."""
         entries = self._data.get("searches", {}).get(name)
         if entries is None:
             raise SpecError(f"{self.name}.toml: no searches {name}")
         out: list[tuple[re.Pattern[str], Any]] = []
         for i, entry in enumerate(entries):
             where = f"searches.{name}[{i}]"
-            out.append((self._compile(entry, where), self._value(entry, where, readers)))
+            given = any(key in entry for key in ("value", "read", "template"))
+            out.append((self._compile(entry, where), self._value(entry, where, readers) if given else None))
         return out
 
     def part(self, name: str) -> str:
