@@ -91,3 +91,12 @@ def allergy_zh(t: str) -> list[Found]:
         ):
             out.append(("profile.allergies", phrase_value(t), False))
     return out
+
+
+def reports_own_allergy_en(user: str, full: str) -> bool:
+    """Someone else's clause that reports the user's own allergy ("my doctor confirmed I have a nut
+    allergy"): the allergy is read from the whole sentence."""
+    return bool(
+        re.search(r"(?i)\bI'm\s+allergic\b", user)
+        or re.search(r"(?i)\b(?:says|said|told\s+me|confirmed|diagnosed)\b.*\bI\s+(?:have|'ve\s+got|am|'m)\b", full)
+    )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from . import prefilter
 from .everyday_shared import CJK, ME_ZH, Found
 from .prefilter import one_of
 from .spec import Reader, Spec
@@ -50,3 +51,16 @@ def pets_zh(t: str, user: str) -> list[Found]:
     if name and name.start() > m.start():
         return [("profile.pets", f"{pet}: {name.group(1)}", False)]
     return [("profile.pets", pet, False)]
+
+
+# what an English statement about it cannot be without (the prefilter's look at `pets_en`)
+PETS_EN_REQUIRES = one_of(*(pattern for pattern, _ in PETS_EN))
+
+
+def pets_en(t: str) -> list[Found]:
+    """The first pattern that matches gives the pet ("my dog Rex")."""
+    for r, fn in PETS_EN:
+        m = prefilter.search(r, t)
+        if m:
+            return [("profile.pets", fn(m), False)]
+    return []

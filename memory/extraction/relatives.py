@@ -52,3 +52,16 @@ def relatives_zh(t: str) -> list[Found]:
         if m:
             return [("profile.family", read(m), False)]
     return []
+
+
+# what an English statement about it cannot be without (the prefilter's look at `relatives_en`)
+RELATIVES_EN_REQUIRES = one_of(*(pattern for pattern, _ in RELATIVES_EN))
+
+
+def relatives_en(t: str) -> list[Found]:
+    """The first pattern that matches gives the relative ("my wife Ana", "two kids")."""
+    for r, fn in RELATIVES_EN:
+        m = prefilter.search(r, t)
+        if m:
+            return [("profile.family", fn(m), False)]
+    return []

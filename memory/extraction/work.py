@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from . import prefilter
 from .everyday_shared import CJK, Found, phrase_value
 from .prefilter import one_of
 from .spec import Reader, Spec
@@ -129,3 +130,32 @@ def work_zh(t: str) -> list[Found]:
     if _REMOTE_ZH.search(t) and _REMOTE_WHEN_ZH.search(t):
         out.append(("profile.work.remote_days", clean(re.sub(r"^我(?:基本上|现在|目前)?", "", t)), False))
     return out
+
+
+# what an English statement about work or a manager cannot be without (the prefilter's looks)
+WORK_EN_REQUIRES = one_of(*(pattern for pattern, _ in WORK_EN))
+MANAGER_EN_REQUIRES = one_of(*MANAGER_EN)
+
+
+def work_en(t: str) -> list[Found]:
+    """The first pattern that matches gives the work values ("I'm a nurse at St Mary's")."""
+    for r, read in WORK_EN:
+        m = prefilter.search(r, t)
+        if m:
+            found: list[Found] = read(m)
+            return found
+    return []
+
+
+def manager_en(t: str) -> list[Found]:
+    """ "My manager is Priya", "I report to Tom Lee"."""
+    for r in MANAGER_EN:
+        m = prefilter.search(r, t)
+        if m:
+            return [("profile.work.manager", m.group("name"), False)]
+    return []
+
+
+def about_a_manager_zh(t: str) -> bool:
+    """A Chinese sentence about the user's manager is read whole (the manager is its subject)."""
+    return bool(re.search(r"领导|老板|上司|主管|经理", t))

@@ -24,7 +24,7 @@ from slotstream.bench.pipeline import _turn as bench_turn
 from slotstream.memory.extraction import RuleExtractor, Turn, prefilter
 from slotstream.memory.extraction.decision import DECISION
 from slotstream.memory.extraction.detail import _OVER, DETAIL
-from slotstream.memory.extraction.everyday import _ROUTINE_EN_REQUIRES, EVERYDAY_REQUIRES, _routine_en, everyday_hits
+from slotstream.memory.extraction.everyday import EVERYDAY_REQUIRES, everyday_hits
 from slotstream.memory.extraction.expertise import EXPERTISE
 from slotstream.memory.extraction.extractor import _CLAUSES, TURN_TRIGGERS, turn_may_hold
 from slotstream.memory.extraction.families import GOAL_REQUIRES, RULE_FAMILIES
@@ -35,6 +35,7 @@ from slotstream.memory.extraction.open_statement import STATEMENT_RULE
 from slotstream.memory.extraction.prefilter import JOINTS, Trigger, required_literals
 from slotstream.memory.extraction.priority import PRIORITY_REQUIRES, priority_hits
 from slotstream.memory.extraction.retract import RETRACT_REQUIRES, retract_match
+from slotstream.memory.extraction.routine import ROUTINE_EN_REQUIRES, routine_en
 from slotstream.memory.extraction.style import ORDER_REQUIRES, STYLE_REQUIRES, order_hits, style_hits
 from slotstream.memory.extraction.timezone import TIMEZONE
 
@@ -221,7 +222,7 @@ READERS: dict[str, tuple[Callable[[str], object], Trigger]] = {
     "order": (lambda text: order_hits(text, AT), ORDER_REQUIRES),
     "expertise": (lambda text: EXPERTISE.hits(text, AT), EXPERTISE.requires),
     "retract": (retract_match, RETRACT_REQUIRES),
-    "routine": (_routine_en, _ROUTINE_EN_REQUIRES),
+    "routine": (routine_en, ROUTINE_EN_REQUIRES),
     "forget": (lambda text: forget_command(text, AT), FORGET_REQUIRES),
 }
 
