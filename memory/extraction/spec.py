@@ -141,15 +141,25 @@ class Spec:
             raise SpecError(f"{self.name}.toml: no searches {name}")
         return [self._compile(entry, f"searches.{name}[{i}]") for i, entry in enumerate(entries)]
 
-    def tagged(self, name: str) -> list[tuple[str, re.Pattern[str]]]:
+    def tagged(
+        self, name: str, case: str | None = None, slots: Mapping[str, str] | None = None
+    ) -> list[tuple[str, re.Pattern[str]]]:
         """The patterns of `[[searches.<name>]]` with the `value` each entry gives (what a match of
-        it says: "intermediate" for "not an expert")."""
+        it says: "intermediate" for "not an expert"). `slots` fills names the module gives (a shape
+        of order read for each family: `{a}`, the kind that comes first); `case` overrides the
+        entries' own."""
         entries = self._data.get("searches", {}).get(name)
         if entries is None:
             raise SpecError(f"{self.name}.toml: no searches {name}")
         if any("value" not in entry for entry in entries):
             raise SpecError(f"{self.name}.toml: searches.{name}: every entry gives a value")
-        return [(str(entry["value"]), self._compile(entry, f"searches.{name}[{i}]")) for i, entry in enumerate(entries)]
+        return [
+            (
+                str(entry["value"]),
+                self._compile({**entry, "case": case} if case else entry, f"searches.{name}[{i}]", slots),
+            )
+            for i, entry in enumerate(entries)
+        ]
 
     def pairs(self, name: str, readers: Mapping[str, Callable[..., Any]]) -> list[tuple[re.Pattern[str], Any]]:
         """The patterns of `[[searches.<name>]]`, each with what its match gives: a `value`, a
@@ -168,9 +178,13 @@ class Spec:
         """A piece with its names put in (for the module's own patterns built around it)."""
         return self._expand(f"{{{name}}}", f"parts.{name}")
 
-    def _expand(self, source: str, where: str, seen: tuple[str, ...] = ()) -> str:
+    def _expand(
+        self, source: str, where: str, seen: tuple[str, ...] = (), slots: Mapping[str, str] | None = None
+    ) -> str:
         def put(m: re.Match[str]) -> str:
             key = m.group(1)
+            if slots is not None and key in slots:
+                return slots[key]
             if key in self.words:
                 return f"(?:{alternation(self.words[key])})"
             if key in self.maps:
@@ -185,7 +199,7 @@ class Spec:
 
         return _NAME.sub(put, source)
 
-    def _compile(self, entry: Mapping[str, Any], where: str) -> re.Pattern[str]:
+    def _compile(self, entry: Mapping[str, Any], where: str, slots: Mapping[str, str] | None = None) -> re.Pattern[str]:
         if "match" not in entry:
             raise SpecError(f"{self.name}.toml: {where}: no match")
         case = entry.get("case", "any")
@@ -193,7 +207,7 @@ class Spec:
             raise SpecError(f"{self.name}.toml: {where}: case is 'any' or 'sensitive', not {case!r}")
         flags = re.VERBOSE | (re.IGNORECASE if case == "any" else 0)
         try:
-            return re.compile(self._expand(entry["match"], where), flags)
+            return re.compile(self._expand(entry["match"], where, slots=slots), flags)
         except re.error as e:
             raise SpecError(f"{self.name}.toml: {where}: {e}") from e
 

@@ -136,11 +136,6 @@ class Pattern:
         prefilter.tested(self.gate)
 
 
-def gated(pattern: Pattern, gate: str) -> Pattern:
-    """The pattern, tried only on text that holds one of `gate`'s words."""
-    return Pattern(pattern.rx, pattern.value, pattern.neg_ok, re.compile(gate))
-
-
 def matched_by(patterns: Sequence[Pattern]) -> tuple[tuple[re.Pattern[str], ...], ...]:
     """Each pattern as the prefilter looks at it: with its gate (both must match), for a `Table` or
     a trigger that one of the patterns must match (`prefilter.one_of(*matched_by(patterns))`)."""
@@ -268,10 +263,6 @@ def to_int(token: str) -> int | None:
             return None
     total += digit or 0
     return total or None
-
-
-def captured(group: int, fn: Callable[[str], str | None]) -> Getter:
-    return lambda m: fn(m.group(group))
 
 
 def _midnight(at: datetime) -> datetime:
