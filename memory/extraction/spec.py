@@ -10,25 +10,27 @@ A spec holds what a family reads, as data:
 - `[parts]`: pieces of patterns shared by several of them; `{name}` in a pattern is the piece.
   A piece may use word lists and other pieces.
 - `[expressions.<name>]`: single patterns the family's code tests (a guard, what states a change).
-- `[[tables.<name>]]`: ordered lists of patterns; the first that matches (and is not negated)
-  gives the value. Each entry gives `match` (a verbose regex; `case = "sensitive"` to match letters
-  as written, otherwise any case), and one of `value` (what is stored), `read` with `args` (a named
-  reader of the match, in the family's module: `read = "city"`, `args = [2]`), or `template`
-  (the match's groups put into a string, by name or number: `"{rel}: {name}"`; no value
-  when one of them did not take part). `negation_in_meaning = true`
-  when a negation in the clause is part of what the pattern means ("don't be so verbose");
-  `gate` is a cheap test the pattern is tried only after (a verbose regex, letters as written), or
-  `gate_expression` names one of the expressions as that test.
-- `[[searches.<name>]]`: ordered lists of patterns the family's code looks through itself (where
-  in a sentence the action of a rule is said), each with `match` and `case`, and a `value` where a
-  match says something by itself (the level a cue says).
+- `[[tables.<name>]]`: ordered lists of patterns; the first that matches (and is not negated) gives
+  the value. An entry gives:
+  - `match`: a verbose regex; letters match in any case unless `case = "sensitive"`;
+  - what its match gives, one of: `value` (what is stored); `template` (the match's groups put
+    into a string, by name or number: `"{rel}: {name}"`, nothing when one of them did not take
+    part); `read` with `args` (a named reader in the family's module: `read = "city"`, `args = [2]`);
+  - `negation_in_meaning = true` when a negation in the clause is part of what the pattern means
+    ("don't be so verbose");
+  - `gate` (a verbose regex, letters as written) or `gate_expression` (one of the expressions): a
+    cheap test the pattern is tried only after.
+- `[[searches.<name>]]`: ordered lists of patterns the family's code looks through itself, each
+  with `match` and `case`, and what a match gives where it gives something by itself (as a table
+  entry does: `value`, `template` or `read`). A module may fill names of its own in them (slots:
+  the shapes of order are read with each family's kinds).
 - `[families.<name>]`: the family: `rule`, `kind`, `attribute`, `table`, and optionally
   `changes` (an expression: wording in the match that states a change), `trigger`, `guard`,
   `temporal`, `confidence`.
 
-The family's module keeps only what cannot be data: the readers that turn a match into a value.
-Loading checks every name a spec uses (an unknown list, piece, expression or reader is an error at
-import, not a pattern that silently matches nothing).
+The family's module keeps only what cannot be data: the readers that turn a match into a value, and
+how a sentence is read with the patterns. Loading checks every name a spec uses (an unknown list,
+piece, expression or reader is an error at import, not a pattern that silently matches nothing).
 """
 
 from __future__ import annotations
@@ -106,11 +108,14 @@ class Spec:
     """One spec file, read: its word lists, maps, pieces and expressions at once; its tables and
     families when the module asks for them with its readers."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, text: str | None = None) -> None:
+        """The spec `memory/data/families/<name>.toml` (or, given, its `text`)."""
         self.name = name
-        source = resources.files("slotstream.memory").joinpath("data", "families", f"{name}.toml")
         try:
-            self._data: dict[str, Any] = tomllib.loads(source.read_text(encoding="utf-8"))
+            if text is None:
+                source = resources.files("slotstream.memory").joinpath("data", "families", f"{name}.toml")
+                text = source.read_text(encoding="utf-8")
+            self._data: dict[str, Any] = tomllib.loads(text)
         except (OSError, tomllib.TOMLDecodeError) as e:
             raise SpecError(f"{name}.toml: {e}") from e
         unknown = set(self._data) - {"uses", "words", "maps", "parts", "expressions", "searches", "tables", "families"}

@@ -70,8 +70,9 @@ _SEE_LATER = SPEC.expressions["see_later"]
 
 # A later-kind word ("… explanation after") needs the first kind in the sentence too.
 _NEEDS = {
-    value: (SPEC.expressions[f"needs_{kind}_en"], SPEC.expressions[f"needs_{kind}_zh"])
-    for value, kind in (("example first", "example"), ("theory first", "theory"), ("conclusion first", "conclusion"))
+    "example first": (SPEC.expressions["needs_example_en"], SPEC.expressions["needs_example_zh"]),
+    "theory first": (SPEC.expressions["needs_theory_en"], SPEC.expressions["needs_theory_zh"]),
+    "conclusion first": (SPEC.expressions["needs_conclusion_en"], SPEC.expressions["needs_conclusion_zh"]),
 }
 _STYLE_EXTRA = SPEC.tagged("extra")
 _NEGATED_ORDER = SPEC.searches("negated_order")
