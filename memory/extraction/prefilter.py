@@ -1,9 +1,10 @@
 r"""The prefilter: which rule families, and which of their patterns, can match a text at all.
 
-Nothing here is a second list of words. Every pattern a family declares (its `Pattern` table, its
-trigger, the tables its code loops over) is read with the regex engine's own parser, and from the
-parse comes what any match must contain: alternatives, each sets of literal strings of which the
-match has one string each (`\bI\s+live\s+in\b`: "i", "live" and "in", as words). An index over all
+Nothing here is a second list of words. Every pattern a family declares (its spec's tables,
+expressions and searches, its trigger, the tables its code loops over) is read from its source
+(`pattern_syntax.py`: the word lists and pieces a spec names are in it by then), and from that
+comes what any match must contain: alternatives, each sets of literal strings of which the match
+has one string each (`\bI\s+live\s+in\b`: "i", "live" and "in", as words). An index over all
 those strings (Aho–Corasick) then says, in one pass over a text, which sets it has: a pattern the
 text cannot hold is not tried, and a family whose trigger it cannot hold is not run. Adding a
 phrasing to a family's table adds its words to the index by itself.
@@ -32,7 +33,6 @@ trigger, a pattern only tested is looked at by its alternatives; a quick look re
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import re
 from collections import deque
@@ -43,12 +43,8 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Any
 
-# the engine's own parser: what a pattern means is read, not guessed; without it (a Python whose
-# `re` is laid out differently) nothing is known about any pattern, so everything is tried
-try:
-    _PARSER: Any = importlib.import_module("re._parser")
-except ImportError:  # pragma: no cover - every supported Python has it
-    _PARSER = None
+from . import pattern_syntax
+from .pattern_syntax import PatternSyntaxError
 
 _EXACT_MAX = 64  # a group of fixed alternatives is kept as strings up to this many combinations
 _CLASS_MAX = 8  # a character class is a set of literals up to this many characters
@@ -100,7 +96,7 @@ class _Node:
 
 _EMPTY = frozenset({""})
 _UNKNOWN = _Node(None)
-_LITERAL = getattr(_PARSER, "LITERAL", None)
+_LITERAL = pattern_syntax.LITERAL
 
 
 def _weight(literal: str) -> int:
@@ -383,10 +379,12 @@ def required_literals(pattern: re.Pattern[str]) -> Options:
 
 @cache
 def _source_literals(source: str, flags: int) -> Options:
-    if _PARSER is None:
-        return _NOTHING
     words, fold = not flags & _ASCII, bool(flags & _IGNORECASE)
-    return _cleaned(_all(_sequence(_PARSER.parse(source, flags), words, fold)))
+    try:
+        items = pattern_syntax.parse(source, flags)
+    except PatternSyntaxError:
+        return _NOTHING  # a form the reader does not know: nothing is known, the pattern is always tried
+    return _cleaned(_all(_sequence(items, words, fold)))
 
 
 def _jointed(clause: Literals) -> Literals | None:
