@@ -31,6 +31,7 @@ from ..semantics.data import data_file
 from ..semantics.topics import main_area
 from .family import Hit
 from .markers import LASTING, OTHERS
+from .markers import SPEC as MARKERS
 from .restatement import gives_a_value, tells_a_change, tells_of_a_change_told
 from .text import alternation, day_end, month_end, to_int, week_end
 
@@ -251,7 +252,7 @@ def _lists() -> tuple[_English, _Chinese]:
             + r")(?![\w'])"
         ),
         pasted=_phrases(en["pasted"]),
-        others=_others(en["relations"], en["other_people"]),
+        others=_others(MARKERS.words["relations"], en["other_people"]),
         # someone named by a relation without a possessive, opening the clause ("coworker is allergic ...")
         bare_relation=re.compile(
             r"^(?:(?:the|our|a|an)\s+)?(?:new\s+)?(?:"

@@ -793,3 +793,27 @@ def test_the_structured_slots_are_the_rules_to_read_never_the_lasting_models(
     assert attribute in [p.record["attribute"] for p in extract(text).items if p.record is not None]
     # what the user says in their own words is the model's to veto
     assert extract("I love hiking.").items == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "One of my students is dyslexic and hates reading aloud. How can I include him?",
+        "my twin brother is colourblind (red-green). which board games are a nightmare for him?",
+    ],
+)
+def test_someone_else_the_user_speaks_of_is_not_the_user(text: str) -> None:
+    # the families cut other people's clauses with the people the statements know of ("one of my
+    # students", "my twin brother"): what follows is theirs
+    assert extract(text).records == []
+
+
+@pytest.mark.parametrize(
+    ("text", "attribute"),
+    [
+        ("Our family lives in Nairobi.", "profile.home_city"),
+        ("My date of birth is March 3, 1990 and my birthday dinner is always sushi.", "profile.dates"),
+    ],
+)
+def test_words_that_are_no_one_else_after_my_keep_the_users_statement(text: str, attribute: str) -> None:
+    assert attribute in {r["attribute"] for r in extract(text).records}
