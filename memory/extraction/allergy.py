@@ -17,6 +17,7 @@ SPEC = Spec("allergy")
 _ALLERGY_EN = SPEC.searches("allergy_en")
 _INTOL_EN = SPEC.searches("intol_en")
 _NOT_ALLERGEN = SPEC.expressions["not_allergen"]
+_CLAUSE_NOT_ALLERGEN = SPEC.expressions["clause_not_allergen"]
 
 
 _HAY_FEVER = SPEC.expressions["hay_fever"]
@@ -43,7 +44,7 @@ def allergy_en(t: str) -> list[Found]:
         x = m.groupdict().get("x") or m.group(1)
         x = phrase_value(x)
         x = re.sub(r"(?i)^(?:pretty\s+bad|bad|severe|mild|serious|really\s+bad|an?)\s+", "", x)
-        if not x or _NOT_ALLERGEN.match(x):
+        if not x or _NOT_ALLERGEN.match(x) or _CLAUSE_NOT_ALLERGEN.search(x):
             continue
         if x.casefold() in ("celiac", "coeliac"):
             x = "gluten (celiac disease)"

@@ -817,3 +817,24 @@ def test_someone_else_the_user_speaks_of_is_not_the_user(text: str) -> None:
 )
 def test_words_that_are_no_one_else_after_my_keep_the_users_statement(text: str, attribute: str) -> None:
     assert attribute in {r["attribute"] for r in extract(text).records}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Can you develop a food allergy as an adult, out of nowhere?",
+        "I'm building an allergy tracker app, draft a JSON schema for a user's allergy list",
+        "隔壁邻居对蜜蜂过敏，我在阳台养蜂会不会有问题",
+    ],
+)
+def test_an_allergy_asked_about_built_or_someone_elses_is_not_the_users(text: str) -> None:
+    assert not any(r["attribute"] == "profile.allergies" for r in extract(text).records)
+
+
+@pytest.mark.parametrize(
+    ("text", "allergen"),
+    [("Peanut allergy here, so no satay for me.", "Peanut"), ("Shellfish allergy, a bad one.", "Shellfish")],
+)
+def test_an_allergy_said_first_is_still_read(text: str, allergen: str) -> None:
+    values = [r["value"] for r in extract(text).records if r["attribute"] == "profile.allergies"]
+    assert values and values[0].casefold().startswith(allergen.casefold())
