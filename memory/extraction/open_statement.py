@@ -213,6 +213,8 @@ class _Chinese:
     stance: tuple[str, ...]
     material: tuple[str, ...]
     material_named: tuple[str, ...]  # kinds of material a turn may name before giving it after a colon
+    code_words: tuple[str, ...]  # a tool or a piece of data named ("pandas", "字段") ...
+    code_verbs: tuple[str, ...]  # ... with work asked of it ("建个表", "写个SQL"): code at hand
     times: tuple[str, ...]
     events: tuple[str, ...]
     habit: tuple[str, ...]
@@ -328,6 +330,8 @@ def _lists() -> tuple[_English, _Chinese]:
         stance=tuple(zh["stance"]),
         material=tuple(zh["material"]),
         material_named=tuple(zh["material_named"]),
+        code_words=tuple(zh["code_words"]),
+        code_verbs=tuple(zh["code_verbs"]),
         times=tuple(zh["times"]),
         events=tuple(zh["events"]),
         habit=tuple(zh["habit"]),
@@ -782,7 +786,7 @@ class _ChineseReader:
         ):
             return False  # the moment or a day's event ("我在准备周五的考试"), unless it says when it ends
         own = _someone_else().sub(" ", span) if "我是那种" not in span else span
-        if _ZH_CODE.search(span):
+        if self.code_at_hand(span):
             return False
         if _about_them(span, own, lists.self_words) or _ZH_NAMED.match(span):
             return False  # "我闺蜜乳糖不耐受", "小王的目标是...": about them
@@ -801,7 +805,22 @@ class _ChineseReader:
     def told(self, span: str) -> bool:
         """A span the user tells of themself in any words: not about someone else, no code."""
         own = _someone_else().sub(" ", span)
-        return not (_ZH_CODE.search(span) or _about_them(span, own, self.lists.self_words) or _ZH_NAMED.match(span))
+        return not (self.code_at_hand(span) or _about_them(span, own, self.lists.self_words) or _ZH_NAMED.match(span))
+
+    def code_at_hand(self, span: str) -> bool:
+        """Code, or a tool or a piece of data named with work asked of it, where the user says
+        nothing of themself ("用pandas建个表：1号受访者喜欢喝茶", "有个字段叫最讨厌的菜 写个SQL"): the
+        work at hand, not the user's stance ("在自学Python，现在学到pandas了", "写代码的时候我喜欢开着白噪音"
+        are the user's)."""
+        if _ZH_CODE.search(span):
+            return True
+        lists = self.lists
+        folded = span.casefold()
+        return (
+            any(w in folded for w in lists.code_words)
+            and any(w in span for w in lists.code_verbs)
+            and not any(w in span for w in lists.self_words)
+        )
 
     def spans(self, turn: str, whole_read: bool = False, news: bool = False, needs_stance: bool = True) -> list[str]:
         """`whole_read`: the caller already knows the turn is neither pasted nor pretend. `news`:

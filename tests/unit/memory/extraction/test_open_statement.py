@@ -68,6 +68,9 @@ def lasting(text: str) -> list[dict]:
         "had a DVT after a long-haul flight two years ago and I'm on blood thinners now",
         "have a pacemaker, my cardiologist told me to keep phones and magnets away from my chest",
         "怀孕五个月了",
+        # a tool named by someone learning it, or beside the user's own habit: the user's
+        "在自学Python，想转数据分析，现在学到pandas了",
+        "从小数学就烂 一看到公式就头大 有点恐惧",
     ],
 )
 def test_a_lasting_statement_in_any_phrasing_is_kept_verbatim(text: str) -> None:
@@ -197,6 +200,9 @@ def test_a_lasting_statement_in_any_phrasing_is_kept_verbatim(text: str) -> None
         "以“细节决定成败”为题，帮我写个议论文的开头段落",
         "每一步后面附上原因",
         "定时任务cron表达式：工作日早上6点半执行，周末不执行",
+        # a tool or a piece of data named with work asked of it: the code at hand
+        "用pandas建个表：1号受访者喜欢喝茶 2号喜欢咖啡 3号都讨厌",
+        "Excel公式：C列写着“过敏”而D列是空的 就标红",
     ],
 )
 def test_chat_that_says_nothing_lasting_about_the_user_leaves_nothing_lasting(text: str) -> None:
