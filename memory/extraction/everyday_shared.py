@@ -5,7 +5,9 @@ spec uses it (`uses = ["everyday"]`)."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
+from . import prefilter
 from .spec import Spec
 from .text import clean
 
@@ -42,3 +44,13 @@ def phrase_value(text: str) -> str:
 def strip_subject_en(t: str) -> str:
     """The sentence without its opening "I (usually / always)" ("I usually fly with a carry-on only")."""
     return re.sub(r"(?i)^(?:thanks!?\s*)?(?:also,?\s*)?I\s+(?:usually\s+|always\s+)?", "", t)
+
+
+def first_read(pairs: list[tuple[re.Pattern[str], Any]], text: str, attribute: str) -> list[Found]:
+    """What the first of `pairs` that matches reads (a pattern and its reader): one value of
+    `attribute`, or nothing."""
+    for pattern, read in pairs:
+        m = prefilter.search(pattern, text)
+        if m:
+            return [(attribute, read(m), False)]
+    return []

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import re
 
-from . import prefilter
-from .everyday_shared import CJK, ME_ZH, Found
+from .everyday_shared import CJK, ME_ZH, Found, first_read
 from .prefilter import one_of
 from .spec import Reader, Spec
 
@@ -59,8 +58,4 @@ PETS_EN_REQUIRES = one_of(*(pattern for pattern, _ in PETS_EN))
 
 def pets_en(t: str) -> list[Found]:
     """The first pattern that matches gives the pet ("my dog Rex")."""
-    for r, fn in PETS_EN:
-        m = prefilter.search(r, t)
-        if m:
-            return [("profile.pets", fn(m), False)]
-    return []
+    return first_read(PETS_EN, t, "profile.pets")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from . import prefilter
-from .everyday_shared import ME_ZH, Found
+from .everyday_shared import ME_ZH, Found, first_read
 from .prefilter import one_of
 from .spec import Reader, Spec
 
@@ -60,8 +60,4 @@ RELATIVES_EN_REQUIRES = one_of(*(pattern for pattern, _ in RELATIVES_EN))
 
 def relatives_en(t: str) -> list[Found]:
     """The first pattern that matches gives the relative ("my wife Ana", "two kids")."""
-    for r, fn in RELATIVES_EN:
-        m = prefilter.search(r, t)
-        if m:
-            return [("profile.family", fn(m), False)]
-    return []
+    return first_read(RELATIVES_EN, t, "profile.family")
