@@ -40,6 +40,7 @@ _STRIP_EN = SPEC.expressions["strip_en"]
 _NOT_A_TASK = SPEC.expressions["not_a_task"]
 _RESIDUE_CUE_ZH = SPEC.expressions["residue_cue_zh"]
 _DONE_ZH = SPEC.expressions["done_zh"]
+_ASKS_THE_ASSISTANT = SPEC.expressions["asks_the_assistant"]
 _VALUE_SPOTS_EN = SPEC.searches("value_spots_en")
 _VALUE_SPOTS_ZH = SPEC.searches("value_spots_zh")
 _WINDOWS = SPEC.maps["windows"]
@@ -170,6 +171,17 @@ tables(_PRIORITY_EN, _PRIORITY_ZH, _GENERAL_EN, _GENERAL_ZH)
 prefilter.tested(_GOAL_NOUN, _SHORT_WINDOW, _PAST_ONLY, _PRIORITY_WORD, _OWN_FOCUS, _GENERAL_NEEDS_NO_TIME)
 
 
+def _asked_for(body: str, value: str) -> bool:
+    """What the value is read from is a request to the assistant: a request word before it in its
+    clause ("这两天帮我盯一下PPT的逻辑", "help me break this email into smaller steps"), the task at
+    hand, not a focus ("my priority this week is the launch, can you help me plan it?" keeps it)."""
+    at = body.find(value)
+    if at < 0:
+        return False
+    start = max(body.rfind(mark, 0, at) for mark in ",，;；。.!！?？") + 1
+    return _ASKS_THE_ASSISTANT.search(body, start, at) is not None
+
+
 def priority_hits(text: str, at: datetime) -> list[Hit]:
     tm = prefilter.search(_TM_EN, text) or prefilter.search(_TM_ZH, text)
     if prefilter.may_match(_REQUEST, text) and _REQUEST.match(text):
@@ -194,7 +206,7 @@ def priority_hits(text: str, at: datetime) -> list[Hit]:
     if not found and tm:
         cue = _priority_cue(body)
         found = (cue, re.match(r".*", body)) if cue else None  # type: ignore[assignment]
-    if not found:
+    if not found or _asked_for(body, str(found[0])):
         return []
     value = re.sub(r"^(?:把|一下|下|在)", "", clean(found[0]).lstrip(" ,，;；:："))
     value = re.sub(r"^.*[,，]\s*(?=\S)", "", value) if re.search(r"(?i)can\s+wait|先不管|放一放|先放", value) else value

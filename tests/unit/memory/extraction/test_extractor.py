@@ -838,3 +838,28 @@ def test_an_allergy_asked_about_built_or_someone_elses_is_not_the_users(text: st
 def test_an_allergy_said_first_is_still_read(text: str, allergen: str) -> None:
     values = [r["value"] for r in extract(text).records if r["attribute"] == "profile.allergies"]
     assert values and values[0].casefold().startswith(allergen.casefold())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "周五要给客户汇报，这两天帮我盯一下PPT的逻辑",
+        "下周要考线性代数 帮我复习一下",
+        "还有十五分钟就得出门，快帮我写个今晚的祝酒词",
+        "can't focus at all right now, help me break this email into smaller steps",
+    ],
+)
+def test_what_the_assistant_is_asked_to_do_is_no_focus(text: str) -> None:
+    assert not any(r["attribute"] == "priority.focus" for r in extract(text).records)
+
+
+@pytest.mark.parametrize(
+    ("text", "focus"),
+    [
+        ("这周重点是上线，帮我列个计划", "上线"),
+        ("This week I'm focused on the migration, help me write the plan", "migration"),
+    ],
+)
+def test_a_focus_said_before_a_request_is_kept(text: str, focus: str) -> None:
+    values = [r["value"] for r in extract(text).records if r["attribute"] == "priority.focus"]
+    assert values and focus in values[0]
