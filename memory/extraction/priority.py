@@ -15,7 +15,7 @@ from . import prefilter
 from .family import Hit
 from .prefilter import one_of, rewritten
 from .spec import InGroup, Spec
-from .text import clean, day_end, matched_by, month_end, scan, tables, week_end
+from .text import _negated, clean, day_end, matched_by, month_end, scan, tables, week_end
 
 SPEC = Spec("priority")
 _TM_EN = SPEC.expressions["tm_en"]
@@ -41,6 +41,7 @@ _NOT_A_TASK = SPEC.expressions["not_a_task"]
 _RESIDUE_CUE_ZH = SPEC.expressions["residue_cue_zh"]
 _DONE_ZH = SPEC.expressions["done_zh"]
 _ASKS_THE_ASSISTANT = SPEC.expressions["asks_the_assistant"]
+_ON_BUT_NO_FOCUS = SPEC.expressions["on_but_no_focus"]
 _VALUE_SPOTS_EN = SPEC.searches("value_spots_en")
 _VALUE_SPOTS_ZH = SPEC.searches("value_spots_zh")
 _WINDOWS = SPEC.maps["windows"]
@@ -81,12 +82,8 @@ def _focus_value(raw: str | None, strict: bool = False) -> str | None:
     v = re.sub(r"^(?:的是|是|在|把|就是)", "", v)
     if not v or _VALUE_JUNK.match(v) or _NOT_A_FOCUS.fullmatch(v) or re.search(r"[?？吗]$", v):
         return None
-    if strict and re.match(
-        r"(?i)(?:the\s+)?(?:phone|way|bus|train|plane|call|line|board|road|track|vacation|holiday|leave|break|site|"
-        r"premises|hold|fire|drugs|meds|medication|my\s+way|a\s+(?:call|trip|break|walk|date))\b",
-        v,
-    ):
-        return None  # "I'm on the phone", "we're on vacation": not a focus
+    if strict and _ON_BUT_NO_FOCUS.match(v):
+        return None  # "I'm on the phone", "we're on vacation", "I'm on crutches": not a focus
     return v
 
 
@@ -142,7 +139,8 @@ def _priority_cue(text: str) -> str | None:
         clause = _cue_clause(text, _RESIDUE_CUE_ZH)
         return _residue(clause, True) if clause and not _DONE_ZH.search(clause) else None
     text = text.strip(" ,;:")
-    if not _FOCUS_CUE_EN.search(text) or _PAST_EN.search(text):
+    # (a cue word negated is none: "I can't focus at all today")
+    if not any(not _negated(text, c) for c in _FOCUS_CUE_EN.finditer(text)) or _PAST_EN.search(text):
         return None
     for spot in _VALUE_SPOTS_EN:
         m = spot.search(text)

@@ -863,3 +863,20 @@ def test_what_the_assistant_is_asked_to_do_is_no_focus(text: str) -> None:
 def test_a_focus_said_before_a_request_is_kept(text: str, focus: str) -> None:
     values = [r["value"] for r in extract(text).records if r["attribute"] == "priority.focus"]
     assert values and focus in values[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I can't focus at all today, my brain is mush",  # a cue word negated
+        "今天已经喝了四杯咖啡，手都在抖哈哈",  # "都在" of a hand, not of the people at work
+        "I'm on crutches this week after rolling my ankle.",  # on crutches, not on a task
+    ],
+)
+def test_a_state_of_the_moment_is_no_focus(text: str) -> None:
+    assert not any(r["attribute"] == "priority.focus" for r in extract(text).records)
+
+
+def test_the_people_at_work_all_on_one_thing_is_a_focus() -> None:
+    values = [r["value"] for r in extract("这周我们都在忙上线").records if r["attribute"] == "priority.focus"]
+    assert values and "上线" in values[0]
