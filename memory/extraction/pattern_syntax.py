@@ -137,7 +137,7 @@ class _Reader:
                 return items
             start = self.at
             if ch == "(":
-                spliced, verbose = self._group(verbose, items)
+                spliced, verbose = self._group(verbose)
                 if spliced is None:
                     continue  # a global flag or a comment: nothing to repeat
                 added = spliced
@@ -209,7 +209,7 @@ class _Reader:
             kind = POSSESSIVE_REPEAT
         return least, most, kind
 
-    def _group(self, verbose: bool, items: list[Item]) -> tuple[list[Item] | None, bool]:
+    def _group(self, verbose: bool) -> tuple[list[Item] | None, bool]:
         """A group: the items it adds to the sequence (None for a global flag or a comment), and
         the sequence's verbose mode after it (a global `(?x)` turns it on)."""
         source = self.source

@@ -70,24 +70,24 @@ class _Read:
 
 @dataclass(frozen=True, slots=True)
 class _Template:
-    """The match's named groups put into a string; a group that did not take part leaves the value
-    empty (no hit)."""
+    """The match's groups, by name or number, put into a string ("{rel}: {name}", "{1}个孩子"); a
+    group that did not take part leaves no value (no hit)."""
 
     template: str
 
     def __call__(self, m: re.Match[str]) -> str | None:
-        texts: list[str] = []
+        missing: list[str] = []  # the groups that did not take part
 
         def put(ref: re.Match[str]) -> str:
             name = ref.group(1)
             text = m.group(int(name) if name.isdigit() else name)
             if text is None:
-                texts.append("")
+                missing.append(name)
                 return ""
             return text
 
         value = _GROUP.sub(put, self.template)
-        return None if texts else value
+        return None if missing else value
 
 
 @dataclass(frozen=True, slots=True)
