@@ -28,6 +28,7 @@ from .interface import (
 )
 from .markers import (
     AS_IF,
+    ASKS_THE_ASSISTANT,
     CORRECTION,
     CURRENT_ITEM,
     HOLD,
@@ -39,6 +40,7 @@ from .markers import (
     OTHERS,
     PROJECT,
     QUESTION_OK,
+    STANDING,
     TEMPORARY,
 )
 from .open_statement import (
@@ -731,6 +733,13 @@ class _TurnReading:
                 one_off_here
                 or (instruction and self.passing)
                 or (instruction and not link and not prefilter.test(PROJECT, full) and bare_instruction(full))
+                # a budget said with a request is the request's ("帮我出一份团建策划 预算两万左右"), unless it
+                # says it holds beyond it ("our monthly grocery budget is $400")
+                or (
+                    h.attribute.startswith("preference.budget.")
+                    and ASKS_THE_ASSISTANT.search(full) is not None
+                    and STANDING.search(full) is None
+                )
             )
             rec = RuleExtractor._record(self.turn, core, quote, h, self.refuse, for_now)
             if rec is None:

@@ -33,6 +33,10 @@ AS_IF = SPEC.expressions["as_if"]
 OTHERS = SPEC.expressions["others"]
 # The cue fallbacks need the user asking for something, not narrating ("I read the summary first").
 ASKING = SPEC.expressions["asking"]
+# A request to the assistant anywhere in a sentence ("help me", "帮我").
+ASKS_THE_ASSISTANT = SPEC.expressions["asks_the_assistant"]
+# What holds beyond the request it is said with ("our monthly budget", "你帮我找馆子的时候注意下").
+STANDING = SPEC.expressions["standing"]
 
 # the markers the extractor looks for in every sentence: tried only where the prefilter finds their words
 prefilter.tested(TEMPORARY, LASTING, CURRENT_ITEM, PROJECT, CORRECTION, HOLD)

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from ..models import Kind
 from . import prefilter
 from .family import Hit
+from .markers import ASKS_THE_ASSISTANT
 from .prefilter import one_of, rewritten
 from .spec import InGroup, Spec
 from .text import _negated, clean, day_end, matched_by, month_end, scan, tables, week_end
@@ -40,7 +41,6 @@ _STRIP_EN = SPEC.expressions["strip_en"]
 _NOT_A_TASK = SPEC.expressions["not_a_task"]
 _RESIDUE_CUE_ZH = SPEC.expressions["residue_cue_zh"]
 _DONE_ZH = SPEC.expressions["done_zh"]
-_ASKS_THE_ASSISTANT = SPEC.expressions["asks_the_assistant"]
 _ON_BUT_NO_FOCUS = SPEC.expressions["on_but_no_focus"]
 _VALUE_SPOTS_EN = SPEC.searches("value_spots_en")
 _VALUE_SPOTS_ZH = SPEC.searches("value_spots_zh")
@@ -177,7 +177,7 @@ def _asked_for(body: str, value: str) -> bool:
     if at < 0:
         return False
     start = max(body.rfind(mark, 0, at) for mark in ",，;；。.!！?？") + 1
-    return _ASKS_THE_ASSISTANT.search(body, start, at) is not None
+    return ASKS_THE_ASSISTANT.search(body, start, at) is not None
 
 
 def priority_hits(text: str, at: datetime) -> list[Hit]:

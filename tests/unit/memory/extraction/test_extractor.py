@@ -880,3 +880,17 @@ def test_a_state_of_the_moment_is_no_focus(text: str) -> None:
 def test_the_people_at_work_all_on_one_thing_is_a_focus() -> None:
     values = [r["value"] for r in extract("这周我们都在忙上线").records if r["attribute"] == "priority.focus"]
     assert values and "上线" in values[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "scope"),
+    [
+        ("帮我出一份公司团建的活动策划大纲 30人 预算两万左右", "session:s1"),  # the request's budget
+        ("help me pick a laptop under $1500", "session:s1"),
+        ("Help me stay on track: our monthly grocery budget is $400 for the two of us.", "global"),  # a period
+        ("我们部门聚餐人均不能超过80块 你帮我找馆子的时候注意下", "global"),  # "when you …": standing
+    ],
+)
+def test_a_budget_said_with_a_request_is_the_requests(text: str, scope: str) -> None:
+    budgets = [r for r in extract(text).records if r["attribute"].startswith("preference.budget.")]
+    assert budgets and {r["scope"] for r in budgets} == {scope}
