@@ -10,7 +10,7 @@ import re
 
 from .everyday_shared import FIRST_EN, Found
 from .prefilter import all_of
-from .spec import Reader, Spec
+from .spec import Spec
 from .text import clean
 
 SPEC = Spec("budget")
@@ -18,8 +18,7 @@ SPEC = Spec("budget")
 _AMOUNT_EN = SPEC.expressions["amount_en"]
 _LIMIT_EN = SPEC.expressions["limit_en"]
 
-_READERS: dict[str, Reader] = {}
-_CATEGORIES = SPEC.pairs("categories", _READERS)
+_CATEGORIES = SPEC.pairs("categories")
 
 
 def _category(t: str) -> str:

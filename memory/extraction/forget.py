@@ -45,7 +45,7 @@ _OWN = SPEC.expressions["own"]
 _MEMORY_WORDING = SPEC.expressions["memory_wording"]
 _EVERYTHING = SPEC.expressions["everything"]
 _FORGET_NOUNS: list[tuple[re.Pattern[str], str, bool]] = [
-    (pattern, named["attribute"], named["family"]) for pattern, named in SPEC.pairs("forget_nouns", {})
+    (pattern, named["attribute"], named["family"]) for pattern, named in SPEC.pairs("forget_nouns")
 ]
 _FORGET_PREFIX = SPEC.expressions["forget_prefix"]
 _DETERMINERS = SPEC.expressions["determiners"]

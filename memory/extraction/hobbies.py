@@ -11,12 +11,11 @@ from . import prefilter
 from .everyday_shared import ME_ZH, Found, phrase_value, strip_subject_en
 from .languages_spoken import LANGUAGES_SPOKEN_ZH
 from .prefilter import one_of
-from .spec import Reader, Spec
+from .spec import Spec
 
 SPEC = Spec("hobbies")
 
-_READERS: dict[str, Reader] = {}
-_HOBBY_EN = SPEC.pairs("hobby_en", _READERS)
+_HOBBY_EN = SPEC.pairs("hobby_en")
 
 
 HOBBIES_EN_REQUIRES = one_of(*(pattern for pattern, _ in _HOBBY_EN))  # the prefilter's look at `hobbies_en`

@@ -11,14 +11,13 @@ import re
 from . import prefilter
 from .everyday_shared import CJK, ME_ZH, Found
 from .prefilter import one_of
-from .spec import Reader, Spec
+from .spec import Spec
 
 SPEC = Spec("languages_spoken")
 
 _LANG_EN = SPEC.maps["lang_en"]
 
-_READERS: dict[str, Reader] = {}
-_LANGS_EN = SPEC.pairs("langs_en", _READERS)
+_LANGS_EN = SPEC.pairs("langs_en")
 _LEVEL_WORD = SPEC.maps["level_word"]
 
 

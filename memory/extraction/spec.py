@@ -166,7 +166,9 @@ class Spec:
             for i, entry in enumerate(entries)
         ]
 
-    def pairs(self, name: str, readers: Mapping[str, Callable[..., Any]]) -> list[tuple[re.Pattern[str], Any]]:
+    def pairs(
+        self, name: str, readers: Mapping[str, Callable[..., Any]] | None = None
+    ) -> list[tuple[re.Pattern[str], Any]]:
         """The patterns of `[[searches.<name>]]`, each with what its match gives: a `value`, a
         `template`, or a `read`er with its `args`, or nothing (a family that looks through them itself)."""
         entries = self._data.get("searches", {}).get(name)
@@ -176,7 +178,7 @@ class Spec:
         for i, entry in enumerate(entries):
             where = f"searches.{name}[{i}]"
             given = any(key in entry for key in ("value", "read", "template"))
-            out.append((self._compile(entry, where), self._value(entry, where, readers) if given else None))
+            out.append((self._compile(entry, where), self._value(entry, where, readers or {}) if given else None))
         return out
 
     def part(self, name: str) -> str:

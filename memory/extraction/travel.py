@@ -10,12 +10,11 @@ import re
 from . import prefilter
 from .everyday_shared import ME_ZH, Found, phrase_value, strip_subject_en
 from .prefilter import one_of
-from .spec import Reader, Spec
+from .spec import Spec
 
 SPEC = Spec("travel")
 
-_READERS: dict[str, Reader] = {}
-_TRAVEL_EN = SPEC.pairs("travel_en", _READERS)
+_TRAVEL_EN = SPEC.pairs("travel_en")
 _FEAR_EN = SPEC.expressions["fear_en"]
 _TRAVEL_CUE_EN = SPEC.expressions["travel_cue_en"]
 
@@ -55,7 +54,7 @@ def travel_en(t: str) -> list[Found]:
     return out
 
 
-_TRAVEL_ZH = SPEC.pairs("travel_zh", _READERS)
+_TRAVEL_ZH = SPEC.pairs("travel_zh")
 
 
 _FEAR_ZH_RX = SPEC.expressions["fear_zh_rx"]
