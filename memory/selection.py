@@ -341,11 +341,16 @@ def relation_to(c: Candidate, terms: RequestTerms) -> relevance.Relation:
 
 
 def section_of(c: Candidate) -> str:
-    if c.status == Status.CANDIDATE:
+    return section_for(c.status, c.kind)
+
+
+def section_for(status: str, kind: str) -> str:
+    """The context section a record of this status and kind is shown in."""
+    if status == Status.CANDIDATE:
         return "assumptions"
-    if c.kind == Kind.SESSION_CONTEXT:
+    if kind == Kind.SESSION_CONTEXT:
         return "session"
-    return _SECTION_OF_KIND.get(c.kind, "stated")
+    return _SECTION_OF_KIND.get(kind, "stated")
 
 
 _SECTION_OF_KIND: dict[str, str] = {
@@ -357,7 +362,7 @@ _SECTION_OF_KIND: dict[str, str] = {
 }
 
 
-_SECTION_TITLES = {
+SECTION_TITLES = {
     "request": "For this request only",
     "stated": "What the user stated",
     "assumptions": "Working assumptions (inferred: not confirmed by the user, cannot authorize actions, "
@@ -369,7 +374,7 @@ _SECTION_TITLES = {
     "facts": "Facts (from their source)",
     "session": "Current session",
 }
-_SECTION_ORDER = list(_SECTION_TITLES)
+SECTION_ORDER = list(SECTION_TITLES)
 
 
 def _static(importance: float, consequence: str, actionability: float, kind: str) -> float:
@@ -583,10 +588,10 @@ def select(
     scored = _ranked(req, _one_per_slot(req, usable, excluded), weights, terms)
     items = _budgeted(req, scored, excluded)
     blocks: list[str] = []
-    for section in _SECTION_ORDER:
+    for section in SECTION_ORDER:
         lines = [i.text for i in items if i.section == section]
         if lines:
-            blocks.append(f"## {_SECTION_TITLES[section]}\n" + "\n".join(lines))
+            blocks.append(f"## {SECTION_TITLES[section]}\n" + "\n".join(lines))
     return ContextResponse(
         tenant=req.tenant,
         user=req.user,
@@ -722,7 +727,7 @@ def _budgeted(
     """The request's overrides first, then the ranked records while the item and char budgets last."""
     items = [_override_item(attr, value) for attr, value in sorted(req.overrides.items())]
     used = len(items)
-    chars = sum(len(i.text) + 1 for i in items) + (len(_SECTION_TITLES["request"]) + 5 if items else 0)
+    chars = sum(len(i.text) + 1 for i in items) + (len(SECTION_TITLES["request"]) + 5 if items else 0)
     headers: set[str] = {"request"} if items else set()
     for value_score, c in scored:
         if used >= req.max_items:
@@ -732,7 +737,7 @@ def _budgeted(
             continue
         section = section_of(c)
         line = render_line(c)
-        cost = len(line) + 1 + (0 if section in headers else len(_SECTION_TITLES[section]) + 5)
+        cost = len(line) + 1 + (0 if section in headers else len(SECTION_TITLES[section]) + 5)
         if chars + cost > req.max_chars:
             if req.explain:
                 excluded.append(Exclusion(id=c.id, attribute=c.attribute, reason="over_char_budget"))

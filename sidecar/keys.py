@@ -113,12 +113,25 @@ class KeyStore:
             return None
         if not hmac.compare_digest(entry["hash"], key_hash(key)):
             return None
-        return Principal(
-            key_id=entry["id"],
-            tenant=entry["tenant"],
-            scopes=frozenset(entry["scopes"]),
-            roles=frozenset(entry.get("roles", [])),
-        )
+        return _principal(entry)
+
+    def principal(self, key_id: str) -> Principal | None:
+        """The principal of a key already presented once (an inspector session holds its id, not
+        the key); None once the key is revoked or gone."""
+        self._fresh()
+        entry = self._entries.get(key_id)
+        if entry is None or entry.get("revoked_at"):
+            return None
+        return _principal(entry)
+
+
+def _principal(entry: dict[str, Any]) -> Principal:
+    return Principal(
+        key_id=entry["id"],
+        tenant=entry["tenant"],
+        scopes=frozenset(entry["scopes"]),
+        roles=frozenset(entry.get("roles", [])),
+    )
 
 
 # --- managing the file (the `slotstream keys` command) ----------------------------------------

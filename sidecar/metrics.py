@@ -95,6 +95,18 @@ class PipelineCollector(Collector):
         yield dead
         yield lag
 
+    def figures(self) -> tuple[list[Metric], dict[str, dict[int, int]]]:
+        """What the memory inspector's health page shows: this collector's metric families, and
+        the processors' event-time watermarks per topic and partition (ms)."""
+        families = list(self.collect())
+        try:
+            progress = self.progress()
+            marks = {self.topics[role]: progress.watermarks(self.topics[role]) for role in ("turns", "ops")}
+        except Exception as err:  # noqa: BLE001 - as collect(): show what could be read
+            log.warning("pipeline watermarks unreadable: %r", err)
+            marks = {}
+        return families, marks
+
 
 def render(pipeline: Collector) -> bytes:
     own = CollectorRegistry()

@@ -77,6 +77,18 @@ class Keys:
         """SCAN pattern that finds one key per user: their meta hash."""
         return f"{self.namespace}:{{*:*}}:meta"
 
+    def tenant_user_metas(self, tenant: str, user_prefix: str = "") -> str:
+        """SCAN pattern of the meta hashes of one tenant's users whose id starts with
+        `user_prefix` (glob characters in either part match only themselves)."""
+        return f"{self.namespace}:{{{glob_escape(tenant)}:{glob_escape(user_prefix)}*}}:meta"
+
+    def user_of_meta(self, key: str, tenant: str) -> str | None:
+        """The user a meta key of `tenant` belongs to (None: not one of the tenant's)."""
+        head = f"{self.namespace}:{{{tenant}:"
+        if not key.startswith(head) or not key.endswith("}:meta"):
+            return None
+        return key[len(head) : -len("}:meta")]
+
     # --- the namespace's processing bookkeeping ---------------------------------------------
 
     def _shared(self, name: str) -> str:
@@ -132,6 +144,11 @@ def deploy_runners(base: str) -> str:
 def deploy_runner(base: str, runner: str) -> str:
     """One live processor's heartbeat: "running", or "paused:<switch id>" while a promote waits."""
     return f"slotstream:deploy:{{{base}}}:runner:{runner}"
+
+
+def glob_escape(text: str) -> str:
+    """`text` as a SCAN pattern that matches it literally."""
+    return "".join("\\" + c if c in "*?[]\\" else c for c in text)
 
 
 def slot_hash(slot: str) -> str:

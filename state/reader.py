@@ -8,7 +8,8 @@ function; nothing here writes.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any, cast
 
@@ -233,6 +234,29 @@ def context_time(req: ContextRequest, at: datetime | str | None) -> datetime:
     return when
 
 
+@dataclass(frozen=True)
+class UserSummary:
+    """A user as the inspector lists them: records stored (every version), slots, last write."""
+
+    user: str
+    records: int
+    slots: int
+    last_write: datetime | None
+    erased: bool
+
+
+def _server_time(raw: bytes | str | None) -> datetime | None:
+    """The `written` stamp apply.lua leaves in a user's meta ("<seconds>.<microseconds>" of the
+    server's clock) as a time; None if absent or unreadable."""
+    if raw is None:
+        return None
+    seconds, _, micros = (raw.decode() if isinstance(raw, bytes) else raw).partition(".")
+    try:
+        return datetime.fromtimestamp(int(seconds) + int(micros or 0) / 1e6, UTC)
+    except ValueError:
+        return None
+
+
 def outcome_of(raw: bytes | None) -> dict[str, Any] | None:
     """An op ledger entry: {"at", "outcome", "reason"} (older entries hold only the event time)."""
     if raw is None:
@@ -403,6 +427,49 @@ class AsyncReader:
         erased = cast(bytes | None, await self.r.hget(keys.meta(tenant, user), "erased_at"))
         if erased:
             yield {"type": "erased", "at": erased.decode()}
+
+    async def users(self, tenant: str, prefix: str, cap: int) -> tuple[list[UserSummary], bool]:
+        """The tenant's users whose id starts with `prefix`, by id, with their counts and last
+        write: at most `cap` of them, and whether more matched. A SCAN of the keyspace (every
+        master of a cluster): an operator's look, not a request path."""
+        keys = await self._current()
+        found: set[str] = set()
+        more = False
+        async for key in self.r.scan_iter(match=keys.tenant_user_metas(tenant, prefix), count=1000):
+            user = keys.user_of_meta(key.decode() if isinstance(key, bytes) else str(key), tenant)
+            if user is None:
+                continue
+            if len(found) == cap:
+                more = True
+                break
+            found.add(user)
+        users = sorted(found)
+        summaries: list[UserSummary] = []
+        for start in range(0, len(users), 200):
+            batch = users[start : start + 200]
+            async with self.r.pipeline(transaction=False) as pipe:
+                for user in batch:
+                    pipe.hlen(keys.records(tenant, user))
+                    pipe.hlen(keys.slots(tenant, user))
+                    pipe.hmget(keys.meta(tenant, user), ["written", "erased_at"])
+                replies = await pipe.execute()
+            for n, user in enumerate(batch):
+                versions, slots, (written, erased) = replies[3 * n : 3 * n + 3]
+                summaries.append(
+                    UserSummary(
+                        user=user,
+                        records=int(versions or 0),
+                        slots=int(slots or 0),
+                        last_write=_server_time(written),
+                        erased=bool(erased),
+                    )
+                )
+        return summaries, more
+
+    async def user_exists(self, tenant: str, user: str) -> bool:
+        """Has anything ever been applied for the user (their meta hash, kept after an erasure)?"""
+        keys = await self._current()
+        return bool(await self.r.exists(keys.meta(tenant, user)))
 
     async def ping(self) -> bool:
         return bool(await self.r.ping())
