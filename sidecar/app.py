@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
+import orjson
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
 from starlette.types import ASGIApp
@@ -25,6 +26,8 @@ from slotstream.streams.aio_producer import AsyncProducer
 from . import metrics, openapi
 from .dependencies import Gate, Running
 from .front import ContextFrontDoor
+from .inspector import pages as inspector
+from .inspector.sessions import SessionStore
 from .keys import KeyStore, Principal
 from .ratelimit import TenantLimiter
 from .responses import HANDLED, BodyLimit, Timing, error_response, problem
@@ -33,7 +36,7 @@ from .schemas import ContextQuery, ContextResult
 from .service import Sidecar
 
 
-def lifespan_for(settings: Settings) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
+def lifespan_for(settings: Settings, gate: Gate) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
     """The app's lifespan: Redis clients, the producer and the service, up while it serves."""
 
     @asynccontextmanager
@@ -61,6 +64,7 @@ def lifespan_for(settings: Settings) -> Callable[[FastAPI], AbstractAsyncContext
         app.state.running = Running(
             service, metrics.PipelineCollector(progress, settings.kafka_bootstrap, settings.topics)
         )
+        app.state.inspector = inspector.Inspector(SessionStore(client, gate.keys), gate)
         try:
             yield
         finally:
@@ -72,8 +76,13 @@ def lifespan_for(settings: Settings) -> Callable[[FastAPI], AbstractAsyncContext
 
 
 async def _handled(request: Request, err: Exception) -> Response:
-    """One answer per exception class, as the front door gives (responses.py)."""
-    return error_response(err) or problem(500, "internal_error", type(err).__name__)
+    """One answer per exception class, as the front door gives (responses.py); on the inspector's
+    paths the same answer as a page."""
+    answer = error_response(err) or problem(500, "internal_error", type(err).__name__)
+    if request.url.path.startswith("/ui/"):
+        body = orjson.loads(bytes(answer.body))
+        return inspector.error_page(request, answer.status_code, body["reason"], body.get("detail") or "")
+    return answer
 
 
 def create_app(settings: Settings) -> ASGIApp:
@@ -87,7 +96,7 @@ def create_app(settings: Settings) -> ASGIApp:
     app = FastAPI(
         title="slotstream sidecar",
         version="1",
-        lifespan=lifespan_for(settings),
+        lifespan=lifespan_for(settings, gate),
         description="Context lookups, ingest, memory controls and metrics for personal agents' memory.",
     )
     app.state.gate = gate
@@ -95,7 +104,7 @@ def create_app(settings: Settings) -> ASGIApp:
     app.add_middleware(Timing)
     for error_class in HANDLED:
         app.add_exception_handler(error_class, _handled)
-    for area in (ingest, memories, users, operations):
+    for area in (ingest, memories, users, operations, inspector):
         app.include_router(area.router)
     app.openapi = lambda: openapi.document(app)  # type: ignore[method-assign]
 

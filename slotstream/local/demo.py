@@ -211,6 +211,11 @@ def run_pipeline_demo(settings: Settings, serve: bool = True) -> int:
             f"-H 'Content-Type: application/json' -d '{body}'",
             flush=True,
         )
+        print(
+            f"\nthe memory inspector: {url}/ui/ (sign in with the demo key above; {USER}'s memory is at "
+            f"{url}/ui/users/{USER})",
+            flush=True,
+        )
         if not serve:
             print("(--demo-only: the sidecar stops now; without it, it keeps serving for this command)", flush=True)
             return 0
