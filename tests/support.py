@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
+from pathlib import Path
 from typing import Any
+
+import httpx
+
+from slotstream.local.redis_server import free_port
+from slotstream.local.stack import LocalStack
+from slotstream.sidecar.keys import create_key
+from slotstream.streams.topics import OPS, TURNS
 
 
 def dump_namespace(client: Any, ns: str, exclude: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -69,3 +78,56 @@ def record(tenant: str, user: str, attribute: str, value: Any, kind: str = "know
         "authority": "user_explicit",
         **extra,
     }
+
+
+def stored_record(status: Any = None, at: Any = None, **fields: Any) -> Any:
+    """A record as the engine stores it (validated and built from its wire form), then given
+    `status`: by default a user's diet, said at 2026-01-01."""
+    from datetime import UTC, datetime
+
+    from slotstream.memory.models import Status
+    from slotstream.memory.validation import build_record, parse_record
+
+    data: dict[str, Any] = {"tenant": "t1", "user": "u1", "attribute": "profile.diet", "value": "vegetarian", **fields}
+    built = build_record(
+        parse_record(data), op_id=f"op-{next(_RECORD_NUMBERS)}", at=at or datetime(2026, 1, 1, tzinfo=UTC)
+    )
+    return built.model_copy(update={"status": status or Status.ACTIVE})
+
+
+_RECORD_NUMBERS = itertools.count(1)
+
+
+class Service:
+    """A running sidecar over its own pipeline: keys for any tenant, HTTP clients with a key."""
+
+    def __init__(self, stack: LocalStack, keys_file: Path) -> None:
+        self.stack, self.keys_file = stack, keys_file
+        self.url = stack.sidecar_url
+
+    def key(self, tenant: str, scopes: str = "read,write,admin", roles: str = "") -> str:
+        return create_key(self.keys_file, tenant, scopes.split(","), roles.split(",") if roles else [])[1]
+
+    def http(self, key: str | None = None) -> httpx.Client:
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        return httpx.Client(base_url=self.url, headers=headers, timeout=30)
+
+    def ends(self) -> dict[str, dict[int, int]]:
+        return {role: self.stack.end_offsets(role) for role in (TURNS, OPS)}
+
+
+def start_service(kafka_bootstrap: str, redis_url: str, log_dir: Path, name: str, **overrides: Any) -> Service:
+    """A pipeline (start_stack) with the sidecar in front: two server processes, its own keys file."""
+    keys_file = log_dir / f"{name}-keys.json"
+    stack = start_stack(
+        redis_url,
+        kafka_bootstrap,
+        name,
+        log_dir / name,
+        1,
+        keys_file=str(keys_file),
+        sidecar_port=free_port(),
+        **{"sidecar_workers": 2, **overrides},
+    )
+    stack.start_sidecar()
+    return Service(stack, keys_file)

@@ -70,6 +70,11 @@ def test_the_wheel_has_one_import_root_every_source_and_the_lua_scripts(tmp_path
     for path in (p for p in data.rglob("*") if p.is_file()):
         assert f"slotstream/memory/data/{path.relative_to(data).as_posix()}" in names, f"{path} is not in the wheel"
     assert any(name.startswith("slotstream/memory/data/families/") for name in names)
+    # the memory inspector's templates and assets, served from the package
+    inspector = ROOT / "sidecar" / "inspector"
+    for folder in ("templates", "static"):
+        for path in (p for p in (inspector / folder).iterdir() if p.is_file()):
+            assert f"slotstream/sidecar/inspector/{folder}/{path.name}" in names, f"{path} is not in the wheel"
 
 
 def test_the_listed_hot_modules_run_compiled() -> None:

@@ -26,46 +26,13 @@ import pytest
 from slotstream.client import AsyncClient, Client, SidecarRequestError
 from slotstream.config.settings import Settings
 from slotstream.local.redis_server import LocalRedis, free_port
-from slotstream.local.stack import LocalStack
 from slotstream.sidecar.keys import create_key, revoke_key
-from slotstream.streams.topics import OPS, TURNS
+from slotstream.streams.topics import OPS
 
-from support import start_stack
+from support import Service, start_service
 
 pytestmark = [pytest.mark.kafka, pytest.mark.integration]
 DETAIL = "preference.response.detail"
-
-
-class Service:
-    def __init__(self, stack: LocalStack, keys_file: Path) -> None:
-        self.stack, self.keys_file = stack, keys_file
-        self.url = stack.sidecar_url
-
-    def key(self, tenant: str, scopes: str = "read,write,admin", roles: str = "") -> str:
-        return create_key(self.keys_file, tenant, scopes.split(","), roles.split(",") if roles else [])[1]
-
-    def http(self, key: str | None = None) -> httpx.Client:
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
-        return httpx.Client(base_url=self.url, headers=headers, timeout=30)
-
-    def ends(self) -> dict[str, dict[int, int]]:
-        return {role: self.stack.end_offsets(role) for role in (TURNS, OPS)}
-
-
-def start_service(kafka_bootstrap: str, redis_url: str, log_dir: Path, name: str, **overrides: Any) -> Service:
-    keys_file = log_dir / f"{name}-keys.json"
-    stack = start_stack(
-        redis_url,
-        kafka_bootstrap,
-        name,
-        log_dir / name,
-        1,
-        keys_file=str(keys_file),
-        sidecar_port=free_port(),
-        **{"sidecar_workers": 2, **overrides},
-    )
-    stack.start_sidecar()
-    return Service(stack, keys_file)
 
 
 @pytest.fixture(scope="module")
