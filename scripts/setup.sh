@@ -64,3 +64,13 @@ if [ -z "${SLOTSTREAM_KAFKA_BOOTSTRAP:-}" ]; then
   fi
   bash scripts/kafka/fetch.sh >/dev/null
 fi
+# The memory inspector's browser tests drive Debian's Chromium (never a downloaded browser), with
+# a CJK font so Chinese memories render in their screenshots.
+if [ -z "${SLOTSTREAM_CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing Chromium and a CJK font (Debian packages) for the inspector's browser tests" >&2
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-wqy-zenhei >/dev/null
+  else
+    echo "setup: no chromium on PATH: the inspector's browser tests will fail (install Debian's chromium, or set SLOTSTREAM_CHROMIUM)" >&2
+  fi
+fi
