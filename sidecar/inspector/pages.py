@@ -100,7 +100,7 @@ async def _form(request: Request, session: Session | None, expected: str | None 
         raise SidecarError("invalid_form", "an unreadable form") from err
     token = session.csrf if session is not None else expected
     if not same_token(fields.get("csrf"), token):
-        raise Forbidden("csrf", "the form's token does not match this session: reload the page")
+        raise Forbidden("csrf", "the form's token does not match the signed-in session: reload the page")
     return fields
 
 
@@ -240,27 +240,31 @@ async def _records(service: Sidecar, who: Principal, user: str) -> tuple[list[Re
             return out, True
 
 
-@router.get("/users/{user}")
-async def user_page(request: Request, user: str = USER_PATH) -> Response:
-    session = await _session(request, "read")
+async def _memory(request: Request, session: Session, user: str) -> tuple[list[Record], dict[str, Any]]:
+    """The user's records, and what the memory page shows of them (404 for a user with none)."""
     records, cut = await _records(_service(request), session.principal, user)
     if not records:
         raise NotFound("not_found", f"no memory for user {user} in this tenant")
     now = _now()
-    return page(
-        "user.html",
-        **_common(
-            session,
-            title=f"User {user}",
-            user=user,
-            sections=views.sections(records, now),
-            cut=cut,
-            now=now,
-            notice=_notice(request),
-            result=None,
-            asked={"query": "", "session": "", "project": "", "max_items": "8"},
-        ),
-    )
+    values = {
+        "title": f"User {user}",
+        "user": user,
+        "sections": views.sections(records, now),
+        "cut": cut,
+        "now": now,
+        "notice": _notice(request),
+        "asked": {"query": "", "session": "", "project": "", "max_items": "8"},
+        "result": None,
+        "message": "",
+    }
+    return records, values
+
+
+@router.get("/users/{user}")
+async def user_page(request: Request, user: str = USER_PATH) -> Response:
+    session = await _session(request, "read")
+    _, values = await _memory(request, session, user)
+    return page("user.html", **_common(session, **values))
 
 
 @router.get("/users/{user}/memories/{record_id}")
@@ -292,20 +296,8 @@ async def try_request(request: Request, user: str = USER_PATH) -> Response:
     session = await _session(request, "read")
     fields = await _form(request, session)
     asked = {k: fields.get(k, "").strip() for k in ("query", "session", "project", "max_items")}
-    service = _service(request)
-    records, cut = await _records(service, session.principal, user)
-    now = _now()
-    values: dict[str, Any] = {
-        "title": f"User {user}",
-        "user": user,
-        "sections": views.sections(records, now),
-        "cut": cut,
-        "now": now,
-        "notice": None,
-        "asked": asked,
-        "result": None,
-        "message": "",
-    }
+    records, values = await _memory(request, session, user)
+    values["asked"] = asked
     try:
         query = ContextQuery(
             user=user,
@@ -318,7 +310,7 @@ async def try_request(request: Request, user: str = USER_PATH) -> Response:
     except (ValidationError, ValueError) as err:
         values["message"] = _first_error(err)
         return page("user.html", 422, **_common(session, **values))
-    result = await service.context(session.principal, query)
+    result = await _service(request).context(session.principal, query)
     by_id = {r.id: r for r in records}
     left_out = [
         {"exclusion": e, "record": by_id.get(e.id)}

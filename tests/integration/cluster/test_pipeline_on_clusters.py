@@ -10,6 +10,7 @@ the rebalances that brings while input flows, must both leave exactly the state 
 from __future__ import annotations
 
 import logging
+import re
 import struct
 import threading
 import time
@@ -19,6 +20,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from kafka import KafkaAdminClient
 from kafka.admin import ConfigResource, ConfigResourceType
@@ -346,3 +348,17 @@ def test_the_sidecar_serves_from_both_clusters(make_stack: Callable[..., LocalSt
         assert sent.complete and sent.accepted[0].ops[0].outcome == "applied"
         assert "concise" in client.context("alice", "how should you answer me?").context
         assert client.ready()
+        # the memory inspector: its sessions in the cluster, and the tenant's users found by a SCAN
+        # of every master
+        for n in range(12):
+            client.send_turns([{"user": f"u{n}", "text": "I live in Lisbon."}])
+    with httpx.Client(base_url=stack.sidecar_url, timeout=30) as browser:
+        form = browser.get("/ui/sign-in").text
+        token = re.search(r'name="csrf" value="([^"]+)"', form)
+        assert token and browser.post("/ui/sign-in", data={"key": key, "csrf": token.group(1)}).status_code == 303
+        deadline = time.monotonic() + 30
+        while (listed := browser.get("/ui/users")).text.count('href="/ui/users/u') < 12:
+            assert time.monotonic() < deadline, listed.text
+            time.sleep(0.5)
+        assert 'href="/ui/users/alice"' in listed.text
+        assert "concise" in browser.get("/ui/users/alice").text

@@ -24,23 +24,11 @@ import pytest
 
 from slotstream.sidecar.keys import revoke_key
 
-from support import Service, start_service
+from support import Service
 
 pytestmark = [pytest.mark.kafka, pytest.mark.integration]
 HOSTILE = '<script>window.__xss=1</script><img src=x onerror="window.__xss=2"> javascript:window.__xss=3'
 ARTIFACTS = Path(os.environ.get("SLOTSTREAM_TEST_ARTIFACTS", "var/test-artifacts")) / "inspector"
-
-
-@pytest.fixture(scope="module")
-def service(kafka_bootstrap: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
-    svc = start_service(kafka_bootstrap, redis_url, tmp_path_factory.mktemp("ui"), f"ui-{uuid.uuid4().hex[:6]}")
-    yield svc
-    svc.stack.stop()
-
-
-@pytest.fixture
-def tenant() -> str:
-    return f"t{uuid.uuid4().hex[:8]}"
 
 
 def say(service: Service, key: str, user: str, *texts: str) -> None:

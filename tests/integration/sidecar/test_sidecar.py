@@ -35,18 +35,6 @@ pytestmark = [pytest.mark.kafka, pytest.mark.integration]
 DETAIL = "preference.response.detail"
 
 
-@pytest.fixture(scope="module")
-def service(kafka_bootstrap: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
-    svc = start_service(kafka_bootstrap, redis_url, tmp_path_factory.mktemp("sidecar"), f"sc-{uuid.uuid4().hex[:6]}")
-    yield svc
-    svc.stack.stop()
-
-
-@pytest.fixture
-def tenant() -> str:
-    return f"t{uuid.uuid4().hex[:8]}"
-
-
 def record(user: str, attribute: str, value: Any, **extra: Any) -> dict[str, Any]:
     return {
         "record": {
