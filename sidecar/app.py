@@ -11,6 +11,8 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 import orjson
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
+from mcp.server.mcpserver import MCPServer
+from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp
 
 from slotstream.config.master_key import sealer
@@ -29,6 +31,8 @@ from .front import ContextFrontDoor
 from .inspector import pages as inspector
 from .inspector.sessions import SessionStore
 from .keys import KeyStore, Principal
+from .mcp import http as mcp_http
+from .mcp.http import MCPDoor
 from .ratelimit import TenantLimiter
 from .responses import HANDLED, BodyLimit, Timing, error_response, problem
 from .routes import ingest, memories, operations, users
@@ -36,8 +40,11 @@ from .schemas import ContextQuery, ContextResult
 from .service import Sidecar
 
 
-def lifespan_for(settings: Settings, gate: Gate) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
-    """The app's lifespan: Redis clients, the producer and the service, up while it serves."""
+def lifespan_for(
+    settings: Settings, gate: Gate, mcp_server: MCPServer
+) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
+    """The app's lifespan: Redis clients, the producer and the service, and the MCP server's
+    session manager, up while it serves."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -66,7 +73,8 @@ def lifespan_for(settings: Settings, gate: Gate) -> Callable[[FastAPI], Abstract
         )
         app.state.inspector = inspector.Inspector(SessionStore(client, gate.keys), gate)
         try:
-            yield
+            async with mcp_server.session_manager.run():
+                yield
         finally:
             await producer.stop()
             await client.aclose()
@@ -93,10 +101,18 @@ def create_app(settings: Settings) -> ASGIApp:
             settings.rate_limit / settings.sidecar_workers, max(1.0, settings.rate_burst / settings.sidecar_workers)
         ),
     )
+    mcp_server = mcp_http.server_for(lambda: running_of(app).sidecar)
+    mcp_app = mcp_server.streamable_http_app(
+        streamable_http_path=mcp_http.PATH,
+        stateless_http=True,  # any sidecar process answers any call
+        json_response=True,
+        max_request_body_size=settings.max_body_bytes,
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+    )
     app = FastAPI(
         title="slotstream sidecar",
         version="1",
-        lifespan=lifespan_for(settings, gate),
+        lifespan=lifespan_for(settings, gate, mcp_server),
         description="Context lookups, ingest, memory controls and metrics for personal agents' memory.",
     )
     app.state.gate = gate
@@ -112,7 +128,12 @@ def create_app(settings: Settings) -> ASGIApp:
         running: Running = app.state.running
         return await running.sidecar.context(who, query)
 
-    return ContextFrontDoor(app, gate.authorize, lookup, settings.max_body_bytes)
+    return ContextFrontDoor(MCPDoor(app, mcp_app, gate), gate.authorize, lookup, settings.max_body_bytes)
+
+
+def running_of(app: FastAPI) -> Running:
+    running: Running = app.state.running
+    return running
 
 
 def app_from_env() -> ASGIApp:

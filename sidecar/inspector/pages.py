@@ -22,6 +22,7 @@ from pydantic import ValidationError
 
 from slotstream.memory.models import ID_RE, Record
 
+from ..controls import FORGET_SCOPES, forget_command
 from ..dependencies import RECORD_PATH, USER_PATH, Gate, Running
 from ..errors import Forbidden, NotFound, RateLimited, SidecarError
 from ..keys import Principal
@@ -36,12 +37,6 @@ USERS_LISTED = 1000  # at most this many users match one search; more: narrow it
 USERS_PER_PAGE = 50
 RECORDS_READ = 5000  # a user's page reads at most this many records (every version counts)
 CONTROL_WAIT = 5.0  # seconds a control waits for its outcome before the page says "pending"
-FORGET_CHOICES = {
-    "record": "this record (and the values it replaced), in its scope",
-    "value_here": "this value of this attribute, in this record's scope",
-    "value_everywhere": "this value of this attribute, in every scope",
-    "attribute_everywhere": "every value of this attribute, in every scope",
-}
 # what a control reports back on the page it returns to (anything else is not shown)
 OUTCOMES = {"applied", "noop", "dropped", "rejected", "pending", "duplicate", "extracted"}
 DONE = {"correct", "forget", "erase"}
@@ -281,7 +276,7 @@ async def record_page(request: Request, user: str = USER_PATH, record_id: str = 
             record=rec,
             lineage=sorted(lineage, key=lambda r: (r.observed_at, r.id)),
             picture=views.timeline(lineage, now),
-            forget_choices=FORGET_CHOICES,
+            forget_choices=FORGET_SCOPES,
             now=now,
             notice=_notice(request),
         ),
@@ -359,20 +354,18 @@ async def forget(request: Request, user: str = USER_PATH, record_id: str = RECOR
     session = await _session(request, "write")
     fields = await _form(request, session)
     choice = fields.get("scope", "record")
-    if choice not in FORGET_CHOICES:
-        raise SidecarError("invalid_field", f"forget one of: {', '.join(FORGET_CHOICES)}")
+    if choice not in FORGET_SCOPES:
+        raise SidecarError("invalid_field", f"forget one of: {', '.join(FORGET_SCOPES)}")
     service = _service(request)
     rec = await service.memory(session.principal, user, record_id)
-    command: dict[str, Any] = {"op": "forget"}
-    if choice == "record":
-        command["record_id"] = rec.id
-    else:
-        match: dict[str, Any] = {"attribute": rec.attribute, "subject": rec.subject}
-        if choice != "attribute_everywhere":
-            match["value"] = rec.value
-        if choice == "value_here":
-            match["scope"] = rec.scope
-        command["match"] = match
+    fields_of = {
+        "id": rec.id,
+        "subject": rec.subject,
+        "attribute": rec.attribute,
+        "value": rec.value,
+        "scope": rec.scope,
+    }
+    command = forget_command(fields_of, choice)
     result = await service.command(session.principal, user, command, CONTROL_WAIT)
     return _back(f"/ui/users/{user}", done="forget", outcome=_outcome(result))
 

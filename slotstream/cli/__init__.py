@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from slotstream.config.errors import SettingsError
 
-from . import bench, keys, namespace, promote, replay, run, scenario, sidecar, state, topics, worker
+from . import bench, keys, mcp, namespace, promote, replay, run, scenario, sidecar, state, topics, worker
 from . import eval as evaluation
 from . import settings as settings_command
 
@@ -18,6 +18,7 @@ GROUPS = (
     run,
     worker,
     sidecar,
+    mcp,
     keys,
     settings_command,
     topics,

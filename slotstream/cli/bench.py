@@ -18,6 +18,7 @@ def register(sub: Subparsers) -> None:
     _pipeline(bench_sub)
     _replay(bench_sub)
     _sidecar(bench_sub)
+    _mcp(bench_sub)
     _profiling(bench_sub)
 
 
@@ -187,6 +188,20 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     tune_gc()
     return run_replay_bench(Settings.from_env(), args.turns, args.processes, args.rounds)
+
+
+def _mcp(bench_sub: Subparsers) -> None:
+    bm = bench_sub.add_parser("mcp", help="the MCP recall tool against POST /v1/context on the same data")
+    bm.add_argument("--concurrency", type=int, nargs="+", default=[1, 16])
+    bm.add_argument("--requests", type=int, default=300, help="calls per client")
+    bm.add_argument("--rounds", type=int, default=3, help="each row this many times; medians are printed")
+    bm.set_defaults(func=cmd_mcp)
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from slotstream.bench.mcp import run_mcp_bench
+
+    return run_mcp_bench(Settings.from_env(), args.requests, args.concurrency, args.rounds)
 
 
 def cmd_sidecar(args: argparse.Namespace) -> int:

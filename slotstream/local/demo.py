@@ -216,6 +216,11 @@ def run_pipeline_demo(settings: Settings, serve: bool = True) -> int:
             f"{url}/ui/users/{USER})",
             flush=True,
         )
+        print(
+            f"the MCP server (Streamable HTTP): {url}/mcp with the header 'Authorization: Bearer <the key>'; "
+            "over stdio: SLOTSTREAM_API_KEY=<the key> slotstream mcp (docs/agents.md)",
+            flush=True,
+        )
         if not serve:
             print("(--demo-only: the sidecar stops now; without it, it keeps serving for this command)", flush=True)
             return 0
