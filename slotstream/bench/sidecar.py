@@ -211,18 +211,25 @@ def _print_http(
     )
 
 
+def bench_settings(settings: Settings, name: str, keys_dir: Path) -> tuple[Settings, str]:
+    """A sidecar bench's settings (a namespace and topics of its own, keys in `keys_dir`, no rate
+    limit) and a read key of the bench tenant."""
+    stamp = int(time.time())
+    base = settings.replace(
+        namespace=f"{name}-{stamp}",
+        topic_prefix=f"{name}-{stamp}",
+        keys_file=str(keys_dir / "keys.json"),
+        rate_limit=1e9,
+        rate_burst=1e9,
+    )
+    return base, create_key(base.keys_file, TENANT, ["read"], name="bench")[1]
+
+
 def run_sidecar_bench(
     settings: Settings, sizes: list[int], modes: list[str], requests: int, concurrency: list[int], rounds: int = 3
 ) -> int:
     keys_dir = tempfile.TemporaryDirectory(prefix="slotstream-bench-keys-")
-    base = settings.replace(
-        namespace=f"bench-sc-{int(time.time())}",
-        topic_prefix=f"bench-sc-{int(time.time())}",
-        keys_file=str(Path(keys_dir.name) / "keys.json"),
-        rate_limit=1e9,
-        rate_burst=1e9,
-    )
-    _, key = create_key(base.keys_file, TENANT, ["read"], name="bench")
+    base, key = bench_settings(settings, "bench-sc", Path(keys_dir.name))
     cells = [(size, conc) for size in sizes for conc in concurrency]
     in_process: InProcess = {size: {} for size in sizes}
     http: OverHttp = {mode: {} for mode in modes}
