@@ -6,15 +6,17 @@ deployment sets it, fixes the user every call acts for.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from slotstream.memory.models import ID_RE
 
+from .. import metrics
 from ..dependencies import Gate
 from ..keys import Principal
 from ..responses import error_response, problem
@@ -98,6 +100,19 @@ class MCPDoor:
         if scope["type"] != "http" or scope["path"] != PATH:
             await self.app(scope, receive, send)
             return
+        start, status = time.perf_counter(), [500]
+
+        async def sent(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status[0] = message["status"]
+            await send(message)
+
+        try:
+            await self._answer(scope, receive, sent)
+        finally:
+            metrics.observe_request(PATH, scope["method"], status[0], time.perf_counter() - start)
+
+    async def _answer(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
         try:
             who = self.gate.authorize(headers.get("authorization", ""), "read")

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal, Protocol
 
+import orjson
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
@@ -22,7 +23,7 @@ from slotstream.memory.models import ID_RE, SCOPE_ID_RE
 from slotstream.memory.selection import SECTION_TITLES, section_for
 
 from ..controls import FORGET_SCOPES, forget_command
-from ..errors import SidecarError
+from ..responses import error_response
 from ..schemas import MAX_QUERY_CHARS
 
 WAIT_SECONDS = 10.0  # how long remember, correct and forget wait for their outcome
@@ -82,11 +83,8 @@ def build(memory_for: MemoryFor, fixed_user: FixedUser) -> MCPServer:
     async def run(call: Awaitable[dict[str, Any]]) -> dict[str, Any]:
         try:
             return await call
-        except SidecarError as err:
-            raise ToolError(f"{err.reason}: {err.detail}") from None
         except Exception as err:  # noqa: BLE001 - every refusal an MCP error with its reason, never a crash
-            reason = getattr(getattr(err, "reason", None), "value", None) or getattr(err, "reason", None)
-            raise ToolError(f"{reason or type(err).__name__}: {str(err)[:300]}") from None
+            raise ToolError(refusal(err)) from None
 
     @server.tool()
     async def remember(
@@ -221,6 +219,18 @@ def build(memory_for: MemoryFor, fixed_user: FixedUser) -> MCPServer:
         return f"What you remember about the user that bears on this request:\n{known}\n\nThe request:\n{request}"
 
     return server
+
+
+def refusal(err: Exception) -> str:
+    """`<reason>: <detail>` for an error a call met: the API's reason code where the sidecar's
+    answer has one (its own refusals, Redis or Kafka away), the HTTP API's over stdio."""
+    answer = error_response(err)
+    if answer is not None:
+        body = orjson.loads(bytes(answer.body))
+        return f"{body['reason']}: {body.get('detail') or ''}".rstrip(": ")
+    reason = getattr(err, "reason", None)
+    detail = getattr(err, "detail", None) or str(err)
+    return f"{reason or 'internal_error'}: {detail[:300]}"
 
 
 def _brief(rec: dict[str, Any]) -> dict[str, Any]:

@@ -142,6 +142,8 @@ def test_keys_scopes_and_tenants_hold(service: Service, tenant: str) -> None:
             headers={"Authorization": f"Bearer {service.key(tenant)}", "X-Slotstream-User": "a:b"},
         )
         assert bad_user.status_code == 400 and bad_user.json()["reason"] == "invalid_id"
+        counted = anonymous.get("/metrics").text
+        assert 'route="/mcp"' in counted and 'status="401"' in counted
 
 
 def test_hostile_arguments_are_refused_and_nothing_is_written(service: Service, tenant: str) -> None:
