@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import shutil
 import signal
 import socket
 import tempfile
@@ -85,10 +86,15 @@ def serve(settings: Settings) -> None:
     if count == 1:
         serve_one(host, port)
         return
+    made = None
     if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         # request metrics are summed over the processes (prometheus_client multiprocess mode)
-        os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="slotstream-metrics-")
-    _supervise(host, port, count)
+        made = os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="slotstream-metrics-")
+    try:
+        _supervise(host, port, count)
+    finally:
+        if made is not None:  # the folder this process made goes with it
+            shutil.rmtree(made, ignore_errors=True)
 
 
 def _supervise(host: str, port: int, count: int) -> None:

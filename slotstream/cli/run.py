@@ -23,8 +23,15 @@ def register(sub: Subparsers) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from slotstream.local.demo import run_pipeline_demo
+    from slotstream.local.stopping import Stopping, stop_on_signals
 
-    return run_pipeline_demo(Settings.from_env(), serve=not args.demo_only)
+    settings = Settings.from_env()
+    try:
+        with stop_on_signals():
+            return run_pipeline_demo(settings, serve=not args.demo_only)
+    except Stopping as stop:
+        print(f"stopped on {stop}", flush=True)  # everything was stopped on the way out
+        return 0
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

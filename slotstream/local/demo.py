@@ -169,12 +169,14 @@ def _converse(client: Client) -> None:
 
 
 def _serve(stack: LocalStack, url: str) -> None:
-    print(f"\nserving on {url} (API docs: {url}/docs); Ctrl-C stops everything", flush=True)
+    print(f"\nserving on {url} (API docs: {url}/docs); Ctrl-C or SIGTERM stops everything", flush=True)
     try:
         while stack.sidecar is not None and stack.sidecar.poll() is None:
             time.sleep(0.5)
-    except KeyboardInterrupt:
-        print("stopping", flush=True)
+    except KeyboardInterrupt as stop:
+        print(
+            f"stopping ({stop or 'Ctrl-C'}): the sidecar drains, the workers commit, the servers write out", flush=True
+        )
 
 
 def run_pipeline_demo(settings: Settings, serve: bool = True) -> int:
