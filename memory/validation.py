@@ -196,6 +196,8 @@ def parse_command(data: Any) -> AnyCommand:  # raw JSON: checked below
         if resolve(cmd.attribute, None).kind == Kind.SESSION_CONTEXT and not cmd.to_scope.startswith("session:"):
             raise Rejected(Reason.SESSION_CONTEXT_NOT_IN_SESSION, "session_context lives with a session scope")
     if cmd.op == "correct":
+        if cmd.value is None or (isinstance(cmd.value, str) and not cmd.value.strip()):
+            raise Rejected(Reason.MISSING_FIELD, "value: a correction needs the new value")
         check_text(cmd.statement, "statement")
         _check_evidence(cmd.evidence)
         check_no_secret(check_value(cmd.value, ""), cmd.statement, *(ev.source_id for ev in cmd.evidence))

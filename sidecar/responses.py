@@ -16,7 +16,9 @@ import orjson
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError as RedisResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+from starlette.exceptions import HTTPException
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -51,7 +53,22 @@ HANDLED: tuple[type[Exception], ...] = (
     Rejected,
     RequestValidationError,
     ValidationError,
+    HTTPException,
+    RedisResponseError,
 )
+# the framework's own answers (no route, a method the route does not take, a body it could not
+# parse) in the one problem shape, with a reason code
+_STATUS_REASONS = {
+    400: Reason.INVALID_JSON.value,
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: Reason.TOO_LARGE.value,
+    415: "unsupported_media_type",
+    429: "rate_limited",
+    503: "unavailable",
+}
 
 
 def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -90,6 +107,12 @@ def error_response(err: Exception) -> Response | None:
         return validation_problem(err.errors())
     if isinstance(err, ValidationError):
         return validation_problem(err.errors(include_input=False, include_url=False))
+    if isinstance(err, HTTPException):
+        reason = _STATUS_REASONS.get(err.status_code, "http_error")
+        return problem(err.status_code, reason, str(err.detail), headers=dict(err.headers) if err.headers else None)
+    if isinstance(err, RedisResponseError) and "cursor" in str(err).lower():
+        # a listing's cursor Redis does not know (a made-up number): the caller's error, not ours
+        return problem(400, "invalid_cursor", "start over with cursor 0", field="cursor")
     return None
 
 

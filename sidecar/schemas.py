@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -19,7 +20,21 @@ MAX_WAIT_SECONDS = 30.0
 
 
 class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: no string-to-number or number-to-bool coercion ("max_items": "8", "explain": 0 are refused)
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+def _http_time(value: Any) -> Any:
+    """A time sent over HTTP: ISO-8601 with its zone (Z or an offset); one without is refused rather
+    than read as UTC."""
+    if isinstance(value, str) and len(value) <= 64:
+        text = value.strip()
+        if not text.endswith(("Z", "z")) and not _ZONE.search(text):
+            raise PydanticCustomError(Reason.INVALID_FIELD.value, "a time needs its zone: Z or an offset like +02:00")
+    return wire_time(value)
+
+
+_ZONE = re.compile(r"[+-]\d{2}:?\d{2}$")
 
 
 def _scope_id(value: Any) -> Any:
@@ -48,7 +63,7 @@ class ContextQuery(_Body):
 
     _user = field_validator("user", mode="before")(lambda v: wire_id(v, Reason.MISSING_USER))
     _scopes = field_validator("project", "session", mode="before")(_scope_id)
-    _at = field_validator("at", mode="before")(wire_time)
+    _at = field_validator("at", mode="before")(_http_time)
 
 
 class ContextLine(BaseModel):
@@ -80,7 +95,7 @@ class TurnIn(_Body):
 
     _user = field_validator("user", mode="before")(lambda v: wire_id(v, Reason.MISSING_USER))
     _scopes = field_validator("session", "project", mode="before")(_scope_id)
-    _at = field_validator("at", mode="before")(wire_time)
+    _at = field_validator("at", mode="before")(_http_time)
     _turn_id = field_validator("turn_id", mode="before")(_op_id)
 
 
@@ -102,7 +117,7 @@ class OpBody(_Body):
     at: datetime | None = None
     op_id: str | None = None
 
-    _at = field_validator("at", mode="before")(wire_time)
+    _at = field_validator("at", mode="before")(_http_time)
     _op_id = field_validator("op_id", mode="before")(_op_id)
 
 

@@ -27,7 +27,7 @@ async def memories(
     kind: str | None = None,
     scope: str | None = None,
     attribute: str | None = None,
-    cursor: int = Query(0, ge=0),
+    cursor: int = Query(0, ge=0, le=2**64 - 1),
     limit: int = Query(50, ge=1, le=200),
     who: Principal = READER,
     service: Sidecar = SIDECAR,

@@ -1,0 +1,76 @@
+"""One error contract on a real sidecar: every error, the framework's own included, is the problem
+shape `{reason, detail, field}`; types are strict; a time without its zone is refused; a
+correction the worker would dead-letter is refused at the door; a made-up cursor is the caller's
+error, not a 500. Nothing is produced for any of them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from support import Service
+
+pytestmark = [pytest.mark.kafka, pytest.mark.integration]
+
+
+def is_problem(answer: httpx.Response, status: int, reason: str) -> dict[str, Any]:
+    assert answer.status_code == status, answer.text
+    assert answer.headers["content-type"].startswith("application/json")
+    body: dict[str, Any] = answer.json()
+    assert set(body) == {"reason", "detail", "field"}, body
+    assert body["reason"] == reason, body
+    return body
+
+
+def test_the_frameworks_own_errors_have_the_problem_shape(service: Service, tenant: str) -> None:
+    with service.http(service.key(tenant)) as h:
+        is_problem(h.get("/v1/nowhere"), 404, "not_found")
+        wrong = h.put("/v1/turns", json={})
+        is_problem(wrong, 405, "method_not_allowed")
+        assert "POST" in wrong.headers["allow"]
+        for path in ("/v1/turns", "/v1/ops", "/v1/users/u1/memories/r1/correct"):
+            sent = h.post(path, content=b'{"user": "u1", "text": ', headers={"content-type": "application/json"})
+            assert sent.status_code in (400, 422) and sent.json()["reason"] == "invalid_json", (path, sent.text)
+            deep = b"[" * 10_000 + b"]" * 10_000
+            nested = h.post(path, content=deep, headers={"content-type": "application/json"})
+            assert 400 <= nested.status_code < 500 and set(nested.json()) == {"reason", "detail", "field"}, path
+
+
+def test_types_are_strict_and_times_carry_their_zone(service: Service, tenant: str) -> None:
+    with service.http(service.key(tenant)) as h:
+        for loose in ({"explain": 0}, {"explain": "yes"}, {"max_items": "8"}, {"max_chars": 500.5}):
+            answer = h.post("/v1/context", json={"user": "u1", "query": "x", **loose})
+            assert answer.status_code == 422 and set(answer.json()) == {"reason", "detail", "field"}, loose
+        naive = h.post("/v1/context", json={"user": "u1", "query": "x", "at": "2026-01-01T10:00:00"})
+        body = is_problem(naive, 422, "invalid_field")
+        assert body["field"] == "at" and "zone" in body["detail"]
+        for zoned in ("2026-01-01T10:00:00Z", "2026-01-01T10:00:00+02:00", "2026-01-01T10:00:00.5-0500"):
+            assert h.post("/v1/context", json={"user": "u1", "query": "x", "at": zoned}).status_code == 200, zoned
+        before = service.ends()
+        turn = h.post("/v1/turns", json={"user": "u1", "text": "hi", "at": "2026-01-01 10:00"})
+        is_problem(turn, 422, "invalid_field")
+        assert service.ends() == before, "nothing produced"
+
+
+def test_a_correction_the_worker_would_refuse_is_refused_at_the_door(service: Service, tenant: str) -> None:
+    with service.http(service.key(tenant)) as h:
+        before = service.ends()
+        for value in (None, "", "   "):
+            is_problem(h.post("/v1/users/u1/memories/r1/correct", json={"value": value}), 422, "missing_field")
+            command = {"command": {"op": "correct", "user": "u1", "record_id": "r1", "value": value}}
+            is_problem(h.post("/v1/ops", json=command), 422, "missing_field")
+        assert service.ends() == before, "nothing produced"
+
+
+def test_a_made_up_cursor_is_the_callers_error(service: Service, tenant: str) -> None:
+    with service.http(service.key(tenant)) as h:
+        h.post("/v1/ops?wait=20", json={"record": {"user": "u1", "attribute": "profile.diet", "value": "vegan"}})
+        too_big = h.get("/v1/users/u1/memories", params={"cursor": str(2**64)})
+        assert too_big.status_code == 422 and too_big.json()["field"] == "cursor"
+        unknown = h.get("/v1/users/u1/memories", params={"cursor": str(2**64 - 1)})
+        assert unknown.status_code in (200, 400), unknown.text
+        if unknown.status_code == 400:
+            is_problem(unknown, 400, "invalid_cursor")
+        assert h.get("/healthz").status_code == 200, "the connection and the server are fine after it"
