@@ -34,7 +34,7 @@ from .keys import KeyStore, Principal
 from .mcp import http as mcp_http
 from .mcp.http import MCPDoor
 from .ratelimit import TenantLimiter
-from .responses import HANDLED, BodyLimit, Timing, error_response, problem
+from .responses import HANDLED, BodyLimit, HostRequired, Timing, error_response, problem
 from .routes import ingest, memories, operations, users
 from .schemas import ContextQuery, ContextResult
 from .service import Sidecar
@@ -128,7 +128,7 @@ def create_app(settings: Settings) -> ASGIApp:
         running: Running = app.state.running
         return await running.sidecar.context(who, query)
 
-    return ContextFrontDoor(MCPDoor(app, mcp_app, gate), gate.authorize, lookup, settings.max_body_bytes)
+    return HostRequired(ContextFrontDoor(MCPDoor(app, mcp_app, gate), gate.authorize, lookup, settings.max_body_bytes))
 
 
 def running_of(app: FastAPI) -> Running:

@@ -14,6 +14,7 @@ from . import metrics
 from .errors import Forbidden, RateLimited, Unauthorized
 from .keys import KeyStore, Principal
 from .ratelimit import TenantLimiter
+from .responses import check_json_body
 from .schemas import MAX_WAIT_SECONDS
 from .service import Sidecar
 
@@ -67,7 +68,9 @@ def caller(scope: str) -> Callable[[Request], Awaitable[Principal]]:
 
     async def check(request: Request) -> Principal:
         gate: Gate = request.app.state.gate
-        return gate.authorize(request.headers.get("authorization", ""), scope)
+        who = gate.authorize(request.headers.get("authorization", ""), scope)
+        check_json_body(request.scope)
+        return who
 
     return check
 

@@ -30,6 +30,10 @@ class TooLarge(SidecarError):
     status = 413
 
 
+class UnsupportedMediaType(SidecarError):
+    status = 415
+
+
 class Unavailable(SidecarError):
     """Redis or Kafka did not answer: nothing was changed, the same request may be sent again."""
 

@@ -19,7 +19,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from . import metrics
 from .keys import Principal
-from .responses import error_response, problem, read_body
+from .responses import check_json_body, declared_too_large, error_response, problem, read_body, too_large
 from .schemas import ContextQuery, ContextResult
 
 log = logging.getLogger(__name__)
@@ -55,6 +55,9 @@ class ContextFrontDoor:
             return problem(405, "method_not_allowed", "POST a context query", headers={"Allow": "POST"})
         try:
             who = self.authorize(_header(scope, b"authorization"), "read")
+            if declared_too_large(scope, self.max_bytes):
+                raise too_large(self.max_bytes)
+            check_json_body(scope)
             query = ContextQuery.model_validate_json(await read_body(scope, receive, self.max_bytes))
             result = await self.lookup(who, query)
         except ConnectionAbortedError:

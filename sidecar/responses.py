@@ -26,7 +26,7 @@ from slotstream.memory.errors import Reason, Rejected
 from slotstream.streams.errors import BrokerUnavailable
 
 from . import metrics
-from .errors import SidecarError, TooLarge, Unavailable
+from .errors import SidecarError, TooLarge, Unavailable, UnsupportedMediaType
 from .schemas import Problem
 
 log = logging.getLogger(__name__)
@@ -125,6 +125,32 @@ def declared_too_large(scope: Scope, max_bytes: int) -> bool:
         if name == b"content-length":
             return value.isdigit() and int(value) > max_bytes
     return False
+
+
+def check_json_body(scope: Scope) -> None:
+    """A request with a body must say it is JSON (`application/json`, with or without parameters,
+    or a `+json` type): UnsupportedMediaType otherwise."""
+    headers = dict(scope["headers"])
+    length = headers.get(b"content-length", b"0")
+    if length in (b"", b"0") and b"transfer-encoding" not in headers:
+        return
+    kind = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
+    if kind != b"application/json" and not (kind.startswith(b"application/") and kind.endswith(b"+json")):
+        raise UnsupportedMediaType("unsupported_media_type", "send the body as application/json")
+
+
+class HostRequired:
+    """HTTP/1.1 requires a Host header: a request without one is refused (400) before anything else."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        missing = scope["type"] == "http" and scope.get("http_version") == "1.1"
+        if missing and not any(name == b"host" and value for name, value in scope["headers"]):
+            await problem(400, "missing_host", "HTTP/1.1 requests carry a Host header")(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
 
 
 async def read_body(scope: Scope, receive: Receive, max_bytes: int) -> bytes:

@@ -30,6 +30,7 @@ import uvicorn
 from slotstream.config.settings import Settings
 
 from .errors import SidecarError
+from .protocol import protocol_class
 
 log = logging.getLogger(__name__)
 GRACEFUL_SECONDS = 10
@@ -51,11 +52,13 @@ def serve_one(host: str, port: int, supervised: bool = False) -> None:
     """One server process: its own socket, the app built from the environment."""
     if supervised:
         _die_with_parent()
+    settings = Settings.from_env()
     config = uvicorn.Config(
         "slotstream.sidecar.app:app_from_env",
         factory=True,
         loop="uvloop",
-        http="httptools",
+        # httptools, with a deadline on request headers and a cap on connections
+        http=protocol_class(settings.sidecar_header_timeout, settings.sidecar_max_connections),
         log_level="warning",
         access_log=False,
         timeout_graceful_shutdown=GRACEFUL_SECONDS,

@@ -39,6 +39,8 @@ def request_bytes(method: str, path: str, host: str, headers: dict[str, str], bo
     lines += [f"{k}: {v}" for k, v in headers.items()]
     if body or method in ("POST", "PUT"):
         lines.append(f"Content-Length: {len(body)}")
+    if body and not any(k.lower() == "content-type" for k in headers):
+        lines.append("Content-Type: application/json")  # the sidecar refuses a body of another type
     return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
 
 

@@ -100,6 +100,18 @@ class Settings(BaseSettings):
     sidecar_host: str = Field("127.0.0.1", description="SLOTSTREAM_SIDECAR_HOST: the address the sidecar listens on")
     sidecar_port: int = Field(8700, ge=1, le=65535, description="SLOTSTREAM_SIDECAR_PORT")
     sidecar_workers: int = Field(2, ge=1, le=64, description="SLOTSTREAM_SIDECAR_WORKERS: server processes")
+    sidecar_header_timeout: float = Field(
+        10.0,
+        gt=0,
+        le=300,
+        description="SLOTSTREAM_SIDECAR_HEADER_TIMEOUT: seconds a connection has to send a request's headers",
+    )
+    sidecar_max_connections: int = Field(
+        1000,
+        ge=1,
+        description="SLOTSTREAM_SIDECAR_MAX_CONNECTIONS: open connections per server process; one more is "
+        "answered 503 too_many_connections",
+    )
     sidecar_read: Literal["async", "thread"] = Field(
         "async",
         description="SLOTSTREAM_SIDECAR_READ: context reads: async Redis on the event loop, or a thread pool",

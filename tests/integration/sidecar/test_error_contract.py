@@ -5,6 +5,7 @@ error, not a 500. Nothing is produced for any of them."""
 
 from __future__ import annotations
 
+import socket
 from typing import Any
 
 import httpx
@@ -74,3 +75,34 @@ def test_a_made_up_cursor_is_the_callers_error(service: Service, tenant: str) ->
         if unknown.status_code == 400:
             is_problem(unknown, 400, "invalid_cursor")
         assert h.get("/healthz").status_code == 200, "the connection and the server are fine after it"
+
+
+def raw(service: Service, request: bytes) -> str:
+    host, port = service.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as conn:
+        conn.sendall(request)
+        return conn.recv(65536).decode(errors="replace")
+
+
+def test_http_1_1_needs_a_host(service: Service) -> None:
+    answer = raw(service, b"GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n")
+    assert answer.startswith("HTTP/1.1 400") and '"missing_host"' in answer, answer
+    assert raw(service, b"GET /healthz HTTP/1.0\r\n\r\n").startswith("HTTP/1.1 200"), "HTTP/1.0 has no Host"
+    host = service.url.removeprefix("http://").encode()
+    ok = raw(service, b"GET /healthz HTTP/1.1\r\nHost: " + host + b"\r\nConnection: close\r\n\r\n")
+    assert ok.startswith("HTTP/1.1 200")
+
+
+def test_a_body_must_be_json(service: Service, tenant: str) -> None:
+    turn = b'{"user": "u1", "text": "I live in Lisbon."}'
+    query = b'{"user": "u1", "query": "where do I live?"}'
+    with service.http(service.key(tenant)) as h:
+        before = service.ends()
+        for kind in ("text/plain", "application/x-www-form-urlencoded", None):
+            headers = {"content-type": kind} if kind else {}
+            is_problem(h.post("/v1/turns", content=turn, headers=headers), 415, "unsupported_media_type")
+            is_problem(h.post("/v1/context", content=query, headers=headers), 415, "unsupported_media_type")
+        assert service.ends() == before, "nothing produced"
+        for kind in ("application/json; charset=utf-8", "Application/JSON", "application/merge-patch+json"):
+            assert h.post("/v1/context", content=query, headers={"content-type": kind}).status_code == 200, kind
+        assert h.post("/v1/users/u1/memories/r1/confirm").status_code == 202, "no body, no type needed"
