@@ -24,7 +24,7 @@ from slotstream.memory.models import ID_RE, Record
 
 from ..controls import FORGET_SCOPES, forget_command
 from ..dependencies import RECORD_PATH, USER_PATH, Gate, Running
-from ..errors import Forbidden, NotFound, RateLimited, SidecarError
+from ..errors import Forbidden, NotFound, RateLimited, SidecarError, UnsupportedMediaType
 from ..keys import Principal
 from ..schemas import ContextQuery, IngestResult
 from ..service import Sidecar, may_see
@@ -85,7 +85,7 @@ async def _form(request: Request, session: Session | None, expected: str | None 
     `expected` before there is a session)."""
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind != "application/x-www-form-urlencoded":
-        raise SidecarError("unsupported_media_type", "forms are sent as application/x-www-form-urlencoded")
+        raise UnsupportedMediaType("unsupported_media_type", "forms are sent as application/x-www-form-urlencoded")
     origin = request.headers.get("origin")
     if origin is not None and origin != _own_origin(request):
         raise Forbidden("cross_origin", "a form from another site")

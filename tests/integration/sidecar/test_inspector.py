@@ -105,7 +105,7 @@ def test_sign_in_refuses_a_wrong_key_a_missing_token_and_another_origin(service:
         other = client.post("/ui/sign-in", data={"key": key, "csrf": token}, headers={"Origin": "https://evil.example"})
         assert other.status_code == 403 and "cross_origin" in other.text
         as_json = client.post("/ui/sign-in", json={"key": key, "csrf": token})
-        assert as_json.status_code == 400 and "unsupported_media_type" in as_json.text
+        assert as_json.status_code == 415 and "unsupported_media_type" in as_json.text
         assert "ss_inspector=" not in str(client.cookies), "no session from any of them"
     with httpx.Client(base_url=service.url, timeout=30) as anonymous:
         assert anonymous.get("/ui/users").headers["location"] == "/ui/sign-in"
