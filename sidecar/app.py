@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
-import orjson
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
 from mcp.server.mcpserver import MCPServer
@@ -34,7 +33,7 @@ from .keys import KeyStore, Principal
 from .mcp import http as mcp_http
 from .mcp.http import MCPDoor
 from .ratelimit import TenantLimiter
-from .responses import HANDLED, BodyLimit, HostRequired, Timing, error_response, problem
+from .responses import HANDLED, BodyLimit, HostRequired, Refusal, Timing, refusal_of
 from .routes import ingest, memories, operations, users
 from .schemas import ContextQuery, ContextResult
 from .service import Sidecar
@@ -86,11 +85,10 @@ def lifespan_for(
 async def _handled(request: Request, err: Exception) -> Response:
     """One answer per exception class, as the front door gives (responses.py); on the inspector's
     paths the same answer as a page."""
-    answer = error_response(err) or problem(500, "internal_error", type(err).__name__)
+    found = refusal_of(err) or Refusal(500, "internal_error", type(err).__name__)
     if request.url.path.startswith("/ui/"):
-        body = orjson.loads(bytes(answer.body))
-        return inspector.error_page(request, answer.status_code, body["reason"], body.get("detail") or "")
-    return answer
+        return inspector.error_page(request, found.status, found.reason, found.detail[:500])
+    return found.response()
 
 
 def create_app(settings: Settings) -> ASGIApp:

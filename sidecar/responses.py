@@ -10,13 +10,13 @@ import logging
 import math
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import ResponseError as RedisResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
@@ -54,7 +54,6 @@ HANDLED: tuple[type[Exception], ...] = (
     RequestValidationError,
     ValidationError,
     HTTPException,
-    RedisResponseError,
 )
 # the framework's own answers (no route, a method the route does not take, a body it could not
 # parse) in the one problem shape, with a reason code
@@ -82,38 +81,56 @@ def problem(
     return json_response(body, status, headers)
 
 
-def validation_problem(errors: Sequence[Any]) -> Response:
+@dataclass(frozen=True)
+class Refusal:
+    """What an error answers: the status, the reason code, the detail and field, any headers. The
+    API sends it as a problem body; the inspector as a page; an MCP tool as its error text."""
+
+    status: int
+    reason: str
+    detail: str = ""
+    field: str | None = None
+    headers: dict[str, str] | None = None
+
+    def response(self) -> Response:
+        return problem(self.status, self.reason, self.detail, self.field, self.headers)
+
+
+def validation_refusal(errors: Sequence[Any]) -> Refusal:
     """422 for the first error: the engine's reason code where one applies, and the field."""
     first = errors[0] if errors else {}
     # the location without its part of the request and the union tag pydantic puts in it
     loc = [str(x) for x in first.get("loc", ()) if x not in ("body", "query", "path", "one", "batch")]
     kind = str(first.get("type", ""))
     reason = _REQUEST_REASONS.get(kind) or (kind if kind in Reason._value2member_map_ else "invalid_field")
-    return problem(422, reason, str(first.get("msg", ""))[:300], ".".join(loc) or None)
+    return Refusal(422, reason, str(first.get("msg", ""))[:300], ".".join(loc) or None)
 
 
-def error_response(err: Exception) -> Response | None:
-    """The answer to an exception a request raised, or None for one that is a bug (a 500)."""
+def refusal_of(err: Exception) -> Refusal | None:
+    """What an exception a request raised answers, or None for one that is a bug (a 500)."""
     if isinstance(err, BrokerUnavailable):
         err = Unavailable("kafka_unavailable", str(err))
     elif isinstance(err, (RedisConnectionError, RedisTimeoutError)):
         err = Unavailable("redis_unavailable", type(err).__name__)
     if isinstance(err, SidecarError):
         headers = {"Retry-After": str(max(1, math.ceil(err.retry_after)))} if err.retry_after > 0 else None
-        return problem(err.status, err.reason, err.detail, headers=headers)
+        return Refusal(err.status, err.reason, err.detail, headers=headers)
     if isinstance(err, Rejected):
-        return problem(422, err.reason.value, err.detail)
+        return Refusal(422, err.reason.value, err.detail)
     if isinstance(err, RequestValidationError):
-        return validation_problem(err.errors())
+        return validation_refusal(err.errors())
     if isinstance(err, ValidationError):
-        return validation_problem(err.errors(include_input=False, include_url=False))
+        return validation_refusal(err.errors(include_input=False, include_url=False))
     if isinstance(err, HTTPException):
         reason = _STATUS_REASONS.get(err.status_code, "http_error")
-        return problem(err.status_code, reason, str(err.detail), headers=dict(err.headers) if err.headers else None)
-    if isinstance(err, RedisResponseError) and "cursor" in str(err).lower():
-        # a listing's cursor Redis does not know (a made-up number): the caller's error, not ours
-        return problem(400, "invalid_cursor", "start over with cursor 0", field="cursor")
+        return Refusal(err.status_code, reason, str(err.detail), headers=dict(err.headers) if err.headers else None)
     return None
+
+
+def error_response(err: Exception) -> Response | None:
+    """The answer to an exception a request raised, or None for one that is a bug (a 500)."""
+    found = refusal_of(err)
+    return found.response() if found is not None else None
 
 
 def too_large(max_bytes: int) -> TooLarge:
