@@ -69,7 +69,8 @@ class SessionStore:
         session is removed)."""
         if not session_id or not well_formed(session_id):
             return None
-        raw = await self.client.get(session_key(session_id))
+        # read and kept alive in one round trip
+        raw = await self.client.getex(session_key(session_id), ex=IDLE_SECONDS)
         if raw is None:
             return None
         body = orjson.loads(raw)
@@ -77,7 +78,6 @@ class SessionStore:
         if principal is None or self.clock() - float(body["started"]) > LIFETIME_SECONDS:
             await self.end(session_id)
             return None
-        await self.client.expire(session_key(session_id), IDLE_SECONDS)
         return Session(session_id, body["key_id"], body["csrf"], float(body["started"]), principal)
 
     async def end(self, session_id: str) -> None:
