@@ -8,11 +8,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from slotstream.memory.models import Record, Status
+from slotstream.memory.models import LIVE_STATUSES, Record, Status
 from slotstream.memory.selection import SECTION_ORDER, SECTION_TITLES, section_for
 
-# statuses whose records no request uses any more: listed apart, under "No longer used"
-ENDED = frozenset({Status.SUPERSEDED, Status.EXPIRED, Status.RETRACTED, Status.DELETED})
 ENDED_SECTION = "ended"
 ENDED_TITLE = "No longer used (superseded, expired, retracted, forgotten)"
 # how each ending is named on the timeline
@@ -37,7 +35,7 @@ def sections(records: list[Record], now: datetime) -> list[Section]:
     by_name = {name: Section(name, SECTION_TITLES[name]) for name in SECTION_ORDER if name != "request"}
     ended = Section(ENDED_SECTION, ENDED_TITLE)
     for rec in records:
-        if rec.status in ENDED or (rec.valid_until is not None and rec.valid_until <= now):
+        if not in_use(rec.status, rec.valid_until, now):
             ended.records.append(rec)
         else:
             by_name[section_for(rec.status, rec.kind)].records.append(rec)
@@ -45,6 +43,12 @@ def sections(records: list[Record], now: datetime) -> list[Section]:
     for s in out:
         s.records.sort(key=lambda r: (r.observed_at, r.id), reverse=True)
     return out
+
+
+def in_use(status: str, valid_until: datetime | None, now: datetime) -> bool:
+    """Still part of the user's memory: a status of the slot's present, and not past its validity
+    (a record past it is out at that moment, whether or not a sweep has marked it)."""
+    return status in LIVE_STATUSES and (valid_until is None or valid_until > now)
 
 
 def shown_value(value: Any, limit: int = 200) -> str:

@@ -11,19 +11,20 @@ in the tool's schema; a bad call is an MCP error naming its reason, and nothing 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal, Protocol
 
-import orjson
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from slotstream.memory.limits import MAX_TURN_CHARS
-from slotstream.memory.models import ID_RE, SCOPE_ID_RE
+from slotstream.memory.models import ID_RE, SCOPE_ID_RE, parse_time
 from slotstream.memory.selection import SECTION_TITLES, section_for
 
 from ..controls import FORGET_SCOPES, forget_command
-from ..responses import error_response
+from ..inspector.views import in_use
+from ..responses import refusal_of
 from ..schemas import MAX_QUERY_CHARS
 
 WAIT_SECONDS = 10.0  # how long remember, correct and forget wait for their outcome
@@ -200,10 +201,12 @@ def build(memory_for: MemoryFor, fixed_user: FixedUser) -> MCPServer:
         memory = await memory_for(ctx, "read")
         user_id = who(ctx, user)
         lines: list[str] = []
-        cursor = 0
+        cursor, now = 0, datetime.now(UTC)
         while True:
             page = await run(memory.memories(user_id, None, None, cursor, 200))
-            lines += [f"- {r['statement'] or r['value']} ({r['attribute']})" for r in page["items"] if _in(r, section)]
+            lines += [
+                f"- {r['statement'] or r['value']} ({r['attribute']})" for r in page["items"] if _in(r, section, now)
+            ]
             cursor = page.get("next_cursor") or 0
             if not cursor:
                 break
@@ -224,10 +227,9 @@ def build(memory_for: MemoryFor, fixed_user: FixedUser) -> MCPServer:
 def refusal(err: Exception) -> str:
     """`<reason>: <detail>` for an error a call met: the API's reason code where the sidecar's
     answer has one (its own refusals, Redis or Kafka away), the HTTP API's over stdio."""
-    answer = error_response(err)
-    if answer is not None:
-        body = orjson.loads(bytes(answer.body))
-        return f"{body['reason']}: {body.get('detail') or ''}".rstrip(": ")
+    found = refusal_of(err)
+    if found is not None:
+        return f"{found.reason}: {found.detail[:500]}".rstrip(": ")
     reason = getattr(err, "reason", None)
     detail = getattr(err, "detail", None) or str(err)
     return f"{reason or 'internal_error'}: {detail[:300]}"
@@ -238,9 +240,10 @@ def _brief(rec: dict[str, Any]) -> dict[str, Any]:
     return {k: rec.get(k) for k in keep}
 
 
-def _in(rec: dict[str, Any], section: str) -> bool:
-    live = rec["status"] in ("active", "candidate")
-    return live and section_for(rec["status"], rec["kind"]) == section
+def _in(rec: dict[str, Any], section: str, now: datetime) -> bool:
+    """In `section` of the user's current memory, as the inspector shows it."""
+    until = parse_time(rec["valid_until"]) if rec.get("valid_until") else None
+    return in_use(rec["status"], until, now) and section_for(rec["status"], rec["kind"]) == section
 
 
 def _outcome(result: dict[str, Any]) -> dict[str, Any]:

@@ -11,6 +11,7 @@ import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -94,8 +95,10 @@ def test_a_conversation_over_stdio(service: Service, tenant: str) -> None:
 
 
 def test_resources_and_the_prompt_carry_the_users_memory(service: Service, tenant: str) -> None:
+    key = service.key(tenant)
+
     async def run() -> None:
-        async with over_http(service, service.key(tenant)) as client:
+        async with over_http(service, key) as client:
             await call(client, "remember", text="I'm allergic to peanuts.", user="cy")
             templates = (await client.list_resource_templates()).resource_templates
             assert any(t.uri_template == "slotstream://users/{user}/memory/{section}" for t in templates)
@@ -103,6 +106,15 @@ def test_resources_and_the_prompt_carry_the_users_memory(service: Service, tenan
             assert "peanuts" in stated.contents[0].text
             goals = await client.read_resource("slotstream://users/cy/memory/goals")
             assert "peanuts" not in goals.contents[0].text
+            # a record past its validity is out of the current memory at that moment, swept or not
+            until = (datetime.now(UTC) + timedelta(seconds=2)).isoformat()
+            short = {"user": "cy", "kind": "preference", "attribute": "preference.mood", "value": "tired"}
+            with service.http(key) as h:
+                sent = h.post("/v1/ops?wait=20", json={"record": {**short, "valid_until": until}})
+                assert sent.json()["accepted"][0]["outcome"] == "applied", sent.text
+            assert "tired" in (await client.read_resource("slotstream://users/cy/memory/stated")).contents[0].text
+            await asyncio.sleep(2.5)
+            assert "tired" not in (await client.read_resource("slotstream://users/cy/memory/stated")).contents[0].text
             prompt = await client.get_prompt("with_memory", {"request": "Suggest a snack", "user": "cy"})
             text = prompt.messages[0].content.text
             assert "peanuts" in text and "Suggest a snack" in text
@@ -165,6 +177,12 @@ def test_hostile_arguments_are_refused_and_nothing_is_written(service: Service, 
             assert await refused(client, "forget", record_id=record_id, user="fay", scope="everything")
             assert await refused(client, "history", record_id="../x", user="fay")
             assert "not_found" in await refused(client, "correct", record_id="r_missing", value="Oslo", user="fay")
+            # a secret said to remember is refused by extraction, and the tool says so
+            secret = await call(client, "remember", text="My API key is sk-live-" + "a1B2" * 10, user="fay")
+            assert secret["stored"] == [] and "secret_value" in secret["refused"], secret
+            assert "secret_value" in await refused(
+                client, "correct", record_id=record_id, value="sk-live-" + "a" * 40, user="fay"
+            )
             after = (await call(client, "list_memories", user="fay"))["items"]
             assert after == before, "nothing written by any refused call"
 
