@@ -351,3 +351,23 @@ def test_in_the_browser_the_health_page_draws_live_charts(browser: Any, service:
     assert ".turns #0" in legend and ".ops #0" in legend
     assert "Last read" in page.locator("#health-status").inner_text()
     shot(page, "pipeline-health")
+
+
+def test_malformed_and_hostile_page_inputs_get_a_reason_and_change_nothing(service: Service, tenant: str) -> None:
+    key = service.key(tenant)
+    store(service, key, "ivy", "profile.likes", "jazz")
+    with signed_in(service, key) as client:
+        listed = client.get("/ui/users", params={"q": "a:b{*}"})
+        assert listed.status_code == 200 and "letters, digits" in listed.text
+        token = csrf_of(client.get("/ui/users/ivy").text)
+        tried = client.post("/ui/users/ivy/try", data={"csrf": token, "query": "x", "max_items": "lots"})
+        assert tried.status_code == 422 and "whole number" in tried.text
+        tried = client.post("/ui/users/ivy/try", data={"csrf": token, "query": "x" * 4_001, "max_items": "8"})
+        assert tried.status_code == 422
+        crowded = client.post("/ui/users/ivy/try", data={"csrf": token, **{f"f{n}": "x" for n in range(30)}})
+        assert crowded.status_code == 400 and "invalid_form" in crowded.text
+        assert client.get("/ui/users/a%3Ab").status_code == 422
+    for cookie in ("x", "*" * 43, "../" * 15, "a" * 4_000):
+        with httpx.Client(base_url=service.url, timeout=30, cookies={"ss_inspector": cookie}) as forged:
+            assert forged.get("/ui/users").headers.get("location") == "/ui/sign-in", cookie
+    assert [(r["value"], r["status"]) for r in memories(service, key, "ivy")] == [("jazz", "active")]

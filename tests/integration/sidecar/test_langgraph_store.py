@@ -15,7 +15,7 @@ from langgraph.config import get_config, get_store
 from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import InvalidNamespaceError
 
-from slotstream.client import Client
+from slotstream.client import Client, SidecarRequestError
 from slotstream.integrations.langgraph import SlotstreamStore
 
 from support import Service
@@ -90,6 +90,13 @@ def test_ttl_ends_an_item_at_its_time(store: SlotstreamStore) -> None:
     time.sleep(2.0)
     assert store.get(("dee",), "mood") is None
     assert store.search(("dee",)) == []
+
+
+def test_a_secret_or_an_oversized_item_is_refused_and_nothing_is_stored(store: SlotstreamStore) -> None:
+    for value in ({"text": "my api key is sk-live-" + "a" * 40}, {"text": "x" * 2_000_000}):
+        with pytest.raises(SidecarRequestError):
+            store.put(("ivy",), "note", value)
+    assert store.get(("ivy",), "note") is None
 
 
 def test_another_tenant_sees_nothing(store: SlotstreamStore, service: Service, tenant: str) -> None:
