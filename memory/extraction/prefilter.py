@@ -284,7 +284,7 @@ def _node(op: Any, av: Any, words: bool, fold: bool, lead: Literals = _EMPTY) ->
     return _UNKNOWN  # any character, a back-reference, ...
 
 
-_NOT_IN_WORDS = frozenset({"CATEGORY_SPACE", "CATEGORY_NOT_WORD", "CATEGORY_UNI_SPACE", "CATEGORY_UNI_NOT_WORD"})
+_NOT_IN_WORDS = frozenset({"CATEGORY_SPACE", "CATEGORY_NOT_WORD"})
 
 
 def _outside_words(items: Any) -> bool:

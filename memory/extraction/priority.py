@@ -140,7 +140,7 @@ def _priority_cue(text: str) -> str | None:
         return _residue(clause, True) if clause and not _DONE_ZH.search(clause) else None
     text = text.strip(" ,;:")
     # (a cue word negated is none: "I can't focus at all today")
-    if not any(not _negated(text, c) for c in _FOCUS_CUE_EN.finditer(text)) or _PAST_EN.search(text):
+    if all(_negated(text, c) for c in _FOCUS_CUE_EN.finditer(text)) or _PAST_EN.search(text):
         return None
     for spot in _VALUE_SPOTS_EN:
         m = spot.search(text)
