@@ -14,6 +14,8 @@ key id); this module only does the cryptography, state/user_keys.py keeps them. 
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
 
 from cryptography.exceptions import InvalidTag
@@ -69,6 +71,11 @@ def open_sealed(key: bytes, record_key: bytes, value: bytes) -> bytes:
         return AESGCM(key).decrypt(nonce, ciphertext, record_key + b"|" + kid.encode("ascii"))
     except InvalidTag:
         raise SealError("the payload does not open with its user's key (altered, or another user's)") from None
+
+
+def fingerprint(master: bytes) -> str:
+    """A master key's public name: says which key wraps what, and gives nothing of the key away."""
+    return hmac.new(master, b"slotstream master key", hashlib.sha256).hexdigest()[:16]
 
 
 def wrap(master: bytes, binding: bytes, key: bytes) -> bytes:

@@ -16,6 +16,7 @@ from slotstream.state.engine import ApplyResult, Engine
 from slotstream.state.expiry_index import DueEntry, DueIndex
 from slotstream.state.user_keys import UserKeys, record_key
 from slotstream.streams.schemas import ChangeMessage
+from slotstream.streams.topics import control_key
 
 from .messages import BadMessage, BatchOutput, RawMessage, read, refuse
 
@@ -125,8 +126,8 @@ class ReconciliationService:
         }
         if cmd["op"] == "forget" and res.as_matches:
             entry["as_matches"] = res.as_matches
-        key = f"{tenant}/{user}/{cmd['op']}/{op.op_id}".encode()
+        key = control_key(tenant, user, str(cmd["op"]), str(op.op_id))
         if cmd["op"] == "erase_user":
-            out.control.append((f"{tenant}/{user}/erase_user".encode(), orjson.dumps(entry)))
+            out.control.append((control_key(tenant, user, "erase_user"), orjson.dumps(entry)))
         else:
             out.control_private.append((key, orjson.dumps(entry)))

@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 
 from slotstream.memory.errors import Reason
+from slotstream.memory.key_parts import MalformedKey, unescape
 from slotstream.memory.sealing import SealError, is_sealed, key_id, open_sealed
 from slotstream.state.user_keys import Sealer, User, UserKeys
 
@@ -22,11 +23,17 @@ log = logging.getLogger(__name__)
 
 def owner(key: bytes | None) -> User | None:
     """The (tenant, user) a record key names (b"tenant/user", or b"tenant/user/..." on the
-    compacted topics); None when it names none. Ids never contain "/"."""
+    compacted topics, each part escaped: memory/key_parts.py); None when it names none."""
     if not key:
         return None
     parts = key.decode("utf-8", errors="replace").split("/")
-    return (parts[0], parts[1]) if len(parts) >= 2 and parts[0] and parts[1] else None
+    if len(parts) < 2:
+        return None
+    try:
+        tenant, user = unescape(parts[0]), unescape(parts[1])
+    except MalformedKey:
+        return None
+    return (tenant, user) if tenant and user else None
 
 
 class Sealed:

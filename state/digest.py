@@ -18,6 +18,8 @@ from typing import Any
 import orjson
 import redis
 
+from slotstream.memory.key_parts import join
+
 from .keys import Keys
 
 
@@ -34,10 +36,9 @@ def users_of(client: redis.Redis, namespace: str) -> list[tuple[str, str]]:
     keys = Keys(namespace)
     out = set()
     for key in client.scan_iter(match=keys.user_metas(), count=1000):
-        text = key.decode()
-        tag = text[text.index("{") + 1 : text.index("}")]
-        tenant, _, user = tag.partition(":")
-        out.add((tenant, user))
+        pair = keys.user_of_key(key.decode())
+        if pair is not None:
+            out.add(pair)
     return sorted(out)
 
 
@@ -77,7 +78,7 @@ def digest_namespace(client: redis.Redis, namespace: str) -> Digest:
         if not (state["records"] or state["suppressions"] or state["erased_at"]):
             continue  # a user whose every op was refused or dropped holds no state
         body = orjson.dumps(state, option=orjson.OPT_SORT_KEYS)
-        total.update(f"{tenant}/{user}\n".encode())
+        total.update(f"{join((tenant, user))}\n".encode())
         total.update(hashlib.sha256(body).digest())
         n_users += 1
         n_records += len(state["records"])

@@ -12,6 +12,8 @@ from typing import Any
 
 import redis
 
+from slotstream.memory.key_parts import join, split
+
 from .keys import Keys
 from .lua import LuaScript, run_pipeline
 
@@ -31,13 +33,13 @@ class DueEntry:
 
     @property
     def member(self) -> str:
-        # ids are validated to exclude "/", so the member splits back unambiguously
-        return f"{self.tenant}/{self.user}/{self.record_id}/{self.kind}"
+        # each part escaped (memory/key_parts.py), so the member splits back into its parts
+        return join((self.tenant, self.user, self.record_id, self.kind))
 
     @classmethod
     def parse(cls, member: bytes | str) -> DueEntry:
         text = member.decode() if isinstance(member, bytes) else member
-        tenant, user, record_id, kind = text.split("/")
+        tenant, user, record_id, kind = split(text, 4)
         return cls(tenant, user, record_id, kind)
 
 

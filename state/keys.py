@@ -11,6 +11,8 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+from slotstream.memory.key_parts import MalformedKey, escape, unescape
+
 
 @dataclass(frozen=True, slots=True)
 class Keys:
@@ -19,8 +21,9 @@ class Keys:
     # --- one user's state -------------------------------------------------------------------
 
     def prefix(self, tenant: str, user: str) -> str:
-        # tenant and user ids are validated (no braces or colons) before they reach here
-        return f"{self.namespace}:{{{tenant}:{user}}}"
+        # every part escaped (memory/key_parts.py): no id can close the hash tag early or pass for
+        # another pair of ids, whether or not it was validated first
+        return f"{escape(self.namespace)}:{{{escape(tenant)}:{escape(user)}}}"
 
     def meta(self, tenant: str, user: str) -> str:
         return self.prefix(tenant, user) + ":meta"
@@ -75,24 +78,42 @@ class Keys:
 
     def user_metas(self) -> str:
         """SCAN pattern that finds one key per user: their meta hash."""
-        return f"{self.namespace}:{{*:*}}:meta"
+        return f"{glob_escape(escape(self.namespace))}:{{*:*}}:meta"
 
     def tenant_user_metas(self, tenant: str, user_prefix: str = "") -> str:
         """SCAN pattern of the meta hashes of one tenant's users whose id starts with
         `user_prefix` (glob characters in either part match only themselves)."""
-        return f"{self.namespace}:{{{glob_escape(tenant)}:{glob_escape(user_prefix)}*}}:meta"
+        # escape() works character by character: an id's escaped form starts with its prefix's
+        namespace, tenant_part = glob_escape(escape(self.namespace)), glob_escape(escape(tenant))
+        return f"{namespace}:{{{tenant_part}:{glob_escape(escape(user_prefix))}*}}:meta"
 
     def user_of_meta(self, key: str, tenant: str) -> str | None:
         """The user a meta key of `tenant` belongs to (None: not one of the tenant's)."""
-        head = f"{self.namespace}:{{{tenant}:"
+        head = f"{escape(self.namespace)}:{{{escape(tenant)}:"
         if not key.startswith(head) or not key.endswith("}:meta"):
             return None
-        return key[len(head) : -len("}:meta")]
+        try:
+            return unescape(key[len(head) : -len("}:meta")])
+        except MalformedKey:
+            return None
+
+    def user_of_key(self, key: str) -> tuple[str, str] | None:
+        """The (tenant, user) a key of one user's state belongs to (None: not such a key)."""
+        head = f"{escape(self.namespace)}:{{"
+        tag, closed, _ = key[len(head) :].partition("}") if key.startswith(head) else ("", "", "")
+        tenant, colon, user = tag.partition(":")
+        if not (closed and colon):
+            return None
+        try:
+            return unescape(tenant), unescape(user)
+        except MalformedKey:
+            return None
 
     # --- the namespace's processing bookkeeping ---------------------------------------------
 
     def _shared(self, name: str) -> str:
-        return f"{self.namespace}:{{{self.namespace}}}:{name}"
+        namespace = escape(self.namespace)
+        return f"{namespace}:{{{namespace}}}:{name}"
 
     def marker(self) -> str:
         """Exists while the namespace holds state: a worker that finds it gone knows the state was
@@ -121,29 +142,52 @@ class Keys:
         return self._shared("probe")
 
     def pattern(self) -> str:
-        return f"{self.namespace}:*"
+        return f"{glob_escape(escape(self.namespace))}:*"
 
 
 def user_data_keys(tenant: str, user: str) -> str:
     """A user's data keys (wrapped), shared by every namespace: they open the user's payloads in
     the topics, which every namespace reads. Erasure deletes them."""
-    return f"slotstream:ukeys:{{{tenant}:{user}}}"
+    return f"slotstream:ukeys:{{{escape(tenant)}:{escape(user)}}}"
+
+
+def user_of_data_keys(key: str) -> tuple[str, str] | None:
+    """The (tenant, user) whose data keys `key` holds (None: not such a key)."""
+    head = "slotstream:ukeys:{"
+    if not key.startswith(head) or not key.endswith("}"):
+        return None
+    tenant, colon, user = key[len(head) : -1].partition(":")
+    try:
+        return (unescape(tenant), unescape(user)) if colon else None
+    except MalformedKey:
+        return None
+
+
+def all_user_data_keys() -> str:
+    """SCAN pattern of every user's data keys."""
+    return "slotstream:ukeys:{*}"
+
+
+def master_pointer() -> str:
+    """The fingerprint of the master key that wraps new data keys, when a rotation named one
+    (`slotstream keys rotate-master`); every process reads it, and falls back to its first key."""
+    return "slotstream:master:wrapping"
 
 
 def deploy_pointer(base: str) -> str:
     """Which namespace serves the deployment configured as `base` (readers and workers resolve it;
     `slotstream promote` switches it). Outside every namespace, so dropping one never takes it."""
-    return f"slotstream:deploy:{{{base}}}:active"
+    return f"slotstream:deploy:{{{escape(base)}}}:active"
 
 
 def deploy_runners(base: str) -> str:
     """SCAN pattern of the live runners' heartbeat keys (see deploy_runner)."""
-    return f"slotstream:deploy:{{{base}}}:runner:*"
+    return f"slotstream:deploy:{{{glob_escape(escape(base))}}}:runner:*"
 
 
 def deploy_runner(base: str, runner: str) -> str:
     """One live processor's heartbeat: "running", or "paused:<switch id>" while a promote waits."""
-    return f"slotstream:deploy:{{{base}}}:runner:{runner}"
+    return f"slotstream:deploy:{{{escape(base)}}}:runner:{escape(runner)}"
 
 
 def glob_escape(text: str) -> str:

@@ -4,23 +4,30 @@ with a durable copy in the compacted keys topic so a lost Redis can have them ba
 Per user, a hash of key id -> "<created ms>:<wrapped key>", and `current` -> the id new payloads
 are sealed with. Erasure deletes the keys created before the erasure; a user who talks again
 afterwards gets a new key, so what they say later stays readable.
+
+A process holds a ring of master keys (`MasterRing`): every one unwraps; new keys are wrapped with
+the one the deployment's pointer names (set by `slotstream keys rotate-master`), else the ring's
+first. A key wrapped with a master key the ring lacks makes the ring reload from where it came
+from (the master key file), so a rotation reaches running processes without a restart.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, cast
 
 import redis
 import redis.exceptions
 
-from slotstream.memory.sealing import new_key, new_key_id, seal, unwrap, wrap
+from slotstream.memory.key_parts import MalformedKey, join, split
+from slotstream.memory.sealing import SealError, fingerprint, new_key, new_key_id, seal, unwrap, wrap
 
 from .errors import MasterKeyMismatch
-from .keys import user_data_keys
+from .keys import master_pointer, user_data_keys
 from .lua import LuaScript, run_pipeline
 
 User = tuple[str, str]  # tenant, user
@@ -38,8 +45,20 @@ return {ARGV[1], ARGV[2], 1}
 """
 
 
+# KEYS[1] = a user's keys hash. ARGV = key id, the stored form read, the stored form to put in its
+# place. Returns 1 when put, 0 when the key is gone (erased since), 2 when it holds another form.
+_REWRAP = """
+local held = redis.call('HGET', KEYS[1], ARGV[1])
+if not held then return 0 end
+if held ~= ARGV[2] then return 2 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+return 1
+"""
+
+
 def _binding(tenant: str, user: str, kid: str) -> bytes:
-    return f"{tenant}/{user}/{kid}".encode()
+    # each part escaped (memory/key_parts.py): no two users' keys share a binding, whatever their ids
+    return join((tenant, user, kid)).encode()
 
 
 def record_key(tenant: str, user: str, kid: str) -> bytes:
@@ -50,19 +69,98 @@ def _created(stored: bytes) -> int:
     return int(stored.split(b":", 1)[0])
 
 
+log = logging.getLogger(__name__)
+POINTER_REFRESH_SECONDS = 1.0  # how stale a process's view of the wrapping pointer may be
+RELOAD_INTERVAL_SECONDS = 1.0  # a ring reloads at most this often, however many keys it misses
+
+
+class MasterRing:
+    """The master keys a process holds, first one first; `reload` reads them again from their source."""
+
+    def __init__(self, keys: Sequence[bytes], reload: Callable[[], Sequence[bytes]] | None = None) -> None:
+        if not keys:
+            raise ValueError("a master key ring needs at least one key")
+        self._reload = reload
+        self._reloaded_at = 0.0
+        self._take(keys)
+
+    def _take(self, keys: Sequence[bytes]) -> None:
+        self.keys = list(dict.fromkeys(keys))
+        self.by_fingerprint = {fingerprint(k): k for k in self.keys}
+        self.first = fingerprint(self.keys[0])
+
+    def reload(self) -> bool:
+        """Read the keys again (at most once a second); True when the ring changed."""
+        now = time.monotonic()
+        if self._reload is None or now - self._reloaded_at < RELOAD_INTERVAL_SECONDS:
+            return False
+        self._reloaded_at = now
+        fresh = list(self._reload())
+        if not fresh or fresh == self.keys:
+            return False
+        self._take(fresh)
+        return True
+
+    def get(self, fp: str) -> bytes | None:
+        found = self.by_fingerprint.get(fp)
+        if found is None and self.reload():
+            found = self.by_fingerprint.get(fp)
+        return found
+
+
 class UserKeys:
-    def __init__(self, client: redis.Redis, master: bytes) -> None:
+    def __init__(self, client: redis.Redis, master: bytes | MasterRing) -> None:
         self.r = client
-        self.master = master
+        self.ring = master if isinstance(master, MasterRing) else MasterRing([master])
         self._current = LuaScript(client, _CURRENT)
+        self._rewrap = LuaScript(client, _REWRAP)
+        self._wrapping: tuple[str, float] | None = None  # pointer's fingerprint, read at
+
+    def wrapping_key(self) -> tuple[str, bytes]:
+        """The master key new data keys are wrapped with: the one the deployment's pointer names
+        (read again after POINTER_REFRESH_SECONDS), else the ring's first."""
+        now = time.monotonic()
+        if self._wrapping is None or now - self._wrapping[1] > POINTER_REFRESH_SECONDS:
+            named = cast(bytes | None, self.r.get(master_pointer()))
+            self._wrapping = (named.decode() if named else "", now)
+        named_fp = self._wrapping[0]
+        if named_fp:
+            key = self.ring.get(named_fp)
+            if key is not None:
+                return named_fp, key
+            log.warning("the master key %s that wraps new data keys is not in this process's ring", named_fp)
+        return self.ring.first, self.ring.keys[0]
+
+    def opener(self, tenant: str, user: str, kid: str, stored: bytes) -> tuple[str, bytes]:
+        """(the fingerprint of the master key that unwraps a stored key, the data key)."""
+        binding, wrapped = _binding(tenant, user, kid), stored.split(b":", 1)[1]
+        for attempt in range(2):
+            for fp, master in self.ring.by_fingerprint.items():
+                try:
+                    return fp, unwrap(master, binding, wrapped)
+                except SealError:
+                    continue
+            if attempt == 0 and not self.ring.reload():
+                break
+        raise MasterKeyMismatch(
+            "a user key does not unwrap with any master key of this process: every process of a "
+            "deployment needs the deployment's master keys (SLOTSTREAM_MASTER_KEY or the master key file)"
+        )
 
     def _unwrap(self, tenant: str, user: str, kid: str, stored: bytes) -> bytes:
-        try:
-            return unwrap(self.master, _binding(tenant, user, kid), stored.split(b":", 1)[1])
-        except ValueError as err:
-            raise MasterKeyMismatch(
-                f"{err}: every process of a deployment needs the same SLOTSTREAM_MASTER_KEY (or master key file)"
-            ) from None
+        return self.opener(tenant, user, kid, stored)[1]
+
+    def wrapped_with(self, tenant: str, user: str, kid: str, stored: bytes, master: bytes) -> bytes:
+        """The stored form of a held key wrapped with `master` instead (its creation time kept)."""
+        created, _ = stored.split(b":", 1)
+        key = self._unwrap(tenant, user, kid, stored)
+        return created + b":" + wrap(master, _binding(tenant, user, kid), key)
+
+    def replace(self, tenant: str, user: str, kid: str, seen: bytes, stored: bytes) -> str:
+        """Put `stored` in place of the form `seen`, if the key still holds it: "replaced", or
+        "gone" (erased since), or "changed" (another form since)."""
+        got = self._rewrap(keys=[user_data_keys(tenant, user)], args=[kid, seen, stored])
+        return {1: "replaced", 0: "gone"}.get(int(got), "changed")
 
     def current(self, tenant: str, user: str, now_ms: int) -> tuple[str, bytes, KeyRecord | None]:
         """The key new payloads of the user are sealed with: (id, key, the keys-topic record to
@@ -82,6 +180,7 @@ class UserKeys:
         wanted = list(dict.fromkeys(users))
         opened = opened or {}
         fresh = {}
+        master = self.wrapping_key()[1] if any(not opened.get(u) for u in wanted) else b""
         for tenant, user in wanted:
             if opened.get((tenant, user)):
                 continue
@@ -89,7 +188,7 @@ class UserKeys:
             fresh[(tenant, user)] = (
                 kid,
                 key,
-                f"{now_ms}:".encode() + wrap(self.master, _binding(tenant, user, kid), key),
+                f"{now_ms}:".encode() + wrap(master, _binding(tenant, user, kid), key),
             )
 
         def build(pipe: Any) -> None:
@@ -151,13 +250,20 @@ class UserKeys:
     def restore(self, records: Iterable[KeyRecord]) -> int:
         """Apply keys-topic records in log order (a value: the key; None: erased); returns how many
         keys Redis did not hold. Run before a rebuild or a replay, so a lost Redis loses no key."""
-        added = 0
+        # the last record of a key is its latest form (a rotation re-wraps a key, an erasure
+        # tombstones it): only that one counts
+        latest: dict[bytes, bytes | None] = {}
         for key, stored in records:
-            parts = key.decode("utf-8", errors="replace").split("/")
+            latest[key] = stored
+        added = 0
+        for key, stored in latest.items():
             created = stored.split(b":", 1)[0] if stored is not None else b"0"
-            if len(parts) != 3 or not all(parts) or not created.isdigit():
+            try:
+                tenant, user, kid = split(key.decode("utf-8"), 3)
+            except (UnicodeDecodeError, MalformedKey):
                 continue  # not a record this project writes: nothing to restore from it
-            tenant, user, kid = parts
+            if not (tenant and user and kid and created.isdigit()):
+                continue
             name = user_data_keys(tenant, user)
             if stored is None:
                 self.r.hdel(name, kid)

@@ -117,7 +117,7 @@ class SlotstreamProducer:
             {"at": at, "op_id": op_id, "command": command},
         )
 
-    def send_raw(self, role: str, key: bytes | None, value: bytes) -> FutureRecordMetadata:
+    def send_raw(self, role: str, key: bytes | None, value: bytes | None) -> FutureRecordMetadata:
         return self._p.send(self.topics[role], key=key, value=value)
 
     def flush(self, timeout: float | None = 30) -> None:

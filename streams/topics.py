@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from slotstream.memory.key_parts import join
+
 TURNS, OPS, CHANGES, DLQ, KEYS, CONTROL = "turns", "ops", "changes", "dlq", "keys", "control"
 ALL = (TURNS, OPS, CHANGES, DLQ, KEYS, CONTROL)
 COMPACTED = (KEYS, CONTROL)
@@ -70,5 +72,11 @@ def topic_specs(
 
 
 def user_key(tenant: str, user: str) -> bytes:
-    # ids are validated to exclude "/", so the key splits back unambiguously
-    return f"{tenant}/{user}".encode()
+    """The record key of a user's turns and ops: b"tenant/user", each part escaped
+    (memory/key_parts.py), so it splits back into the pair it was made from."""
+    return join((tenant, user)).encode()
+
+
+def control_key(tenant: str, user: str, *rest: str) -> bytes:
+    """The record key of a user's entry on a compacted control topic: b"tenant/user/..."."""
+    return join((tenant, user, *rest)).encode()

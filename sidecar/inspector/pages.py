@@ -20,6 +20,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response, StreamingResponse
 from pydantic import ValidationError
 
+from slotstream.memory.key_parts import escape
 from slotstream.memory.models import ID_RE, Record
 
 from ..controls import FORGET_SCOPES, forget_command
@@ -381,7 +382,7 @@ async def export(request: Request, user: str = USER_PATH) -> Response:
         async for row in service.export(session.principal, user):
             yield orjson.dumps(row) + b"\n"
 
-    headers = {"Content-Disposition": f'attachment; filename="{user}.jsonl"'}
+    headers = {"Content-Disposition": f'attachment; filename="{escape(user)}.jsonl"'}
     return secured(StreamingResponse(lines(), media_type="application/x-ndjson", headers=headers))
 
 

@@ -106,3 +106,28 @@ def test_while_redis_is_away_input_opened_with_the_remembered_key_is_sealed_with
     assert created == [] and sealed is not None and open_sealed(key, b"t/u", sealed) == b"an op"
     (dropped,), created = sealer.seal_opened(items, 2000, {(tenant, "u"): {"0123456789ab": new_key()}})
     assert dropped is None and created == []
+
+
+def test_ids_that_join_alike_get_keys_of_their_own(redis_client: redis.Redis, tenant: str) -> None:
+    # (tenant, "b:c") and (tenant + ":b", "c") joined with ":" alike; each part is escaped now, so
+    # each pair has its own keys, and neither is refused as sealed under another master key
+    keys = UserKeys(redis_client, new_key())
+    first, second = (tenant, "b:c"), (f"{tenant}:b", "c")
+    third = (tenant, "b/c")
+    try:
+        made = {pair: keys.current(*pair, 1000) for pair in (first, second, third)}
+        assert len({kid for kid, _, _ in made.values()}) == 3
+        assert len({user_data_keys(*pair) for pair in made}) == 3
+        held = keys.keys_of(list(made))
+        for pair, (kid, key, created) in made.items():
+            assert held[pair] == {kid: key}
+            assert created is not None and created[0] == record_key(*pair, kid)
+        # the keys topic's records restore each pair's key to that pair alone
+        records = [created for _, _, created in made.values() if created is not None]
+        for pair in made:
+            redis_client.delete(user_data_keys(*pair))
+        assert keys.restore(records) == 3
+        assert keys.keys_of(list(made)) == held
+    finally:
+        for pair in (first, second, third):
+            redis_client.delete(user_data_keys(*pair))
