@@ -25,7 +25,7 @@ from slotstream.memory.limits import (
     check_shape,
     within_shape,
 )
-from slotstream.memory.models import iso, to_ms
+from slotstream.memory.models import ID_RE, iso, to_ms
 from slotstream.memory.sealing import is_sealed
 from slotstream.memory.secrets import redact
 from slotstream.memory.validation import pydantic_reason
@@ -99,8 +99,8 @@ def read(
 
 def check_key(msg: RawMessage, tenant: Any, user: Any) -> None:
     """The message key decides whose message it is: a payload naming another tenant or user is
-    refused. (A payload without valid ids is left to validation, which names what is missing.)"""
-    if not (isinstance(tenant, str) and tenant and isinstance(user, str) and user):
+    refused. (A payload without valid ids is left to validation, which names what is wrong.)"""
+    if not (isinstance(tenant, str) and ID_RE.fullmatch(tenant) and isinstance(user, str) and ID_RE.fullmatch(user)):
         return
     if msg.key is None:
         raise BadMessage(Reason.TENANT_MISMATCH.value, "the message has no key; it must be <tenant>/<user>")
