@@ -182,6 +182,7 @@ def parse_command(data: Any) -> AnyCommand:  # raw JSON: checked below
             check_slot_parts("user", attribute)
         if cmd.old_value is not None:
             check_text(cmd.old_value, "old_value", MAX_VALUE_CHARS)
+            check_value(cmd.old_value, "")  # the value it replaces: a key alone is refused as a value is
         for name in ("session", "project"):
             if getattr(cmd, name) is not None:
                 check_id(getattr(cmd, name), Reason.INVALID_SCOPE)
