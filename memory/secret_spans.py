@@ -5,14 +5,19 @@ with mypyc, as it runs on every turn and every stored text).
 Besides the fixed formats below, a *random token* is a credential where one stands:
 - within a few words of a secret word or a provider's name (`data/secret_words.json`: "aws secret
   X", "X is my API key", "我的密钥 X"), with or without ":", "=" or "is" between;
-- alone, as the whole of a record value (`bare_secret`): a value that is itself such a token.
+- alone, when it has 32 characters or more, all three classes below, and is not part of a link:
+  a key pasted with nothing said of it;
+- as the whole of a record value or a match value (`bare_secret`): a value that is itself a key.
 A random token is a run of 24 or more of `A-Za-z0-9+/=_-` that mixes at least two of capitals,
 small letters and digits, and looks drawn at random rather than written: its letters and digits
 change class (capital / small / digit) at 30% or more of their steps, or at 15% or more with under
-30% vowels among its letters (words have vowels, random draws few). Left out by shape, whatever
-stands near them: hex strings (commit hashes, sha256 checksums, UUIDs: hex with dashes), digits
-with separators (order and tracking numbers, ISBNs), and words joined into identifiers, which
-change class rarely. A provider's key prefix (`key_prefixes`) marks a key of any length.
+30% vowels among its letters (words have vowels, random draws few). Words joined into identifiers
+and numbers with a prefix ("ORDER-2024-…") change class rarely; digits with separators (order and
+tracking numbers, ISBNs) have one class. Hex strings and UUIDs are not random tokens: they are
+digests and ids as often as keys, so they count only beside a secret word, and not even there in a
+sentence that talks of commits, hashes or trace ids (`digest_words`). A token opened by, or right
+after, a public key's or a digest's prefix (`ssh-ed25519`, `sha512-`) is neither. A provider's key
+prefix (`key_prefixes`) marks a key of any length.
 """
 
 from __future__ import annotations
