@@ -30,7 +30,6 @@ import orjson
 
 from slotstream.memory.errors import Reason, Rejected
 from slotstream.memory.extraction import REFUSED_SECRET, RuleExtractor, Turn
-from slotstream.memory.models import OpIn
 from slotstream.memory.secrets import scrub
 from slotstream.memory.validation import build_record, parse_command, parse_record
 
@@ -99,7 +98,6 @@ def through_match(text: str) -> Outcome:
     for command in commands:
         try:
             parse_command(command)
-            OpIn(at=AT, op_id="eval-match", command=command)
         except Rejected as rej:
             flagged = flagged or rej.reason == Reason.SECRET_VALUE
             continue
