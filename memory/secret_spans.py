@@ -302,7 +302,7 @@ MIN_TOKEN_CHARS = 24
 # a random token this long mixing capitals, small letters and digits is a key even alone
 ALONE_TOKEN_CHARS = 32
 _TOKEN = re.compile(rf"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/=_-]{{{MIN_TOKEN_CHARS},}}")
-_HEX = re.compile(r"[0-9A-Fa-f-]+")
+_HEX = re.compile(r"(?:0x)?[0-9A-Fa-f-]+")  # with a hex literal's 0x (addresses, hashes)
 _DIGITS = re.compile(r"[0-9+/=_-]+")
 _VOWELS = frozenset("aeiouAEIOU")
 # how far (in characters) a secret word may stand before or after its token

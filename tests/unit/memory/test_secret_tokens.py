@@ -70,6 +70,7 @@ def test_found_and_redacted(text: str, secret: str) -> None:
         f"回滚了 {COMMIT} 那个提交之后 CI 又绿了",
         f"sha256 of the ISO: {SHA256}",
         f"Support asked for the request id, it was {UUID}",
+        f"The primary key is a UUID like {UUID}",
         f"trace id {HEX_32} shows the slow span",
         "My Amazon order number is 112-2761416-7554284, the blender never arrived",
         "ISBN 978-0-306-40615-7 is the edition the professor wants",
@@ -82,6 +83,7 @@ def test_found_and_redacted(text: str, secret: str) -> None:
         "Here's the doc: https://docs.google.com/document/d/1iRXjAeUKZH4lRccU7vfwLaKQ17V3NDtqKkXESkmuY0V/edit",
         "The song is in the key of F# minor, and the monkey token count was 128000",
         "下学期选了密码学，讲 RSA 和 AES",
+        "Send the refund to 0x71C7656EC7ab88b098defB751B7401B5f6d8976F, my wallet address",
         "密码重置工单号是 INC-20240312-0117",
     ],
 )
