@@ -13,10 +13,11 @@ from typing import Any
 
 # The look at one text (compiled); the walks over a JSON value below stay interpreted: a value's
 # nesting is only bounded by the producer (compiled recursion would not stop at Python's limit).
-from .secret_spans import REDACTION_MARK, contains_secret, find_secrets, redact, refusal_spans
+from .secret_spans import NAME_STEMS, REDACTION_MARK, bare_secret, contains_secret, find_secrets, redact, refusal_spans
 
 __all__ = [
     "REDACTION_MARK",
+    "bare_secret",
     "contains_secret",
     "find_secrets",
     "is_secret_name",
@@ -67,9 +68,12 @@ _SECRET_SUFFIXES = ("_password", "_passwd", "_secret", "_token", "_api_key", "_a
 
 def is_secret_name(name: str) -> bool:
     """An attribute or key name that says its value is a credential (`account.password`,
-    `{"api_key": …}`), compared segment by segment of a dotted name."""
+    `{"api_key": …}`, `wifi.wifipassword`), compared segment by segment of a dotted name."""
     for segment in name.casefold().replace("-", "_").split("."):
         if segment in _SECRET_NAMES or segment.endswith(_SECRET_SUFFIXES):
+            return True
+        # a credential word run into others ("wifipassword", "db_passphrase_old", "登录密码")
+        if any(stem in segment.replace("_", "") for stem in NAME_STEMS):
             return True
     return False
 
@@ -80,7 +84,7 @@ def value_has_secret(value: Any) -> bool:
     while stack:
         item = stack.pop()
         if isinstance(item, str):
-            if contains_secret(item) or REDACTION_MARK.search(item):
+            if contains_secret(item) or bare_secret(item) or REDACTION_MARK.search(item):
                 return True
         elif isinstance(item, dict):
             for key, sub in item.items():
@@ -104,7 +108,11 @@ def scrub(data: Any) -> Any:
         for key, value in data.items():
             name = key if isinstance(key, str) else str(key)
             if is_secret_name(name) or (
-                name == "value" and isinstance(data.get("attribute"), str) and is_secret_name(data["attribute"])
+                name == "value"
+                and (
+                    (isinstance(data.get("attribute"), str) and is_secret_name(data["attribute"]))
+                    or (isinstance(value, str) and bare_secret(value))  # a value that is itself a key
+                )
             ):
                 out[redact(name)] = "[REDACTED:secret]" if value is not None else None
             else:

@@ -47,7 +47,7 @@ from .models import (
     parse_scope,
 )
 from .registry import TEMPORARY_LIFETIME, AttributeSpec, resolve
-from .secret_spans import REDACTION_MARK, contains_secret, redact
+from .secret_spans import REDACTION_MARK, bare_secret, contains_secret, redact
 from .secrets import is_secret_name, value_has_secret
 
 _COMMAND = TypeAdapter(Command)
@@ -117,7 +117,11 @@ def check_value(value: Any, attribute: str) -> str:
     except (TypeError, orjson.JSONEncodeError):
         raise Rejected(Reason.INVALID_FIELD, "value: not representable as JSON") from None
     check_text(text, "value", MAX_VALUE_CHARS)
-    if is_secret_name(attribute) or (isinstance(value, (dict, list)) and value_has_secret(value)):
+    if (
+        is_secret_name(attribute)
+        or (isinstance(value, (dict, list)) and value_has_secret(value))
+        or (isinstance(value, str) and bare_secret(value))  # a value that is itself a key or token
+    ):
         raise Rejected(Reason.SECRET_VALUE, "secrets (passwords, keys, codes, card numbers) are never stored")
     return text
 
@@ -178,6 +182,7 @@ def parse_command(data: Any) -> AnyCommand:  # raw JSON: checked below
             check_slot_parts("user", attribute)
         if cmd.old_value is not None:
             check_text(cmd.old_value, "old_value", MAX_VALUE_CHARS)
+            check_value(cmd.old_value, "")  # the value it replaces: a key alone is refused as a value is
         for name in ("session", "project"):
             if getattr(cmd, name) is not None:
                 check_id(getattr(cmd, name), Reason.INVALID_SCOPE)

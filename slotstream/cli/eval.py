@@ -1,4 +1,4 @@
-"""`slotstream eval statebench|phrasings|everyday|ranking`: measurements on corpora and external
+"""`slotstream eval statebench|phrasings|everyday|ranking|open-language|secrets`: measurements on corpora and external
 conformance material (docs/evaluation.md)."""
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ def register(sub: Subparsers) -> None:
     _everyday(ev_sub)
     _ranking(ev_sub)
     _open_language(ev_sub)
+    _secrets(ev_sub)
 
 
 def _statebench(ev_sub: Subparsers) -> None:
@@ -74,6 +75,21 @@ def _open_language(ev_sub: Subparsers) -> None:
     )
     ol.add_argument("--verbose", "-v", action="store_true", help="print each miss, leak and false memory")
     ol.set_defaults(func=cmd_open_language)
+
+
+def _secrets(ev_sub: Subparsers) -> None:
+    se = ev_sub.add_parser("secrets", help="secrets kept out of every store; ordinary long tokens left alone")
+    se.add_argument(
+        "--corpus", type=Path, default=None, help="a corpus file (.jsonl; default: the shipped secrets/dev.jsonl)"
+    )
+    se.add_argument("--quiet", "-q", action="store_true", help="only the table, not each miss and false flag")
+    se.set_defaults(func=cmd_secrets)
+
+
+def cmd_secrets(args: argparse.Namespace) -> int:
+    from slotstream.eval.secrets import main
+
+    return main(args.corpus, verbose=not args.quiet)
 
 
 def cmd_open_language(args: argparse.Namespace) -> int:
