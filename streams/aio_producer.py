@@ -29,6 +29,12 @@ log = logging.getLogger(__name__)
 Position = tuple[str, int, int]  # topic, partition, offset
 
 
+def wire_payload(value: dict[str, Any]) -> bytes:
+    """The bytes `send_many` writes for `value` (before sealing): scrubbed of secrets. The sidecar
+    checks these bytes as a processor will read them before it sends them."""
+    return orjson.dumps(scrub(value))
+
+
 class AsyncProducer:
     def __init__(
         self, bootstrap: str, topic_prefix: str, request_timeout: float = 10.0, sealer: PayloadSealer | None = None
@@ -87,7 +93,7 @@ class AsyncProducer:
         if self._p is None:
             raise BrokerUnavailable(f"not connected to Kafka at {self.bootstrap} yet")
         topic = self.topics[role]
-        keyed = [(tenant, user, user_key(tenant, user), orjson.dumps(scrub(value))) for tenant, user, value in items]
+        keyed = [(tenant, user, user_key(tenant, user), wire_payload(value)) for tenant, user, value in items]
         created: list[tuple[bytes, bytes | None]] = []
         payloads = [payload for *_, payload in keyed]
         private = [n for n, (_, _, value) in enumerate(items) if not erasure(value)]
