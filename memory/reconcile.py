@@ -1207,17 +1207,26 @@ def _said_beside(
     _kept_as_statement(view, rest, rec.scope, rec.authority, evidence, at, t, "said beside", rec.id)
 
 
+def check_move(cmd: MoveCommand, moving: list[str], at_destination: list[Record]) -> bool:
+    """Whether a move has anything to move (`moving`: the source slot's records); Rejected when
+    its destination slot holds a live value (`at_destination`). The engine's rule, which the
+    sidecar checks before it produces the move."""
+    if not moving:
+        return False
+    if at_destination:
+        raise Rejected(Reason.SCOPE_OCCUPIED, f"{cmd.attribute} already has a value in {cmd.to_scope}")
+    return True
+
+
 def _move(view: UserView, cmd: MoveCommand, at: datetime, t: Transition) -> Transition:
     """A slot and its history to another scope: "keep this for the whole project". A value that
     lived "this time" only becomes lasting in a wider scope; its suppressions move with it."""
     source = slot_key(cmd.subject, cmd.attribute, cmd.from_scope)
     dest = slot_key(cmd.subject, cmd.attribute, cmd.to_scope)
     ids = [rid for rid in view.history.get(source, []) if rid in view.records]
-    if not ids:
+    if not check_move(cmd, ids, view.live(dest)):
         t.outcome, t.reason = Outcome.NOOP, Reason.TARGET_NOT_FOUND.value
         return t
-    if view.live(dest):
-        raise Rejected(Reason.SCOPE_OCCUPIED, f"{cmd.attribute} already has a value in {cmd.to_scope}")
     widening = cmd.from_scope.startswith("session:") and not cmd.to_scope.startswith("session:")
     for rid in ids:
         rec = view.records[rid]

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import orjson
+
 from slotstream.memory.errors import Reason, Rejected
 from slotstream.memory.extraction import Turn
 from slotstream.memory.models import (
@@ -25,11 +27,13 @@ from slotstream.memory.models import (
     AnyCommand,
     ContextRequest,
     ContextResponse,
+    MoveCommand,
     OpIn,
     Record,
     iso,
+    slot_key,
 )
-from slotstream.memory.reconcile import TARGETED, check_dependency, check_target, reuses_id
+from slotstream.memory.reconcile import TARGETED, check_dependency, check_move, check_target, reuses_id
 from slotstream.memory.validation import derive_id, parse_message, validate_op
 from slotstream.state.engine import Engine
 from slotstream.state.reader import AsyncReader
@@ -119,7 +123,7 @@ class Sidecar:
                 "turn_id": turn_id,
                 "track": wait is not None,
             }
-            parse_message(wire_payload(body), Turn)  # Rejected: as extraction reads (and refuses) it
+            parse_message(_wire(body), Turn)  # Rejected: as extraction reads (and refuses) it
             bodies.append(body)
         positions = await self.producer.send_many(TURNS, [(caller.tenant, b["user"], b) for b in bodies])
         accepted = [_accepted(b["turn_id"], pos) for b, pos in zip(bodies, positions, strict=True)]
@@ -172,7 +176,7 @@ class Sidecar:
             "record": payload if body.record is not None else None,
             "command": payload if body.command is not None else None,
         }
-        _, parsed = validate_op(parse_message(wire_payload(message), OpIn))
+        _, parsed = validate_op(parse_message(_wire(message), OpIn))
         return CheckedOp(message, op_id, str(parsed.user), parsed)
 
     async def _check_stored(self, tenant: str, checked: list[CheckedOp]) -> None:
@@ -194,6 +198,10 @@ class Sidecar:
                         check_dependency(dep, await self.reader.record(tenant, c.user, dep))
             elif isinstance(op, TARGETED) and op.record_id:
                 check_target(op, await self.reader.record(tenant, c.user, op.record_id))
+            elif isinstance(op, MoveCommand):
+                source = await self.reader.history(tenant, c.user, slot_key(op.subject, op.attribute, op.from_scope))
+                destination = await self.reader.live(tenant, c.user, slot_key(op.subject, op.attribute, op.to_scope))
+                check_move(op, [r.id for r in source], destination)
 
     def _event_time(self, at: datetime | None) -> datetime:
         now = self.clock()
@@ -269,6 +277,15 @@ class Sidecar:
 
         redis_ok, kafka_ok = await asyncio.gather(redis_up(), self.producer.ready())
         return {"redis": redis_ok, "kafka": kafka_ok}
+
+
+def _wire(message: dict[str, Any]) -> bytes:
+    """The bytes the producer will write for `message`. A body Python's JSON reader takes but no
+    message can carry (an integer past 64 bits) is the caller's error, not a 500."""
+    try:
+        return wire_payload(message)
+    except orjson.JSONEncodeError as err:
+        raise Rejected(Reason.INVALID_FIELD, f"not representable as a message: {err}"[:200]) from None
 
 
 def caller_roles(caller: Principal) -> list[str]:
