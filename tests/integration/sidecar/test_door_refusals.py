@@ -134,6 +134,23 @@ DOOR: list[Case] = [
     record_case(Reason.MISSING_FIELD, "a record without its attribute", attribute=None),
     control_case(Reason.MISSING_FIELD, "a correction without a value", "POST", "correct", "door-diet", value=None),
     control_case(Reason.MISSING_FIELD, "a correction to a blank value", "POST", "correct", "door-diet", value="  "),
+    # Python's JSON reader takes NaN, which a message carries as null
+    Case(
+        Reason.MISSING_FIELD,
+        "a record's value that JSON cannot carry",
+        "POST",
+        "/v1/ops",
+        content=b'{"record": {"user": "u1", "attribute": "profile.diet", "value": NaN}}',
+        raw={"record": {"user": USER, "attribute": "profile.diet", "value": None}},
+    ),
+    Case(
+        Reason.MISSING_FIELD,
+        "a correction to a value JSON cannot carry",
+        "POST",
+        f"/v1/users/{USER}/memories/door-diet/correct",
+        content=b'{"value": Infinity}',
+        raw={"command": {"op": "correct", "user": USER, "record_id": "door-diet", "value": None}},
+    ),
     record_case(Reason.INVALID_FIELD, "an unknown authority", authority="the boss"),
     record_case(
         Reason.INVALID_FIELD,
