@@ -52,6 +52,7 @@ class CheckedOp:
     """An op the door let through: the message it produces and what the engine reads it as."""
 
     message: dict[str, Any]
+    wire: bytes  # the message's bytes on the topic (before sealing)
     op_id: str
     user: str
     parsed: Record | AnyCommand
@@ -108,7 +109,7 @@ class Sidecar:
     # --- ingest -----------------------------------------------------------------------------------
 
     async def turns(self, caller: Principal, turns: list[TurnIn], wait: float | None) -> IngestResult:
-        bodies = []
+        bodies, wire = [], []
         for t in turns:
             at = self._event_time(t.at)
             turn_id = t.turn_id or f"sct_{uuid.uuid4().hex}"
@@ -123,9 +124,10 @@ class Sidecar:
                 "turn_id": turn_id,
                 "track": wait is not None,
             }
-            parse_message(_wire(body), Turn)  # Rejected: as extraction reads (and refuses) it
+            wire.append(_wire(body))
+            parse_message(wire[-1], Turn)  # Rejected: as extraction reads (and refuses) it
             bodies.append(body)
-        positions = await self.producer.send_many(TURNS, [(caller.tenant, b["user"], b) for b in bodies])
+        positions = await self.producer.send_many(TURNS, [(caller.tenant, b["user"], b) for b in bodies], wire)
         accepted = [_accepted(b["turn_id"], pos) for b, pos in zip(bodies, positions, strict=True)]
         if wait is None:
             return IngestResult(accepted=accepted, complete=False)
@@ -140,7 +142,8 @@ class Sidecar:
         whole request and nothing is produced."""
         checked = [self._checked_op(caller, op) for op in ops]
         await self._check_stored(caller.tenant, checked)
-        positions = await self.producer.send_many(OPS, [(caller.tenant, c.user, c.message) for c in checked])
+        items = [(caller.tenant, c.user, c.message) for c in checked]
+        positions = await self.producer.send_many(OPS, items, [c.wire for c in checked])
         accepted = [_accepted(c.op_id, pos) for c, pos in zip(checked, positions, strict=True)]
         if wait is None:
             return IngestResult(accepted=accepted, complete=False)
@@ -176,8 +179,9 @@ class Sidecar:
             "record": payload if body.record is not None else None,
             "command": payload if body.command is not None else None,
         }
-        _, parsed = validate_op(parse_message(_wire(message), OpIn))
-        return CheckedOp(message, op_id, str(parsed.user), parsed)
+        wire = _wire(message)
+        _, parsed = validate_op(parse_message(wire, OpIn))
+        return CheckedOp(message, wire, op_id, str(parsed.user), parsed)
 
     async def _check_stored(self, tenant: str, checked: list[CheckedOp]) -> None:
         """The engine's rules that depend on what is stored (a control's target, a record's
