@@ -48,6 +48,7 @@ from .models import (
     check_slot_parts,
     iso,
     parse_scope,
+    to_ms,
 )
 from .registry import TEMPORARY_LIFETIME, AttributeSpec, resolve
 from .secret_spans import REDACTION_MARK, contains_secret, redact
@@ -126,6 +127,17 @@ def parse_message(raw: bytes, model: type[M], defaults: dict[str, Any] | None = 
         return model.model_validate(data)
     except ValidationError as err:
         raise pydantic_reason(err) from None
+
+
+def check_event_skew(at: datetime, ingest_ms: int, max_skew_seconds: float) -> None:
+    """Event time may trail ingest time by any amount (backfills) but lead it only by the skew:
+    one message dated years ahead would otherwise move its user's event-time clock. The worker
+    measures against the message's timestamp, the sidecar against its clock before it produces."""
+    if (to_ms(at) or 0) > ingest_ms + max_skew_seconds * 1000:
+        raise Rejected(
+            Reason.EVENT_TIME_IN_FUTURE,
+            f"event time {iso(at)} is more than {max_skew_seconds:g} s after ingest time",
+        )
 
 
 def check_no_secret(*texts: str | None) -> None:

@@ -18,10 +18,9 @@ from pydantic import BaseModel
 
 from slotstream.memory.errors import Reason, Rejected
 from slotstream.memory.limits import DEAD_LETTER_EXCERPT_CHARS, MAX_MESSAGE_BYTES
-from slotstream.memory.models import iso, to_ms
 from slotstream.memory.sealing import is_sealed
 from slotstream.memory.secrets import redact
-from slotstream.memory.validation import parse_message
+from slotstream.memory.validation import check_event_skew, parse_message
 from slotstream.streams.messages import BatchOutput, Keyed, RawMessage
 from slotstream.streams.schemas import DeadLetter
 from slotstream.streams.topics import user_key
@@ -85,16 +84,13 @@ def check_key(msg: RawMessage, tenant: Any, user: Any) -> None:
 
 
 def check_event_time(msg: RawMessage, at: datetime, max_skew_seconds: float) -> None:
-    """Event time may trail ingest time by any amount (backfills) but lead it only by the skew:
-    one message dated years ahead would otherwise move its user's event-time clock."""
+    """The event time against the message's timestamp (its ingest time), when it has one."""
     if msg.timestamp_ms is None or msg.timestamp_ms < 0:
         return
-    at_ms = to_ms(at) or 0
-    if at_ms > msg.timestamp_ms + max_skew_seconds * 1000:
-        raise BadMessage(
-            Reason.EVENT_TIME_IN_FUTURE.value,
-            f"event time {iso(at)} is more than {max_skew_seconds:g} s after ingest time",
-        )
+    try:
+        check_event_skew(at, msg.timestamp_ms, max_skew_seconds)
+    except Rejected as rej:
+        raise refused(rej) from None
 
 
 def refuse(

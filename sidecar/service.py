@@ -15,7 +15,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -32,9 +32,10 @@ from slotstream.memory.models import (
     Record,
     iso,
     slot_key,
+    to_ms,
 )
 from slotstream.memory.reconcile import TARGETED, check_dependency, check_move, check_target, reuses_id
-from slotstream.memory.validation import derive_id, parse_message, validate_op
+from slotstream.memory.validation import check_event_skew, derive_id, parse_message, validate_op
 from slotstream.state.engine import Engine
 from slotstream.state.reader import AsyncReader
 from slotstream.streams.aio_producer import AsyncProducer, Position, wire_payload
@@ -211,8 +212,7 @@ class Sidecar:
         now = self.clock()
         if at is None:
             return now
-        if at > now + timedelta(seconds=self.max_event_skew):
-            raise Rejected(Reason.EVENT_TIME_IN_FUTURE, f"at is more than {self.max_event_skew:g} s ahead of now")
+        check_event_skew(at, to_ms(now) or 0, self.max_event_skew)  # as the worker checks it
         return at
 
     # --- waits ------------------------------------------------------------------------------------
