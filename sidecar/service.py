@@ -232,19 +232,23 @@ class Sidecar:
         return done
 
     async def _wait_ops(self, tenant: str, user: str, accepted: list[Accepted], deadline: float) -> bool:
-        pending = {a.id: a for a in accepted}
+        # an op id sent twice in one request has one entry in the ledger: both items get its outcome
+        pending: dict[str, list[Accepted]] = {}
+        for a in accepted:
+            pending.setdefault(a.id, []).append(a)
 
         async def check() -> bool | None:
             found = await self.reader.outcomes(tenant, user, list(pending))
             for op_id, outcome in found.items():
                 if outcome is not None:
-                    pending[op_id].outcome, pending[op_id].reason = outcome["outcome"], outcome["reason"]
-                    del pending[op_id]
+                    for a in pending.pop(op_id):
+                        a.outcome, a.reason = outcome["outcome"], outcome["reason"]
             return True if not pending else None
 
         done = await _poll(check, deadline)
-        for a in pending.values():
-            a.outcome = "pending"
+        for waiting in pending.values():
+            for a in waiting:
+                a.outcome = "pending"
         return bool(done)
 
     # --- reads ------------------------------------------------------------------------------------

@@ -390,3 +390,19 @@ def read_topic(service: Service, role: str) -> list[Any]:
         return out
     finally:
         consumer.close()
+
+
+def test_a_repeated_op_id_in_one_request_is_not_refused(service: Service, owner: tuple[str, str]) -> None:
+    """The worker does not dead-letter an op id it has seen (the repeat applies nothing), so the
+    door does not refuse it; with `wait`, both items answer the op's outcome."""
+    _, key = owner
+    record = {"user": "u3", "attribute": "profile.diet", "value": "raw food", "authority": "user_explicit"}
+    op = {"op_id": f"door-twice-{uuid.uuid4().hex[:8]}", "record": record}
+    with service.http(key) as h:
+        dead_before = service.stack.end_offsets(DLQ)
+        sent = h.post("/v1/ops?wait=30", json={"ops": [op, op]})
+        assert sent.status_code == 202, sent.text
+        assert [a["outcome"] for a in sent.json()["accepted"]] == ["applied", "applied"], sent.text
+        assert sent.json()["complete"] is True
+        assert service.stack.end_offsets(DLQ) == dead_before
+        assert [r["value"] for r in memories(h, "u3")] == ["raw food"], "applied once"
