@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -69,7 +69,6 @@ class Case:
     raw: dict[str, Any] | None = None
     raw_bytes: bytes | None = None
     raw_tenant: str | None = None  # a payload naming another tenant than the message key's
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def without_none(fields: dict[str, Any]) -> dict[str, Any]:
