@@ -516,18 +516,14 @@ def _erase(view: UserView, cmd: EraseUserCommand, at: datetime, t: Transition) -
 
 def _correct(view: UserView, cmd: CorrectCommand, at: datetime, t: Transition) -> Transition:
     """A correction of a named record: a new record in its slot, linked to it (rule 1)."""
-    target = _target(view, cmd.record_id)
-    if target.kind == Kind.FACT:
-        raise Rejected(Reason.SOURCE_NOT_AUTHORIZED, "facts change only through an authorized source")
+    target = check_target(cmd, view.get(cmd.record_id))
     _replaced(view, target, cmd.value, cmd.statement, cmd.evidence, at, t)
     return t
 
 
 def _reject(view: UserView, cmd: RejectCommand, at: datetime, t: Transition) -> Transition:
     """The user turns down a waiting record: a tombstone, and its value is suppressed."""
-    target = _target(view, cmd.record_id)
-    if target.status not in (Status.PENDING_REVIEW, Status.CONFLICTED, Status.CANDIDATE):
-        raise Rejected(Reason.TARGET_NOT_PENDING, f"{target.id} is {target.status.value}")
+    target = check_target(cmd, view.get(cmd.record_id))
     t.put(_tombstone(target, at, "rejected"), Change.REJECTED)
     t.suppress.append(
         Suppression(
@@ -567,11 +563,52 @@ EVERY_ATTRIBUTE = "*"
 PENDING_CORRECTION = "session.pending_correction"
 
 
-def _target(view: UserView, record_id: str) -> Record:
-    rec = view.get(record_id)
-    if rec is None:
-        raise Rejected(Reason.TARGET_NOT_FOUND, record_id)
-    return rec
+# what a user may confirm (a record waiting for their word) and reject (one not yet taken as theirs)
+CONFIRMABLE = frozenset(
+    {Status.PENDING_REVIEW, Status.CONFLICTED, Status.CANDIDATE, Status.REVIEW_DUE, Status.NEEDS_REVIEW}
+)
+REJECTABLE = frozenset({Status.PENDING_REVIEW, Status.CONFLICTED, Status.CANDIDATE})
+# the controls that name one record by its id, and are refused when it does not fit
+TARGETED = (CorrectCommand, ConfirmCommand, RejectCommand, ForgetCommand, RetractCommand)
+
+
+def check_target(cmd: AnyCommand, target: Record | None) -> Record:
+    """The record a control names by id (`target`, as stored, found through aliases), or
+    Rejected: the rule the engine applies and the sidecar checks before it produces the control."""
+    record_id = getattr(cmd, "record_id", None)
+    if target is None:
+        raise Rejected(Reason.TARGET_NOT_FOUND, str(record_id))
+    if isinstance(cmd, ConfirmCommand):
+        if target.status not in CONFIRMABLE:
+            raise Rejected(Reason.TARGET_NOT_PENDING, f"{target.id} is {target.status.value}")
+        if target.kind == Kind.FACT and target.authority != Authority.AUTHORITATIVE_SOURCE:
+            # a user's confirmation does not turn an unverified business fact into a true one
+            raise Rejected(Reason.SOURCE_NOT_AUTHORIZED, "facts are confirmed by an authorized source")
+    elif isinstance(cmd, RejectCommand):
+        if target.status not in REJECTABLE:
+            raise Rejected(Reason.TARGET_NOT_PENDING, f"{target.id} is {target.status.value}")
+    elif target.kind == Kind.FACT and (
+        isinstance(cmd, CorrectCommand) or (isinstance(cmd, RetractCommand) and target.status in LIVE_STATUSES)
+    ):
+        raise Rejected(Reason.SOURCE_NOT_AUTHORIZED, "facts change only through an authorized source")
+    return target
+
+
+def check_dependency(dep: str, target: Record | None) -> Record:
+    """A record a new record `depends_on` by id: it must be one of the same user's."""
+    if target is None:
+        raise Rejected(Reason.INVALID_DEPENDENCY, f"depends on {dep}, which is not a record of this user")
+    return target
+
+
+def reuses_id(rec: Record, stored: Record | None) -> bool:
+    """True when `rec` comes under the id of a stored record and is a resend of it (the same
+    slot and value: a refresh, or a drop of a tombstone's); Rejected when it names another."""
+    if stored is None:
+        return False
+    if stored.status != Status.DELETED and (stored.slot != rec.slot or stored.normalized_value != rec.normalized_value):
+        raise Rejected(Reason.INVALID_ID, f"{rec.id} already names another record")
+    return True
 
 
 def _reconcile_record(view: UserView, rec: Record, at: datetime, t: Transition) -> Transition:
@@ -609,9 +646,7 @@ def _with_dependencies(view: UserView, rec: Record) -> tuple[Record, str | None]
                 if subject == rec.subject and attr == attribute:
                     ends += [r.valid_until for r in view.live(sk) if r.valid_until is not None]
             continue
-        target = view.get(dep)
-        if target is None:
-            raise Rejected(Reason.INVALID_DEPENDENCY, f"depends on {dep}, which is not a record of this user")
+        target = check_dependency(dep, view.get(dep))
         resolved.append(target.id)
         if target.valid_until is not None:
             ends.append(target.valid_until)
@@ -686,14 +721,12 @@ def _resent(view: UserView, rec: Record, at: datetime, t: Transition) -> bool:
     """A producer resending a record under its id: never overwrite what is stored (a tombstone
     stays a tombstone); the same value refreshes, anything else is a conflicting reuse."""
     same_id = view.get(rec.id)
-    if same_id is None:
+    if same_id is None or not reuses_id(rec, same_id):
         return False
     if same_id.status == Status.DELETED:
         t.outcome, t.reason = Outcome.DROPPED, Reason.SUPPRESSED.value
         t.changes.append({"type": Change.DROPPED, "reason": t.reason, "record_id": rec.id})
         return True
-    if same_id.slot != rec.slot or same_id.normalized_value != rec.normalized_value:
-        raise Rejected(Reason.INVALID_ID, f"{rec.id} already names another record")
     if same_id.status in LIVE_STATUSES:
         _refresh(t, same_id, rec.model_copy(update={"id": same_id.id}), at, "resent")
         t.outcome = Outcome.REFRESHED
@@ -845,7 +878,7 @@ def _forget(view: UserView, cmd: ForgetCommand, at: datetime, t: Transition) -> 
             kept = without_clauses(named[0].statement, cmd.about)
             rest = (named[0], kept) if kept else None
     if cmd.record_id:
-        rec = _target(view, cmd.record_id)
+        rec = check_target(cmd, view.get(cmd.record_id))
         if rec.status == Status.DELETED:
             t.outcome, t.reason = Outcome.NOOP, "already deleted"
             return t
@@ -1017,7 +1050,7 @@ def _retract(view: UserView, cmd: RetractCommand, at: datetime, t: Transition) -
     if cmd.about and not cmd.record_id and cmd.match is None:
         return _retract_described(view, cmd, cmd.about, at, t)
     if cmd.record_id:
-        targets = [_target(view, cmd.record_id)]
+        targets = [check_target(cmd, view.get(cmd.record_id))]
     else:
         assert cmd.match is not None
         wanted = normalize_value(cmd.match.value) if cmd.match.value is not None else None
@@ -1174,17 +1207,26 @@ def _said_beside(
     _kept_as_statement(view, rest, rec.scope, rec.authority, evidence, at, t, "said beside", rec.id)
 
 
+def check_move(cmd: MoveCommand, moving: list[str], at_destination: list[Record]) -> bool:
+    """Whether a move has anything to move (`moving`: the source slot's records); Rejected when
+    its destination slot holds a live value (`at_destination`). The engine's rule, which the
+    sidecar checks before it produces the move."""
+    if not moving:
+        return False
+    if at_destination:
+        raise Rejected(Reason.SCOPE_OCCUPIED, f"{cmd.attribute} already has a value in {cmd.to_scope}")
+    return True
+
+
 def _move(view: UserView, cmd: MoveCommand, at: datetime, t: Transition) -> Transition:
     """A slot and its history to another scope: "keep this for the whole project". A value that
     lived "this time" only becomes lasting in a wider scope; its suppressions move with it."""
     source = slot_key(cmd.subject, cmd.attribute, cmd.from_scope)
     dest = slot_key(cmd.subject, cmd.attribute, cmd.to_scope)
     ids = [rid for rid in view.history.get(source, []) if rid in view.records]
-    if not ids:
+    if not check_move(cmd, ids, view.live(dest)):
         t.outcome, t.reason = Outcome.NOOP, Reason.TARGET_NOT_FOUND.value
         return t
-    if view.live(dest):
-        raise Rejected(Reason.SCOPE_OCCUPIED, f"{cmd.attribute} already has a value in {cmd.to_scope}")
     widening = cmd.from_scope.startswith("session:") and not cmd.to_scope.startswith("session:")
     for rid in ids:
         rec = view.records[rid]
@@ -1224,18 +1266,7 @@ def _restore(view: UserView, cmd: RestoreCommand, at: datetime, t: Transition) -
 
 
 def _confirm(view: UserView, cmd: ConfirmCommand, at: datetime, t: Transition) -> Transition:
-    target = _target(view, cmd.record_id)
-    if target.status not in (
-        Status.PENDING_REVIEW,
-        Status.CONFLICTED,
-        Status.CANDIDATE,
-        Status.REVIEW_DUE,
-        Status.NEEDS_REVIEW,
-    ):
-        raise Rejected(Reason.TARGET_NOT_PENDING, f"{target.id} is {target.status.value}")
-    if target.kind == Kind.FACT and target.authority != Authority.AUTHORITATIVE_SOURCE:
-        # a user's confirmation does not turn an unverified business fact into a true one
-        raise Rejected(Reason.SOURCE_NOT_AUTHORIZED, "facts are confirmed by an authorized source")
+    target = check_target(cmd, view.get(cmd.record_id))
     confirmed = t.put(
         target.model_copy(
             update={

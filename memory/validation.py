@@ -10,20 +10,23 @@ import hashlib
 import re
 import unicodedata
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from .errors import Reason, Rejected
 from .limits import (
     MAX_ABOUT_WORDS,
+    MAX_DEPTH,
     MAX_EVIDENCE,
     MAX_ID_CHARS,
+    MAX_MESSAGE_BYTES,
     MAX_VALUE_CHARS,
     MAX_VALUE_DEPTH,
     check_shape,
     check_text,
+    within_shape,
 )
 from .models import (
     COMMAND_OPS,
@@ -45,6 +48,7 @@ from .models import (
     check_slot_parts,
     iso,
     parse_scope,
+    to_ms,
 )
 from .registry import TEMPORARY_LIFETIME, AttributeSpec, resolve
 from .secret_spans import REDACTION_MARK, bare_secret, contains_secret, redact
@@ -97,6 +101,43 @@ def pydantic_reason(err: ValidationError) -> Rejected:
     if kind in _REASON_VALUES:  # raised by our own validators with a reason code as its type
         return Rejected(_REASON_VALUES[kind], f"{field}: {first.get('msg')}")
     return Rejected(_FIELD_REASONS.get(str(loc[0]), Reason.INVALID_FIELD), f"{field}: {first.get('msg')}"[:300])
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def parse_message(raw: bytes, model: type[M], defaults: dict[str, Any] | None = None) -> M:
+    """One JSON object message as `model`, within the size and nesting bounds, or Rejected. The
+    processors read every turn and op so, and the sidecar reads what it is about to produce so:
+    what passes the door passes the processor's read."""
+    if len(raw) > MAX_MESSAGE_BYTES:
+        raise Rejected(Reason.TOO_LARGE, f"{len(raw)} bytes, at most {MAX_MESSAGE_BYTES}")
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as err:
+        raise Rejected(Reason.INVALID_JSON, str(err)[:200]) from None
+    if not within_shape(raw, MAX_DEPTH):
+        check_shape(data, MAX_DEPTH)
+    if not isinstance(data, dict):
+        raise Rejected(Reason.INVALID_FIELD, f"a {model.__name__} message is a JSON object")
+    for k, v in (defaults or {}).items():
+        if data.get(k) is None:
+            data[k] = v
+    try:
+        return model.model_validate(data)
+    except ValidationError as err:
+        raise pydantic_reason(err) from None
+
+
+def check_event_skew(at: datetime, ingest_ms: int, max_skew_seconds: float) -> None:
+    """Event time may trail ingest time by any amount (backfills) but lead it only by the skew:
+    one message dated years ahead would otherwise move its user's event-time clock. The worker
+    measures against the message's timestamp, the sidecar against its clock before it produces."""
+    if (to_ms(at) or 0) > ingest_ms + max_skew_seconds * 1000:
+        raise Rejected(
+            Reason.EVENT_TIME_IN_FUTURE,
+            f"event time {iso(at)} is more than {max_skew_seconds:g} s after ingest time",
+        )
 
 
 def check_no_secret(*texts: str | None) -> None:

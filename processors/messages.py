@@ -14,21 +14,14 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, TypeVar
 
-import orjson
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from slotstream.memory.errors import Reason, Rejected
-from slotstream.memory.limits import (
-    DEAD_LETTER_EXCERPT_CHARS,
-    MAX_DEPTH,
-    MAX_MESSAGE_BYTES,
-    check_shape,
-    within_shape,
-)
-from slotstream.memory.models import ID_RE, iso, to_ms
+from slotstream.memory.limits import DEAD_LETTER_EXCERPT_CHARS, MAX_MESSAGE_BYTES
+from slotstream.memory.models import ID_RE
 from slotstream.memory.sealing import is_sealed
 from slotstream.memory.secrets import redact
-from slotstream.memory.validation import pydantic_reason
+from slotstream.memory.validation import check_event_skew, parse_message
 from slotstream.streams.messages import BatchOutput, Keyed, RawMessage
 from slotstream.streams.schemas import DeadLetter
 from slotstream.streams.topics import user_key
@@ -57,27 +50,10 @@ def refused(rejected: Rejected) -> BadMessage:
 def decode(msg: RawMessage, model: type[M], defaults: dict[str, Any] | None = None) -> M:
     """One JSON object message as `model`, within the size and nesting bounds; BadMessage names
     the reason code."""
-    raw = msg.value or b""
-    if len(raw) > MAX_MESSAGE_BYTES:
-        raise BadMessage(Reason.TOO_LARGE.value, f"{len(raw)} bytes, at most {MAX_MESSAGE_BYTES}")
     try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as err:
-        raise BadMessage(Reason.INVALID_JSON.value, str(err)[:200]) from None
-    try:
-        if not within_shape(raw, MAX_DEPTH):
-            check_shape(data, MAX_DEPTH)
+        return parse_message(msg.value or b"", model, defaults)
     except Rejected as rej:
         raise refused(rej) from None
-    if not isinstance(data, dict):
-        raise BadMessage(Reason.INVALID_FIELD.value, f"a {model.__name__} message is a JSON object")
-    for k, v in (defaults or {}).items():
-        if data.get(k) is None:
-            data[k] = v
-    try:
-        return model.model_validate(data)
-    except ValidationError as err:
-        raise refused(pydantic_reason(err)) from None
 
 
 def read(
@@ -109,16 +85,13 @@ def check_key(msg: RawMessage, tenant: Any, user: Any) -> None:
 
 
 def check_event_time(msg: RawMessage, at: datetime, max_skew_seconds: float) -> None:
-    """Event time may trail ingest time by any amount (backfills) but lead it only by the skew:
-    one message dated years ahead would otherwise move its user's event-time clock."""
+    """The event time against the message's timestamp (its ingest time), when it has one."""
     if msg.timestamp_ms is None or msg.timestamp_ms < 0:
         return
-    at_ms = to_ms(at) or 0
-    if at_ms > msg.timestamp_ms + max_skew_seconds * 1000:
-        raise BadMessage(
-            Reason.EVENT_TIME_IN_FUTURE.value,
-            f"event time {iso(at)} is more than {max_skew_seconds:g} s after ingest time",
-        )
+    try:
+        check_event_skew(at, msg.timestamp_ms, max_skew_seconds)
+    except Rejected as rej:
+        raise refused(rej) from None
 
 
 def refuse(

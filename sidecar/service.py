@@ -14,16 +14,31 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime, timedelta
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
+
+import orjson
 
 from slotstream.memory.errors import Reason, Rejected
 from slotstream.memory.extraction import Turn
-from slotstream.memory.models import ContextRequest, ContextResponse, OpIn, Record, iso
-from slotstream.memory.validation import validate_op
+from slotstream.memory.models import (
+    SLOT_DEPENDENCY,
+    AnyCommand,
+    ContextRequest,
+    ContextResponse,
+    MoveCommand,
+    OpIn,
+    Record,
+    iso,
+    slot_key,
+    to_ms,
+)
+from slotstream.memory.reconcile import TARGETED, check_dependency, check_move, check_target, reuses_id
+from slotstream.memory.validation import check_event_skew, derive_id, parse_message, validate_op
 from slotstream.state.engine import Engine
 from slotstream.state.reader import AsyncReader
-from slotstream.streams.aio_producer import AsyncProducer, Position
+from slotstream.streams.aio_producer import AsyncProducer, Position, wire_payload
 from slotstream.streams.topics import OPS, TURNS
 
 from .errors import Forbidden, NotFound
@@ -31,6 +46,17 @@ from .keys import Principal
 from .schemas import Accepted, ContextLine, ContextQuery, ContextResult, IngestResult, OpBody, OpOutcome, TurnIn
 
 POLL_FIRST, POLL_MAX = 0.003, 0.05  # seconds between polls of a wait
+
+
+@dataclass(frozen=True)
+class CheckedOp:
+    """An op the door let through: the message it produces and what the engine reads it as."""
+
+    message: dict[str, Any]
+    wire: bytes  # the message's bytes on the topic (before sealing)
+    op_id: str
+    user: str
+    parsed: Record | AnyCommand
 
 
 def _now() -> datetime:
@@ -84,7 +110,7 @@ class Sidecar:
     # --- ingest -----------------------------------------------------------------------------------
 
     async def turns(self, caller: Principal, turns: list[TurnIn], wait: float | None) -> IngestResult:
-        bodies = []
+        bodies, wire = [], []
         for t in turns:
             at = self._event_time(t.at)
             turn_id = t.turn_id or f"sct_{uuid.uuid4().hex}"
@@ -99,9 +125,10 @@ class Sidecar:
                 "turn_id": turn_id,
                 "track": wait is not None,
             }
-            Turn.model_validate(body)
+            wire.append(_wire(body))
+            parse_message(wire[-1], Turn)  # Rejected: as extraction reads (and refuses) it
             bodies.append(body)
-        positions = await self.producer.send_many(TURNS, [(caller.tenant, b["user"], b) for b in bodies])
+        positions = await self.producer.send_many(TURNS, [(caller.tenant, b["user"], b) for b in bodies], wire)
         accepted = [_accepted(b["turn_id"], pos) for b, pos in zip(bodies, positions, strict=True)]
         if wait is None:
             return IngestResult(accepted=accepted, complete=False)
@@ -112,21 +139,19 @@ class Sidecar:
         return IngestResult(accepted=accepted, complete=all(done))
 
     async def ops(self, caller: Principal, ops: list[OpBody], wait: float | None) -> IngestResult:
-        """Every op is validated first (the engine's own validation): one bad op refuses the whole
-        request and nothing is produced."""
+        """Every op is checked first, as the worker reads and applies it: one bad op refuses the
+        whole request and nothing is produced."""
         checked = [self._checked_op(caller, op) for op in ops]
-        items = [
-            (caller.tenant, user, {"at": iso(op.at), "op_id": op.op_id, "record": op.record, "command": op.command})
-            for op, user in checked
-        ]
-        positions = await self.producer.send_many(OPS, items)
-        accepted = [_accepted(str(op.op_id), pos) for (op, _), pos in zip(checked, positions, strict=True)]
+        await self._check_stored(caller.tenant, checked)
+        items = [(caller.tenant, c.user, c.message) for c in checked]
+        positions = await self.producer.send_many(OPS, items, [c.wire for c in checked])
+        accepted = [_accepted(c.op_id, pos) for c, pos in zip(checked, positions, strict=True)]
         if wait is None:
             return IngestResult(accepted=accepted, complete=False)
         deadline = time.monotonic() + wait
         by_user: dict[str, list[Accepted]] = {}
-        for (_, user), a in zip(checked, accepted, strict=True):
-            by_user.setdefault(user, []).append(a)
+        for c, a in zip(checked, accepted, strict=True):
+            by_user.setdefault(c.user, []).append(a)
         done = await asyncio.gather(
             *(self._wait_ops(caller.tenant, user, items_, deadline) for user, items_ in by_user.items())
         )
@@ -136,7 +161,10 @@ class Sidecar:
         body = {"op": command.pop("op"), "tenant": caller.tenant, "user": user, **command}
         return await self.ops(caller, [OpBody(command=body)], wait)
 
-    def _checked_op(self, caller: Principal, body: OpBody) -> tuple[OpIn, str]:
+    def _checked_op(self, caller: Principal, body: OpBody) -> CheckedOp:
+        """The op as it goes on the ops topic, read back from its bytes as reconciliation reads
+        them (size, nesting, envelope) and validated as the engine validates it. Rejected: 422
+        with the reason code the worker would dead-letter it with."""
         payload = body.record if body.record is not None else body.command
         if (body.record is None) == (body.command is None) or payload is None:
             raise Rejected(Reason.MISSING_FIELD, "exactly one of record or command")
@@ -145,21 +173,46 @@ class Sidecar:
         if body.command is not None and payload.get("op") == "erase_user" and not caller.may("admin"):
             raise Forbidden("scope", "erasing a user needs the admin scope")
         payload = {**payload, "tenant": caller.tenant}
-        op = OpIn(
-            at=self._event_time(body.at),
-            op_id=body.op_id or f"sco_{uuid.uuid4().hex}",
-            record=payload if body.record is not None else None,
-            command=payload if body.command is not None else None,
-        )
-        validate_op(op)  # Rejected: 422 with the engine's reason code
-        return op, str(payload.get("user"))
+        op_id = body.op_id or f"sco_{uuid.uuid4().hex}"
+        message = {
+            "at": iso(self._event_time(body.at)),
+            "op_id": op_id,
+            "record": payload if body.record is not None else None,
+            "command": payload if body.command is not None else None,
+        }
+        wire = _wire(message)
+        _, parsed = validate_op(parse_message(wire, OpIn))
+        return CheckedOp(message, wire, op_id, str(parsed.user), parsed)
+
+    async def _check_stored(self, tenant: str, checked: list[CheckedOp]) -> None:
+        """The engine's rules that depend on what is stored (a control's target, a record's
+        dependencies, a reused record id), checked against the user's state now. Only a user's
+        first op in the request is: what the state is after an earlier op of theirs, only the
+        worker knows. (What changes between this check and the apply is still refused there.)"""
+        seen: set[str] = set()
+        for c in checked:
+            if c.user in seen:
+                continue
+            seen.add(c.user)
+            op = c.parsed
+            if isinstance(op, Record):
+                if op.id != derive_id("r_", c.op_id):  # an id of the producer's may already be in use
+                    reuses_id(op, await self.reader.record(tenant, c.user, op.id))
+                for dep in op.depends_on:
+                    if not dep.startswith(SLOT_DEPENDENCY):
+                        check_dependency(dep, await self.reader.record(tenant, c.user, dep))
+            elif isinstance(op, TARGETED) and op.record_id:
+                check_target(op, await self.reader.record(tenant, c.user, op.record_id))
+            elif isinstance(op, MoveCommand):
+                source = await self.reader.history(tenant, c.user, slot_key(op.subject, op.attribute, op.from_scope))
+                destination = await self.reader.live(tenant, c.user, slot_key(op.subject, op.attribute, op.to_scope))
+                check_move(op, [r.id for r in source], destination)
 
     def _event_time(self, at: datetime | None) -> datetime:
         now = self.clock()
         if at is None:
             return now
-        if at > now + timedelta(seconds=self.max_event_skew):
-            raise Rejected(Reason.EVENT_TIME_IN_FUTURE, f"at is more than {self.max_event_skew:g} s ahead of now")
+        check_event_skew(at, to_ms(now) or 0, self.max_event_skew)  # as the worker checks it
         return at
 
     # --- waits ------------------------------------------------------------------------------------
@@ -179,19 +232,23 @@ class Sidecar:
         return done
 
     async def _wait_ops(self, tenant: str, user: str, accepted: list[Accepted], deadline: float) -> bool:
-        pending = {a.id: a for a in accepted}
+        # an op id sent twice in one request has one entry in the ledger: both items get its outcome
+        pending: dict[str, list[Accepted]] = {}
+        for a in accepted:
+            pending.setdefault(a.id, []).append(a)
 
         async def check() -> bool | None:
             found = await self.reader.outcomes(tenant, user, list(pending))
             for op_id, outcome in found.items():
                 if outcome is not None:
-                    pending[op_id].outcome, pending[op_id].reason = outcome["outcome"], outcome["reason"]
-                    del pending[op_id]
+                    for a in pending.pop(op_id):
+                        a.outcome, a.reason = outcome["outcome"], outcome["reason"]
             return True if not pending else None
 
         done = await _poll(check, deadline)
-        for a in pending.values():
-            a.outcome = "pending"
+        for waiting in pending.values():
+            for a in waiting:
+                a.outcome = "pending"
         return bool(done)
 
     # --- reads ------------------------------------------------------------------------------------
@@ -228,6 +285,15 @@ class Sidecar:
 
         redis_ok, kafka_ok = await asyncio.gather(redis_up(), self.producer.ready())
         return {"redis": redis_ok, "kafka": kafka_ok}
+
+
+def _wire(message: dict[str, Any]) -> bytes:
+    """The bytes the producer will write for `message`. A body Python's JSON reader takes but no
+    message can carry (an integer past 64 bits) is the caller's error, not a 500."""
+    try:
+        return wire_payload(message)
+    except orjson.JSONEncodeError as err:
+        raise Rejected(Reason.INVALID_FIELD, f"not representable as a message: {err}"[:200]) from None
 
 
 def caller_roles(caller: Principal) -> list[str]:

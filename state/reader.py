@@ -396,6 +396,16 @@ class AsyncReader:
         raws = await self.r.hmget(keys.records(tenant, user), ids)
         return [Record.model_validate_json(r) for r in raws if r]
 
+    async def live(self, tenant: str, user: str, slot: str) -> list[Record]:
+        """The records a slot holds now (its live ones, as reconciliation loads them)."""
+        keys = await self._current()
+        raw = await self.r.hget(keys.slots(tenant, user), slot)
+        ids = orjson.loads(raw) if raw else []
+        if not ids:
+            return []
+        raws = await self.r.hmget(keys.records(tenant, user), ids)
+        return [Record.model_validate_json(r) for r in raws if r]
+
     async def outcomes(self, tenant: str, user: str, op_ids: list[str]) -> dict[str, dict[str, Any] | None]:
         """Each op's outcome once reconciliation applied it (None: not applied yet)."""
         if not op_ids:

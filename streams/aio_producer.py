@@ -29,6 +29,12 @@ log = logging.getLogger(__name__)
 Position = tuple[str, int, int]  # topic, partition, offset
 
 
+def wire_payload(value: dict[str, Any]) -> bytes:
+    """The bytes `send_many` writes for `value` (before sealing): scrubbed of secrets. The sidecar
+    reads these bytes as a processor will, and sends them once they pass."""
+    return orjson.dumps(scrub(value))
+
+
 class AsyncProducer:
     def __init__(
         self, bootstrap: str, topic_prefix: str, request_timeout: float = 10.0, sealer: PayloadSealer | None = None
@@ -82,12 +88,19 @@ class AsyncProducer:
         if self._p is not None:
             await self._p.stop()
 
-    async def send_many(self, role: str, items: Sequence[tuple[str, str, dict[str, Any]]]) -> list[Position]:
-        """Send (tenant, user, value) items to a topic; each one's position once the broker has it."""
+    async def send_many(
+        self, role: str, items: Sequence[tuple[str, str, dict[str, Any]]], wire: Sequence[bytes] | None = None
+    ) -> list[Position]:
+        """Send (tenant, user, value) items to a topic; each one's position once the broker has it.
+        `wire`: the items' `wire_payload` bytes, when the caller made them already (to check them)."""
         if self._p is None:
             raise BrokerUnavailable(f"not connected to Kafka at {self.bootstrap} yet")
         topic = self.topics[role]
-        keyed = [(tenant, user, user_key(tenant, user), orjson.dumps(scrub(value))) for tenant, user, value in items]
+        made = wire if wire is not None else [wire_payload(value) for _, _, value in items]
+        keyed = [
+            (tenant, user, user_key(tenant, user), payload)
+            for (tenant, user, _), payload in zip(items, made, strict=True)
+        ]
         created: list[tuple[bytes, bytes | None]] = []
         payloads = [payload for *_, payload in keyed]
         private = [n for n, (_, _, value) in enumerate(items) if not erasure(value)]

@@ -107,4 +107,5 @@ def test_a_body_must_be_json(service: Service, tenant: str) -> None:
         assert service.ends() == before, "nothing produced"
         for kind in ("application/json; charset=utf-8", "Application/JSON", "application/merge-patch+json"):
             assert h.post("/v1/context", content=query, headers={"content-type": kind}).status_code == 200, kind
-        assert h.post("/v1/users/u1/memories/r1/confirm").status_code == 202, "no body, no type needed"
+        no_body = h.post("/v1/users/u1/memories/r1/confirm")
+        assert no_body.json()["reason"] == "target_not_found", "no body, no type needed: refused for its record"

@@ -167,12 +167,9 @@ def test_ops_and_every_memory_control(service: Service, tenant: str) -> None:
             == "applied"
         )
         assert h.get(f"/v1/users/bob/memories/{language_id}").json()["status"] == "active"
-        state_rejected = h.post(f"/v1/users/bob/memories/{language_id}/reject?wait=20").json()
-        assert state_rejected["accepted"][0] == {
-            **state_rejected["accepted"][0],
-            "outcome": "rejected",
-            "reason": "target_not_pending",
-        }
+        # what is stored says the record is not waiting: refused at the door, nothing produced
+        not_pending = h.post(f"/v1/users/bob/memories/{language_id}/reject?wait=20")
+        assert (not_pending.status_code, not_pending.json()["reason"]) == (422, "target_not_pending")
 
         editor_id = by_attr["knowledge.editor"]["id"]
         assert h.delete(f"/v1/users/bob/memories/{editor_id}?wait=20").json()["accepted"][0]["outcome"] == "applied"
