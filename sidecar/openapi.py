@@ -200,11 +200,10 @@ def links_from(record_id: str, user: str) -> dict[str, Any]:
 
 
 def _links(paths: dict[str, Any]) -> None:
-    memories = {
-        "memories": {
-            "operationId": "memories_v1_users__user__memories_get",
-            "parameters": {"user": "$request.body#/record/user"},
-        }
+    listing = "memories_v1_users__user__memories_get"
+    memories = {  # the user the op was for: its record's or its command's
+        "memories": {"operationId": listing, "parameters": {"user": "$request.body#/record/user"}},
+        "memories_of_command": {"operationId": listing, "parameters": {"user": "$request.body#/command/user"}},
     }
     paths["/v1/ops"]["post"]["responses"]["202"]["links"] = memories
     paths["/v1/context"]["post"]["responses"]["200"]["links"] = links_from(

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag, field_validator
+from pydantic.json_schema import JsonDict
 from pydantic_core import PydanticCustomError
 
 from slotstream.memory.errors import Reason
@@ -29,9 +30,9 @@ def anchored(pattern: re.Pattern[str]) -> str:
 
 # What the document says of ids, scopes and times (the validators below enforce the same; these
 # annotate the schema only, so a request's error keeps the engine's reason code)
-ID_SCHEMA = {"pattern": anchored(ID_RE), "minLength": 1, "maxLength": MAX_ID_CHARS}
-SCOPE_ID_SCHEMA = {"pattern": anchored(SCOPE_ID_RE), "minLength": 1, "maxLength": MAX_ID_CHARS}
-OP_ID_SCHEMA = {"pattern": anchored(OP_ID_RE), "minLength": 1, "maxLength": 256}
+ID_SCHEMA: JsonDict = {"pattern": anchored(ID_RE), "minLength": 1, "maxLength": MAX_ID_CHARS}
+SCOPE_ID_SCHEMA: JsonDict = {"pattern": anchored(SCOPE_ID_RE), "minLength": 1, "maxLength": MAX_ID_CHARS}
+OP_ID_SCHEMA: JsonDict = {"pattern": anchored(OP_ID_RE), "minLength": 1, "maxLength": 256}
 # RFC 3339 with its zone: the one form of a time over HTTP (Python reads more forms; a client
 # sends this one). The server checks the form, then the range (limits.check_time, its own reason
 # code); the document states both, the years in its pattern.
@@ -42,7 +43,7 @@ _RFC3339 = (
 )
 TIME_RE = re.compile(_RFC3339.format(year=r"[0-9]{4}"))
 MAX_TIME_CHARS = 64
-TIME_SCHEMA = {
+TIME_SCHEMA: JsonDict = {
     "format": "date-time",
     "pattern": anchored(re.compile(_RFC3339.format(year=_YEARS))),
     "maxLength": MAX_TIME_CHARS,

@@ -15,11 +15,14 @@ from support import Service
 
 pytestmark = [pytest.mark.long, pytest.mark.kafka, pytest.mark.integration]
 
-MAX_EXAMPLES = 15  # per operation and phase: the run stays within a few minutes on a 2-core machine
+MAX_EXAMPLES = 100  # per operation and phase: the run stays within a few minutes on a 2-core machine
 # Ingest and correct take values the engine's rules judge beyond what a JSON Schema can state (an
 # event time ahead of the server's clock, a secret in a value, a record kind's needs): the document
 # lists them as 422 reason codes, and valid-by-schema data there may get that 422.
 RULED_BY_THE_ENGINE = ("/v1/turns", "/v1/ops", "/v1/users/{user}/memories/{record_id}/correct")
+# A forget (DELETE of a memory) keeps a tombstone, its value and statement gone, that the record's
+# reads and history show by design: the record id stays readable after the DELETE.
+EXCLUDED_CHECKS = "use_after_free"
 CONFIG = """\
 [checks.positive_data_acceptance]
 expected-statuses = ["2xx", "401", "403", "404", "429"]
@@ -40,13 +43,15 @@ def test_the_sidecar_keeps_its_published_contract(service: Service, tenant: str,
     command = [
         *(sys.executable, "-m", "schemathesis.cli", "--config-file", str(config), "run"),
         f"{service.url}/openapi.json",
-        *("--checks", "all", "--mode", "all", "--max-examples", str(MAX_EXAMPLES)),
+        *("--checks", "all", "--exclude-checks", EXCLUDED_CHECKS, "--mode", "all"),
+        *("--max-examples", str(MAX_EXAMPLES)),
         *("--phases", "examples,coverage,fuzzing,stateful", "--seed", "1"),
         *("--header", f"Authorization: Bearer {key}", "--request-timeout", "40"),
         *("--report", "junit", "--report-dir", str(tmp_path)),
         "--no-color",
     ]
-    run = subprocess.run(command, capture_output=True, text=True, timeout=840, check=False)
+    run = subprocess.run(command, capture_output=True, text=True, timeout=840, check=False, cwd=tmp_path)  # its cache
     summary = run.stdout[-12_000:]
+    print(summary)  # shown with -s: the phases, the links covered, any warnings
     assert run.returncode == 0, summary + run.stderr[-3000:]
-    assert "No issues found" in run.stdout or " 0 failures" in run.stdout or "passed" in run.stdout, summary
+    assert "Failures:" not in run.stdout and "Tested: 16" in run.stdout, summary
