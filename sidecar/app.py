@@ -11,9 +11,10 @@ from dataclasses import replace
 
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
+from fastapi.routing import iter_route_contexts
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
-from starlette.routing import Match, Route
+from starlette.routing import compile_path
 from starlette.types import ASGIApp
 
 from slotstream.config.master_key import sealer
@@ -100,8 +101,8 @@ async def _handled(request: Request, err: Exception) -> Response:
 def allowed_methods(request: Request) -> str:
     """The methods the routes on the request's path take, for a 405's Allow header."""
     methods: set[str] = set()
-    for route in request.app.router.routes:
-        if isinstance(route, Route) and route.methods and route.matches(request.scope)[0] != Match.NONE:
+    for route in iter_route_contexts(request.app.routes):
+        if route.path and route.methods and compile_path(route.path)[0].match(request.url.path):
             methods |= route.methods
     return ", ".join(sorted(methods))
 
