@@ -116,7 +116,7 @@ def record_schema() -> dict[str, Any]:
     properties = {name: RECORD_FIELDS.get(name, {}) for name in RecordIn.model_fields}
     return {
         "type": "object",
-        "description": "a record as on the ops topic (docs/data-model.md); its tenant is the key's",
+        "description": "a record as on the ops topic (RecordIn, docs/concepts.md); its tenant is the key's",
         "properties": properties,
         "required": ["user", "attribute", "value"],
         "additionalProperties": False,
@@ -127,12 +127,11 @@ def command_schema() -> dict[str, Any]:
     """A command as /v1/ops takes it: one form per `op`, each with its own fields."""
     forms = []
     for model in get_args(AnyCommand):
-        op = model.model_fields["op"].annotation.__args__[0]
+        op = get_args(model.model_fields["op"].annotation)[0]
         properties: dict[str, Any] = {name: COMMAND_FIELDS.get(name, {}) for name in model.model_fields}
         properties["op"] = {"const": op}
         if "record_id" in properties:
-            required = model.model_fields["record_id"].is_required()
-            properties["record_id"] = ID_STRING if required else NULLABLE_ID
+            properties["record_id"] = ID_STRING if model.model_fields["record_id"].is_required() else NULLABLE_ID
         required_fields = ["op", "user", *(n for n, f in model.model_fields.items() if f.is_required() and n != "op")]
         form: dict[str, Any] = {
             "type": "object",
@@ -146,7 +145,7 @@ def command_schema() -> dict[str, Any]:
             properties["value"] = NOT_BLANK
         forms.append(form)
     assert {f["properties"]["op"]["const"] for f in forms} == set(COMMAND_OPS)
-    return {"description": "a command as on the ops topic (docs/data-model.md)", "oneOf": forms}
+    return {"description": "a command as on the ops topic (docs/concepts.md, Ops and outcomes)", "oneOf": forms}
 
 
 def op_body_schema(time: dict[str, Any], op_id: dict[str, Any]) -> dict[str, Any]:
