@@ -268,6 +268,7 @@ def _components(schemas: dict[str, Any]) -> None:
         record["$ref"] = "#/components/schemas/Record"
     op_body = schemas["OpBody"]["properties"]
     schemas["OpBody"] = op_body_schema(op_body["at"], op_body["op_id"])
+    schemas["CorrectBody"]["properties"]["value"] = {**NOT_BLANK, "description": "the new value: not null or blank"}
     schemas["RecordIn"] = record_schema()
     schemas["CommandIn"] = command_schema()
     schemas.pop("HTTPValidationError", None)

@@ -16,10 +16,10 @@ from support import Service
 pytestmark = [pytest.mark.long, pytest.mark.kafka, pytest.mark.integration]
 
 MAX_EXAMPLES = 100  # per operation and phase: the run stays within a few minutes on a 2-core machine
-# Ingest and correct take values the engine's rules judge beyond what a JSON Schema can state (an
-# event time ahead of the server's clock, a secret in a value, a record kind's needs): the document
-# lists them as 422 reason codes, and valid-by-schema data there may get that 422.
-RULED_BY_THE_ENGINE = ("/v1/turns", "/v1/ops", "/v1/users/{user}/memories/{record_id}/correct")
+# Ingest takes records, commands and turns the engine's rules judge beyond what a JSON Schema can
+# state (an event time ahead of the server's clock, a secret in a value, a record kind's needs): the
+# document lists these as 422 reason codes, and valid-by-schema data there may get that 422.
+RULED_BY_THE_ENGINE = ("/v1/turns", "/v1/ops")
 # A forget (DELETE of a memory) keeps a tombstone, its value and statement gone, that the record's
 # reads and history show by design: the record id stays readable after the DELETE.
 EXCLUDED_CHECKS = "use_after_free"

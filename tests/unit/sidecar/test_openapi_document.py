@@ -98,6 +98,9 @@ def test_an_op_is_a_record_or_a_command(document: dict[str, Any]) -> None:
     assert not op.is_valid({"command": {"op": "correct", "user": "u1", "record_id": "r1", "value": " "}})
     assert not op.is_valid({"command": {"op": "launch", "user": "u1"}})
     assert not validator(document, "OpBatch").is_valid({"ops": [{}]})
+    correct = validator(document, "CorrectBody")
+    assert correct.is_valid({"value": "vegan"}) and correct.is_valid({"value": 0})
+    assert not correct.is_valid({"value": None}) and not correct.is_valid({"value": "  "})
 
 
 def test_links_lead_from_record_ids_to_their_operations(document: dict[str, Any]) -> None:
