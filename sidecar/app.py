@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import replace
 
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
+from fastapi.routing import iter_route_contexts
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
+from starlette.routing import compile_path
 from starlette.types import ASGIApp
 
 from slotstream.config.master_key import sealer
@@ -86,9 +89,22 @@ async def _handled(request: Request, err: Exception) -> Response:
     """One answer per exception class, as the front door gives (responses.py); on the inspector's
     paths the same answer as a page."""
     found = refusal_of(err) or Refusal(500, "internal_error", type(err).__name__)
+    if found.status == 405:
+        # the framework names only the first route on the path; a path several routes serve (a
+        # memory: GET and DELETE) allows what all of them take
+        found = replace(found, headers={**(found.headers or {}), "Allow": allowed_methods(request)})
     if request.url.path.startswith("/ui/"):
         return inspector.error_page(request, found.status, found.reason, found.detail[:500])
     return found.response()
+
+
+def allowed_methods(request: Request) -> str:
+    """The methods the routes on the request's path take, for a 405's Allow header."""
+    methods: set[str] = set()
+    for route in iter_route_contexts(request.app.routes):
+        if route.path and route.methods and compile_path(route.path)[0].match(request.url.path):
+            methods |= route.methods
+    return ", ".join(sorted(methods))
 
 
 def create_app(settings: Settings) -> ASGIApp:

@@ -6,17 +6,49 @@ import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag, field_validator
+from pydantic.json_schema import JsonDict
 from pydantic_core import PydanticCustomError
 
 from slotstream.memory.errors import Reason
-from slotstream.memory.limits import MAX_TURN_CHARS
-from slotstream.memory.models import OP_ID_RE, SCOPE_ID_RE, Exclusion, wire_id, wire_time
+from slotstream.memory.limits import MAX_ID_CHARS, MAX_TIME, MAX_TURN_CHARS, MIN_TIME
+from slotstream.memory.models import ID_RE, OP_ID_RE, SCOPE_ID_RE, Exclusion, wire_id, wire_time
 
 MAX_QUERY_CHARS = 4_000
 MAX_TURNS_PER_REQUEST = 100
 MAX_OPS_PER_REQUEST = 500
 MAX_WAIT_SECONDS = 30.0
+MAX_STATEMENT_CHARS = 2_000
+
+
+def anchored(pattern: re.Pattern[str]) -> str:
+    """A pattern for the OpenAPI document. The server matches its ids whole (`fullmatch`); a JSON
+    Schema pattern is searched, and a trailing `$` there also matches before a final newline, which
+    the server refuses: the document's patterns end at the string's end (`(?!\\n)` after `$`)."""
+    return pattern.pattern.removesuffix("$") + "$(?!\\n)"
+
+
+# What the document says of ids, scopes and times (the validators below enforce the same; these
+# annotate the schema only, so a request's error keeps the engine's reason code)
+ID_SCHEMA: JsonDict = {"pattern": anchored(ID_RE), "minLength": 1, "maxLength": MAX_ID_CHARS}
+SCOPE_ID_SCHEMA: JsonDict = {"pattern": anchored(SCOPE_ID_RE), "minLength": 1, "maxLength": MAX_ID_CHARS}
+OP_ID_SCHEMA: JsonDict = {"pattern": anchored(OP_ID_RE), "minLength": 1, "maxLength": 256}
+# RFC 3339 with its zone: the one form of a time over HTTP (Python reads more forms; a client
+# sends this one). The server checks the form, then the range (limits.check_time, its own reason
+# code); the document states both, the years in its pattern.
+_YEARS = "(19[7-9][0-9]|2[01][0-9][0-9])"
+_RFC3339 = (
+    r"^{year}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
+    r"T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$"
+)
+TIME_RE = re.compile(_RFC3339.format(year=r"[0-9]{4}"))
+MAX_TIME_CHARS = 64
+TIME_SCHEMA: JsonDict = {
+    "format": "date-time",
+    "pattern": anchored(re.compile(_RFC3339.format(year=_YEARS))),
+    "maxLength": MAX_TIME_CHARS,
+    "description": f"RFC 3339 with its zone (Z or an offset), from {MIN_TIME.year} to {MAX_TIME.year - 1}",
+}
 
 
 class _Body(BaseModel):
@@ -25,16 +57,27 @@ class _Body(BaseModel):
 
 
 def _http_time(value: Any) -> Any:
-    """A time sent over HTTP: ISO-8601 with its zone (Z or an offset); one without is refused rather
+    """A time sent over HTTP: RFC 3339 with its zone (Z or an offset); one without is refused rather
     than read as UTC."""
-    if isinstance(value, str) and len(value) <= 64:
-        text = value.strip()
-        if not text.endswith(("Z", "z")) and not _ZONE.search(text):
+    if isinstance(value, str) and len(value) <= MAX_TIME_CHARS:
+        if not _ZONE.search(value):
             raise PydanticCustomError(Reason.INVALID_FIELD.value, "a time needs its zone: Z or an offset like +02:00")
+        if not TIME_RE.fullmatch(value):
+            raise PydanticCustomError(Reason.INVALID_FIELD.value, "a time is RFC 3339: 2026-01-31T09:30:00+02:00")
     return wire_time(value)
 
 
-_ZONE = re.compile(r"[+-]\d{2}:?\d{2}$")
+_ZONE = re.compile(r"([Zz]|[+-]\d{2}:?\d{2})$")
+
+
+def _integral(value: Any) -> Any:
+    """JSON has one number type: 8.0 is the integer 8 (as the document's `integer` says); 8.5 and
+    "8" are still refused."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+# an integer field of a body
+JsonInt = Annotated[int, BeforeValidator(_integral)]
 
 
 def _scope_id(value: Any) -> Any:
@@ -52,14 +95,16 @@ def _op_id(value: Any) -> Any:
 class ContextQuery(_Body):
     """A context lookup. The tenant is the key's; `at` defaults to now."""
 
-    user: str
-    project: str | None = None
-    session: str | None = None
+    user: str = Field(json_schema_extra=ID_SCHEMA)
+    project: str | None = Field(None, json_schema_extra=SCOPE_ID_SCHEMA)
+    session: str | None = Field(None, json_schema_extra=SCOPE_ID_SCHEMA)
     query: str = Field("", max_length=MAX_QUERY_CHARS)
-    max_items: int = Field(8, ge=1, le=200)
-    max_chars: int = Field(2000, ge=50, le=100_000)
-    at: datetime | None = None
+    max_items: JsonInt = Field(8, ge=1, le=200)
+    max_chars: JsonInt = Field(2000, ge=50, le=100_000)
+    at: datetime | None = Field(None, json_schema_extra=TIME_SCHEMA)
     explain: bool = False
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"user": "alice", "query": "what do I eat?"}]})
 
     _user = field_validator("user", mode="before")(lambda v: wire_id(v, Reason.MISSING_USER))
     _scopes = field_validator("project", "session", mode="before")(_scope_id)
@@ -85,13 +130,15 @@ class ContextResult(BaseModel):
 
 
 class TurnIn(_Body):
-    user: str
-    session: str | None = None
-    project: str | None = None
+    user: str = Field(json_schema_extra=ID_SCHEMA)
+    session: str | None = Field(None, json_schema_extra=SCOPE_ID_SCHEMA)
+    project: str | None = Field(None, json_schema_extra=SCOPE_ID_SCHEMA)
     role: Literal["user", "assistant", "system"] = "user"
     text: str = Field(max_length=MAX_TURN_CHARS)
-    at: datetime | None = None
-    turn_id: str | None = None
+    at: datetime | None = Field(None, json_schema_extra=TIME_SCHEMA)
+    turn_id: str | None = Field(None, json_schema_extra=OP_ID_SCHEMA)
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"user": "alice", "text": "I'm vegetarian now"}]})
 
     _user = field_validator("user", mode="before")(lambda v: wire_id(v, Reason.MISSING_USER))
     _scopes = field_validator("session", "project", mode="before")(_scope_id)
@@ -114,8 +161,8 @@ class OpBody(_Body):
 
     record: dict[str, Any] | None = None
     command: dict[str, Any] | None = None
-    at: datetime | None = None
-    op_id: str | None = None
+    at: datetime | None = Field(None, json_schema_extra=TIME_SCHEMA)
+    op_id: str | None = Field(None, json_schema_extra=OP_ID_SCHEMA)
 
     _at = field_validator("at", mode="before")(_http_time)
     _op_id = field_validator("op_id", mode="before")(_op_id)
@@ -130,8 +177,12 @@ OpsBody = Annotated[Annotated[OpBatch, Tag("batch")] | Annotated[OpBody, Tag("on
 
 
 class CorrectBody(_Body):
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"value": "vegan", "statement": "I'm vegan, not vegetarian"}]}
+    )
+
     value: Any
-    statement: str | None = Field(None, max_length=2_000)
+    statement: str | None = Field(None, max_length=MAX_STATEMENT_CHARS)
 
 
 class OpOutcome(BaseModel):

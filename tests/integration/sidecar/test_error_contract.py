@@ -39,6 +39,19 @@ def test_the_frameworks_own_errors_have_the_problem_shape(service: Service, tena
             assert 400 <= nested.status_code < 500 and set(nested.json()) == {"reason", "detail", "field"}, path
 
 
+def test_a_405_allows_every_method_of_its_path(service: Service, tenant: str) -> None:
+    with service.http(service.key(tenant)) as h:
+        for path, methods in (
+            ("/v1/users/u1/memories/r1", {"GET", "DELETE"}),  # two routes share the path
+            ("/v1/users/u1", {"DELETE"}),
+            ("/v1/context", {"POST"}),  # the front door's
+        ):
+            for method in ("OPTIONS", "PATCH"):
+                answer = h.request(method, path)
+                is_problem(answer, 405, "method_not_allowed")
+                assert set(answer.headers["allow"].split(", ")) == methods, (method, path, answer.headers)
+
+
 def test_types_are_strict_and_times_carry_their_zone(service: Service, tenant: str) -> None:
     with service.http(service.key(tenant)) as h:
         for loose in ({"explain": 0}, {"explain": "yes"}, {"max_items": "8"}, {"max_chars": 500.5}):
@@ -47,8 +60,19 @@ def test_types_are_strict_and_times_carry_their_zone(service: Service, tenant: s
         naive = h.post("/v1/context", json={"user": "u1", "query": "x", "at": "2026-01-01T10:00:00"})
         body = is_problem(naive, 422, "invalid_field")
         assert body["field"] == "at" and "zone" in body["detail"]
-        for zoned in ("2026-01-01T10:00:00Z", "2026-01-01T10:00:00+02:00", "2026-01-01T10:00:00.5-0500"):
+        for zoned in ("2026-01-01T10:00:00Z", "2026-01-01T10:00:00+02:00", "2026-01-01T10:00:00.5-05:00"):
             assert h.post("/v1/context", json={"user": "u1", "query": "x", "at": zoned}).status_code == 200, zoned
+        for loose in (
+            "2026-01-01T10:00:00.5-0500",
+            "2026-01-01 10:00:00Z",
+            "2026-01-01T10:00Z",
+            " 2026-01-01T10:00:00Z",
+        ):
+            body = is_problem(h.post("/v1/context", json={"user": "u1", "at": loose}), 422, "invalid_field")
+            assert body["field"] == "at" and "RFC 3339" in body["detail"], loose
+        far = h.post("/v1/context", json={"user": "u1", "at": "2300-01-01T00:00:00Z"})
+        is_problem(far, 422, "time_out_of_range")
+        assert h.post("/v1/context", json={"user": "u1", "max_items": 8.0}).status_code == 200, "8.0 is the integer 8"
         before = service.ends()
         turn = h.post("/v1/turns", json={"user": "u1", "text": "hi", "at": "2026-01-01 10:00"})
         is_problem(turn, 422, "invalid_field")
