@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -22,6 +22,7 @@ from slotstream.memory.extraction import Turn
 from slotstream.memory.models import ContextRequest, ContextResponse, OpIn, Record, iso
 from slotstream.memory.validation import validate_op
 from slotstream.state.engine import Engine
+from slotstream.state.quotas import Riding
 from slotstream.state.reader import AsyncReader
 from slotstream.streams.aio_producer import AsyncProducer, Position
 from slotstream.streams.topics import OPS, TURNS
@@ -45,9 +46,12 @@ class Sidecar:
         max_event_skew: float,
         engine_for: Callable[[str], Engine] | None = None,
         clock: Callable[[], datetime] = _now,
+        ingest_quota: Callable[[str, int], Awaitable[None]] | None = None,
     ) -> None:
         """`engine_for`: set, context reads run a synchronous engine (of the namespace the reader
-        resolves) on a thread pool."""
+        resolves) on a thread pool. `ingest_quota(tenant, count)`: takes a tenant's quota for
+        `count` turns or ops about to be produced, or raises to refuse them."""
+        self.ingest_quota = ingest_quota
         self.reader = reader
         self.producer = producer
         self.max_event_skew = max_event_skew
@@ -58,7 +62,8 @@ class Sidecar:
 
     # --- context ----------------------------------------------------------------------------------
 
-    async def context(self, caller: Principal, q: ContextQuery) -> ContextResult:
+    async def context(self, caller: Principal, q: ContextQuery, riding: Riding | None = None) -> ContextResult:
+        """`riding`: the caller's quota decision, sent in the read's first round trip."""
         req = ContextRequest(
             tenant=caller.tenant,
             user=q.user,
@@ -72,13 +77,13 @@ class Sidecar:
         )
         at = q.at or self.clock()
         if self.engine_for is not None and self._pool is not None:
-            namespace = await self.reader.namespace()
+            namespace = await self.reader.namespace(riding)
             engine = self._engines.get(namespace)
             if engine is None:
                 engine = self._engines[namespace] = self.engine_for(namespace)
             resp = await asyncio.get_running_loop().run_in_executor(self._pool, engine.context, req, at)
         else:
-            resp = await self.reader.context(req, at)
+            resp = await self.reader.context(req, at, riding)
         return _result(q.user, resp, q.explain)
 
     # --- ingest -----------------------------------------------------------------------------------
@@ -101,6 +106,7 @@ class Sidecar:
             }
             Turn.model_validate(body)
             bodies.append(body)
+        await self._take_ingest(caller, len(bodies))
         positions = await self.producer.send_many(TURNS, [(caller.tenant, b["user"], b) for b in bodies])
         accepted = [_accepted(b["turn_id"], pos) for b, pos in zip(bodies, positions, strict=True)]
         if wait is None:
@@ -119,6 +125,7 @@ class Sidecar:
             (caller.tenant, user, {"at": iso(op.at), "op_id": op.op_id, "record": op.record, "command": op.command})
             for op, user in checked
         ]
+        await self._take_ingest(caller, len(items))
         positions = await self.producer.send_many(OPS, items)
         accepted = [_accepted(str(op.op_id), pos) for (op, _), pos in zip(checked, positions, strict=True)]
         if wait is None:
@@ -135,6 +142,11 @@ class Sidecar:
     async def command(self, caller: Principal, user: str, command: dict[str, Any], wait: float | None) -> IngestResult:
         body = {"op": command.pop("op"), "tenant": caller.tenant, "user": user, **command}
         return await self.ops(caller, [OpBody(command=body)], wait)
+
+    async def _take_ingest(self, caller: Principal, count: int) -> None:
+        """Valid input only is counted: a refused request costs the tenant nothing."""
+        if self.ingest_quota is not None:
+            await self.ingest_quota(caller.tenant, count)
 
     def _checked_op(self, caller: Principal, body: OpBody) -> tuple[OpIn, str]:
         payload = body.record if body.record is not None else body.command

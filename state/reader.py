@@ -38,6 +38,7 @@ from . import read_index
 from .context_cache import STAMP_FIELDS, ContextCache
 from .deployment import parse_pointer
 from .keys import Keys, deploy_pointer
+from .quotas import QUOTA_SCRIPT, Riding
 from .read_index import CONTEXT_SCRIPT, WHOLE_UP_TO, ReadStats, SmallScopes, per_list, word_key
 
 PAGE_MAX = 200
@@ -293,23 +294,39 @@ class AsyncReader:
             self.cache.clear()
         return True
 
-    async def namespace(self) -> str:
-        self._follow(await self.r.get(self.pointer))
+    async def namespace(self, riding: Riding | None = None) -> str:
+        """The namespace the pointer names now; `riding` is sent in the same round trip."""
+        if riding is None:
+            self._follow(await self.r.get(self.pointer))
+            return self.keys.namespace
+
+        def trip(pipe: Any) -> None:
+            riding.queue(pipe)
+            pipe.get(self.pointer)
+
+        decided, pointer = await self._execute(trip)
+        riding.settle(decided)
+        self._follow(pointer)
         return self.keys.namespace
 
     async def _current(self) -> Keys:
         self._follow(await self.r.get(self.pointer))
         return self.keys
 
-    async def context(self, req: ContextRequest, at: datetime | str | None = None) -> ContextResponse:
+    async def context(
+        self, req: ContextRequest, at: datetime | str | None = None, riding: Riding | None = None
+    ) -> ContextResponse:
         # The pointer is read in the same round trip as the namespace read last (the usual case:
-        # unchanged); when it names another one, the lookup starts again there.
+        # unchanged); when it names another one, the lookup starts again there. `riding` (the
+        # caller's quota decision) goes first in that round trip and is settled before the rest.
         read = ContextRead(self.keys, req, at, self.cache, self.stats, small=self.small)
         # on a cluster the pointer's hash slot is not the user's, and a transaction holds one slot;
         # a lookup the cache may answer asks first for the stamp alone
         whole_first = read.cached is None and not self.cluster and read.whole_first
 
         def first_trip(pipe: Any) -> None:
+            if riding is not None:
+                riding.queue(pipe)
             pipe.get(self.pointer)
             if read.cached is not None:
                 pipe.hmget(read.meta, STAMP_FIELDS)
@@ -318,7 +335,10 @@ class AsyncReader:
             else:
                 self._queue_read(pipe, read)
 
-        pointer, *replies = await self._execute(first_trip, transaction=whole_first)
+        first = await self._execute(first_trip, transaction=whole_first)
+        if riding is not None:
+            riding.settle(first.pop(0))
+        pointer, *replies = first
         if self._follow(pointer):
             return await self.context(req, at)
         answer: ContextResponse | None = None
@@ -367,6 +387,7 @@ class AsyncReader:
                 if attempt == 2:
                     raise
                 await self.r.script_load(CONTEXT_SCRIPT.source)
+                await self.r.script_load(QUOTA_SCRIPT.source)
         raise AssertionError("unreachable")
 
     async def record(self, tenant: str, user: str, record_id: str) -> Record | None:
