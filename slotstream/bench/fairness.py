@@ -178,9 +178,10 @@ def run_fairness_bench(
             f"{'noisy: accepted':>8} {'refused':>8} {'accepted/s':>9}  {'quiet refused':>6}",
             flush=True,
         )
+        started = stack.settings  # with the stack's servers
         for mode in modes:
             on = mode == "on"
-            stack.settings = base.replace(
+            stack.settings = started.replace(
                 ingest_rate=ingest_rate if on else 1e9, ingest_burst=ingest_burst if on else 1e9
             )
             url = stack.start_sidecar()
