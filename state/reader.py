@@ -299,13 +299,7 @@ class AsyncReader:
         if riding is None:
             self._follow(await self.r.get(self.pointer))
             return self.keys.namespace
-
-        def trip(pipe: Any) -> None:
-            riding.queue(pipe)
-            pipe.get(self.pointer)
-
-        decided, pointer = await self._execute(trip)
-        riding.settle(decided)
+        (pointer,) = await self._execute(lambda pipe: pipe.get(self.pointer), riding=riding)
         self._follow(pointer)
         return self.keys.namespace
 
@@ -325,8 +319,6 @@ class AsyncReader:
         whole_first = read.cached is None and not self.cluster and read.whole_first
 
         def first_trip(pipe: Any) -> None:
-            if riding is not None:
-                riding.queue(pipe)
             pipe.get(self.pointer)
             if read.cached is not None:
                 pipe.hmget(read.meta, STAMP_FIELDS)
@@ -335,10 +327,7 @@ class AsyncReader:
             else:
                 self._queue_read(pipe, read)
 
-        first = await self._execute(first_trip, transaction=whole_first)
-        if riding is not None:
-            riding.settle(first.pop(0))
-        pointer, *replies = first
+        pointer, *replies = await self._execute(first_trip, transaction=whole_first, riding=riding)
         if self._follow(pointer):
             return await self.context(req, at)
         answer: ContextResponse | None = None
@@ -374,20 +363,36 @@ class AsyncReader:
         replies = await self._execute(lambda pipe: self._queue_read(pipe, read, whole))
         return cast(list[Any], replies[0])
 
-    async def _execute(self, build: Callable[[Any], None], transaction: bool = False) -> list[Any]:
-        """Build and execute a pipeline, loading the read script first if the server does not have
-        it (a restart or a flush dropped it); the pipeline only reads, so sending it again is safe."""
+    async def _execute(
+        self, build: Callable[[Any], None], transaction: bool = False, riding: Riding | None = None
+    ) -> list[Any]:
+        """Build and execute a pipeline, loading the scripts first if the server does not have them
+        (a restart or a flush dropped them); the pipeline only reads, so sending it again is safe.
+        `riding` goes first and is settled before anything is returned; it is not sent again once
+        decided (a quota decision takes its cost when it is made)."""
         for attempt in (1, 2):
             pipe = self.r.pipeline(transaction=transaction)
+            if riding is not None:
+                riding.queue(pipe)
             build(pipe)
-            try:
-                replies: list[Any] = await pipe.execute()
+            replies: list[Any] = await pipe.execute(raise_on_error=False)
+            if riding is not None:
+                decided = replies.pop(0)
+                if not isinstance(decided, NoScriptError):
+                    if isinstance(decided, Exception):
+                        raise decided
+                    riding.settle(decided)
+                    riding = None
+            lost = riding is not None or any(isinstance(reply, NoScriptError) for reply in replies)
+            if not lost:
+                for reply in replies:
+                    if isinstance(reply, Exception):
+                        raise reply
                 return replies
-            except NoScriptError:
-                if attempt == 2:
-                    raise
-                await self.r.script_load(CONTEXT_SCRIPT.source)
-                await self.r.script_load(QUOTA_SCRIPT.source)
+            if attempt == 2:
+                raise NoScriptError("the read scripts are still not loaded")
+            await self.r.script_load(CONTEXT_SCRIPT.source)
+            await self.r.script_load(QUOTA_SCRIPT.source)
         raise AssertionError("unreachable")
 
     async def record(self, tenant: str, user: str, record_id: str) -> Record | None:

@@ -21,7 +21,7 @@ from slotstream.sidecar.errors import RateLimited, TooLarge
 from slotstream.sidecar.ratelimit import INGEST, REQUESTS, SharedLimiter
 from slotstream.state.client import connect_async
 from slotstream.state.keys import quota_key
-from slotstream.state.quotas import Quota, take
+from slotstream.state.quotas import QUOTA_SCRIPT, Quota, take
 
 pytestmark = pytest.mark.integration
 STILL = 0.001  # units a second: one per 1,000 s
@@ -215,3 +215,34 @@ def test_without_redis_each_process_keeps_its_share() -> None:
         return allowed, refused
 
     assert asyncio.run(run()) == (5, 7)
+
+
+def test_a_lookup_carries_its_decision_in_its_read(redis_url: str, engine: Any) -> None:
+    """The request rate taken with the context read (in the same pipeline), once, also when the
+    server lacks the read's script (the pipeline is sent again without the decision) or both;
+    refused, the lookup raises before it answers."""
+    from slotstream.memory.models import ContextRequest
+    from slotstream.state.reader import AsyncReader
+
+    async def run() -> list[str]:
+        client = connect_async(redis_url)
+        made = limiter(redis_url, f"q-{uuid.uuid4().hex[:8]}", 2)
+        reader = AsyncReader(client, engine.keys.namespace)
+        req = ContextRequest(tenant="t1", user="u1", text="anything")
+        await client.script_flush()
+        await client.script_load(QUOTA_SCRIPT.source)  # the quota script alone
+        seen = []
+        for flush in (False, True, False):
+            if flush:
+                await client.script_flush()
+            try:
+                await reader.context(req, "2026-01-05T09:00:00Z", made.admission("t1"))
+                seen.append("answered")
+            except RateLimited as err:
+                seen.append(err.reason)
+        await client.aclose()
+        assert made.client is not None
+        await made.client.aclose()
+        return seen
+
+    assert asyncio.run(run()) == ["answered", "answered", "rate_limited"]
