@@ -6,8 +6,9 @@ clock. A context lookup carries its decision in the same round trip as its read 
 Two things are decided here without Redis:
 - a tenant refused a moment ago is refused again until the wait it was given has passed (exact:
   the shared count only moves later, so nothing that would have been allowed is refused);
-- while Redis does not answer, each process keeps its share of each quota (rate / processes) in
-  memory, and asks Redis again after OUTAGE_RETRY seconds. The request then goes on to whatever
+- while Redis does not answer (or answers errors: a replica, out of memory), each process keeps
+  its share of each quota (rate / processes) in memory, and asks Redis again after OUTAGE_RETRY
+  seconds. The request then goes on to whatever
   it needs Redis for, which answers 503; a route that only produces to Kafka keeps working, held
   to about the tenant's rate rather than let through unlimited.
 """
@@ -20,8 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 import redis.asyncio as aioredis
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.exceptions import RedisError
 
 from slotstream.state.keys import quota_key
 from slotstream.state.quotas import Decision, Quota, decision_of, queue_take, take
@@ -69,6 +69,10 @@ class Admission:
         queue_take(pipe, self.limiter.key(REQUESTS, self.tenant), self.limiter.quotas[REQUESTS], 1.0)
 
     def settle(self, reply: Any) -> None:
+        if isinstance(reply, RedisError):  # e.g. a replica's READONLY, or out of memory
+            self.limiter.outage(reply)
+            self.limiter.local_decision(REQUESTS, self.tenant, 1.0)
+            return
         self.limiter.settle(REQUESTS, self.tenant, 1.0, decision_of(reply))
 
 
@@ -101,7 +105,7 @@ class SharedLimiter:
         Raises RateLimited when the tenant is over its rate as far as this process knows."""
         self._refused_lately(REQUESTS, tenant, 1.0)
         if self.client is None or self.clock() < self.down_until:
-            self._local(REQUESTS, tenant, 1.0)
+            self.local_decision(REQUESTS, tenant, 1.0)
             return None
         return Admission(self, tenant)
 
@@ -116,20 +120,20 @@ class SharedLimiter:
             )
         self._refused_lately(kind, tenant, cost)
         if self.client is None or self.clock() < self.down_until:
-            self._local(kind, tenant, cost)
+            self.local_decision(kind, tenant, cost)
             return
         try:
             decision = await take(self.client, self.key(kind, tenant), quota, cost)
-        except (RedisConnectionError, RedisTimeoutError) as err:
+        except RedisError as err:  # unreachable, or answering errors (a replica, out of memory)
             self.outage(err)
-            self._local(kind, tenant, cost)
+            self.local_decision(kind, tenant, cost)
             return
         self.settle(kind, tenant, cost, decision)
 
     def outage(self, err: Exception) -> None:
-        """Redis did not answer: the local shares decide for a while."""
+        """Redis did not decide: the local shares decide for a while."""
         if self.clock() >= self.down_until:
-            log.warning("quotas: Redis unreachable (%s); each process keeps its share for now", type(err).__name__)
+            log.warning("quotas: Redis did not decide (%s); each process keeps its share for now", type(err).__name__)
         self.down_until = self.clock() + OUTAGE_RETRY
 
     def settle(self, kind: str, tenant: str, cost: float, decision: Decision) -> None:
@@ -149,7 +153,7 @@ class SharedLimiter:
         elif cost >= refused_cost:  # a smaller cost may fit sooner: Redis decides that
             raise _refusal(kind, wait)
 
-    def _local(self, kind: str, tenant: str, cost: float) -> None:
+    def local_decision(self, kind: str, tenant: str, cost: float) -> None:
         wait = self.local[kind].retry_after(tenant, cost)
         if wait is not None:
             raise _refusal(kind, wait)

@@ -66,7 +66,8 @@ async def take(client: aioredis.Redis, key: str, quota: Quota, cost: float) -> D
 
 class Riding(Protocol):
     """A decision sent in another read's round trip: `queue` adds its command first in the
-    pipeline, `settle` gets that command's reply (and raises to refuse the request)."""
+    pipeline, `settle` gets that command's reply, or the error it answered with (and raises to
+    refuse the request)."""
 
     def queue(self, pipe: Any) -> None: ...
 

@@ -379,9 +379,7 @@ class AsyncReader:
             if riding is not None:
                 decided = replies.pop(0)
                 if not isinstance(decided, NoScriptError):
-                    if isinstance(decided, Exception):
-                        raise decided
-                    riding.settle(decided)
+                    riding.settle(decided)  # an error reply too: the decision's owner says what it means
                     riding = None
             lost = riding is not None or any(isinstance(reply, NoScriptError) for reply in replies)
             if not lost:

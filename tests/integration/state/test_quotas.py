@@ -246,3 +246,42 @@ def test_a_lookup_carries_its_decision_in_its_read(redis_url: str, engine: Any) 
         return seen
 
     assert asyncio.run(run()) == ["answered", "answered", "rate_limited"]
+
+
+def test_a_redis_that_refuses_writes_leaves_each_process_its_share() -> None:
+    """Out of memory (every write refused, reads served): the lookups still answer, and the
+    quotas fall back to this process's share rather than fail or let everything through."""
+    from slotstream.local.redis_server import LocalRedis
+    from slotstream.memory.models import ContextRequest
+    from slotstream.state.reader import AsyncReader
+
+    async def run(url: str) -> tuple[list[str], int]:
+        client = connect_async(url)
+        await client.config_set("maxmemory-policy", "noeviction")
+        await client.config_set("maxmemory", "1")
+        made = limiter(url, "q-full", 6, processes=2)  # a share of 3 requests
+        reader = AsyncReader(client, "q-full")
+        req = ContextRequest(tenant="t1", user="u1", text="anything")
+        seen = []
+        for _ in range(4):
+            try:
+                await reader.context(req, "2026-01-05T09:00:00Z", made.admission("t1"))
+                seen.append("answered")
+            except RateLimited as err:
+                seen.append(err.reason)
+        ingested = 0
+        for _ in range(60):
+            try:
+                await made.admit("t1", INGEST, 1)
+                ingested += 1
+            except RateLimited:
+                pass
+        await client.aclose()
+        assert made.client is not None
+        await made.client.aclose()
+        return seen, ingested
+
+    with LocalRedis(persist=False) as local:
+        seen, ingested = asyncio.run(run(local.url))
+    assert seen == ["answered"] * 3 + ["rate_limited"]
+    assert ingested == 50, "the ingest burst of 100, halved"
