@@ -24,6 +24,7 @@ from slotstream.state.context_cache import ContextCache
 from slotstream.state.deployment import active_namespace
 from slotstream.state.engine import Engine
 from slotstream.state.progress import Progress
+from slotstream.state.quotas import Quota
 from slotstream.state.reader import AsyncReader
 from slotstream.streams.aio_producer import AsyncProducer
 
@@ -35,7 +36,7 @@ from .inspector.sessions import SessionStore
 from .keys import KeyStore, Principal
 from .mcp import http as mcp_http
 from .mcp.http import MCPDoor
-from .ratelimit import TenantLimiter
+from .ratelimit import INGEST, SharedLimiter
 from .responses import HANDLED, BodyLimit, HostRequired, Refusal, Timing, refusal_of
 from .routes import ingest, memories, operations, users
 from .schemas import ContextQuery, ContextResult
@@ -67,8 +68,17 @@ def lifespan_for(
 
         reader = AsyncReader(client, settings.namespace, cache)
         reader.stats.on_count = metrics.count_context_read
+        gate.limiter.connect(client)
+
+        async def ingest_quota(tenant: str, count: int) -> None:
+            await gate.limiter.admit(tenant, INGEST, count)
+
         service = Sidecar(
-            reader, producer, settings.max_event_skew, engine_for if settings.sidecar_read == "thread" else None
+            reader,
+            producer,
+            settings.max_event_skew,
+            engine_for if settings.sidecar_read == "thread" else None,
+            ingest_quota=ingest_quota,
         )
         app.state.running = Running(
             service, metrics.PipelineCollector(progress, settings.kafka_bootstrap, settings.topics)
@@ -111,8 +121,11 @@ def create_app(settings: Settings) -> ASGIApp:
     """The FastAPI app behind the context front door."""
     gate = Gate(
         KeyStore(settings.keys_file, settings.api_keys),
-        TenantLimiter(
-            settings.rate_limit / settings.sidecar_workers, max(1.0, settings.rate_burst / settings.sidecar_workers)
+        SharedLimiter(
+            settings.namespace,
+            Quota(settings.rate_limit, settings.rate_burst),
+            Quota(settings.ingest_rate, settings.ingest_burst),
+            settings.sidecar_workers,
         ),
     )
     mcp_server = mcp_http.server_for(lambda: running_of(app).sidecar)
@@ -139,8 +152,9 @@ def create_app(settings: Settings) -> ASGIApp:
     app.openapi = lambda: openapi.document(app)  # type: ignore[method-assign]
 
     async def lookup(who: Principal, query: ContextQuery) -> ContextResult:
+        # the tenant's request rate is taken in the lookup's own first round trip
         running: Running = app.state.running
-        return await running.sidecar.context(who, query)
+        return await running.sidecar.context(who, query, gate.limiter.admission(who.tenant))
 
     return HostRequired(ContextFrontDoor(MCPDoor(app, mcp_app, gate), gate.authorize, lookup, settings.max_body_bytes))
 

@@ -11,9 +11,9 @@ from fastapi import Depends, Path, Query, Request
 from slotstream.memory.models import ID_RE
 
 from . import metrics
-from .errors import Forbidden, RateLimited, Unauthorized
+from .errors import Forbidden, Unauthorized
 from .keys import KeyStore, Principal
-from .ratelimit import TenantLimiter
+from .ratelimit import SharedLimiter
 from .responses import check_json_body
 from .schemas import MAX_WAIT_SECONDS
 from .service import Sidecar
@@ -25,13 +25,14 @@ WAIT = Query(None, gt=0, le=MAX_WAIT_SECONDS, description="seconds to wait for t
 
 @dataclass
 class Gate:
-    """Who may call: the API keys and each tenant's rate."""
+    """Who may call: the API keys and each tenant's quotas."""
 
     keys: KeyStore
-    limiter: TenantLimiter
+    limiter: SharedLimiter
 
     def authorize(self, header: str, scope: str) -> Principal:
-        """The caller of an `Authorization: Bearer <key>` header, if its key may use `scope` now."""
+        """The caller of an `Authorization: Bearer <key>` header, if its key may use `scope`. The
+        tenant's request rate is not taken here: `admit` (or a context lookup's read) takes it."""
         scheme, _, key = header.partition(" ")
         if scheme.lower() != "bearer" or not key:
             raise Unauthorized("unauthorized", "send Authorization: Bearer <key>")
@@ -40,9 +41,12 @@ class Gate:
             raise Unauthorized("unauthorized", "unknown or revoked key")
         if not principal.may(scope):
             raise Forbidden("scope", f"this key may not {scope}")
-        wait = self.limiter.retry_after(principal.tenant)
-        if wait is not None:
-            raise RateLimited(wait)
+        return principal
+
+    async def admit(self, header: str, scope: str) -> Principal:
+        """`authorize`, then one request of the tenant's rate (RateLimited when over it)."""
+        principal = self.authorize(header, scope)
+        await self.limiter.admit(principal.tenant)
         return principal
 
 
@@ -68,7 +72,7 @@ def caller(scope: str) -> Callable[[Request], Awaitable[Principal]]:
 
     async def check(request: Request) -> Principal:
         gate: Gate = request.app.state.gate
-        who = gate.authorize(request.headers.get("authorization", ""), scope)
+        who = await gate.admit(request.headers.get("authorization", ""), scope)
         check_json_body(request.scope)
         return who
 

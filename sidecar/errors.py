@@ -44,6 +44,8 @@ class Unavailable(SidecarError):
 class RateLimited(SidecarError):
     status = 429
 
-    def __init__(self, retry_after: float) -> None:
-        super().__init__("rate_limited", f"this tenant's rate limit; retry after {retry_after:.2f} s")
+    def __init__(
+        self, retry_after: float, reason: str = "rate_limited", what: str = "this tenant's request rate"
+    ) -> None:
+        super().__init__(reason, f"over {what}; retry after {retry_after:.2f} s")
         self.retry_after = retry_after

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -37,6 +37,7 @@ from slotstream.memory.models import (
 from slotstream.memory.reconcile import TARGETED, check_dependency, check_move, check_target, reuses_id
 from slotstream.memory.validation import check_event_skew, derive_id, parse_message, validate_op
 from slotstream.state.engine import Engine
+from slotstream.state.quotas import Riding
 from slotstream.state.reader import AsyncReader
 from slotstream.streams.aio_producer import AsyncProducer, Position, wire_payload
 from slotstream.streams.topics import OPS, TURNS
@@ -71,9 +72,12 @@ class Sidecar:
         max_event_skew: float,
         engine_for: Callable[[str], Engine] | None = None,
         clock: Callable[[], datetime] = _now,
+        ingest_quota: Callable[[str, int], Awaitable[None]] | None = None,
     ) -> None:
         """`engine_for`: set, context reads run a synchronous engine (of the namespace the reader
-        resolves) on a thread pool."""
+        resolves) on a thread pool. `ingest_quota(tenant, count)`: takes a tenant's quota for
+        `count` turns or ops about to be produced, or raises to refuse them."""
+        self.ingest_quota = ingest_quota
         self.reader = reader
         self.producer = producer
         self.max_event_skew = max_event_skew
@@ -84,7 +88,8 @@ class Sidecar:
 
     # --- context ----------------------------------------------------------------------------------
 
-    async def context(self, caller: Principal, q: ContextQuery) -> ContextResult:
+    async def context(self, caller: Principal, q: ContextQuery, riding: Riding | None = None) -> ContextResult:
+        """`riding`: the caller's quota decision, sent in the read's first round trip."""
         req = ContextRequest(
             tenant=caller.tenant,
             user=q.user,
@@ -98,13 +103,13 @@ class Sidecar:
         )
         at = q.at or self.clock()
         if self.engine_for is not None and self._pool is not None:
-            namespace = await self.reader.namespace()
+            namespace = await self.reader.namespace(riding)
             engine = self._engines.get(namespace)
             if engine is None:
                 engine = self._engines[namespace] = self.engine_for(namespace)
             resp = await asyncio.get_running_loop().run_in_executor(self._pool, engine.context, req, at)
         else:
-            resp = await self.reader.context(req, at)
+            resp = await self.reader.context(req, at, riding)
         return _result(q.user, resp, q.explain)
 
     # --- ingest -----------------------------------------------------------------------------------
@@ -128,6 +133,7 @@ class Sidecar:
             wire.append(_wire(body))
             parse_message(wire[-1], Turn)  # Rejected: as extraction reads (and refuses) it
             bodies.append(body)
+        await self._take_ingest(caller, len(bodies))
         positions = await self.producer.send_many(TURNS, [(caller.tenant, b["user"], b) for b in bodies], wire)
         accepted = [_accepted(b["turn_id"], pos) for b, pos in zip(bodies, positions, strict=True)]
         if wait is None:
@@ -144,6 +150,7 @@ class Sidecar:
         checked = [self._checked_op(caller, op) for op in ops]
         await self._check_stored(caller.tenant, checked)
         items = [(caller.tenant, c.user, c.message) for c in checked]
+        await self._take_ingest(caller, len(items))
         positions = await self.producer.send_many(OPS, items, [c.wire for c in checked])
         accepted = [_accepted(c.op_id, pos) for c, pos in zip(checked, positions, strict=True)]
         if wait is None:
@@ -160,6 +167,11 @@ class Sidecar:
     async def command(self, caller: Principal, user: str, command: dict[str, Any], wait: float | None) -> IngestResult:
         body = {"op": command.pop("op"), "tenant": caller.tenant, "user": user, **command}
         return await self.ops(caller, [OpBody(command=body)], wait)
+
+    async def _take_ingest(self, caller: Principal, count: int) -> None:
+        """Valid input only is counted: a refused request costs the tenant nothing."""
+        if self.ingest_quota is not None:
+            await self.ingest_quota(caller.tenant, count)
 
     def _checked_op(self, caller: Principal, body: OpBody) -> CheckedOp:
         """The op as it goes on the ops topic, read back from its bytes as reconciliation reads

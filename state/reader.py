@@ -38,6 +38,7 @@ from . import read_index
 from .context_cache import STAMP_FIELDS, ContextCache
 from .deployment import parse_pointer
 from .keys import Keys, deploy_pointer
+from .quotas import QUOTA_SCRIPT, Riding
 from .read_index import CONTEXT_SCRIPT, WHOLE_UP_TO, ReadStats, SmallScopes, per_list, word_key
 
 PAGE_MAX = 200
@@ -293,17 +294,25 @@ class AsyncReader:
             self.cache.clear()
         return True
 
-    async def namespace(self) -> str:
-        self._follow(await self.r.get(self.pointer))
+    async def namespace(self, riding: Riding | None = None) -> str:
+        """The namespace the pointer names now; `riding` is sent in the same round trip."""
+        if riding is None:
+            self._follow(await self.r.get(self.pointer))
+            return self.keys.namespace
+        (pointer,) = await self._execute(lambda pipe: pipe.get(self.pointer), riding=riding)
+        self._follow(pointer)
         return self.keys.namespace
 
     async def _current(self) -> Keys:
         self._follow(await self.r.get(self.pointer))
         return self.keys
 
-    async def context(self, req: ContextRequest, at: datetime | str | None = None) -> ContextResponse:
+    async def context(
+        self, req: ContextRequest, at: datetime | str | None = None, riding: Riding | None = None
+    ) -> ContextResponse:
         # The pointer is read in the same round trip as the namespace read last (the usual case:
-        # unchanged); when it names another one, the lookup starts again there.
+        # unchanged); when it names another one, the lookup starts again there. `riding` (the
+        # caller's quota decision) goes first in that round trip and is settled before the rest.
         read = ContextRead(self.keys, req, at, self.cache, self.stats, small=self.small)
         # on a cluster the pointer's hash slot is not the user's, and a transaction holds one slot;
         # a lookup the cache may answer asks first for the stamp alone
@@ -318,7 +327,7 @@ class AsyncReader:
             else:
                 self._queue_read(pipe, read)
 
-        pointer, *replies = await self._execute(first_trip, transaction=whole_first)
+        pointer, *replies = await self._execute(first_trip, transaction=whole_first, riding=riding)
         if self._follow(pointer):
             return await self.context(req, at)
         answer: ContextResponse | None = None
@@ -354,19 +363,34 @@ class AsyncReader:
         replies = await self._execute(lambda pipe: self._queue_read(pipe, read, whole))
         return cast(list[Any], replies[0])
 
-    async def _execute(self, build: Callable[[Any], None], transaction: bool = False) -> list[Any]:
-        """Build and execute a pipeline, loading the read script first if the server does not have
-        it (a restart or a flush dropped it); the pipeline only reads, so sending it again is safe."""
+    async def _execute(
+        self, build: Callable[[Any], None], transaction: bool = False, riding: Riding | None = None
+    ) -> list[Any]:
+        """Build and execute a pipeline, loading the scripts first if the server does not have them
+        (a restart or a flush dropped them); the pipeline only reads, so sending it again is safe.
+        `riding` goes first and is settled before anything is returned; it is not sent again once
+        decided (a quota decision takes its cost when it is made)."""
         for attempt in (1, 2):
             pipe = self.r.pipeline(transaction=transaction)
+            if riding is not None:
+                riding.queue(pipe)
             build(pipe)
-            try:
-                replies: list[Any] = await pipe.execute()
+            replies: list[Any] = await pipe.execute(raise_on_error=False)
+            if riding is not None:
+                decided = replies.pop(0)
+                if not isinstance(decided, NoScriptError):
+                    riding.settle(decided)  # an error reply too: the decision's owner says what it means
+                    riding = None
+            lost = riding is not None or any(isinstance(reply, NoScriptError) for reply in replies)
+            if not lost:
+                for reply in replies:
+                    if isinstance(reply, Exception):
+                        raise reply
                 return replies
-            except NoScriptError:
-                if attempt == 2:
-                    raise
-                await self.r.script_load(CONTEXT_SCRIPT.source)
+            if attempt == 2:
+                raise NoScriptError("the read scripts are still not loaded")
+            await self.r.script_load(CONTEXT_SCRIPT.source)
+            await self.r.script_load(QUOTA_SCRIPT.source)
         raise AssertionError("unreachable")
 
     async def record(self, tenant: str, user: str, record_id: str) -> Record | None:

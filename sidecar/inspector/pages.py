@@ -25,7 +25,7 @@ from slotstream.memory.models import ID_RE, Record
 
 from ..controls import FORGET_SCOPES, forget_command
 from ..dependencies import RECORD_PATH, USER_PATH, Gate, Running
-from ..errors import Forbidden, NotFound, RateLimited, SidecarError, UnsupportedMediaType
+from ..errors import Forbidden, NotFound, SidecarError, UnsupportedMediaType
 from ..keys import Principal
 from ..schemas import ContextQuery, IngestResult
 from ..service import Sidecar, may_see
@@ -75,9 +75,7 @@ async def _session(request: Request, scope: str) -> Session:
         raise SignInNeeded()
     if not session.principal.may(scope):
         raise Forbidden("scope", f"this key may not {scope}")
-    wait = inspector.gate.limiter.retry_after(session.principal.tenant)
-    if wait is not None:
-        raise RateLimited(wait)
+    await inspector.gate.limiter.admit(session.principal.tenant)
     return session
 
 
@@ -155,7 +153,7 @@ async def sign_in(request: Request) -> Response:
     fields = await _form(request, None, request.cookies.get(SIGN_IN_COOKIE))
     key = fields.get("key", "").strip()
     try:
-        principal = inspector.gate.authorize(f"Bearer {key}", "read")
+        principal = await inspector.gate.admit(f"Bearer {key}", "read")
     except SidecarError as err:
         token = new_token()
         message = "That key is unknown or revoked." if err.status == 401 else err.detail

@@ -115,7 +115,7 @@ class MCPDoor:
     async def _answer(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
         try:
-            who = self.gate.authorize(headers.get("authorization", ""), "read")
+            who = await self.gate.admit(headers.get("authorization", ""), "read")
         except Exception as err:  # noqa: BLE001 - answered as the API answers it
             answer = error_response(err) or problem(500, "internal_error", type(err).__name__)
             await answer(scope, receive, send)

@@ -19,6 +19,7 @@ def register(sub: Subparsers) -> None:
     _replay(bench_sub)
     _sidecar(bench_sub)
     _mcp(bench_sub)
+    _fairness(bench_sub)
     _profiling(bench_sub)
 
 
@@ -196,6 +197,37 @@ def _mcp(bench_sub: Subparsers) -> None:
     bm.add_argument("--requests", type=int, default=300, help="calls per client")
     bm.add_argument("--rounds", type=int, default=3, help="each row this many times; medians are printed")
     bm.set_defaults(func=cmd_mcp)
+
+
+def _fairness(bench_sub: Subparsers) -> None:
+    bf = bench_sub.add_parser(
+        "fairness", help="one noisy tenant against the others' freshness, with the ingest quota on and off"
+    )
+    bf.add_argument("--seconds", type=float, default=15.0, help="length of each run")
+    bf.add_argument("--quiet", type=int, default=3, help="quiet tenants")
+    bf.add_argument("--rate", type=float, default=200.0, help="turns/s each quiet tenant sends")
+    bf.add_argument("--factor", type=float, default=10.0, help="the noisy tenant sends this many times --rate")
+    bf.add_argument("--ingest-rate", type=float, default=300.0, help="the per-tenant quota of the `on` run, turns/s")
+    bf.add_argument("--ingest-burst", type=float, default=600.0, help="the per-tenant burst of the `on` run")
+    bf.add_argument("--server-processes", type=int, default=2, help="the sidecar's server processes")
+    bf.add_argument("--modes", nargs="+", choices=["on", "off"], default=["on", "off"], help="runs, in this order")
+    bf.set_defaults(func=cmd_fairness)
+
+
+def cmd_fairness(args: argparse.Namespace) -> int:
+    from slotstream.bench.fairness import run_fairness_bench
+
+    return run_fairness_bench(
+        Settings.from_env(),
+        args.seconds,
+        args.quiet,
+        args.rate,
+        args.factor,
+        args.ingest_rate,
+        args.ingest_burst,
+        args.server_processes,
+        args.modes,
+    )
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:

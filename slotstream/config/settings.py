@@ -128,8 +128,21 @@ class Settings(BaseSettings):
         description="SLOTSTREAM_API_KEYS: more keys as a JSON list of entries like the keys file's "
         "(hashed), for containers without a keys file",
     )
-    rate_limit: float = Field(2000.0, gt=0, description="SLOTSTREAM_RATE_LIMIT: requests/s per tenant per sidecar")
-    rate_burst: float = Field(4000.0, gt=0, description="SLOTSTREAM_RATE_BURST: requests a tenant may send at once")
+    rate_limit: float = Field(
+        2000.0, gt=0, description="SLOTSTREAM_RATE_LIMIT: requests/s per tenant, every sidecar process together"
+    )
+    rate_burst: float = Field(4000.0, ge=1, description="SLOTSTREAM_RATE_BURST: requests a tenant may send at once")
+    ingest_rate: float = Field(
+        200.0,
+        gt=0,
+        description="SLOTSTREAM_INGEST_RATE: turns and ops/s a tenant may produce, every sidecar process together",
+    )
+    ingest_burst: float = Field(
+        1000.0,
+        ge=1,
+        description="SLOTSTREAM_INGEST_BURST: turns and ops a tenant may produce at once (a request of more is "
+        "refused 413)",
+    )
     max_body_bytes: int = Field(1_048_576, ge=1024, description="SLOTSTREAM_MAX_BODY_BYTES: larger requests get 413")
     master_key: SecretStr | None = Field(
         None,
