@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from urllib.parse import quote
 
 from slotstream.memory.key_parts import MalformedKey, escape, unescape
 
@@ -203,12 +202,5 @@ def slot_hash(slot: str) -> str:
 def quota_key(base: str, tenant: str, kind: str) -> str:
     """A tenant's quota of `kind` ("requests", "ingest") in the deployment configured as `base`,
     shared by every sidecar process (state/quotas.py). Outside every namespace, so a promote keeps
-    the count. The hash tag holds the deployment and the tenant, each percent-escaped: an id with
-    braces, colons or percent signs still names a key (and a Cluster slot) of its own."""
-    return f"slotstream:quota:{{{_escaped(base)}:{_escaped(tenant)}}}:{kind}"
-
-
-def _escaped(part: str) -> str:
-    """`part` with every character but letters, digits and "_.-~" percent-escaped (the percent
-    sign too): no two parts escape alike, and none holds a brace or a colon."""
-    return quote(part, safe="")
+    the count. The hash tag holds the deployment and the tenant, each escaped (memory/key_parts.py)."""
+    return f"slotstream:quota:{{{escape(base)}:{escape(tenant)}}}:{kind}"
