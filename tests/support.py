@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import time
 from pathlib import Path
 from typing import Any
 
@@ -131,3 +132,29 @@ def start_service(kafka_bootstrap: str, redis_url: str, log_dir: Path, name: str
     )
     stack.start_sidecar()
     return Service(stack, keys_file)
+
+
+def read_topic(stack: LocalStack, role: str, timeout: float = 60.0) -> list[Any]:
+    """Every message on one of the stack's topics up to its end offsets now, from the beginning
+    (partitions assigned, no group, nothing committed)."""
+    from kafka import KafkaConsumer, TopicPartition
+
+    name = stack.settings.topics[role]
+    consumer = KafkaConsumer(
+        bootstrap_servers=stack.bootstrap, enable_auto_commit=False, group_id=None, client_id="it-reader"
+    )
+    try:
+        tps = [TopicPartition(name, p) for p in sorted(consumer.partitions_for_topic(name) or ())]
+        assert tps, f"no partitions for {name}"
+        consumer.assign(tps)
+        consumer.seek_to_beginning(*tps)
+        end = consumer.end_offsets(tps)
+        out: list[Any] = []
+        deadline = time.monotonic() + timeout
+        while any(consumer.position(tp) < end[tp] for tp in tps):
+            assert time.monotonic() < deadline, f"{name}: could not read up to {end}"
+            for batch in consumer.poll(timeout_ms=200).values():
+                out.extend(m for m in batch if m.offset < end[TopicPartition(m.topic, m.partition)])
+        return out
+    finally:
+        consumer.close()

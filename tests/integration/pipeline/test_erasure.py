@@ -13,7 +13,6 @@ from typing import Any
 import orjson
 import pytest
 import redis
-from kafka import KafkaConsumer, TopicPartition
 
 from slotstream.local.stack import LocalStack
 from slotstream.memory.sealing import is_sealed
@@ -25,7 +24,7 @@ from slotstream.state.progress import Progress
 from slotstream.streams.log_reader import Bound
 from slotstream.streams.topics import KEYS, OPS, TURNS, user_key
 
-from support import record, start_stack
+from support import read_topic, record, start_stack
 
 pytestmark = [pytest.mark.kafka, pytest.mark.integration]
 T0 = datetime(2026, 10, 1, 9, 0, tzinfo=UTC)
@@ -116,23 +115,6 @@ def wait_until(check: Any, timeout: float, what: str) -> None:
         time.sleep(0.1)
 
 
-def raw_records(stack: LocalStack, role: str) -> list[Any]:
-    topic = stack.settings.topics[role]
-    consumer = KafkaConsumer(bootstrap_servers=stack.bootstrap, enable_auto_commit=False)
-    try:
-        tps = [TopicPartition(topic, p) for p in consumer.partitions_for_topic(topic) or ()]
-        consumer.assign(tps)
-        consumer.seek_to_beginning(*tps)
-        ends = consumer.end_offsets(tps)
-        out: list[Any] = []
-        while any(consumer.position(tp) < ends[tp] for tp in tps):
-            for records in consumer.poll(timeout_ms=500).values():
-                out.extend(records)
-        return out
-    finally:
-        consumer.close()
-
-
 @pytest.fixture
 def target(redis_client: redis.Redis) -> Iterator[str]:
     name = f"eb-{uuid.uuid4().hex[:8]}"
@@ -158,17 +140,17 @@ def test_the_live_state_holds_nothing_of_the_erased_user_and_not_the_forgotten_v
 def test_every_payload_in_the_topics_is_sealed_and_the_erased_users_no_longer_open(erased: LocalStack) -> None:
     tenant = erased.settings.namespace
     for role in (TURNS, OPS):
-        records = raw_records(erased, role)
+        records = read_topic(erased, role)
         plain = [orjson.loads(r.value) for r in records if not is_sealed(r.value)]
         assert records and len(plain) < len(records)
         # only erasures go unsealed: they name the user and nothing else, and must outlive the keys
         assert all(p["command"] == {"op": "erase_user", "tenant": tenant, "user": "leaver"} for p in plain)
         assert not any(b"Reykjavik" in (r.value or b"") for r in records)  # never in clear
     leaver_key = user_key(tenant, "leaver")
-    leaver = [r for role in (TURNS, OPS) for r in raw_records(erased, role) if r.key == leaver_key]
+    leaver = [r for role in (TURNS, OPS) for r in read_topic(erased, role) if r.key == leaver_key]
     assert len(leaver) >= 3  # the turn, its extracted op, the record, the erasure: still retained...
     assert not erased.client.exists(user_data_keys(tenant, "leaver"))  # ...but their key is gone
-    tombstones = [r for r in raw_records(erased, KEYS) if r.key.startswith(f"{tenant}/leaver/".encode())]
+    tombstones = [r for r in read_topic(erased, KEYS) if r.key.startswith(f"{tenant}/leaver/".encode())]
     assert tombstones and tombstones[-1].value is None
 
 
@@ -193,7 +175,7 @@ def test_a_replay_of_a_later_range_applies_the_earlier_forget_first(
     """The range starts after the forget: the control topic brings the suppression in first, and
     the later inference of the forgotten value stays out, as it did live."""
     tenant = erased.settings.namespace
-    ops = [r for r in raw_records(erased, OPS) if r.key == user_key(tenant, "editor")]
+    ops = [r for r in read_topic(erased, OPS) if r.key == user_key(tenant, "editor")]
     start = ops[-1]  # the inference
     bound = Bound.parse([f"ops:{start.partition}={start.offset}"])
     assert replay(erased.settings, target, "ops", start=bound, show=quiet) == 0
@@ -210,7 +192,7 @@ def test_a_replay_of_a_later_range_applies_an_earlier_forget_by_record_id_by_its
     tenant = erased.settings.namespace
     live = user_state(erased.client, Keys(tenant), tenant, "byid")
     assert not [r for r in live["records"].values() if r["value"] == "emacs"]  # held off live
-    ops = [r for r in raw_records(erased, OPS) if r.key == user_key(tenant, "byid")]
+    ops = [r for r in read_topic(erased, OPS) if r.key == user_key(tenant, "byid")]
     start = ops[-1]  # the inference
     bound = Bound.parse([f"ops:{start.partition}={start.offset}"])
     assert replay(erased.settings, target, "ops", start=bound, show=quiet) == 0
@@ -227,7 +209,7 @@ def test_a_replay_of_a_later_range_applies_the_earlier_restore_too(
     tenant = erased.settings.namespace
     live = user_state(erased.client, Keys(tenant), tenant, "lifter")
     assert [r["value"] for r in live["records"].values() if r["status"] == "candidate"] == ["zsh"]
-    ops = [r for r in raw_records(erased, OPS) if r.key == user_key(tenant, "lifter")]
+    ops = [r for r in read_topic(erased, OPS) if r.key == user_key(tenant, "lifter")]
     start = ops[-1]  # the inference
     bound = Bound.parse([f"ops:{start.partition}={start.offset}"])
     assert replay(erased.settings, target, "ops", start=bound, show=quiet) == 0
@@ -241,9 +223,9 @@ def test_the_shredded_key_leaves_the_keys_topic_after_compaction(erased: LocalSt
     partition rolls the segment, and the cleaner (every second on the local broker) compacts it."""
     tenant = erased.settings.namespace
     prefix = f"{tenant}/leaver/".encode()
-    tombstone = next(r for r in reversed(raw_records(erased, KEYS)) if r.key.startswith(prefix))
+    tombstone = next(r for r in reversed(read_topic(erased, KEYS)) if r.key.startswith(prefix))
     deadline = time.monotonic() + 90
-    while any(r.value is not None for r in raw_records(erased, KEYS) if r.key.startswith(prefix)):
+    while any(r.value is not None for r in read_topic(erased, KEYS) if r.key.startswith(prefix)):
         assert time.monotonic() < deadline, "the erased user's key is still on the keys topic"
         time.sleep(1.2)  # past segment.ms, then write again to the partition: the segment rolls
         erased.producer.send_raw(KEYS, tombstone.key, None)  # type: ignore[arg-type]

@@ -30,7 +30,7 @@ from slotstream.state.digest import digest_namespace
 from slotstream.streams.producer import SlotstreamProducer
 from slotstream.streams.topics import CHANGES, DLQ, OPS, TURNS, user_key
 
-from support import start_stack, worker_logs
+from support import read_topic, start_stack, worker_logs
 from workloads import T0, Workload, build, reference_digest, send
 
 pytestmark = [pytest.mark.kafka, pytest.mark.integration]
@@ -82,27 +82,6 @@ def expected(stack: LocalStack, workload: Workload) -> tuple[str, int, int]:
     d = reference_digest(stack.client, workload)
     assert d.records > 0
     return d.digest, d.users, d.records
-
-
-def read_topic(stack: LocalStack, role: str) -> list[Any]:
-    from kafka import KafkaConsumer, TopicPartition
-
-    name = stack.settings.topics[role]
-    consumer = KafkaConsumer(bootstrap_servers=stack.bootstrap, enable_auto_commit=False, group_id=None)
-    try:
-        tps = [TopicPartition(name, p) for p in sorted(consumer.partitions_for_topic(name) or ())]
-        consumer.assign(tps)
-        consumer.seek_to_beginning(*tps)
-        end = consumer.end_offsets(tps)
-        out: list[Any] = []
-        deadline = time.monotonic() + 60
-        while any(consumer.position(tp) < end[tp] for tp in tps):
-            assert time.monotonic() < deadline
-            for batch in consumer.poll(timeout_ms=200).values():
-                out.extend(batch)
-        return out
-    finally:
-        consumer.close()
 
 
 def applied_ops(stack: LocalStack) -> int:

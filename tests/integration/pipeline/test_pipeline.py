@@ -30,7 +30,7 @@ from slotstream.state.digest import digest_namespace
 from slotstream.state.namespaces import drop_namespace
 from slotstream.streams.topics import CHANGES, DLQ, OPS, TURNS, user_key
 
-from support import record, start_stack
+from support import read_topic, record, start_stack
 from workloads import Item, build, reference_digest, send
 
 pytestmark = [pytest.mark.kafka, pytest.mark.integration]
@@ -102,35 +102,6 @@ def stack(make_stack: Callable[..., LocalStack]) -> LocalStack:
 # --- helpers --------------------------------------------------------------------------------------
 
 
-def topic_name(stack: LocalStack, role: str) -> str:
-    return stack.settings.topics[role]
-
-
-def read_topic(stack: LocalStack, role: str, timeout: float = 30.0) -> list[Any]:
-    """Every message on a topic up to its end offsets now, from the beginning, assigned partitions."""
-    from kafka import KafkaConsumer, TopicPartition
-
-    name = topic_name(stack, role)
-    consumer = KafkaConsumer(
-        bootstrap_servers=stack.bootstrap, enable_auto_commit=False, group_id=None, client_id="it-reader"
-    )
-    try:
-        tps = [TopicPartition(name, p) for p in sorted(consumer.partitions_for_topic(name) or ())]
-        assert tps, f"no partitions for {name}"
-        consumer.assign(tps)
-        consumer.seek_to_beginning(*tps)
-        end = consumer.end_offsets(tps)
-        out: list[Any] = []
-        deadline = time.monotonic() + timeout
-        while any(consumer.position(tp) < end[tp] for tp in tps):
-            assert time.monotonic() < deadline, f"{name}: could not read up to {end}"
-            for batch in consumer.poll(timeout_ms=200).values():
-                out.extend(m for m in batch if m.offset < end[TopicPartition(m.topic, m.partition)])
-        return out
-    finally:
-        consumer.close()
-
-
 def changes_by_op(stack: LocalStack) -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list[dict[str, Any]]] = {}
     for m in read_topic(stack, CHANGES):
@@ -165,7 +136,7 @@ def by_attribute(stack: LocalStack, tenant: str, user: str) -> dict[str, Any]:
 
 
 def ops_applied(stack: LocalStack) -> int:
-    return sum(stack.progress.offsets(topic_name(stack, OPS)).values())
+    return sum(stack.progress.offsets(stack.settings.topics[OPS]).values())
 
 
 # --- 1. turn -> context ---------------------------------------------------------------------------
@@ -568,7 +539,7 @@ def test_two_workers_share_the_load_and_survive_losing_one(make_stack: Callable[
     stack = make_stack("pair", workers=2, fast_failover=True)
     n = stack.settings.partitions
     tenant = f"t5-{run_id()}"
-    ops_topic = topic_name(stack, OPS)
+    ops_topic = stack.settings.topics[OPS]
     p = stack.producer
     users = [f"u{i}" for i in range(40)]
     for i, u in enumerate(users):
@@ -774,7 +745,7 @@ def test_rebalances_while_turns_and_ops_stream_keep_the_ops_topic_order(
     applied in order, and no op was applied twice."""
     stack = make_stack("rebal", workers=1, fast_failover=True, batch_size=10)
     tenant = f"t7-{run_id()}"
-    ops_topic = topic_name(stack, OPS)
+    ops_topic = stack.settings.topics[OPS]
     waves = [mixed_items(tenant, users=24, rounds=12)[i::6] for i in range(6)]
     for n, wave in enumerate(waves):
         send(stack.producer, wave)  # each rebalance below comes while a wave is being processed

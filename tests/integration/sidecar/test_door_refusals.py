@@ -30,7 +30,7 @@ from slotstream.memory.errors import Reason
 from slotstream.memory.limits import MAX_MESSAGE_BYTES
 from slotstream.streams.topics import DLQ, OPS, TURNS, user_key
 
-from support import Service
+from support import Service, read_topic
 
 pytestmark = [pytest.mark.kafka, pytest.mark.integration]
 
@@ -364,31 +364,12 @@ def test_the_worker_dead_letters_the_same_input_with_the_same_reason(service: Se
         at[(stack.settings.topics[case.role], meta.partition, meta.offset)] = case
     stack.barrier()
     letters = {}
-    for message in read_topic(service, DLQ):
+    for message in read_topic(service.stack, DLQ):
         letter = orjson.loads(message.value)
         source = letter["source"]
         letters[(source["topic"], source["partition"], source["offset"])] = letter["reason"]
     said = {(case.reason.value, case.name): letters.get(where) for where, case in at.items()}
     assert said == {(case.reason.value, case.name): case.reason.value for case in at.values()}
-
-
-def read_topic(service: Service, role: str) -> list[Any]:
-    from kafka import KafkaConsumer, TopicPartition
-
-    name = service.stack.settings.topics[role]
-    consumer = KafkaConsumer(bootstrap_servers=service.stack.bootstrap, enable_auto_commit=False, group_id=None)
-    try:
-        parts = [TopicPartition(name, p) for p in sorted(consumer.partitions_for_topic(name) or ())]
-        consumer.assign(parts)
-        consumer.seek_to_beginning(*parts)
-        end = consumer.end_offsets(parts)
-        out: list[Any] = []
-        while any(consumer.position(tp) < end[tp] for tp in parts):
-            for batch in consumer.poll(timeout_ms=200).values():
-                out.extend(batch)
-        return out
-    finally:
-        consumer.close()
 
 
 def test_a_repeated_op_id_in_one_request_is_not_refused(service: Service, owner: tuple[str, str]) -> None:

@@ -9,7 +9,7 @@ import uuid
 from typing import Any
 
 import orjson
-from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+from kafka import KafkaProducer
 
 from slotstream.config.master_key import user_keys
 from slotstream.memory.sealing import is_sealed, key_id, open_sealed
@@ -17,7 +17,7 @@ from slotstream.state.digest import user_state
 from slotstream.state.keys import Keys
 from slotstream.streams.topics import ALL, DLQ, OPS, user_key
 
-from support import Service, record
+from support import Service, read_topic, record
 
 
 def op(tenant: str, attribute: str, value: Any) -> dict[str, Any]:
@@ -42,24 +42,13 @@ def _opened_topic_values(service: Service, tenant: str) -> list[tuple[str, bytes
     held: dict[str, bytes] = {}
     for user in ("sam", "lin"):
         held.update(user_keys(stack.settings, stack.client).keys_of([(tenant, user)])[(tenant, user)])
-    consumer = KafkaConsumer(bootstrap_servers=stack.bootstrap, enable_auto_commit=False)
     out: list[tuple[str, bytes]] = []
-    try:
-        for role in ALL:
-            topic = stack.settings.topics[role]
-            tps = [TopicPartition(topic, p) for p in consumer.partitions_for_topic(topic) or ()]
-            consumer.assign(tps)
-            consumer.seek_to_beginning(*tps)
-            ends = consumer.end_offsets(tps)
-            while any(consumer.position(tp) < ends[tp] for tp in tps):
-                for records in consumer.poll(timeout_ms=500).values():
-                    for rec in records:
-                        value = rec.value or b""
-                        if is_sealed(value) and key_id(value) in held and rec.key:
-                            value = open_sealed(held[key_id(value)], rec.key, value)
-                        out.append((role, value))
-    finally:
-        consumer.close()
+    for role in ALL:
+        for rec in read_topic(stack, role):
+            value = rec.value or b""
+            if is_sealed(value) and key_id(value) in held and rec.key:
+                value = open_sealed(held[key_id(value)], rec.key, value)
+            out.append((role, value))
     return out
 
 
@@ -135,21 +124,8 @@ def test_secrets_reach_no_state_and_no_topic_and_a_commit_hash_is_kept(service: 
     producer.close()
 
     def dead_letter() -> dict[str, Any] | None:
-        consumer = KafkaConsumer(bootstrap_servers=stack.bootstrap, enable_auto_commit=False)
-        try:
-            topic = stack.settings.topics[DLQ]
-            tps = [TopicPartition(topic, p) for p in consumer.partitions_for_topic(topic) or ()]
-            consumer.assign(tps)
-            consumer.seek_to_beginning(*tps)
-            ends = consumer.end_offsets(tps)
-            while any(consumer.position(tp) < ends[tp] for tp in tps):
-                for records in consumer.poll(timeout_ms=500).values():
-                    for rec in records:
-                        if rec.key == user_key(tenant, "lin"):
-                            return dict(orjson.loads(rec.value))
-        finally:
-            consumer.close()
-        return None
+        letters = [rec for rec in read_topic(stack, DLQ) if rec.key == user_key(tenant, "lin")]
+        return dict(orjson.loads(letters[0].value)) if letters else None
 
     dead = _wait_for(dead_letter, 60, "the forget's dead letter")
     assert dead["reason"] == "secret_value" and dead["excerpt"] is None
