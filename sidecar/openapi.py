@@ -33,14 +33,23 @@ ERRORS: dict[str, tuple[str, list[str]]] = {
     "400": ("a request that cannot be read: an HTTP/1.1 request without a Host header", ["missing_host"]),
     "401": ("no key, or an unknown or revoked one", ["unauthorized"]),
     "403": ("the key may not do this (its scopes), or names another tenant", ["scope", Reason.TENANT_MISMATCH]),
-    "404": ("no such memory for this user, or a path no route serves", ["not_found"]),
-    "413": ("a body over the server's limit", [Reason.TOO_LARGE]),
+    "404": (
+        "no such memory for this user, or a path no route serves; a control on a record the user does not have",
+        ["not_found", Reason.TARGET_NOT_FOUND],
+    ),
+    "413": (
+        "a body over the server's limit, or a batch larger than the tenant's ingest burst",
+        [Reason.TOO_LARGE, "over_ingest_burst"],
+    ),
     "415": ("a body that is not sent as application/json", ["unsupported_media_type"]),
     "422": (
         "a request the rules refuse; `field` names the field and nothing is produced or changed",
         [r.value for r in Reason if r not in (Reason.SUPPRESSED, Reason.USER_ERASED, Reason.NOT_DUE)],
     ),
-    "429": ("over the tenant's rate; the Retry-After header says when to try again", ["rate_limited"]),
+    "429": (
+        "over the tenant's request rate or ingest quota; the Retry-After header says when to try again",
+        ["rate_limited", "ingest_rate_limited"],
+    ),
     "503": (
         "Redis or Kafka not reachable, or this server process at its connection cap; nothing was changed, "
         "send the same request again after Retry-After",

@@ -165,8 +165,15 @@ class Sidecar:
         return IngestResult(accepted=accepted, complete=all(done))
 
     async def command(self, caller: Principal, user: str, command: dict[str, Any], wait: float | None) -> IngestResult:
+        """A control on the record a URL names."""
         body = {"op": command.pop("op"), "tenant": caller.tenant, "user": user, **command}
-        return await self.ops(caller, [OpBody(command=body)], wait)
+        try:
+            return await self.ops(caller, [OpBody(command=body)], wait)
+        except Rejected as err:
+            if err.reason is Reason.TARGET_NOT_FOUND:
+                # the URL names no record of this user's: its resource is missing, as for a GET
+                raise NotFound(err.reason.value, err.detail) from None
+            raise
 
     async def _take_ingest(self, caller: Principal, count: int) -> None:
         """Valid input only is counted: a refused request costs the tenant nothing."""

@@ -92,7 +92,9 @@ def control_case(reason: Reason, name: str, method: str, action: str, record_id:
     path = f"/v1/users/{USER}/memories/{record_id}" + (f"/{action}" if action != "forget" else "")
     body = {k: v for k, v in command.items() if k in ("value", "statement")} or None
     raw = {"command": {"op": action, "user": USER, "record_id": record_id, **command}}
-    return Case(reason, name, method, path, body, raw=raw)
+    # a control on a record the URL names is a 404 when there is no such record of the user's
+    status = 404 if reason is Reason.TARGET_NOT_FOUND else 422
+    return Case(reason, name, method, path, body, status=status, raw=raw)
 
 
 def turn_case(reason: Reason, name: str, **turn: Any) -> Case:
