@@ -26,6 +26,12 @@ class NotFound(SidecarError):
     status = 404
 
 
+class Conflict(SidecarError):
+    """A control on a record whose state it does not apply to (not waiting, a fact)."""
+
+    status = 409
+
+
 class TooLarge(SidecarError):
     status = 413
 

@@ -17,7 +17,7 @@ from fastapi.openapi.utils import get_openapi
 from pydantic import BaseModel
 
 from slotstream.memory.errors import Reason
-from slotstream.memory.limits import MAX_ID_CHARS
+from slotstream.memory.limits import MAX_ID_CHARS, MAX_VALUE_CHARS, MAX_VALUE_DEPTH
 from slotstream.memory.models import ATTRIBUTE_RE, COMMAND_OPS, SCOPE_ID_RE, AnyCommand, Record, RecordIn
 
 from .schemas import ID_SCHEMA, ContextQuery, ContextResult, Problem, anchored
@@ -36,6 +36,11 @@ ERRORS: dict[str, tuple[str, list[str]]] = {
     "404": (
         "no such memory for this user, or a path no route serves; a control on a record the user does not have",
         ["not_found", Reason.TARGET_NOT_FOUND],
+    ),
+    "409": (
+        "a control on a record in a state, or of a kind, it does not apply to: confirming or rejecting "
+        "a record that is not waiting, a user's correction or retraction of a fact",
+        [Reason.TARGET_NOT_PENDING, Reason.SOURCE_NOT_AUTHORIZED],
     ),
     "413": (
         "a body over the server's limit, or a batch larger than the tenant's ingest burst",
@@ -238,6 +243,8 @@ def _answers(path: str, method: str, operation: dict[str, Any]) -> None:
         statuses += KEYED
     if "{" in path:
         statuses.append("404")
+    if path.startswith(MEMORY) and method.lower() in ("post", "delete"):
+        statuses.append("409")  # a control on the record the URL names
     for status in statuses:
         responses[status] = error_response(status)
     ok = next(s for s in responses if s.startswith("2"))
@@ -277,7 +284,12 @@ def _components(schemas: dict[str, Any]) -> None:
         record["$ref"] = "#/components/schemas/Record"
     op_body = schemas["OpBody"]["properties"]
     schemas["OpBody"] = op_body_schema(op_body["at"], op_body["op_id"])
-    schemas["CorrectBody"]["properties"]["value"] = {**NOT_BLANK, "description": "the new value: not null or blank"}
+    schemas["CorrectBody"]["properties"]["value"] = {
+        **NOT_BLANK,
+        "description": f"the new value, held to a record value's rules: not null or blank, at most {MAX_VALUE_CHARS} "
+        f"characters as JSON, nested at most {MAX_VALUE_DEPTH} levels, integers within 64 bits, no secret "
+        "(422 with the rule's reason code otherwise)",
+    }
     schemas["RecordIn"] = record_schema()
     schemas["CommandIn"] = command_schema()
     schemas.pop("HTTPValidationError", None)

@@ -42,7 +42,7 @@ from slotstream.state.reader import AsyncReader
 from slotstream.streams.aio_producer import AsyncProducer, Position, wire_payload
 from slotstream.streams.topics import OPS, TURNS
 
-from .errors import Forbidden, NotFound
+from .errors import Conflict, Forbidden, NotFound
 from .keys import Principal
 from .schemas import Accepted, ContextLine, ContextQuery, ContextResult, IngestResult, OpBody, OpOutcome, TurnIn
 
@@ -173,6 +173,9 @@ class Sidecar:
             if err.reason is Reason.TARGET_NOT_FOUND:
                 # the URL names no record of this user's: its resource is missing, as for a GET
                 raise NotFound(err.reason.value, err.detail) from None
+            if err.reason in (Reason.TARGET_NOT_PENDING, Reason.SOURCE_NOT_AUTHORIZED):
+                # the record is there, in a state (or of a kind) this control does not apply to
+                raise Conflict(err.reason.value, err.detail) from None
             raise
 
     async def _take_ingest(self, caller: Principal, count: int) -> None:

@@ -93,7 +93,10 @@ def control_case(reason: Reason, name: str, method: str, action: str, record_id:
     body = {k: v for k, v in command.items() if k in ("value", "statement")} or None
     raw = {"command": {"op": action, "user": USER, "record_id": record_id, **command}}
     # a control on a record the URL names is a 404 when there is no such record of the user's
-    status = 404 if reason is Reason.TARGET_NOT_FOUND else 422
+    # or a 409 when the record is there in a state (or of a kind) the control does not apply to
+    status = {Reason.TARGET_NOT_FOUND: 404, Reason.TARGET_NOT_PENDING: 409, Reason.SOURCE_NOT_AUTHORIZED: 409}.get(
+        reason, 422
+    )
     return Case(reason, name, method, path, body, status=status, raw=raw)
 
 

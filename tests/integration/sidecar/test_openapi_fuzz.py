@@ -20,6 +20,18 @@ MAX_EXAMPLES = 100  # per operation and phase: the run stays within a few minute
 # state (an event time ahead of the server's clock, a secret in a value, a record kind's needs): the
 # document lists these as 422 reason codes, and valid-by-schema data there may get that 422.
 RULED_BY_THE_ENGINE = ("/v1/turns", "/v1/ops")
+# A correction's value is a record value, held to the same rules (its size and nesting, integers
+# within 64 bits, no secret): the document states them in words and as 422 reason codes.
+RULED_VALUES = ("/v1/users/{user}/memories/{record_id}/correct",)
+# A control on a record that is there but not in a state it applies to answers 409, as documented.
+CONTROLS = (
+    "/v1/users/{user}/memories/{record_id}",
+    "/v1/users/{user}/memories/{record_id}/confirm",
+    "/v1/users/{user}/memories/{record_id}/reject",
+    "/v1/users/{user}/memories/{record_id}/retract",
+)
+RULED = '"2xx", "401", "403", "404", "409", "422", "429"'
+CONTROLLED = '"2xx", "401", "403", "404", "409", "429"'
 # A forget (DELETE of a memory) keeps a tombstone, its value and statement gone, that the record's
 # reads and history show by design: the record id stays readable after the DELETE.
 EXCLUDED_CHECKS = "use_after_free"
@@ -31,7 +43,7 @@ expected-statuses = ["2xx", "401", "403", "404", "429"]
 OPERATION = """
 [[operations]]
 include-path = "{path}"
-checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "422", "429"]
+checks.positive_data_acceptance.expected-statuses = [{statuses}]
 """
 
 
@@ -39,7 +51,9 @@ checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404",
 def test_the_sidecar_keeps_its_published_contract(service: Service, tenant: str, tmp_path: Path) -> None:
     key = service.key(tenant)
     config = tmp_path / "schemathesis.toml"
-    config.write_text(CONFIG.format(operations="".join(OPERATION.format(path=p) for p in RULED_BY_THE_ENGINE)))
+    operations = [OPERATION.format(path=p, statuses=RULED) for p in (*RULED_BY_THE_ENGINE, *RULED_VALUES)]
+    operations += [OPERATION.format(path=p, statuses=CONTROLLED) for p in CONTROLS]
+    config.write_text(CONFIG.format(operations="".join(operations)))
     command = [
         *(sys.executable, "-m", "schemathesis.cli", "--config-file", str(config), "run"),
         f"{service.url}/openapi.json",

@@ -169,7 +169,7 @@ def test_ops_and_every_memory_control(service: Service, tenant: str) -> None:
         assert h.get(f"/v1/users/bob/memories/{language_id}").json()["status"] == "active"
         # what is stored says the record is not waiting: refused at the door, nothing produced
         not_pending = h.post(f"/v1/users/bob/memories/{language_id}/reject?wait=20")
-        assert (not_pending.status_code, not_pending.json()["reason"]) == (422, "target_not_pending")
+        assert (not_pending.status_code, not_pending.json()["reason"]) == (409, "target_not_pending")
 
         editor_id = by_attr["knowledge.editor"]["id"]
         assert h.delete(f"/v1/users/bob/memories/{editor_id}?wait=20").json()["accepted"][0]["outcome"] == "applied"
