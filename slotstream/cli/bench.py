@@ -20,6 +20,7 @@ def register(sub: Subparsers) -> None:
     _sidecar(bench_sub)
     _mcp(bench_sub)
     _fairness(bench_sub)
+    _memory(bench_sub)
     _profiling(bench_sub)
 
 
@@ -140,6 +141,19 @@ def _profiling(bench_sub: Subparsers) -> None:
     )
     timeline.add_argument("file", type=Path)
     timeline.set_defaults(func=cmd_timeline)
+
+
+def _memory(bench_sub: Subparsers) -> None:
+    bm = bench_sub.add_parser("memory", help="Redis RAM per record and by key kind, before and after a correction each")
+    bm.add_argument("--users", type=int, default=1000)
+    bm.add_argument("--records", type=int, default=20, help="preference records per user")
+    bm.set_defaults(func=cmd_memory)
+
+
+def cmd_memory(args: argparse.Namespace) -> int:
+    from slotstream.bench.memory import run_memory_bench
+
+    return run_memory_bench(Settings.from_env(), users=args.users, records=args.records)
 
 
 def cmd_engine(args: argparse.Namespace) -> int:

@@ -1,0 +1,27 @@
+"""`slotstream bench memory` runs end to end on a small count: RAM per record before and after a
+correction each, and the bytes by key kind, all of the namespace's keys counted."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from slotstream.bench.memory import run_memory_bench
+from slotstream.config.settings import Settings
+
+pytestmark = pytest.mark.integration
+
+
+def test_the_memory_bench_prints_bytes_per_record_and_by_key_kind(
+    redis_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run_memory_bench(Settings(redis_url=redis_url), users=5, records=4) == 0
+    out = capsys.readouterr().out
+    assert "5 users x 4 records = 20 records (20 applied)" in out, out
+    per_record = int(re.search(r"per record: ([\d,]+) B", out)[1].replace(",", ""))  # type: ignore[index]
+    superseded = int(re.search(r"one superseded version: ([\d,]+) B", out)[1].replace(",", ""))  # type: ignore[index]
+    assert 0 < per_record < superseded, out
+    kinds = dict(re.findall(r"^(\w+)\s+[\d,]+\s+[\d.]+\s+([\d,]+)$", out, re.M))
+    # every record is stored, indexed and has a lineage; the corrections left suppressions
+    assert {"rec", "act", "ix", "hist", "sup", "ops", "all"} <= set(kinds), out
