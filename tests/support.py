@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -158,3 +159,15 @@ def read_topic(stack: LocalStack, role: str, timeout: float = 60.0) -> list[Any]
         return out
     finally:
         consumer.close()
+
+
+def wait_until(check: Callable[[], Any], timeout: float, what: str, every: float = 0.05) -> Any:
+    """Poll `check` until it returns something true (returned), or fail after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}; last: {value!r}")
+        time.sleep(every)

@@ -24,7 +24,7 @@ from slotstream.state.progress import Progress
 from slotstream.streams.log_reader import Bound
 from slotstream.streams.topics import KEYS, OPS, TURNS, user_key
 
-from support import read_topic, record, start_stack
+from support import read_topic, record, start_stack, wait_until
 
 pytestmark = [pytest.mark.kafka, pytest.mark.integration]
 T0 = datetime(2026, 10, 1, 9, 0, tzinfo=UTC)
@@ -105,14 +105,6 @@ def erased(
 
 def turn(tenant: str, user: str, text: str, n: int, role: str = "user") -> dict[str, Any]:
     return {"tenant": tenant, "user": user, "session": "s1", "role": role, "text": text, "turn_id": f"{user}-t{n}"}
-
-
-def wait_until(check: Any, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.1)
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@ never by sleeping a fixed time.
 from __future__ import annotations
 
 import hashlib
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
@@ -30,7 +29,7 @@ from slotstream.state.digest import digest_namespace
 from slotstream.state.namespaces import drop_namespace
 from slotstream.streams.topics import CHANGES, DLQ, OPS, TURNS, user_key
 
-from support import read_topic, record, start_stack
+from support import read_topic, record, start_stack, wait_until
 from workloads import Item, build, reference_digest, send
 
 pytestmark = [pytest.mark.kafka, pytest.mark.integration]
@@ -115,17 +114,6 @@ def partition_of(key: bytes, partitions: int) -> int:
     from kafka.partitioner.default import murmur2
 
     return (murmur2(key) & 0x7FFFFFFF) % partitions
-
-
-def wait_until(check: Callable[[], Any], timeout: float, what: str, every: float = 0.05) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}; last: {value!r}")
-        time.sleep(every)
 
 
 def by_attribute(stack: LocalStack, tenant: str, user: str) -> dict[str, Any]:

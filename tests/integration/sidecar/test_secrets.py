@@ -4,7 +4,6 @@ ordinary commit hash in a statement is remembered."""
 
 from __future__ import annotations
 
-import time
 import uuid
 from typing import Any
 
@@ -17,7 +16,7 @@ from slotstream.state.digest import user_state
 from slotstream.state.keys import Keys
 from slotstream.streams.topics import ALL, DLQ, OPS, user_key
 
-from support import Service, read_topic, record
+from support import Service, read_topic, record, wait_until
 
 
 def op(tenant: str, attribute: str, value: Any) -> dict[str, Any]:
@@ -50,17 +49,6 @@ def _opened_topic_values(service: Service, tenant: str) -> list[tuple[str, bytes
                 value = open_sealed(held[key_id(value)], rec.key, value)
             out.append((role, value))
     return out
-
-
-def _wait_for(check: Any, timeout: float, what: str) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        found = check()
-        if found:
-            return found
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.2)
 
 
 def test_secrets_reach_no_state_and_no_topic_and_a_commit_hash_is_kept(service: Service, tenant: str) -> None:
@@ -127,7 +115,7 @@ def test_secrets_reach_no_state_and_no_topic_and_a_commit_hash_is_kept(service: 
         letters = [rec for rec in read_topic(stack, DLQ) if rec.key == user_key(tenant, "lin")]
         return dict(orjson.loads(letters[0].value)) if letters else None
 
-    dead = _wait_for(dead_letter, 60, "the forget's dead letter")
+    dead = wait_until(dead_letter, 60, "the forget's dead letter")
     assert dead["reason"] == "secret_value" and dead["excerpt"] is None
 
     # nothing of any secret in Redis or in any topic; the commit hash is remembered
