@@ -1,7 +1,10 @@
 -- Apply users' transitions, each user's atomically and idempotently; several users per call (they
 -- share a call's start, its first server call and the server's time for the write stamp).
 -- KEYS = the users' <prefix>:meta keys, in order (on a cluster, users of one hash slot only).
--- ARGV, per user in the order of KEYS: <prefix>, expected version (-1: don't check), n (the number
+-- ARGV[1] = "apply", ARGV[2] = index_above: a scope's read index is kept once the scope holds more
+-- rows than this (state/read_index.py, INDEX_ABOVE); a scope that has none yet and holds more after
+-- the call is named in the reply, for the caller to build (mode "build", below).
+-- Then, per user in the order of KEYS: <prefix>, expected version (-1: don't check), n (the number
 -- of transitions), m (the number of their arguments), the n op ids, then the m arguments: each
 -- transition as a flat run (state/apply_args.py writes them; nothing here decodes JSON to read them):
 --   op, at, at_ms, erase ("1"/"0"), ledger
@@ -20,12 +23,17 @@
 -- A row's index entry (JSON [unit or false, static value, [word keys], [main topics], [related
 -- topics], [names listed under when used only if related by meaning]], state/read_index.py) is stored as sent: an unchanged entry is recognised by its text,
 -- and only a changed one is decoded.
--- Returns, per user, {applied, 0, version}; {-1, 0, version} when the version check fails;
--- {-2, 0, version} when one of the ops was applied before (the caller's view was stale). A user
--- refused either way is left as it was; the others are applied all the same.
+-- Returns, per user, {applied, 0, version, scopes to index}; {-1, 0, version} when the version check
+-- fails; {-2, 0, version} when one of the ops was applied before (the caller's view was stale). A
+-- user refused either way is left as it was; the others are applied all the same.
+-- Mode "build": KEYS[1] = <prefix>:meta; ARGV = "build", <prefix>, the version the rows were read
+-- at, scope, then (id, index entry) per row of the scope. Indexes every row, or nothing (returns 0)
+-- when the user was written since: the caller read the rows, so a write in between may have
+-- changed them.
 local LOG_CAP = 10000
 local P  -- the prefix of the user being applied: every function below works on that user's keys
-local cursor = 1  -- the next argument to read
+local cursor = 3  -- the next argument to read
+local index_above = tonumber(ARGV[2])
 
 -- `command key values...` for a list of any length, in blocks: unpack cannot spread more than a
 -- few thousand values onto Lua's stack
@@ -170,9 +178,21 @@ local function erase_user(written_scopes)
   end
 end
 
+-- a scope's index is kept iff its scope list exists (a scope whose rows all left has neither)
+local index_kept = {}
+local function indexed(scope)
+  local kept = index_kept[scope]
+  if kept == nil then
+    kept = redis.call('EXISTS', P .. ':ixs:' .. scope) == 1
+    index_kept[scope] = kept
+  end
+  return kept
+end
+
 local written  -- the server's time, for the write stamp: asked once a call
 local function apply_user()
   P = take()
+  index_kept = {}
   local expected, n_ops, n_args = tonumber(take()), tonumber(take()), tonumber(take())
   local ids_from = cursor
   local after = cursor + n_ops + n_args  -- where the next user's arguments start
@@ -213,6 +233,7 @@ local function apply_user()
     if erase == '1' then
       erase_user(scopes_read)
       scopes_read = {}
+      index_kept = {}
       erased_at = at
     end
     for _ = 1, tonumber(take()) do
@@ -230,7 +251,8 @@ local function apply_user()
       if row ~= '' then
         redis.call('HSET', P .. ':act:' .. scope, id, row)
         if take() == '1' then scopes_read[scope] = true end
-        index(scope, id, take(), created)
+        local entry = take()
+        if indexed(scope) then index(scope, id, entry, created) end
       elseif not created then
         redis.call('HDEL', P .. ':act:' .. scope, id)
         unindex(scope, id)
@@ -287,9 +309,20 @@ local function apply_user()
   redis.call('HSET', P .. ':meta', unpack(stamp))
   -- a layout bug would have the next user's arguments read as this one's: stop the call here
   if cursor ~= after then error('apply.lua: a user\'s arguments did not add up to their count') end
-  return {n_ops, 0, version}
+  local to_index = {}
+  for scope, kept in pairs(index_kept) do
+    if not kept and redis.call('HLEN', P .. ':act:' .. scope) > index_above then to_index[#to_index + 1] = scope end
+  end
+  return {n_ops, 0, version, to_index}
 end
 
+if ARGV[1] == 'build' then
+  P = ARGV[2]
+  if tonumber(redis.call('HGET', P .. ':meta', 'version') or '0') ~= tonumber(ARGV[3]) then return 0 end
+  local scope = ARGV[4]
+  for k = 5, #ARGV, 2 do index(scope, ARGV[k], ARGV[k + 1], false) end
+  return 1
+end
 local replies = {}
 for k = 1, #KEYS do replies[k] = apply_user() end
 return replies

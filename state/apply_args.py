@@ -21,6 +21,7 @@ from slotstream.memory.models import LIVE_STATUSES, READ_MODEL_STATUSES, SLOT_ON
 from slotstream.memory.reconcile import Transition
 from slotstream.memory.selection import compact
 
+from .codec import encode_record
 from .read_index import index_entry
 
 
@@ -87,7 +88,7 @@ def transition_args(t: Transition, out: list[Any], known: KnownState | None = No
         from_slot = t.moved.get(rec.id, "")
         out += (
             rec.id,
-            rec.model_dump_json(),
+            encode_record(rec),
             rec.slot,
             rec.scope,
             _flag(rec.status in LIVE_STATUSES),
@@ -108,7 +109,7 @@ def transition_args(t: Transition, out: list[Any], known: KnownState | None = No
         if known is not None:
             new_scope = rec.scope not in known.scopes
             known.written.add(rec.scope)
-        out += (orjson.dumps(row), _flag(new_scope), orjson.dumps(index_entry(rec, row)))
+        out += (orjson.dumps(row), _flag(new_scope), orjson.dumps(index_entry(row)))
     out.append(len(t.created))
     for rid in t.created:
         out += (t.puts[rid].slot, rid)

@@ -20,6 +20,7 @@ import redis
 
 from slotstream.memory.key_parts import join
 
+from .codec import decode_record
 from .keys import Keys
 
 
@@ -58,7 +59,9 @@ def user_state(client: redis.Redis, keys: Keys, tenant: str, user: str) -> dict[
         hist_pipe.lrange(keys.history(tenant, user, slot), 0, -1)
     lineage = hist_pipe.execute() if slot_names else []
     return {
-        "records": {k.decode(): orjson.loads(v) for k, v in sorted(records.items())},
+        "records": {
+            k.decode(): decode_record(v, tenant, user).model_dump(mode="json") for k, v in sorted(records.items())
+        },
         "slots": {slot: sorted(orjson.loads(slots[slot.encode()]) or []) for slot in slot_names},
         "history": {slot: [i.decode() for i in ids] for slot, ids in zip(slot_names, lineage, strict=False)},
         "suppressions": {k.decode(): orjson.loads(v) for k, v in sorted(sups.items())},

@@ -46,11 +46,12 @@ from slotstream.memory.reconcile import (
 from slotstream.memory.validation import op_id_for, validate_op
 
 from .apply_args import KnownState, transition_args
+from .codec import decode_record
 from .context_cache import STAMP_FIELDS, ContextCache
 from .errors import ConcurrentUpdate
 from .keys import Keys
 from .lua import ChunkedWrites, LuaScript, run_pipeline
-from .read_index import CONTEXT_SCRIPT, WHOLE_UP_TO, ReadStats, SmallScopes
+from .read_index import CONTEXT_SCRIPT, INDEX_ABOVE, WHOLE_UP_TO, ReadStats, SmallScopes, index_entry
 from .reader import ContextRead
 
 MAX_RETRIES = 5
@@ -118,12 +119,15 @@ class Engine:
         namespace: str = "ss",
         context_cache: ContextCache | None = None,
         read_whole_up_to: int = WHOLE_UP_TO,
+        index_above: int = INDEX_ABOVE,
     ) -> None:
         """`context_cache`: keep parsed read-model rows between context lookups (a server's read
         path; see state/context_cache.py). Without it every lookup reads the rows.
         `read_whole_up_to`: a lookup reads its scopes whole up to this many rows, through the read
-        index above it (state/read_index.py)."""
+        index above it (state/read_index.py). `index_above`: writes keep a scope's read index once
+        it holds more rows than this."""
         self.read_whole_up_to = read_whole_up_to
+        self.index_above = index_above
         self.r = client
         self.keys = Keys(namespace)
         self.context_cache = context_cache
@@ -213,7 +217,8 @@ class Engine:
             if not ids:
                 continue
             for record_id, raw in zip(ids, next(stored), strict=True):
-                res.due += _due_of(record_id, Record.model_validate_json(raw) if raw else None)
+                stored_rec = decode_record(raw, res.tenant or "", res.user or "") if raw else None
+                res.due += _due_of(record_id, stored_rec)
 
     def _needs(self, items: list[_Pending]) -> Needs:
         total = Needs()
@@ -252,6 +257,7 @@ class Engine:
             for position, user_reply in zip(positions, reply, strict=True):
                 user_replies[position] = user_reply
         retry: OrderedDict[User, list[_Pending]] = OrderedDict()
+        to_index: list[tuple[User, str]] = []
         for stage, reply in zip(staged, user_replies, strict=True):
             if reply is not None and int(reply[0]) < 0:
                 # another writer moved first, or an op was applied before: reload and redo
@@ -260,9 +266,36 @@ class Engine:
                 continue
             if stage.op_ids:
                 self._cache.advance(stage.user, stage.view, int(reply[2]), stage.known)
+                to_index += [(stage.user, scope.decode()) for scope in reply[3]]
             for p, res in stage.outcomes:
                 results[p.index] = res
+        if to_index:
+            self.build_indexes(to_index)
         return retry
+
+    def build_indexes(self, scopes: list[tuple[User, str]]) -> int:
+        """Give each (user, scope) its read index, from the scope's rows (apply.lua names the scopes
+        that have grown past `index_above` without one). Two round trips: the rows with the version
+        they were read at, then one build call each, which indexes nothing when the user was written
+        in between (a later write names the scope again). Returns the scopes indexed."""
+        pipe = self.r.pipeline(transaction=False)
+        for (tenant, user), scope in scopes:
+            pipe.hget(self.keys.meta(tenant, user), "version")
+            pipe.hgetall(self.keys.active(tenant, user, scope))
+        read = pipe.execute()
+        calls: list[tuple[str, list[Any]]] = []
+        for k, ((tenant, user), scope) in enumerate(scopes):
+            version, rows = read[2 * k], read[2 * k + 1]
+            args: list[Any] = ["build", self.keys.prefix(tenant, user), int(version or 0), scope]
+            for rid, row in rows.items():
+                args += (rid, orjson.dumps(index_entry(orjson.loads(row))))
+            calls.append((self.keys.meta(tenant, user), args))
+
+        def build(pipe: Any) -> None:
+            for meta, args in calls:
+                self._apply(keys=[meta], args=args, client=pipe)
+
+        return sum(int(done) for done in run_pipeline(self.r, build, self._scripts))
 
     def _load_views(
         self, to_load: list[User], by_user: Mapping[User, list[_Pending]], needs: Mapping[User, Needs]
@@ -289,8 +322,8 @@ class Engine:
                     client=pipe,
                 )
 
-        for u, raw in zip(to_load, run_pipeline(self.r, build, self._scripts), strict=True):
-            self._cache.store_loaded(u, orjson.loads(raw), needs[u])
+        for u, reply in zip(to_load, run_pipeline(self.r, build, self._scripts), strict=True):
+            self._cache.store_loaded(u, _loaded(reply), needs[u])
 
     def _reconcile_user(self, user_key: User, pending: list[_Pending]) -> _Staged:
         """Reconcile one user's ops in order on the cached view (each sees the ones before it)."""
@@ -355,7 +388,8 @@ class Engine:
             args += (keys.prefix(*stage.user), stage.version, len(stage.op_ids), len(stage.args), *stage.op_ids)
             args += stage.args
             positions.append(position)
-        commands = [("EVALSHA", sha, len(call_keys), *call_keys, *args) for call_keys, args, _ in calls.values()]
+        head = ("apply", self.index_above)
+        commands = [("EVALSHA", sha, len(call_keys), *call_keys, *head, *args) for call_keys, args, _ in calls.values()]
         return commands, [positions for _, _, positions in calls.values()]
 
     # --- read side ----------------------------------------------------------------------------
@@ -398,7 +432,7 @@ class Engine:
         if not ids:
             return []
         raws = self.r.hmget(self.keys.records(tenant, user), ids)
-        return [Record.model_validate_json(r) for r in raws if r]
+        return [decode_record(r, tenant, user) for r in raws if r]
 
     def watermarks(self, users: list[tuple[str, str]]) -> list[int | None]:
         """Each user's event-time watermark: the newest event time applied to their state."""
@@ -413,15 +447,17 @@ class Engine:
         """The record "the current value" of a slot means (what `corrects_current` resolves to)."""
         sk = slot_key(subject, attribute, scope)
         req = {"ops": [], "slots": [sk], "ids": [], "attrs": [], "history": False}
-        raw = self._load(keys=[self.keys.meta(tenant, user)], args=[self.keys.prefix(tenant, user), orjson.dumps(req)])
-        return current_of(_view(orjson.loads(raw)).live(sk))
+        reply = self._load(
+            keys=[self.keys.meta(tenant, user)], args=[self.keys.prefix(tenant, user), orjson.dumps(req)]
+        )
+        return current_of(_view(_loaded(reply), (tenant, user)).live(sk))
 
     def record(self, tenant: str, user: str, record_id: str) -> Record | None:
         raw = self.r.hget(self.keys.records(tenant, user), record_id)
-        return Record.model_validate_json(raw) if raw else None
+        return decode_record(raw, tenant, user) if raw else None
 
     def records(self, tenant: str, user: str) -> list[Record]:
-        return [Record.model_validate_json(v) for v in self.r.hvals(self.keys.records(tenant, user))]
+        return [decode_record(v, tenant, user) for v in self.r.hvals(self.keys.records(tenant, user))]
 
     def suppressions(self, tenant: str, user: str) -> list[Suppression]:
         return [Suppression.model_validate_json(v) for v in self.r.hvals(self.keys.suppressions(tenant, user))]
@@ -487,7 +523,7 @@ class ViewCache:
         return True
 
     def store_loaded(self, user: tuple[str, str], state: dict[str, Any], needs: Needs) -> None:
-        view = _view(state)
+        view = _view(state, user)
         version = int(state.get("version", 0))
         slots = set(view.slots)
         history = set(view.history)
@@ -536,10 +572,33 @@ class ViewCache:
         entry.view, entry.version, entry.applied = view, version, set()
 
 
-def _view(state: dict[str, Any]) -> UserView:
+def _pairs(flat: list[Any]) -> dict[str, Any]:
+    return {flat[i].decode(): flat[i + 1] for i in range(0, len(flat), 2)}
+
+
+def _loaded(reply: list[Any]) -> dict[str, Any]:
+    """load.lua's flat reply as the state a view is built from."""
+    version, erased_at, applied, records, slots, history, sup, aliases, deps, slot_keys = reply
+    state: dict[str, Any] = {
+        "version": int(version),
+        "erased_at": erased_at.decode() if erased_at else "",
+        "applied": {op.decode() for op in applied},
+        "records": _pairs(records),
+        "slots": _pairs(slots),
+        "history": {k: [i.decode() for i in ids] for k, ids in _pairs(history).items()},
+        "sup": _pairs(sup),
+        "aliases": {k: v.decode() for k, v in _pairs(aliases).items()},
+        "deps": _pairs(deps),
+    }
+    if slot_keys is not None:
+        state["slot_keys"] = [k.decode() for k in slot_keys]
+    return state
+
+
+def _view(state: dict[str, Any], user: tuple[str, str]) -> UserView:
     view = UserView()
     for rid, raw in (state.get("records") or {}).items():
-        view.records[rid] = Record.model_validate_json(raw)
+        view.records[rid] = decode_record(raw, *user)
     for sk, raw in (state.get("slots") or {}).items():
         view.slots[sk] = list(orjson.loads(raw)) if raw else []
     for sk, ids in (state.get("history") or {}).items():

@@ -6,16 +6,22 @@
 -- slot_keys: every slot key of the user, when there are at most list_slots_up_to (else absent)
 -- The dependency index (<prefix>:dep) is always returned whole, with the records listed in it:
 -- reconciliation moves dependents to needs_review in the same apply, transitively.
+-- Reply (flat arrays, so stored values come back byte for byte, whatever their form): {version,
+-- erased_at, applied op ids, records {id, stored, ...}, live lists {slot, JSON list, ...},
+-- histories {slot, {ids}, ...}, suppressions {key, JSON, ...}, aliases {id, target, ...},
+-- dependency index {key, JSON list, ...}, slot keys (false: more than list_slots_up_to)}
 local P = ARGV[1]
 local req = cjson.decode(ARGV[2])
-local out = {applied = {}, records = {}, slots = {}, history = {}, sup = {}, aliases = {}, deps = {}}
+local out = {slots = {}}
+local applied = {}
 for _, op in ipairs(req.ops or {}) do
-  if redis.call('HEXISTS', P .. ':ops', op) == 1 then out.applied[op] = 1 end
+  if redis.call('HEXISTS', P .. ':ops', op) == 1 then applied[#applied + 1] = op end
 end
-out.version = tonumber(redis.call('HGET', P .. ':meta', 'version') or '0')
-out.erased_at = redis.call('HGET', P .. ':meta', 'erased_at') or ''
+local version = tonumber(redis.call('HGET', P .. ':meta', 'version') or '0')
+local erased_at = redis.call('HGET', P .. ':meta', 'erased_at') or ''
 local sup = redis.call('HGETALL', P .. ':sup')
-for i = 1, #sup, 2 do out.sup[sup[i]] = sup[i + 1] end
+local aliases = {}
+local slot_keys = false
 
 local want, wanted = {}, {}
 local function want_id(id)
@@ -40,16 +46,22 @@ for _, sk in ipairs(req.slots or {}) do
   if req.history then want_history(sk) end
 end
 if req.list_slots_up_to and redis.call('HLEN', P .. ':slot') <= req.list_slots_up_to then
-  out.slot_keys = redis.call('HKEYS', P .. ':slot')
+  slot_keys = redis.call('HKEYS', P .. ':slot')
 end
 for _, id in ipairs(req.ids or {}) do
   local target = redis.call('HGET', P .. ':alias', id)
-  if target then out.aliases[id] = target; id = target end
+  if target then aliases[#aliases + 1] = id; aliases[#aliases + 1] = target; id = target end
   want_id(id)
   local raw = redis.call('HGET', P .. ':rec', id)
   if raw then
-    local r = cjson.decode(raw)
-    local sk = r.subject .. '|' .. r.attribute .. '|' .. r.scope
+    local sk
+    if string.sub(raw, 1, 1) == '{' then  -- a record stored before the compact form (state/codec.py)
+      local r = cjson.decode(raw)
+      sk = r.subject .. '|' .. r.attribute .. '|' .. r.scope
+    else  -- [format, id, kind, subject, attribute, scope, ...]
+      local r = cmsgpack.unpack(raw)
+      sk = r[4] .. '|' .. r[5] .. '|' .. r[6]
+    end
     load_slot(sk)
     if req.history then want_history(sk) end
   end
@@ -68,20 +80,24 @@ for _, sa in ipairs(req.attrs or {}) do
 end
 local deps = redis.call('HGETALL', P .. ':dep')
 for i = 1, #deps, 2 do
-  out.deps[deps[i]] = deps[i + 1]
   for _, id in ipairs(cjson.decode(deps[i + 1])) do want_id(id) end
 end
+local history = {}
 for _, sk in ipairs(hist_slots) do
   local ids = redis.call('LRANGE', P .. ':hist:' .. redis.sha1hex(sk), 0, -1)
-  out.history[sk] = ids
+  history[#history + 1] = sk
+  history[#history + 1] = ids
   for _, id in ipairs(ids) do want_id(id) end
 end
 -- in blocks: unpack cannot spread more than a few thousand values onto Lua's stack
+local records = {}
 for first = 1, #want, 1000 do
   local last = math.min(first + 999, #want)
   local vals = redis.call('HMGET', P .. ':rec', unpack(want, first, last))
   for i = first, last do
-    if vals[i - first + 1] then out.records[want[i]] = vals[i - first + 1] end
+    if vals[i - first + 1] then records[#records + 1] = want[i]; records[#records + 1] = vals[i - first + 1] end
   end
 end
-return cjson.encode(out)
+local slots = {}
+for sk, live in pairs(out.slots) do slots[#slots + 1] = sk; slots[#slots + 1] = live end
+return {version, erased_at, applied, records, slots, history, sup, aliases, deps, slot_keys}

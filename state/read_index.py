@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from slotstream.memory.models import Cardinality, Record
+from slotstream.memory.models import Cardinality
 from slotstream.memory.selection import topics_for
 from slotstream.memory.semantics import relevance
 
@@ -36,6 +36,12 @@ CONTEXT_SCRIPT = ScriptText.named("context.lua")
 # a context lookup reads its scopes whole when they hold at most this many rows: reading them all
 # costs about what the indexed read costs (docs/results.md)
 WHOLE_UP_TO = 128
+
+# apply.lua keeps a scope's read index once the scope holds more than this many rows, and none
+# below: a lookup reads a scope that small whole anyway (context.lua reads a scope whose index does
+# not cover its rows whole), and the index cost more RAM than the rows it lists. Half WHOLE_UP_TO,
+# so that a request over two such scopes still finds them indexed.
+INDEX_ABOVE = WHOLE_UP_TO // 2
 
 
 # the script reads the ids of a scope's rows used only when related at once (one ZRANGE, then a
@@ -58,16 +64,17 @@ def _topic_lists(attribute: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(sorted(main)), tuple(sorted(related))
 
 
-def index_entry(rec: Record, row: list[Any]) -> list[Any]:
+def index_entry(row: list[Any]) -> list[Any]:
     """The entry apply.lua indexes a read-model row by: [unit (single-valued: the attribute, whose
     rows compete for one place) or False, static value, word keys, main topics, related topics,
     and for a row used only when related by meaning (its row holds a meaning) what it is listed
     under for that (relevance.listed_under) and what a lookup screens it with
-    (relevance.screen_of_packed)]. `row` is the record's compact row (selection.compact): its words
-    and static value."""
-    main, related = _topic_lists(rec.attribute)
+    (relevance.screen_of_packed)]. `row` is a record's compact row (selection.compact): a pure
+    function of it, so an index can be built later from the rows alone (`Engine.build_indexes`)."""
+    attribute = row[2]
+    main, related = _topic_lists(attribute)
     entry: list[Any] = [
-        rec.attribute if rec.cardinality != Cardinality.MULTI else False,
+        attribute if row[13] != Cardinality.MULTI else False,
         repr(row[20]),
         _keys_of_words(row[19]),
         main,

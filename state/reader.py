@@ -35,6 +35,7 @@ from slotstream.memory.selection import (
 from slotstream.memory.semantics import relevance
 
 from . import read_index
+from .codec import decode_record
 from .context_cache import STAMP_FIELDS, ContextCache
 from .deployment import parse_pointer
 from .keys import Keys, deploy_pointer
@@ -400,13 +401,13 @@ class AsyncReader:
         if raw is None:
             target = await self.r.hget(keys.aliases(tenant, user), record_id)
             raw = await self.r.hget(keys.records(tenant, user), target) if target else None
-        return Record.model_validate_json(raw) if raw else None
+        return decode_record(raw, tenant, user) if raw else None
 
     async def records_page(self, tenant: str, user: str, cursor: int, count: int) -> tuple[list[Record], int]:
         """One page of a user's records (HSCAN order; `cursor` 0 starts, a returned 0 is the end)."""
         keys = await self._current()
         cursor, page = await self._hscan(keys.records(tenant, user), cursor, max(1, min(count, PAGE_MAX)))
-        return [Record.model_validate_json(v) for v in page.values()], cursor
+        return [decode_record(v, tenant, user) for v in page.values()], cursor
 
     async def _hscan(self, key: str, cursor: int, count: int) -> tuple[int, dict[bytes, bytes]]:
         next_cursor, page = await self.r.hscan(key, cursor=cursor, count=count)
@@ -418,7 +419,7 @@ class AsyncReader:
         if not ids:
             return []
         raws = await self.r.hmget(keys.records(tenant, user), ids)
-        return [Record.model_validate_json(r) for r in raws if r]
+        return [decode_record(r, tenant, user) for r in raws if r]
 
     async def live(self, tenant: str, user: str, slot: str) -> list[Record]:
         """The records a slot holds now (its live ones, as reconciliation loads them)."""
@@ -428,7 +429,7 @@ class AsyncReader:
         if not ids:
             return []
         raws = await self.r.hmget(keys.records(tenant, user), ids)
-        return [Record.model_validate_json(r) for r in raws if r]
+        return [decode_record(r, tenant, user) for r in raws if r]
 
     async def outcomes(self, tenant: str, user: str, op_ids: list[str]) -> dict[str, dict[str, Any] | None]:
         """Each op's outcome once reconciliation applied it (None: not applied yet)."""
@@ -452,7 +453,7 @@ class AsyncReader:
         while True:
             cursor, page = await self._hscan(keys.records(tenant, user), cursor, PAGE_MAX)
             for raw in page.values():
-                yield {"type": "record", "record": orjson.loads(raw)}
+                yield {"type": "record", "record": decode_record(raw, tenant, user).model_dump(mode="json")}
             if cursor == 0:
                 break
         sups = cast(dict[bytes, bytes], await self.r.hgetall(keys.suppressions(tenant, user)))

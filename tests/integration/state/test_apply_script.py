@@ -85,7 +85,7 @@ def test_entries_written_by_the_earlier_script_are_replaced_or_taken_out(
     later += [note(i, f"deploy window {i}", round_no=1) for i in range(2, 5)]
     forget = {"op": "forget", "tenant": "t1", "user": "u1", "match": {"attribute": "knowledge.item_5"}}
     later.append({"at": (T0 + timedelta(hours=1)).isoformat(), "op_id": "u1-forget-5", "command": forget})
-    legacy, clean = Engine(redis_client, legacy_ns), Engine(redis_client, clean_ns)
+    legacy, clean = Engine(redis_client, legacy_ns, index_above=0), Engine(redis_client, clean_ns, index_above=0)
     legacy.apply_many(first)
     clean.apply_many(first)
 
@@ -136,7 +136,7 @@ def test_a_call_whose_arguments_do_not_add_up_is_refused_with_a_reason(
     engine.apply_many([note(0)])
     keys = Keys(namespace)
     engine._apply.ensure_loaded()
-    args = [keys.prefix("t1", "u1"), -1, 0, 2, "stray", "arguments"]  # no transition, two arguments
+    args = ["apply", 0, keys.prefix("t1", "u1"), -1, 0, 2, "stray", "arguments"]  # no transition, two arguments
     with pytest.raises(redis.ResponseError, match="did not add up"):
         redis_client.evalsha(engine._apply.sha, 1, keys.meta("t1", "u1"), *args)
 

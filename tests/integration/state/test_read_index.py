@@ -32,7 +32,11 @@ EVERY_READ = 1 << 62
 
 def _engines(client: redis.Redis, namespace: str) -> tuple[Engine, Engine]:
     """One engine that reads through the index whatever the size, one that always reads whole."""
-    return Engine(client, namespace, read_whole_up_to=0), Engine(client, namespace, read_whole_up_to=EVERY_READ)
+    # every scope indexed from its first row, so that small scopes test the indexed read too
+    return (
+        Engine(client, namespace, read_whole_up_to=0, index_above=0),
+        Engine(client, namespace, read_whole_up_to=EVERY_READ, index_above=0),
+    )
 
 
 def _random_record(rng: random.Random, user: str, i: int) -> dict[str, Any]:
