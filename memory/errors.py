@@ -51,6 +51,9 @@ class Reason(StrEnum):
     # a message no rule refused but processing failed on: kept in the dead-letter topic with the
     # error's class, so one bad message never holds up or takes down the rest of its batch
     INTERNAL_ERROR = "internal_error"
+    # an op the ledger no longer knows, from before the newest event time it forgot (the ledger
+    # window): it could be a redelivery of one applied then, so it is never applied
+    BEYOND_LEDGER_WINDOW = "beyond_ledger_window"
     # reconciliation outcomes that drop an otherwise valid op
     SUPPRESSED = "suppressed"
     USER_ERASED = "user_erased"

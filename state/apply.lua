@@ -3,7 +3,11 @@
 -- KEYS = the users' <prefix>:meta keys, in order (on a cluster, users of one hash slot only).
 -- ARGV[1] = "apply", ARGV[2] = index_above: a scope's read index is kept once the scope holds more
 -- rows than this (state/read_index.py, INDEX_ABOVE); a scope that has none yet and holds more after
--- the call is named in the reply, for the caller to build (mode "build", below).
+-- the call is named in the reply, for the caller to build (mode "build", below). ARGV[3] = log_max:
+-- the change log keeps the user's newest this many entries. ARGV[4] = ledger_window (ms, 0: keep
+-- every entry): the op ledger drops entries whose event time is more than this before the user's
+-- newest, and meta's `lfloor` keeps the newest event time it dropped (the caller refuses an op it
+-- does not know from before that: it could be one of them).
 -- Then, per user in the order of KEYS: <prefix>, expected version (-1: don't check), n (the number
 -- of transitions), m (the number of their arguments), the n op ids, then the m arguments: each
 -- transition as a flat run (state/apply_args.py writes them; nothing here decodes JSON to read them):
@@ -23,17 +27,16 @@
 -- A row's index entry (JSON [unit or false, static value, [word keys], [main topics], [related
 -- topics], [names listed under when used only if related by meaning]], state/read_index.py) is stored as sent: an unchanged entry is recognised by its text,
 -- and only a changed one is decoded.
--- Returns, per user, {applied, 0, version, scopes to index}; {-1, 0, version} when the version check
+-- Returns, per user, {applied, 0, version, scopes to index, lfloor}; {-1, 0, version} when the version check
 -- fails; {-2, 0, version} when one of the ops was applied before (the caller's view was stale). A
 -- user refused either way is left as it was; the others are applied all the same.
 -- Mode "build": KEYS[1] = <prefix>:meta; ARGV = "build", <prefix>, the version the rows were read
 -- at, scope, then (id, index entry) per row of the scope. Indexes every row, or nothing (returns 0)
 -- when the user was written since: the caller read the rows, so a write in between may have
 -- changed them.
-local LOG_CAP = 10000
 local P  -- the prefix of the user being applied: every function below works on that user's keys
-local cursor = 3  -- the next argument to read
-local index_above = tonumber(ARGV[2])
+local cursor = 5  -- the next argument to read
+local index_above, log_max, ledger_window = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 
 -- `command key values...` for a list of any length, in blocks: unpack cannot spread more than a
 -- few thousand values onto Lua's stack
@@ -152,10 +155,21 @@ local function erase_user(written_scopes)
   -- record ids its entries list (their last field, ',"p":[...]') go
   local ledger, kept = redis.call('HGETALL', P .. ':ops'), {}
   for i = 1, #ledger, 2 do
-    local cut = string.find(ledger[i + 1], ',"p":', 1, true)
-    if cut then
-      kept[#kept + 1] = ledger[i]
-      kept[#kept + 1] = string.sub(ledger[i + 1], 1, cut - 1) .. '}'
+    local raw = ledger[i + 1]
+    local first = string.sub(raw, 1, 1)
+    if first == '{' then  -- a JSON entry (state/codec.py): its list is the last field
+      local cut = string.find(raw, ',"p":', 1, true)
+      if cut then
+        kept[#kept + 1] = ledger[i]
+        kept[#kept + 1] = string.sub(raw, 1, cut - 1) .. '}'
+      end
+    elseif not string.find(first, '%d') then  -- [time, outcome, reason, ids]
+      local entry = cmsgpack.unpack(raw)
+      if entry[4] then
+        entry[4] = nil
+        kept[#kept + 1] = ledger[i]
+        kept[#kept + 1] = cmsgpack.pack(entry)
+      end
     end
   end
   call_in_blocks('HSET', P .. ':ops', kept)
@@ -178,6 +192,25 @@ local function erase_user(written_scopes)
   end
 end
 
+-- drops the ledger entries whose event time is before `cutoff` (ms); returns the newest dropped
+-- (JSON entries, written before the compact form, are left to `slotstream state compact`)
+local function trim_ledger(cutoff, floor)
+  local ledger, gone = redis.call('HGETALL', P .. ':ops'), {}
+  for i = 1, #ledger, 2 do
+    local raw = ledger[i + 1]
+    local first = string.sub(raw, 1, 1)
+    if first ~= '{' and not string.find(first, '%d') then
+      local at_ms = math.floor(cmsgpack.unpack(raw)[1] / 1000)
+      if at_ms < cutoff then
+        gone[#gone + 1] = ledger[i]
+        if at_ms > floor then floor = at_ms end
+      end
+    end
+  end
+  if #gone > 0 then call_in_blocks('HDEL', P .. ':ops', gone) end
+  return floor
+end
+
 -- a scope's index is kept iff its scope list exists (a scope whose rows all left has neither)
 local index_kept = {}
 local function indexed(scope)
@@ -196,7 +229,7 @@ local function apply_user()
   local expected, n_ops, n_args = tonumber(take()), tonumber(take()), tonumber(take())
   local ids_from = cursor
   local after = cursor + n_ops + n_args  -- where the next user's arguments start
-  local meta = redis.call('HMGET', P .. ':meta', 'version', 'watermark', 'rsup')
+  local meta = redis.call('HMGET', P .. ':meta', 'version', 'watermark', 'rsup', 'lfloor', 'ltrim')
   local version = tonumber(meta[1] or '0')
   if expected >= 0 and expected ~= version then cursor = after; return {-1, 0, version} end
   -- An op already applied means the caller reconciled on a stale view: apply nothing, let it reload.
@@ -228,6 +261,8 @@ local function apply_user()
   -- once, at the end
   local scopes_read = {}
   local log_length = 0
+  local lfloor, ltrim = tonumber(meta[4] or '0'), tonumber(meta[5] or '0')
+  local trimmed = false
   for _ = 1, n_ops do
     local op, at, at_ms, erase, ledger = take(), take(), tonumber(take()), take(), take()
     if erase == '1' then
@@ -292,8 +327,16 @@ local function apply_user()
     if #log > 0 then log_length = call_in_blocks('RPUSH', P .. ':log', log) end
     redis.call('HSET', P .. ':ops', op, ledger)
     if at_ms > watermark then watermark = at_ms end
+    -- the ledger's window, trimmed each time the user's event time has moved an eighth of it on:
+    -- after an op, so that where a batch ends never changes what is kept
+    if ledger_window > 0 and watermark >= ltrim + ledger_window / 8 then
+      lfloor = trim_ledger(watermark - ledger_window, lfloor)
+      ltrim, trimmed = watermark, true
+    end
   end
-  if log_length > LOG_CAP then redis.call('LTRIM', P .. ':log', -LOG_CAP, -1) end
+  if log_length > log_max then
+    if log_max > 0 then redis.call('LTRIM', P .. ':log', -log_max, -1) else redis.call('DEL', P .. ':log') end
+  end
   local scopes = {}
   for scope in pairs(scopes_read) do scopes[#scopes + 1] = scope end
   if #scopes > 0 then call_in_blocks('SADD', P .. ':scopes', scopes) end
@@ -306,6 +349,10 @@ local function apply_user()
   end
   local stamp = {'version', version, 'watermark', watermark, 'written', written, 'rsup', 1}
   if erased_at then stamp[#stamp + 1] = 'erased_at'; stamp[#stamp + 1] = erased_at end
+  if trimmed then
+    stamp[#stamp + 1] = 'lfloor'; stamp[#stamp + 1] = lfloor
+    stamp[#stamp + 1] = 'ltrim'; stamp[#stamp + 1] = ltrim
+  end
   redis.call('HSET', P .. ':meta', unpack(stamp))
   -- a layout bug would have the next user's arguments read as this one's: stop the call here
   if cursor ~= after then error('apply.lua: a user\'s arguments did not add up to their count') end
@@ -313,7 +360,7 @@ local function apply_user()
   for scope, kept in pairs(index_kept) do
     if not kept and redis.call('HLEN', P .. ':act:' .. scope) > index_above then to_index[#to_index + 1] = scope end
   end
-  return {n_ops, 0, version, to_index}
+  return {n_ops, 0, version, to_index, lfloor}
 end
 
 if ARGV[1] == 'build' then

@@ -21,7 +21,7 @@ from slotstream.memory.models import LIVE_STATUSES, READ_MODEL_STATUSES, SLOT_ON
 from slotstream.memory.reconcile import Transition
 from slotstream.memory.selection import compact
 
-from .codec import encode_record
+from .codec import encode_change, encode_ledger_entry, encode_record
 from .read_index import index_entry
 
 
@@ -79,10 +79,7 @@ def transition_args(t: Transition, out: list[Any], known: KnownState | None = No
     # the ledger entry: the op's event time and what it did (a caller waiting on it reads this), and
     # the records it wrote: a redelivery finds the op a duplicate and works their expiry entries out
     # again from them (Engine.apply_many), in case the first delivery's were never written
-    entry: dict[str, Any] = {"at": at, "o": t.outcome, "r": t.reason}
-    if t.puts:
-        entry["p"] = list(t.puts)
-    ledger = orjson.dumps(entry)
+    ledger = encode_ledger_entry(t.at, t.outcome, t.reason, list(t.puts))
     out += (t.op_id, at, to_ms(t.at), _flag(t.erase), ledger, len(t.puts))
     for rec in t.puts.values():
         from_slot = t.moved.get(rec.id, "")
@@ -123,7 +120,7 @@ def transition_args(t: Transition, out: list[Any], known: KnownState | None = No
     for key, ids in t.deps.items():
         out += (key, len(ids), *ids)
     out.append(len(t.changes))
-    out += (orjson.dumps({"op": t.op_id, "at": at, **change}) for change in t.changes)
+    out += (encode_change(t.op_id, t.at, change) for change in t.changes)
 
 
 def _list_arg(known: KnownState | None, sent: dict[str, bytes], slot: str) -> bytes:

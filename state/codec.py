@@ -2,16 +2,17 @@
 
 A record's JSON spelled out every field name (about 42% of its bytes), every default and every
 time as text. The stored form is a MessagePack array, `[format, id, kind, subject, attribute,
-scope, value, statement, status, op_id, observed_at, ...]`, in which:
+scope, value, statement, status, op_id, observed_at, ...]` (`_Stored`), in which:
 
 - the tenant and the user are left out: the key the record is stored under names them;
 - enums are small integers (the tables below: append only, never reorder);
-- `observed_at` is microseconds since the epoch; every other time is microseconds after it (0 for
-  the same instant, which is the usual case and one byte);
-- a float that is a whole number of ten-thousandths is that integer (0.5 -> 5000: two bytes, and
-  dividing it back gives the same float);
-- `normalized_value` is left out (nil) when it equals the value;
+- times are MessagePack timestamps, and the ones that equal `observed_at` (as a record's ingest
+  and update times and its evidence's usually do) are nil;
+- `normalized_value` is nil when it equals the value;
 - fields past the last one that differs from its default are left out of the array.
+
+load.lua reads the first six positions itself (format, id, kind, subject, attribute, scope): they
+must stay first, and stay strings and small integers.
 
 Records written before this form are JSON objects (their first byte is `{`): `decode_record` reads
 both, so a namespace needs no conversion to keep working; `slotstream state compact` rewrites old
@@ -24,17 +25,21 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import msgspec
+import orjson
 
 from slotstream.memory.models import (
     Authority,
     Cardinality,
+    Change,
     Consequence,
     EvidenceEntry,
     Kind,
+    Outcome,
     Record,
     Sensitivity,
     SourceType,
     Status,
+    iso,
 )
 
 FORMAT = 1
@@ -72,22 +77,30 @@ CONSEQUENCES = (Consequence.LOW, Consequence.MEDIUM, Consequence.HIGH, Consequen
 SENSITIVITIES = (Sensitivity.NORMAL, Sensitivity.PERSONAL, Sensitivity.SPECIAL, Sensitivity.SECRET)
 CARDINALITIES = (Cardinality.SINGLE, Cardinality.MULTI)
 SOURCE_TYPES = (SourceType.CONVERSATION, SourceType.DOCUMENT, SourceType.SYSTEM, SourceType.ASSISTANT)
+OUTCOMES = (
+    Outcome.APPLIED,
+    Outcome.REFRESHED,
+    Outcome.DUPLICATE,
+    Outcome.REJECTED,
+    Outcome.DROPPED,
+    Outcome.NOOP,
+    Outcome.REFUSED,
+)
+CHANGE_TYPES = tuple(Change)  # in the enum's order: append new types at its end
 
 _CODE = {
     table: {value: code for code, value in enumerate(table)}
-    for table in (KINDS, STATUSES, AUTHORITIES, CONSEQUENCES, SENSITIVITIES, CARDINALITIES, SOURCE_TYPES)
+    for table in (KINDS, STATUSES, AUTHORITIES, CONSEQUENCES, SENSITIVITIES, CARDINALITIES, SOURCE_TYPES, OUTCOMES)
 }
 
-# positions of the array (after the format at 0)
-ID, KIND, SUBJECT, ATTRIBUTE, SCOPE = 1, 2, 3, 4, 5
+_KIND, _STATUS, _AUTHORITY = _CODE[KINDS], _CODE[STATUSES], _CODE[AUTHORITIES]
+_CONSEQUENCE, _SENSITIVITY, _CARDINALITY = _CODE[CONSEQUENCES], _CODE[SENSITIVITIES], _CODE[CARDINALITIES]
+_SOURCE_TYPE = _CODE[SOURCE_TYPES]
+_CHANGE_TYPE_CODE = {value.value: code for code, value in enumerate(CHANGE_TYPES)}
+_STATUS_CODE = {value.value: code for code, value in enumerate(STATUSES)}
+
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_ENCODER = msgspec.msgpack.Encoder()
-_DECODER = msgspec.msgpack.Decoder()
-
-
-class MalformedRecord(ValueError):
-    """A stored value that is neither a record's JSON nor its compact form."""
 
 
 def _us(dt: datetime) -> int:
@@ -99,76 +112,102 @@ def _at(us: int) -> datetime:
     return _EPOCH + timedelta(microseconds=us)
 
 
-def _after(dt: datetime | None, base: int) -> int | None:
-    return None if dt is None else _us(dt) - base
+_ENCODER = msgspec.msgpack.Encoder()
+_DECODER = msgspec.msgpack.Decoder()
 
 
-def _from(offset: int | None, base: int) -> datetime | None:
-    return None if offset is None else _at(base + offset)
+class MalformedRecord(ValueError):
+    """A stored value that is neither a record's JSON nor its compact form."""
 
 
-def _number(x: float) -> float | int:
-    scaled = round(x * 10_000)
-    return scaled if scaled / 10_000 == x and -(2**31) < scaled < 2**31 else x
+class _Stored(msgspec.Struct, array_like=True, omit_defaults=True, gc=False):
+    """The compact form's positions. Times are MessagePack timestamps; `ingested_at` and
+    `updated_at` are nil when they equal `observed_at`, an evidence entry's time likewise. Every
+    field from `ingested_at` on has a default, and trailing defaults are left out of the array."""
+
+    format: int
+    id: str
+    kind: int
+    subject: str
+    attribute: str
+    scope: str
+    value: Any
+    statement: str
+    status: int
+    op_id: str
+    observed_at: datetime
+    ingested_at: datetime | None = None
+    updated_at: datetime | None = None
+    confidence: float = 1.0
+    importance: float = 0.5
+    actionability: float = 0.5
+    authority: int = 0
+    consequence: int = 1
+    sensitivity: int = 0
+    cardinality: int = 0
+    normalized_value: Any = None
+    evidence: list[tuple[int, str | None, str | None, datetime | None]] | None = None
+    supersedes: str | None = None
+    superseded_by: str | None = None
+    valid_until: datetime | None = None
+    valid_from: datetime | None = None
+    review_at: datetime | None = None
+    status_reason: str | None = None
+    corrects: str | None = None
+    corrects_current: bool = False
+    depends_on: list[str] | None = None
+    dependency_until: datetime | None = None
+    audience: list[str] | None = None
 
 
-def _float(x: float | int) -> float:
-    return x / 10_000 if isinstance(x, int) else x
-
-
-def _evidence(ev: EvidenceEntry, base: int) -> list[Any]:
-    out = [_CODE[SOURCE_TYPES][ev.source_type], ev.source_id, ev.quote, _after(ev.at, base)]
-    while out and out[-1] is None:
-        out.pop()
-    return out
+_STORED_DECODER = msgspec.msgpack.Decoder(_Stored)
 
 
 def encode_record(rec: Record) -> bytes:
     """The stored form of `rec` (its tenant and user are the key's)."""
-    base = _us(rec.observed_at)
+    observed = rec.observed_at
     value = rec.value
-    out: list[Any] = [
-        FORMAT,
-        rec.id,
-        _CODE[KINDS][rec.kind],
-        rec.subject,
-        rec.attribute,
-        rec.scope,
-        value,
-        rec.statement,
-        _CODE[STATUSES][rec.status],
-        rec.op_id,
-        base,
-        _after(rec.ingested_at, base),
-        _after(rec.updated_at, base),
-        _number(rec.confidence),
-        _number(rec.importance),
-        _number(rec.actionability),
-        _CODE[AUTHORITIES][rec.authority],
-        _CODE[CONSEQUENCES][rec.consequence],
-        _CODE[SENSITIVITIES][rec.sensitivity],
-        _CODE[CARDINALITIES][rec.cardinality],
-        None if rec.normalized_value == value else rec.normalized_value,
-        [_evidence(ev, base) for ev in rec.evidence] or None,
-        rec.supersedes,
-        rec.superseded_by,
-        _after(rec.valid_until, base),
-        _after(rec.valid_from, base),
-        _after(rec.review_at, base),
-        rec.status_reason,
-        rec.corrects,
-        rec.corrects_current or None,
-        rec.depends_on or None,
-        _after(rec.dependency_until, base),
-        rec.audience or None,
-    ]
-    while out[-1] is None:
-        out.pop()
-    return _ENCODER.encode(out)
-
-
-def _field(fields: list[Any], k: int) -> Any:
-    return fields[k] if k < len(fields) else None
+    return _ENCODER.encode(
+        _Stored(
+            FORMAT,
+            rec.id,
+            _KIND[rec.kind],
+            rec.subject,
+            rec.attribute,
+            rec.scope,
+            value,
+            rec.statement,
+            _STATUS[rec.status],
+            rec.op_id,
+            observed,
+            None if rec.ingested_at == observed else rec.ingested_at,
+            None if rec.updated_at == observed else rec.updated_at,
+            rec.confidence,
+            rec.importance,
+            rec.actionability,
+            _AUTHORITY[rec.authority],
+            _CONSEQUENCE[rec.consequence],
+            _SENSITIVITY[rec.sensitivity],
+            _CARDINALITY[rec.cardinality],
+            None if rec.normalized_value == value else rec.normalized_value,
+            [
+                (_SOURCE_TYPE[e.source_type], e.source_id, e.quote, None if e.at == observed else e.at)
+                for e in rec.evidence
+            ]
+            or None,
+            rec.supersedes,
+            rec.superseded_by,
+            rec.valid_until,
+            rec.valid_from,
+            rec.review_at,
+            rec.status_reason,
+            rec.corrects,
+            rec.corrects_current,
+            rec.depends_on or None,
+            rec.dependency_until,
+            rec.audience or None,
+        )
+    )
 
 
 def decode_record(raw: bytes | str, tenant: str, user: str) -> Record:
@@ -179,56 +218,129 @@ def decode_record(raw: bytes | str, tenant: str, user: str) -> Record:
     if raw[:1] == b"{":
         return Record.model_validate_json(raw)
     try:
-        f = _DECODER.decode(raw)
-        if not isinstance(f, list) or not f or f[0] != FORMAT:
-            raise MalformedRecord(f"not a stored record (format {f[0] if isinstance(f, list) and f else '?'})")
-        base = f[10]
-        value = f[6]
-        normalized = _field(f, 20)
-        evidence = [
-            EvidenceEntry(
-                source_type=SOURCE_TYPES[e[0]],
-                source_id=e[1] if len(e) > 1 else None,
-                quote=e[2] if len(e) > 2 else None,
-                at=_from(e[3], base) if len(e) > 3 else None,
-            )
-            for e in _field(f, 21) or ()
-        ]
+        f = _STORED_DECODER.decode(raw)
+    except msgspec.DecodeError as err:
+        raise MalformedRecord(f"stored record does not decode: {err}") from err
+    if f.format != FORMAT:
+        raise MalformedRecord(f"stored record of format {f.format}, this version reads {FORMAT}")
+    observed = f.observed_at
+    value = f.value
+    try:
         return Record(
-            id=f[ID],
+            id=f.id,
             tenant=tenant,
             user=user,
-            kind=KINDS[f[KIND]],
-            subject=f[SUBJECT],
-            attribute=f[ATTRIBUTE],
-            scope=f[SCOPE],
+            kind=KINDS[f.kind],
+            subject=f.subject,
+            attribute=f.attribute,
+            scope=f.scope,
             value=value,
-            normalized_value=value if normalized is None else normalized,
-            statement=f[7],
-            status=STATUSES[f[8]],
-            op_id=f[9],
-            observed_at=_at(base),
-            ingested_at=_at(base + f[11]),
-            updated_at=_at(base + f[12]),
-            confidence=_float(f[13]),
-            importance=_float(f[14]),
-            actionability=_float(f[15]),
-            authority=AUTHORITIES[f[16]],
-            consequence=CONSEQUENCES[f[17]],
-            sensitivity=SENSITIVITIES[f[18]],
-            cardinality=CARDINALITIES[f[19]],
-            evidence=evidence,
-            supersedes=_field(f, 22),
-            superseded_by=_field(f, 23),
-            valid_until=_from(_field(f, 24), base),
-            valid_from=_from(_field(f, 25), base),
-            review_at=_from(_field(f, 26), base),
-            status_reason=_field(f, 27),
-            corrects=_field(f, 28),
-            corrects_current=bool(_field(f, 29)),
-            depends_on=list(_field(f, 30) or ()),
-            dependency_until=_from(_field(f, 31), base),
-            audience=list(_field(f, 32) or ()),
+            normalized_value=value if f.normalized_value is None else f.normalized_value,
+            statement=f.statement,
+            status=STATUSES[f.status],
+            op_id=f.op_id,
+            observed_at=observed,
+            ingested_at=f.ingested_at or observed,
+            updated_at=f.updated_at or observed,
+            confidence=f.confidence,
+            importance=f.importance,
+            actionability=f.actionability,
+            authority=AUTHORITIES[f.authority],
+            consequence=CONSEQUENCES[f.consequence],
+            sensitivity=SENSITIVITIES[f.sensitivity],
+            cardinality=CARDINALITIES[f.cardinality],
+            evidence=[
+                EvidenceEntry(source_type=SOURCE_TYPES[e[0]], source_id=e[1], quote=e[2], at=e[3] or observed)
+                for e in f.evidence or ()
+            ],
+            supersedes=f.supersedes,
+            superseded_by=f.superseded_by,
+            valid_until=f.valid_until,
+            valid_from=f.valid_from,
+            review_at=f.review_at,
+            status_reason=f.status_reason,
+            corrects=f.corrects,
+            corrects_current=f.corrects_current,
+            depends_on=f.depends_on or [],
+            dependency_until=f.dependency_until,
+            audience=f.audience or [],
         )
-    except (msgspec.DecodeError, IndexError, TypeError, KeyError) as err:
-        raise MalformedRecord(f"stored record does not decode: {err}") from err
+    except IndexError as err:
+        raise MalformedRecord(f"stored record holds an unknown code: {err}") from err
+
+
+# --- the op ledger -----------------------------------------------------------------------------
+# An entry: [event time (µs since the epoch), outcome (its code), reason or "", ids of the records it
+# wrote]: at most 64 bytes for an op that wrote up to two records, so that a user's ledger stays in
+# Redis's compact (listpack) encoding.
+# apply.lua reads the time (to trim the ledger to its window) and drops the ids when the user is
+# erased; entries written before this form are JSON objects ({"at": ISO time, "o", "r", "p"}), or
+# an ISO time alone in the oldest.
+
+
+def encode_ledger_entry(at: datetime, outcome: str, reason: str | None, record_ids: list[str]) -> bytes:
+    entry: list[Any] = [_us(at), _CODE[OUTCOMES][Outcome(outcome)], reason or ""]  # nil would be a hole in Lua
+    if record_ids:
+        entry.append(record_ids)
+    return _ENCODER.encode(entry)
+
+
+def decode_ledger_entry(raw: bytes) -> tuple[str, str, str | None, list[str]]:
+    """(event time as ISO text, outcome, reason, record ids) of a ledger entry of any form."""
+    if raw[:1] == b"{":
+        data = msgspec.json.decode(raw)
+        return data.get("at"), data.get("o", "applied"), data.get("r"), list(data.get("p") or ())
+    if raw[:1].isdigit():  # the oldest form: the event time alone
+        return raw.decode(), "applied", None, []
+    entry = _DECODER.decode(raw)
+    return iso(_at(entry[0])), OUTCOMES[entry[1]].value, entry[2] or None, list(entry[3]) if len(entry) > 3 else []
+
+
+# --- the change log ------------------------------------------------------------------------------
+# An entry: [op id, event time (µs), change type (its code), then field, value pairs], a field being
+# its code in CHANGE_FIELDS (append only) or, for a field not listed, its name; a status is its code.
+
+CHANGE_FIELDS = (
+    "record_id",
+    "attribute",
+    "scope",
+    "status",
+    "by",
+    "corrects",
+    "key",
+    "reason",
+    "detail",
+    "because",
+    "why",
+    "targets",
+    "target",
+    "from",
+)
+_CHANGE_CODE = {name: code for code, name in enumerate(CHANGE_FIELDS)}
+_PLAIN = (str, int, float, bool, type(None), Change)
+
+
+def encode_change(op_id: str, at: datetime, change: dict[str, Any]) -> bytes:
+    entry: list[Any] = [op_id, _us(at), _CHANGE_TYPE_CODE[str(change["type"])]]
+    # the values as JSON would give them back (times as text, enums as their values)
+    plain = all(type(v) in _PLAIN for v in change.values())
+    for name, value in (change if plain else orjson.loads(orjson.dumps(change))).items():
+        if name != "type":
+            coded = _STATUS_CODE.get(value, value) if name == "status" else value
+            entry += (_CHANGE_CODE.get(name, name), coded)
+    return _ENCODER.encode(entry)
+
+
+def decode_change(raw: bytes | str) -> dict[str, Any]:
+    """A change-log entry as a dict: {"op", "at" (ISO text), "type", its fields...}."""
+    if isinstance(raw, str):
+        raw = raw.encode()
+    if raw[:1] == b"{":
+        return dict(msgspec.json.decode(raw))
+    entry = _DECODER.decode(raw)
+    out: dict[str, Any] = {"op": entry[0], "at": iso(_at(entry[1])), "type": CHANGE_TYPES[entry[2]].value}
+    for k in range(3, len(entry), 2):
+        name = CHANGE_FIELDS[entry[k]] if isinstance(entry[k], int) else entry[k]
+        value = entry[k + 1]
+        out[name] = STATUSES[value].value if name == "status" and isinstance(value, int) else value
+    return out

@@ -30,6 +30,7 @@ from slotstream.memory.models import (
     Outcome,
     Record,
     Suppression,
+    iso,
     owner,
     parse_time,
     slot_key,
@@ -46,7 +47,7 @@ from slotstream.memory.reconcile import (
 from slotstream.memory.validation import op_id_for, validate_op
 
 from .apply_args import KnownState, transition_args
-from .codec import decode_record
+from .codec import decode_change, decode_ledger_entry, decode_record
 from .context_cache import STAMP_FIELDS, ContextCache
 from .errors import ConcurrentUpdate
 from .keys import Keys
@@ -55,6 +56,9 @@ from .read_index import CONTEXT_SCRIPT, INDEX_ABOVE, WHOLE_UP_TO, ReadStats, Sma
 from .reader import ContextRead
 
 MAX_RETRIES = 5
+# the defaults of the settings of the same names (slotstream/config/settings.py)
+CHANGE_LOG_MAX = 200
+LEDGER_WINDOW_S = 7 * 86_400.0
 # a load lists the user's slot keys when there are at most this many (the view cache then knows
 # which slots are empty without asking); above it a new slot is loaded like any other
 LISTED_SLOTS_MAX = 1000
@@ -120,14 +124,19 @@ class Engine:
         context_cache: ContextCache | None = None,
         read_whole_up_to: int = WHOLE_UP_TO,
         index_above: int = INDEX_ABOVE,
+        change_log_max: int = CHANGE_LOG_MAX,
+        ledger_window_s: float = LEDGER_WINDOW_S,
     ) -> None:
         """`context_cache`: keep parsed read-model rows between context lookups (a server's read
         path; see state/context_cache.py). Without it every lookup reads the rows.
         `read_whole_up_to`: a lookup reads its scopes whole up to this many rows, through the read
         index above it (state/read_index.py). `index_above`: writes keep a scope's read index once
-        it holds more rows than this."""
+        it holds more rows than this. `change_log_max`: change-log entries kept per user.
+        `ledger_window_s`: seconds of event time the op ledger remembers an op for (0: for ever)."""
         self.read_whole_up_to = read_whole_up_to
         self.index_above = index_above
+        self.change_log_max = change_log_max
+        self.ledger_window_ms = int(ledger_window_s * 1000)
         self.r = client
         self.keys = Keys(namespace)
         self.context_cache = context_cache
@@ -206,8 +215,8 @@ class Engine:
             pipe.hget(keys.ledger(res.tenant or "", res.user or ""), res.op_id)
         written: list[list[str]] = []
         for raw in pipe.execute():
-            entry = orjson.loads(raw) if raw and raw.startswith(b"{") else {}
-            written.append(list(entry.get("p") or ()))  # entries written before the list have none
+            # entries written before the list, and those of an erased user, have none
+            written.append(decode_ledger_entry(raw)[3] if raw else [])
         pipe = self.r.pipeline(transaction=False)
         for res, ids in zip(duplicates, written, strict=True):
             if ids:
@@ -265,7 +274,7 @@ class Engine:
                 retry[stage.user] = [p for p, _ in stage.outcomes]
                 continue
             if stage.op_ids:
-                self._cache.advance(stage.user, stage.view, int(reply[2]), stage.known)
+                self._cache.advance(stage.user, stage.view, int(reply[2]), stage.known, int(reply[4]))
                 to_index += [(stage.user, scope.decode()) for scope in reply[3]]
             for p, res in stage.outcomes:
                 results[p.index] = res
@@ -340,6 +349,13 @@ class Engine:
                 stage.outcomes.append((p, ApplyResult(p.op_id, Outcome.DUPLICATE, tenant=tenant, user=user)))
                 continue
             seen_ops.add(p.op_id)
+            if (to_ms(p.at) or 0) <= entry.ledger_floor:
+                # the ledger forgot the ops of that time: this may be one of them, delivered again.
+                # Refused and not recorded, so that a redelivery changes nothing either way.
+                detail = f"event time {iso(p.at)} is at or before the op ledger's window: it cannot tell a redelivery"
+                res = ApplyResult(p.op_id, Outcome.REJECTED, Reason.BEYOND_LEDGER_WINDOW.value, detail, tenant, user)
+                stage.outcomes.append((p, res))
+                continue
             try:
                 t = reconcile(stage.view, p.parsed, p.at, p.op_id)
             except Rejected as rej:
@@ -388,7 +404,7 @@ class Engine:
             args += (keys.prefix(*stage.user), stage.version, len(stage.op_ids), len(stage.args), *stage.op_ids)
             args += stage.args
             positions.append(position)
-        head = ("apply", self.index_above)
+        head = ("apply", self.index_above, self.change_log_max, self.ledger_window_ms)
         commands = [("EVALSHA", sha, len(call_keys), *call_keys, *head, *args) for call_keys, args, _ in calls.values()]
         return commands, [positions for _, _, positions in calls.values()]
 
@@ -463,7 +479,7 @@ class Engine:
         return [Suppression.model_validate_json(v) for v in self.r.hvals(self.keys.suppressions(tenant, user))]
 
     def changes(self, tenant: str, user: str, start: int = 0, end: int = -1) -> list[dict[str, Any]]:
-        return [orjson.loads(v) for v in self.r.lrange(self.keys.log(tenant, user), start, end)]
+        return [decode_change(v) for v in self.r.lrange(self.keys.log(tenant, user), start, end)]
 
 
 @dataclass(slots=True)
@@ -479,6 +495,8 @@ class _CachedView:
     # scopes the user's scope list holds at `version` (those this engine gave rows since the view
     # was loaded): apply.lua is not asked to add them again
     scopes: set[str] = field(default_factory=set)
+    # the newest event time (ms) the op ledger has forgotten ops of (meta's lfloor)
+    ledger_floor: int = 0
 
     def unknown(self, slots: set[str], held: set[str]) -> bool:
         """Some of `slots` is neither held (in `held`) nor known to be empty (a slot the last load
@@ -541,12 +559,20 @@ class ViewCache:
             scopes = old.scopes
         slot_keys = set(state["slot_keys"]) if "slot_keys" in state else None  # an empty list arrives as {}
         applied = set(state.get("applied") or {})
-        self._entries[user] = _CachedView(version, view, slots, history, applied, slot_keys, scopes)
+        floor = int(state.get("ledger_floor") or 0)
+        self._entries[user] = _CachedView(version, view, slots, history, applied, slot_keys, scopes, floor)
         self._entries.move_to_end(user)
         while len(self._entries) > self.max_users:
             self._entries.popitem(last=False)
 
-    def advance(self, user: tuple[str, str], view: UserView, version: int, known: KnownState | None = None) -> None:
+    def advance(
+        self,
+        user: tuple[str, str],
+        view: UserView,
+        version: int,
+        known: KnownState | None = None,
+        ledger_floor: int = 0,
+    ) -> None:
         """The view as written at `version`. A slot's live list or history the view did not hold
         whole before (a dependent sent to review in a slot never loaded, a record created in a slot
         whose history was never loaded) is partial after the write: it is dropped, never held, so
@@ -569,7 +595,7 @@ class ViewCache:
                     del lists[slot]  # partial
                 else:
                     held.add(slot)
-        entry.view, entry.version, entry.applied = view, version, set()
+        entry.view, entry.version, entry.applied, entry.ledger_floor = view, version, set(), ledger_floor
 
 
 def _pairs(flat: list[Any]) -> dict[str, Any]:
@@ -578,9 +604,10 @@ def _pairs(flat: list[Any]) -> dict[str, Any]:
 
 def _loaded(reply: list[Any]) -> dict[str, Any]:
     """load.lua's flat reply as the state a view is built from."""
-    version, erased_at, applied, records, slots, history, sup, aliases, deps, slot_keys = reply
+    version, erased_at, applied, records, slots, history, sup, aliases, deps, slot_keys, ledger_floor = reply
     state: dict[str, Any] = {
         "version": int(version),
+        "ledger_floor": int(ledger_floor or 0),
         "erased_at": erased_at.decode() if erased_at else "",
         "applied": {op.decode() for op in applied},
         "records": _pairs(records),

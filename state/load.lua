@@ -9,7 +9,8 @@
 -- Reply (flat arrays, so stored values come back byte for byte, whatever their form): {version,
 -- erased_at, applied op ids, records {id, stored, ...}, live lists {slot, JSON list, ...},
 -- histories {slot, {ids}, ...}, suppressions {key, JSON, ...}, aliases {id, target, ...},
--- dependency index {key, JSON list, ...}, slot keys (false: more than list_slots_up_to)}
+-- dependency index {key, JSON list, ...}, slot keys (false: more than list_slots_up_to), the op
+-- ledger's floor (meta's lfloor: the newest event time of an op it forgot, ms)}
 local P = ARGV[1]
 local req = cjson.decode(ARGV[2])
 local out = {slots = {}}
@@ -17,11 +18,38 @@ local applied = {}
 for _, op in ipairs(req.ops or {}) do
   if redis.call('HEXISTS', P .. ':ops', op) == 1 then applied[#applied + 1] = op end
 end
-local version = tonumber(redis.call('HGET', P .. ':meta', 'version') or '0')
-local erased_at = redis.call('HGET', P .. ':meta', 'erased_at') or ''
+local meta = redis.call('HMGET', P .. ':meta', 'version', 'erased_at', 'lfloor')
+local version = tonumber(meta[1] or '0')
+local erased_at = meta[2] or ''
 local sup = redis.call('HGETALL', P .. ':sup')
 local aliases = {}
 local slot_keys = false
+
+-- The first six positions of a record's compact form (state/codec.py): format, id, kind, subject,
+-- attribute, scope, MessagePack small integers and strings. (cmsgpack cannot read the whole array:
+-- it holds timestamps, an extension type cmsgpack does not know.)
+local function stored_head(raw)
+  local pos, out = 1, {}
+  local b = string.byte(raw, pos)
+  if b >= 0x90 and b <= 0x9f then pos = pos + 1
+  elseif b == 0xdc then pos = pos + 3
+  elseif b == 0xdd then pos = pos + 5
+  else error('load.lua: a stored record is not an array') end
+  for k = 1, 6 do
+    b = string.byte(raw, pos)
+    if b < 0x80 then out[k] = b; pos = pos + 1
+    else
+      local len, head
+      if b >= 0xa0 and b <= 0xbf then len, head = b - 0xa0, 1
+      elseif b == 0xd9 then len, head = string.byte(raw, pos + 1), 2
+      elseif b == 0xda then len, head = string.byte(raw, pos + 1) * 256 + string.byte(raw, pos + 2), 3
+      else error('load.lua: a stored record\'s head is not strings and small integers') end
+      out[k] = string.sub(raw, pos + head, pos + head + len - 1)
+      pos = pos + head + len
+    end
+  end
+  return out
+end
 
 local want, wanted = {}, {}
 local function want_id(id)
@@ -58,8 +86,8 @@ for _, id in ipairs(req.ids or {}) do
     if string.sub(raw, 1, 1) == '{' then  -- a record stored before the compact form (state/codec.py)
       local r = cjson.decode(raw)
       sk = r.subject .. '|' .. r.attribute .. '|' .. r.scope
-    else  -- [format, id, kind, subject, attribute, scope, ...]
-      local r = cmsgpack.unpack(raw)
+    else
+      local r = stored_head(raw)
       sk = r[4] .. '|' .. r[5] .. '|' .. r[6]
     end
     load_slot(sk)
@@ -100,4 +128,4 @@ for first = 1, #want, 1000 do
 end
 local slots = {}
 for sk, live in pairs(out.slots) do slots[#slots + 1] = sk; slots[#slots + 1] = live end
-return {version, erased_at, applied, records, slots, history, sup, aliases, deps, slot_keys}
+return {version, erased_at, applied, records, slots, history, sup, aliases, deps, slot_keys, tonumber(meta[3] or '0')}

@@ -35,7 +35,7 @@ from slotstream.memory.selection import (
 from slotstream.memory.semantics import relevance
 
 from . import read_index
-from .codec import decode_record
+from .codec import decode_ledger_entry, decode_record
 from .context_cache import STAMP_FIELDS, ContextCache
 from .deployment import parse_pointer
 from .keys import Keys, deploy_pointer
@@ -263,11 +263,8 @@ def outcome_of(raw: bytes | None) -> dict[str, Any] | None:
     """An op ledger entry: {"at", "outcome", "reason"} (older entries hold only the event time)."""
     if raw is None:
         return None
-    text = raw.decode()
-    if not text.startswith("{"):
-        return {"at": text, "outcome": "applied", "reason": None}
-    data = orjson.loads(text)
-    return {"at": data.get("at"), "outcome": data.get("o", "applied"), "reason": data.get("r")}
+    at, outcome, reason, _ = decode_ledger_entry(raw)
+    return {"at": at, "outcome": outcome, "reason": reason}
 
 
 class AsyncReader:

@@ -84,6 +84,20 @@ class Settings(BaseSettings):
         description="SLOTSTREAM_MAX_EVENT_SKEW: seconds an input's event time "
         "may lead its ingest time; later is refused",
     )
+    change_log_max: int = Field(
+        200,
+        ge=0,
+        le=1_000_000,
+        description="SLOTSTREAM_CHANGE_LOG_MAX: change-log entries Redis keeps per user, newest first (the "
+        "changes topic carries every change)",
+    )
+    ledger_window: float = Field(
+        7 * 86_400.0,
+        ge=0,
+        description="SLOTSTREAM_LEDGER_WINDOW: seconds of event time the op ledger remembers an op id for, "
+        "counted back from the user's newest event; an op the ledger no longer knows from before that is "
+        "refused (beyond_ledger_window). 0: remember every op id",
+    )
     data_dir: str = Field("var", description="SLOTSTREAM_DATA_DIR: where the embedded Redis and Kafka keep data")
     profile: str | None = Field(None, description="SLOTSTREAM_PROFILE: a worker writes cProfile dumps here")
     batch_timeline: str | None = Field(
@@ -176,6 +190,10 @@ class Settings(BaseSettings):
     def topics(self) -> dict[str, str]:
         """Topic name per role (turns, ops, changes, dlq)."""
         return topic_names(self.topic_prefix)
+
+    def engine_options(self) -> dict[str, Any]:
+        """The state engine's write settings (state/engine.py `Engine`), for every process that applies."""
+        return {"change_log_max": self.change_log_max, "ledger_window_s": self.ledger_window}
 
     def topic_specs(self) -> dict[str, TopicSpec]:
         return topic_specs(self.topic_prefix, self.partitions, self.retention_ms, self.compaction_lag_ms)

@@ -79,7 +79,7 @@ class LocalStack:
                 write_stack_file(self.settings)
             create_topics(self.bootstrap, self.settings.topic_specs().values())
             self.client = connect(self.redis_url)
-            self.engine = Engine(self.client, namespace=self.settings.namespace)
+            self.engine = Engine(self.client, namespace=self.settings.namespace, **self.settings.engine_options())
             self.progress = Progress(self.client, self.settings.namespace)
             self.producer = SlotstreamProducer(
                 self.bootstrap, self.settings.topic_prefix, sealer=sealer(self.settings, self.client)

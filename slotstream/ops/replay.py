@@ -181,7 +181,7 @@ def apply_control_first(settings: Settings, client: redis.Redis, namespace: str,
     if not first:
         return 0
     first.sort(key=lambda m: (m.partition, m.offset))
-    engine = Engine(client, namespace=namespace)
+    engine = Engine(client, namespace=namespace, **settings.engine_options())
     ReconciliationService(engine, DueIndex(client, namespace), settings.max_event_skew).handle(first)
     return len(first)
 
@@ -214,7 +214,7 @@ def replay_partitions(
 
     assert settings.kafka_bootstrap
     ranges = ranges or plan.ranges
-    engine = Engine(client, namespace=namespace)
+    engine = Engine(client, namespace=namespace, **settings.engine_options())
     progress = Progress(client, namespace)
     reconciliation = ReconciliationService(engine, DueIndex(client, namespace), settings.max_event_skew)
     extraction = ExtractionService(extractor_for(settings), settings.max_event_skew) if plan.source == "turns" else None

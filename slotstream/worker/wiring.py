@@ -109,7 +109,7 @@ class _Wirer:
         self.settings = settings
         self.names = topic_names(settings.topic_prefix)
         self.client = connect(settings.redis_url)
-        self.engine = Engine(self.client, namespace=settings.namespace)
+        self.engine = Engine(self.client, namespace=settings.namespace, **settings.engine_options())
         self.progress = Progress(self.client, settings.namespace)
         self.due_index = DueIndex(self.client, settings.namespace)
         self.stop = threading.Event()

@@ -21,7 +21,7 @@ from support import dump_namespace
 pytestmark = pytest.mark.integration
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
-LOG_CAP = 10_000  # apply.lua's
+LOG_CAP = 10_000
 
 
 def note(i: int, value: str | None = None, round_no: int = 0) -> dict[str, Any]:
@@ -42,7 +42,7 @@ def test_a_batch_of_more_ops_than_lua_can_unpack_is_applied_and_the_log_keeps_it
     redis_client: redis.Redis, namespace: str
 ) -> None:
     # one user's 9,000 ops are one script call: their op ids are more values than one unpack takes
-    engine = Engine(redis_client, namespace)
+    engine = Engine(redis_client, namespace, change_log_max=LOG_CAP)
     first = engine.apply_many([note(i) for i in range(9_000)])
     assert [r.outcome for r in first] == [Outcome.APPLIED] * 9_000
     then = engine.apply_many([note(i) for i in range(9_000, 10_500)])
@@ -50,14 +50,23 @@ def test_a_batch_of_more_ops_than_lua_can_unpack_is_applied_and_the_log_keeps_it
 
     log_key = f"{Keys(namespace).prefix('t1', 'u1')}:log"
     assert redis_client.llen(log_key) == LOG_CAP
-    newest = json.loads(redis_client.lindex(log_key, -1))
-    assert newest["op"] == "u1-10499-r0"
+    assert engine.changes("t1", "u1", -1)[0]["op"] == "u1-10499-r0"
     # the oldest entries went, not the newest: every op of the last batch is still in the log
-    kept = {json.loads(raw)["op"] for raw in redis_client.lrange(log_key, 0, -1)}
+    kept = {change["op"] for change in engine.changes("t1", "u1")}
     assert {f"u1-{i}-r0" for i in range(9_000, 10_500)} <= kept
     # a redelivery of the whole first batch changes nothing
     assert {r.outcome for r in engine.apply_many([note(i) for i in range(9_000)])} == {Outcome.DUPLICATE}
     assert redis_client.llen(log_key) == LOG_CAP
+
+
+@pytest.mark.parametrize("cap", [0, 3])
+def test_the_change_log_keeps_the_newest_entries_its_setting_allows(
+    redis_client: redis.Redis, namespace: str, cap: int
+) -> None:
+    engine = Engine(redis_client, namespace, change_log_max=cap)
+    for i in range(5):  # a call each: the cap holds across calls
+        engine.apply_many([note(i)])
+    assert [change["op"] for change in engine.changes("t1", "u1")] == [f"u1-{i}-r0" for i in range(5 - cap, 5)]
 
 
 def _index_keys(client: redis.Redis, namespace: str) -> dict[str, Any]:
@@ -136,7 +145,8 @@ def test_a_call_whose_arguments_do_not_add_up_is_refused_with_a_reason(
     engine.apply_many([note(0)])
     keys = Keys(namespace)
     engine._apply.ensure_loaded()
-    args = ["apply", 0, keys.prefix("t1", "u1"), -1, 0, 2, "stray", "arguments"]  # no transition, two arguments
+    head = ["apply", 0, 200, 0]  # mode, index_above, change_log_max, ledger window
+    args = [*head, keys.prefix("t1", "u1"), -1, 0, 2, "stray", "arguments"]  # no transition, two arguments
     with pytest.raises(redis.ResponseError, match="did not add up"):
         redis_client.evalsha(engine._apply.sha, 1, keys.meta("t1", "u1"), *args)
 
