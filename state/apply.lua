@@ -186,10 +186,38 @@ local function erase_user(written_scopes)
     end
     for _, suffix in ipairs({':ix:', ':ixs:', ':ixa:', ':ixu:', ':ixm:', ':ixr:'}) do keys[#keys + 1] = P .. suffix .. scope end
   end
+  keys[#keys + 1] = P .. ':lin'
   for _, sk in ipairs(redis.call('HKEYS', P .. ':slot')) do keys[#keys + 1] = P .. ':hist:' .. redis.sha1hex(sk) end
   for i = 1, #keys, 500 do
     redis.call('DEL', unpack(keys, i, math.min(i + 499, #keys)))
   end
+end
+
+-- A slot's lineage: the ids of the records it ever held, oldest first, joined by spaces in the
+-- field of <prefix>:lin named by the slot. A slot written before that hash has its ids in a list of
+-- its own (<prefix>:hist:<sha1 of the slot>): moved into the field at the slot's first write here.
+local function lineage_of(slot)
+  local joined = redis.call('HGET', P .. ':lin', slot)
+  if joined then return joined end
+  local list_key = P .. ':hist:' .. redis.sha1hex(slot)
+  local ids = redis.call('LRANGE', list_key, 0, -1)
+  if #ids == 0 then return nil end
+  redis.call('DEL', list_key)
+  return table.concat(ids, ' ')
+end
+
+local function lineage_append(slot, id)
+  local joined = lineage_of(slot)
+  redis.call('HSET', P .. ':lin', slot, joined and (joined .. ' ' .. id) or id)
+end
+
+local function lineage_remove(slot, id)
+  local kept = {}
+  for other in string.gmatch(lineage_of(slot) or '', '%S+') do
+    if other ~= id then kept[#kept + 1] = other end
+  end
+  if #kept == 0 then redis.call('HDEL', P .. ':lin', slot)
+  else redis.call('HSET', P .. ':lin', slot, table.concat(kept, ' ')) end
 end
 
 -- drops the ledger entries whose event time is before `cutoff` (ms); returns the newest dropped
@@ -222,6 +250,15 @@ local function indexed(scope)
   return kept
 end
 
+-- a suppression of a value corrected or retracted away (selection never reads those), in either
+-- of its stored forms (state/codec.py): JSON, or [time, record ids, reason]
+local function slot_only(raw)
+  local reason
+  if string.sub(raw, 1, 1) == '{' then reason = string.match(raw, '"reason":"(%a+)"')
+  else reason = cmsgpack.unpack(raw)[3] end
+  return reason == 'corrected' or reason == 'retracted'
+end
+
 local written  -- the server's time, for the write stamp: asked once a call
 local function apply_user()
   P = take()
@@ -248,7 +285,7 @@ local function apply_user()
     local sup = redis.call('HGETALL', P .. ':sup')
     for i = 1, #sup, 2 do
       local raw = sup[i + 1]
-      if not (string.find(raw, '"reason":"corrected"', 1, true) or string.find(raw, '"reason":"retracted"', 1, true)) then
+      if not slot_only(raw) then
         redis.call('HSET', P .. ':rsup', sup[i], raw)
       end
     end
@@ -277,8 +314,8 @@ local function apply_user()
       redis.call('HSET', P .. ':rec', id, json)
       if from_slot ~= '' then
         set_live(from_slot, id, false, from_list)
-        redis.call('LREM', P .. ':hist:' .. redis.sha1hex(from_slot), 0, id)
-        redis.call('RPUSH', P .. ':hist:' .. redis.sha1hex(slot), id)
+        lineage_remove(from_slot, id)
+        lineage_append(slot, id)
         redis.call('HDEL', P .. ':act:' .. from_scope, id)
         unindex(from_scope, id)
       end
@@ -295,7 +332,7 @@ local function apply_user()
     end
     for _ = 1, tonumber(take()) do
       local slot, id = take(), take()
-      redis.call('RPUSH', P .. ':hist:' .. redis.sha1hex(slot), id)
+      lineage_append(slot, id)
     end
     for _ = 1, tonumber(take()) do
       local key, json, read = take(), take(), take()

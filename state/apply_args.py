@@ -21,7 +21,7 @@ from slotstream.memory.models import LIVE_STATUSES, READ_MODEL_STATUSES, SLOT_ON
 from slotstream.memory.reconcile import Transition
 from slotstream.memory.selection import compact
 
-from .codec import encode_change, encode_ledger_entry, encode_record
+from .codec import encode_change, encode_ledger_entry, encode_record, encode_suppression
 from .read_index import index_entry
 
 
@@ -112,7 +112,7 @@ def transition_args(t: Transition, out: list[Any], known: KnownState | None = No
         out += (t.puts[rid].slot, rid)
     out.append(len(t.suppress))
     for s in t.suppress:
-        out += (s.key, s.model_dump_json(), _flag(s.reason not in SLOT_ONLY_REASONS))
+        out += (s.key, encode_suppression(s), _flag(s.reason not in SLOT_ONLY_REASONS))
     out += (len(t.unsuppress), *t.unsuppress, len(t.aliases))
     for alias, target in t.aliases.items():
         out += (alias, target)

@@ -21,6 +21,7 @@ records in this form (state/compaction.py).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -39,6 +40,7 @@ from slotstream.memory.models import (
     Sensitivity,
     SourceType,
     Status,
+    Suppression,
     iso,
 )
 
@@ -344,3 +346,46 @@ def decode_change(raw: bytes | str) -> dict[str, Any]:
         value = entry[k + 1]
         out[name] = STATUSES[value].value if name == "status" and isinstance(value, int) else value
     return out
+
+
+# --- a slot's lineage ----------------------------------------------------------------------------
+
+
+def lineage_ids(joined: bytes | None, listed: list[bytes]) -> list[str]:
+    """A slot's record ids, oldest first: its field of the lineage hash (ids joined by spaces), else
+    the list of its own that a slot written before that hash has (state/keys.py `lineage`)."""
+    if joined is not None:
+        return joined.decode().split()
+    return [i.decode() for i in listed]
+
+
+# --- suppressions --------------------------------------------------------------------------------
+# Stored under their key, "<attribute>|<scope or *>|<value hash or *>" (Suppression.key), as
+# [time (µs), record ids, reason]: the key gives the rest, and a value this short keeps a user's
+# suppressions in Redis's compact (listpack) encoding. Older ones are the suppression's JSON.
+
+
+def encode_suppression(sup: Suppression) -> bytes:
+    return _ENCODER.encode([_us(sup.at), sup.record_ids, sup.reason])
+
+
+def decode_suppression(key: bytes | str, raw: bytes | str) -> Suppression:
+    if isinstance(raw, str):
+        raw = raw.encode()
+    if raw[:1] == b"{":
+        return Suppression.model_validate_json(raw)
+    at, record_ids, reason = _DECODER.decode(raw)
+    attribute, scope, value_hash = (key.decode() if isinstance(key, bytes) else key).split("|")
+    return Suppression(
+        attribute=attribute,
+        scope=None if scope == "*" else scope,
+        value_hash=None if value_hash == "*" else value_hash,
+        at=_at(at),
+        record_ids=record_ids,
+        reason=reason,
+    )
+
+
+def decode_suppressions(pairs: Sequence[bytes | str]) -> list[Suppression]:
+    """Suppressions from a flat [key, value, key, value, ...] reply."""
+    return [decode_suppression(pairs[i], pairs[i + 1]) for i in range(0, len(pairs), 2)]

@@ -18,7 +18,7 @@
 -- the rows those lists give, one whose areas agree with the request's by less than the least
 -- agreement and that names or bears on none of the request's topics (ixr) cannot be related to it
 -- (relevance.screen_request): it is not returned.
--- Reply: {version, written, mode, total, lists, suppressions, rows of scope 1, rows of scope 2, ...}
+-- Reply: {version, written, mode, total, lists, suppressions (key, value pairs), rows of scope 1, ...}
 --   where a scope's rows are one JSON array of its read-model rows (decoded in one call)
 --   lists (indexed) = {bound, cuts, sizes}: the most a row left out can score as estimated here
 --   ("" when none was left out); per list (the scope's, each word's, each main topic's, each related
@@ -41,16 +41,29 @@ local screen_areas, screen_topics = counted(), counted()
 local least_agreement = tonumber(ARGV[at])
 local gated_read = tonumber(ARGV[at + 1])
 
+-- a suppression of a value corrected or retracted away (selection never reads those), in either
+-- of its stored forms (state/codec.py): JSON, or [time, record ids, reason]
+local function slot_only(raw)
+  local reason
+  if string.sub(raw, 1, 1) == '{' then reason = string.match(raw, '"reason":"(%a+)"')
+  else reason = cmsgpack.unpack(raw)[3] end
+  return reason == 'corrected' or reason == 'retracted'
+end
+
 local stamp = redis.call('HMGET', P .. ':meta', 'version', 'written')
 -- what selection reads of the suppressions: a value corrected or retracted away is kept out by its
 -- record's status, so those (one per correction) never leave the server. apply.lua keeps the others
 -- in rsup; a user not written since rsup existed has them filtered out of sup here.
+-- As key, value pairs: a suppression's key is part of it (state/codec.py).
 local sups = {}
 if redis.call('HEXISTS', P .. ':meta', 'rsup') == 1 then
-  sups = redis.call('HVALS', P .. ':rsup')
+  sups = redis.call('HGETALL', P .. ':rsup')
 else
-  for _, raw in ipairs(redis.call('HVALS', P .. ':sup')) do
-    if not (string.find(raw, '"reason":"corrected"', 1, true) or string.find(raw, '"reason":"retracted"', 1, true)) then
+  local all = redis.call('HGETALL', P .. ':sup')
+  for i = 1, #all, 2 do
+    local raw = all[i + 1]
+    if not slot_only(raw) then
+      sups[#sups + 1] = all[i]
       sups[#sups + 1] = raw
     end
   end

@@ -20,7 +20,7 @@ import redis
 
 from slotstream.memory.key_parts import join
 
-from .codec import decode_record
+from .codec import decode_record, decode_suppression, lineage_ids
 from .keys import Keys
 
 
@@ -52,19 +52,21 @@ def user_state(client: redis.Redis, keys: Keys, tenant: str, user: str) -> dict[
     pipe.hgetall(keys.aliases(tenant, user))
     pipe.hget(keys.meta(tenant, user), "erased_at")
     pipe.hgetall(keys.dependents(tenant, user))
-    records, slots, sups, aliases, erased, dependents = pipe.execute()
+    pipe.hgetall(keys.lineage(tenant, user))
+    records, slots, sups, aliases, erased, dependents, joined = pipe.execute()
     hist_pipe = client.pipeline(transaction=False)
     slot_names = sorted(k.decode() for k in slots)
     for slot in slot_names:
         hist_pipe.lrange(keys.history(tenant, user, slot), 0, -1)
-    lineage = hist_pipe.execute() if slot_names else []
+    listed = hist_pipe.execute() if slot_names else []
+    lineage = [lineage_ids(joined.get(s.encode()), ids) for s, ids in zip(slot_names, listed, strict=True)]
     return {
         "records": {
             k.decode(): decode_record(v, tenant, user).model_dump(mode="json") for k, v in sorted(records.items())
         },
         "slots": {slot: sorted(orjson.loads(slots[slot.encode()]) or []) for slot in slot_names},
-        "history": {slot: [i.decode() for i in ids] for slot, ids in zip(slot_names, lineage, strict=False)},
-        "suppressions": {k.decode(): orjson.loads(v) for k, v in sorted(sups.items())},
+        "history": dict(zip(slot_names, lineage, strict=True)),
+        "suppressions": {k.decode(): decode_suppression(k, v).model_dump(mode="json") for k, v in sorted(sups.items())},
         "aliases": {k.decode(): v.decode() for k, v in sorted(aliases.items())},
         "erased_at": erased.decode() if erased else None,
         "dependents": {k.decode(): sorted(orjson.loads(v)) for k, v in sorted(dependents.items())},

@@ -47,7 +47,7 @@ from slotstream.memory.reconcile import (
 from slotstream.memory.validation import op_id_for, validate_op
 
 from .apply_args import KnownState, transition_args
-from .codec import decode_change, decode_ledger_entry, decode_record
+from .codec import decode_change, decode_ledger_entry, decode_record, decode_suppression, lineage_ids
 from .context_cache import STAMP_FIELDS, ContextCache
 from .errors import ConcurrentUpdate
 from .keys import Keys
@@ -444,7 +444,11 @@ class Engine:
         self, tenant: str, user: str, attribute: str, scope: str = "global", subject: str = "user"
     ) -> list[Record]:
         """Every record the slot ever held, oldest first, with status and supersession links."""
-        ids = self.r.lrange(self.keys.history(tenant, user, slot_key(subject, attribute, scope)), 0, -1)
+        slot = slot_key(subject, attribute, scope)
+        pipe = self.r.pipeline(transaction=True)
+        pipe.hget(self.keys.lineage(tenant, user), slot)
+        pipe.lrange(self.keys.history(tenant, user, slot), 0, -1)
+        ids = lineage_ids(*pipe.execute())
         if not ids:
             return []
         raws = self.r.hmget(self.keys.records(tenant, user), ids)
@@ -476,7 +480,8 @@ class Engine:
         return [decode_record(v, tenant, user) for v in self.r.hvals(self.keys.records(tenant, user))]
 
     def suppressions(self, tenant: str, user: str) -> list[Suppression]:
-        return [Suppression.model_validate_json(v) for v in self.r.hvals(self.keys.suppressions(tenant, user))]
+        held = self.r.hgetall(self.keys.suppressions(tenant, user))
+        return [decode_suppression(key, raw) for key, raw in held.items()]
 
     def changes(self, tenant: str, user: str, start: int = 0, end: int = -1) -> list[dict[str, Any]]:
         return [decode_change(v) for v in self.r.lrange(self.keys.log(tenant, user), start, end)]
@@ -631,7 +636,7 @@ def _view(state: dict[str, Any], user: tuple[str, str]) -> UserView:
     for sk, ids in (state.get("history") or {}).items():
         view.history[sk] = list(ids) if ids else []
     for key, raw in (state.get("sup") or {}).items():
-        view.suppressions[key] = Suppression.model_validate_json(raw)
+        view.suppressions[key] = decode_suppression(key, raw)
     view.aliases.update(state.get("aliases") or {})
     for key, raw in (state.get("deps") or {}).items():
         view.dependents[key] = list(orjson.loads(raw)) if raw else []

@@ -38,9 +38,17 @@ class Keys:
         return self.prefix(tenant, user) + ":slot"
 
     def history(self, tenant: str, user: str, slot: str) -> str:
+        """A slot's lineage as a list of its own (written before `lineage`)."""
         # the slot key names an attribute, which may be derived from what the user said: key names
         # carry its hash (the scripts use redis.sha1hex), never the text
         return f"{self.prefix(tenant, user)}:hist:{slot_hash(slot)}"
+
+    def lineage(self, tenant: str, user: str) -> str:
+        """Hash: slot key -> the ids of the records the slot ever held, oldest first, joined by
+        spaces (record ids hold none). Replaces the list per slot (`history`) that users written
+        before it still have: readers take a slot's field, else its list; a write moves the list
+        into the field."""
+        return self.prefix(tenant, user) + ":lin"
 
     def log(self, tenant: str, user: str) -> str:
         return self.prefix(tenant, user) + ":log"

@@ -112,7 +112,12 @@ for i = 1, #deps, 2 do
 end
 local history = {}
 for _, sk in ipairs(hist_slots) do
-  local ids = redis.call('LRANGE', P .. ':hist:' .. redis.sha1hex(sk), 0, -1)
+  local joined, ids = redis.call('HGET', P .. ':lin', sk), {}
+  if joined then  -- else a list of its own, written before the lineage hash (apply.lua)
+    for id in string.gmatch(joined, '%S+') do ids[#ids + 1] = id end
+  else
+    ids = redis.call('LRANGE', P .. ':hist:' .. redis.sha1hex(sk), 0, -1)
+  end
   history[#history + 1] = sk
   history[#history + 1] = ids
   for _, id in ipairs(ids) do want_id(id) end

@@ -19,7 +19,7 @@ from redis.asyncio.cluster import RedisCluster as AsyncRedisCluster
 from redis.exceptions import NoScriptError
 
 from slotstream.memory.errors import Reason, Rejected
-from slotstream.memory.models import ContextRequest, ContextResponse, Record, Suppression, check_id, parse_time
+from slotstream.memory.models import ContextRequest, ContextResponse, Record, check_id, parse_time
 from slotstream.memory.selection import (
     ROWS,
     TOPIC_RELEVANCE,
@@ -35,7 +35,7 @@ from slotstream.memory.selection import (
 from slotstream.memory.semantics import relevance
 
 from . import read_index
-from .codec import decode_ledger_entry, decode_record
+from .codec import decode_ledger_entry, decode_record, decode_suppression, decode_suppressions, lineage_ids
 from .context_cache import STAMP_FIELDS, ContextCache
 from .deployment import parse_pointer
 from .keys import Keys, deploy_pointer
@@ -133,14 +133,15 @@ class ContextRead:
         the script's): the write stamp, whether rsup is complete, rsup, and each scope's rows."""
         tenant, user = self.user
         pipe.hmget(self.meta, "version", "written", "rsup")
-        pipe.hvals(self.keys.read_suppressions(tenant, user))
+        pipe.hgetall(self.keys.read_suppressions(tenant, user))
         for scope in self.scopes:
             pipe.hvals(self.keys.active(tenant, user, scope))
 
     def from_whole(self, replies: Sequence[Any]) -> ContextResponse | None:
         """The answer from `queue_whole`'s replies (after the transaction's own); None for a user
         written before rsup existed, whose suppressions only the script filters (read it instead)."""
-        (version, written, complete), sups_raw, *rows = replies
+        (version, written, complete), sups_held, *rows = replies
+        sups_raw = [part for pair in sups_held.items() for part in pair]
         if version is not None and complete is None:
             self._note_size(None)
             return None
@@ -158,7 +159,7 @@ class ContextRead:
             how = "whole_small" if total <= self.whole_up_to else "whole_unindexed"
             return self._whole_answer(version, written, int(total), how, sups_raw, by_scope)
         self._note_size(int(total))
-        sups = [Suppression.model_validate_json(v) for v in sups_raw]
+        sups = decode_suppressions(sups_raw)
         candidates = [c for scope in self.scopes for c in by_scope[scope]]
         frequency, bound = self._left_out(int(total), lists)
         answer = select(
@@ -183,7 +184,7 @@ class ContextRead:
     ) -> ContextResponse:
         """Every row of the scopes read: the answer is its own certificate."""
         self._note_size(total)
-        sups = [Suppression.model_validate_json(v) for v in sups_raw]
+        sups = decode_suppressions(sups_raw)
         candidates = [c for scope in self.scopes for c in by_scope[scope]]
         if self.stats is not None and not self.forced:
             self.stats.count(how, len(candidates))
@@ -412,7 +413,10 @@ class AsyncReader:
 
     async def history(self, tenant: str, user: str, slot: str) -> list[Record]:
         keys = await self._current()
-        ids = await self.r.lrange(keys.history(tenant, user, slot), 0, -1)
+        pipe = self.r.pipeline(transaction=not self.cluster)  # one hash slot on a cluster either way
+        pipe.hget(keys.lineage(tenant, user), slot)
+        pipe.lrange(keys.history(tenant, user, slot), 0, -1)
+        ids = lineage_ids(*await pipe.execute())
         if not ids:
             return []
         raws = await self.r.hmget(keys.records(tenant, user), ids)
@@ -454,8 +458,8 @@ class AsyncReader:
             if cursor == 0:
                 break
         sups = cast(dict[bytes, bytes], await self.r.hgetall(keys.suppressions(tenant, user)))
-        for sup in sups.values():
-            yield {"type": "suppression", "suppression": orjson.loads(sup)}
+        for key, sup in sups.items():
+            yield {"type": "suppression", "suppression": decode_suppression(key, sup).model_dump(mode="json")}
         erased = cast(bytes | None, await self.r.hget(keys.meta(tenant, user), "erased_at"))
         if erased:
             yield {"type": "erased", "at": erased.decode()}

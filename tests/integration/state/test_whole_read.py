@@ -147,7 +147,7 @@ def test_the_whole_read_takes_the_stamp_the_read_suppressions_and_the_rows(redis
     (version, written, complete), sups, *rows = pipe.execute()
     meta = redis_client.hgetall(engine.keys.meta("t1", "snap"))
     assert (version, written, complete) == (meta[b"version"], meta[b"written"], meta[b"rsup"])
-    assert sups == redis_client.hvals(engine.keys.read_suppressions("t1", "snap")) and len(sups) == 1
+    assert sups == redis_client.hgetall(engine.keys.read_suppressions("t1", "snap")) and len(sups) == 1
     assert [len(scope_rows) for scope_rows in rows] == [1]
 
 
