@@ -21,7 +21,7 @@ from slotstream.memory.models import LIVE_STATUSES, READ_MODEL_STATUSES, SLOT_ON
 from slotstream.memory.reconcile import Transition
 from slotstream.memory.selection import compact
 
-from .codec import encode_change, encode_ledger_entry, encode_record, encode_suppression
+from .codec import encode_change, encode_ledger_entry, encode_record, encode_suppression, encode_tail
 from .read_index import index_entry
 
 
@@ -83,9 +83,11 @@ def transition_args(t: Transition, out: list[Any], known: KnownState | None = No
     out += (t.op_id, at, to_ms(t.at), _flag(t.erase), ledger, len(t.puts))
     for rec in t.puts.values():
         from_slot = t.moved.get(rec.id, "")
+        in_read_model = rec.status in READ_MODEL_STATUSES
         out += (
             rec.id,
-            encode_record(rec),
+            # a record with a read-model row is stored as its tail: the row holds the rest
+            encode_tail(rec) if in_read_model else encode_record(rec),
             rec.slot,
             rec.scope,
             _flag(rec.status in LIVE_STATUSES),
@@ -98,7 +100,7 @@ def transition_args(t: Transition, out: list[Any], known: KnownState | None = No
             out += (from_slot, from_slot.split("|", 2)[2], from_list, _list_arg(known, sent, rec.slot))
         else:
             out += ("", "", UNCHANGED, _list_arg(known, sent, rec.slot))
-        if rec.status not in READ_MODEL_STATUSES:
+        if not in_read_model:
             out.append("")
             continue
         row = compact(rec)

@@ -164,6 +164,130 @@ class _Stored(msgspec.Struct, array_like=True, omit_defaults=True, gc=False):
 
 _STORED_DECODER = msgspec.msgpack.Decoder(_Stored)
 
+TAIL = 2  # the format of a tail
+
+
+class _Tail(msgspec.Struct, array_like=True, omit_defaults=True, gc=False):
+    """A record that has a read-model row is stored as its tail: what the row does not hold. The
+    row (selection.compact: id, kind, attribute, scope, value, statement, authority, status, the
+    three scores, consequence, sensitivity, cardinality, audience) is in <prefix>:act:<scope>, and
+    both are written in the same apply: a record's strings are stored once. Times are exact here
+    (the row's are milliseconds)."""
+
+    format: int
+    scope: str
+    subject: str
+    op_id: str
+    observed_at: datetime
+    ingested_at: datetime | None = None
+    updated_at: datetime | None = None
+    normalized_value: Any = None
+    evidence: list[tuple[int, str | None, str | None, datetime | None]] | None = None
+    supersedes: str | None = None
+    superseded_by: str | None = None
+    valid_until: datetime | None = None
+    valid_from: datetime | None = None
+    review_at: datetime | None = None
+    status_reason: str | None = None
+    corrects: str | None = None
+    corrects_current: bool = False
+    depends_on: list[str] | None = None
+    dependency_until: datetime | None = None
+
+
+_TAIL_DECODER = msgspec.msgpack.Decoder(_Tail)
+_ROW_DECODER = msgspec.json.Decoder()
+
+
+def _evidence_out(rec: Record) -> list[tuple[int, str | None, str | None, datetime | None]] | None:
+    observed = rec.observed_at
+    out = [
+        (_SOURCE_TYPE[e.source_type], e.source_id, e.quote, None if e.at == observed else e.at) for e in rec.evidence
+    ]
+    return out or None
+
+
+def _evidence_in(
+    entries: list[tuple[int, str | None, str | None, datetime | None]] | None, observed: datetime
+) -> list[EvidenceEntry]:
+    return [
+        EvidenceEntry(source_type=SOURCE_TYPES[e[0]], source_id=e[1], quote=e[2], at=e[3] or observed)
+        for e in entries or ()
+    ]
+
+
+def encode_tail(rec: Record) -> bytes:
+    """The stored form of a record whose read-model row is stored beside it (see `_Tail`)."""
+    observed = rec.observed_at
+    return _ENCODER.encode(
+        _Tail(
+            TAIL,
+            rec.scope,
+            rec.subject,
+            rec.op_id,
+            observed,
+            None if rec.ingested_at == observed else rec.ingested_at,
+            None if rec.updated_at == observed else rec.updated_at,
+            None if rec.normalized_value == rec.value else rec.normalized_value,
+            _evidence_out(rec),
+            rec.supersedes,
+            rec.superseded_by,
+            rec.valid_until,
+            rec.valid_from,
+            rec.review_at,
+            rec.status_reason,
+            rec.corrects,
+            rec.corrects_current,
+            rec.depends_on or None,
+            rec.dependency_until,
+        )
+    )
+
+
+def _from_tail(raw: bytes, row: bytes | list[Any] | None, tenant: str, user: str) -> Record:
+    if row is None:
+        raise MalformedRecord("a stored record's tail came without its read-model row")
+    t = _TAIL_DECODER.decode(raw)
+    r = _ROW_DECODER.decode(row) if isinstance(row, (bytes, str)) else row
+    observed = t.observed_at
+    value = r[4]
+    return Record(
+        id=r[0],
+        tenant=tenant,
+        user=user,
+        kind=Kind(r[1]),
+        subject=t.subject,
+        attribute=r[2],
+        scope=t.scope,
+        value=value,
+        normalized_value=value if t.normalized_value is None else t.normalized_value,
+        statement=r[5],
+        status=Status(r[7]),
+        op_id=t.op_id,
+        observed_at=observed,
+        ingested_at=t.ingested_at or observed,
+        updated_at=t.updated_at or observed,
+        confidence=r[8],
+        importance=r[9],
+        actionability=r[11],
+        authority=Authority(r[6]),
+        consequence=Consequence(r[10]),
+        sensitivity=Sensitivity(r[12]),
+        cardinality=Cardinality(r[13]),
+        evidence=_evidence_in(t.evidence, observed),
+        supersedes=t.supersedes,
+        superseded_by=t.superseded_by,
+        valid_until=t.valid_until,
+        valid_from=t.valid_from,
+        review_at=t.review_at,
+        status_reason=t.status_reason,
+        corrects=t.corrects,
+        corrects_current=t.corrects_current,
+        depends_on=t.depends_on or [],
+        dependency_until=t.dependency_until,
+        audience=list(r[21]),
+    )
+
 
 def encode_record(rec: Record) -> bytes:
     """The stored form of `rec` (its tenant and user are the key's)."""
@@ -192,11 +316,7 @@ def encode_record(rec: Record) -> bytes:
             _SENSITIVITY[rec.sensitivity],
             _CARDINALITY[rec.cardinality],
             None if rec.normalized_value == value else rec.normalized_value,
-            [
-                (_SOURCE_TYPE[e.source_type], e.source_id, e.quote, None if e.at == observed else e.at)
-                for e in rec.evidence
-            ]
-            or None,
+            _evidence_out(rec),
             rec.supersedes,
             rec.superseded_by,
             rec.valid_until,
@@ -212,14 +332,24 @@ def encode_record(rec: Record) -> bytes:
     )
 
 
-def decode_record(raw: bytes | str, tenant: str, user: str) -> Record:
-    """A stored record, in either form. `tenant`, `user`: whose key it was read from (the compact
-    form leaves them out; a JSON record names its own)."""
+def _format(raw: bytes) -> int:
+    """The first position of a stored MessagePack array (-1: not an array)."""
+    head = raw[0]
+    at = 1 if 0x90 <= head <= 0x9F else 3 if head == 0xDC else 5 if head == 0xDD else 0
+    return raw[at] if at and len(raw) > at else -1
+
+
+def decode_record(raw: bytes | str, tenant: str, user: str, row: bytes | list[Any] | None = None) -> Record:
+    """A stored record, in any of its forms. `tenant`, `user`: whose key it was read from (the
+    compact forms leave them out; a JSON record names its own). `row`: a tail's read-model row, read
+    in the same step (records.lua, load.lua)."""
     if isinstance(raw, str):
         raw = raw.encode()
     if raw[:1] == b"{":
         return Record.model_validate_json(raw)
     try:
+        if _format(raw) == TAIL:
+            return _from_tail(raw, row, tenant, user)
         f = _STORED_DECODER.decode(raw)
     except msgspec.DecodeError as err:
         raise MalformedRecord(f"stored record does not decode: {err}") from err
@@ -251,10 +381,7 @@ def decode_record(raw: bytes | str, tenant: str, user: str) -> Record:
             consequence=CONSEQUENCES[f.consequence],
             sensitivity=SENSITIVITIES[f.sensitivity],
             cardinality=CARDINALITIES[f.cardinality],
-            evidence=[
-                EvidenceEntry(source_type=SOURCE_TYPES[e[0]], source_id=e[1], quote=e[2], at=e[3] or observed)
-                for e in f.evidence or ()
-            ],
+            evidence=_evidence_in(f.evidence, observed),
             supersedes=f.supersedes,
             superseded_by=f.superseded_by,
             valid_until=f.valid_until,
@@ -389,3 +516,17 @@ def decode_suppression(key: bytes | str, raw: bytes | str) -> Suppression:
 def decode_suppressions(pairs: Sequence[bytes | str]) -> list[Suppression]:
     """Suppressions from a flat [key, value, key, value, ...] reply."""
     return [decode_suppression(pairs[i], pairs[i + 1]) for i in range(0, len(pairs), 2)]
+
+
+# --- records as the scripts return them ----------------------------------------------------------
+
+RECORDS_SCRIPT_NAME = "records.lua"
+
+
+def decode_triples(flat: Sequence[Any], tenant: str, user: str) -> dict[str, Record]:
+    """Records from a flat [id, stored, row of a tail or nil, ...] reply (records.lua, load.lua)."""
+    out: dict[str, Record] = {}
+    for i in range(0, len(flat), 3):
+        rid = flat[i].decode() if isinstance(flat[i], bytes) else flat[i]
+        out[rid] = decode_record(flat[i + 1], tenant, user, flat[i + 2])
+    return out

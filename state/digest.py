@@ -20,8 +20,11 @@ import redis
 
 from slotstream.memory.key_parts import join
 
-from .codec import decode_record, decode_suppression, lineage_ids
+from .codec import decode_suppression, decode_triples, lineage_ids
 from .keys import Keys
+from .lua import ScriptText
+
+RECORDS = ScriptText.named("records.lua")
 
 
 @dataclass
@@ -46,7 +49,8 @@ def users_of(client: redis.Redis, namespace: str) -> list[tuple[str, str]]:
 def user_state(client: redis.Redis, keys: Keys, tenant: str, user: str) -> dict[str, Any]:
     """One user's digested state, as plain sorted data."""
     pipe = client.pipeline(transaction=False)
-    pipe.hgetall(keys.records(tenant, user))
+    # EVAL, not EVALSHA: a digest is not a hot path, and the server may not have the script yet
+    pipe.eval(RECORDS.source, 1, keys.meta(tenant, user), keys.prefix(tenant, user), "all")
     pipe.hgetall(keys.slots(tenant, user))
     pipe.hgetall(keys.suppressions(tenant, user))
     pipe.hgetall(keys.aliases(tenant, user))
@@ -61,9 +65,7 @@ def user_state(client: redis.Redis, keys: Keys, tenant: str, user: str) -> dict[
     listed = hist_pipe.execute() if slot_names else []
     lineage = [lineage_ids(joined.get(s.encode()), ids) for s, ids in zip(slot_names, listed, strict=True)]
     return {
-        "records": {
-            k.decode(): decode_record(v, tenant, user).model_dump(mode="json") for k, v in sorted(records.items())
-        },
+        "records": {k: r.model_dump(mode="json") for k, r in sorted(decode_triples(records[1:], tenant, user).items())},
         "slots": {slot: sorted(orjson.loads(slots[slot.encode()]) or []) for slot in slot_names},
         "history": dict(zip(slot_names, lineage, strict=True)),
         "suppressions": {k.decode(): decode_suppression(k, v).model_dump(mode="json") for k, v in sorted(sups.items())},

@@ -12,7 +12,6 @@ from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
-from importlib import resources
 from typing import Any
 
 import orjson
@@ -47,11 +46,11 @@ from slotstream.memory.reconcile import (
 from slotstream.memory.validation import op_id_for, validate_op
 
 from .apply_args import KnownState, transition_args
-from .codec import decode_change, decode_ledger_entry, decode_record, decode_suppression, lineage_ids
+from .codec import decode_change, decode_ledger_entry, decode_record, decode_suppression, decode_triples, lineage_ids
 from .context_cache import STAMP_FIELDS, ContextCache
 from .errors import ConcurrentUpdate
 from .keys import Keys
-from .lua import ChunkedWrites, LuaScript, run_pipeline
+from .lua import ChunkedWrites, LuaScript, run_pipeline, script_source
 from .read_index import CONTEXT_SCRIPT, INDEX_ABOVE, WHOLE_UP_TO, ReadStats, SmallScopes, index_entry
 from .reader import ContextRead
 
@@ -108,7 +107,7 @@ class _Pending:
 
 
 def _script(name: str) -> str:
-    return resources.files(__package__).joinpath(name).read_text()
+    return script_source(name)
 
 
 class Engine:
@@ -142,8 +141,9 @@ class Engine:
         self.context_cache = context_cache
         self._load = LuaScript(client, _script("load.lua"))
         self._apply = LuaScript(client, _script("apply.lua"))
+        self._records = LuaScript(client, _script("records.lua"))
         self._context = LuaScript(client, CONTEXT_SCRIPT.source)
-        self._scripts = [self._load, self._apply]
+        self._scripts = [self._load, self._apply, self._records]
         self.read_stats = ReadStats()
         self.small_scopes = SmallScopes()  # whose next lookup reads whole without the script
         self.users_loaded = 0  # load round trips' users, over this engine's life (the apply bench prints it)
@@ -217,17 +217,19 @@ class Engine:
         for raw in pipe.execute():
             # entries written before the list, and those of an erased user, have none
             written.append(decode_ledger_entry(raw)[3] if raw else [])
-        pipe = self.r.pipeline(transaction=False)
-        for res, ids in zip(duplicates, written, strict=True):
-            if ids:
-                pipe.hmget(keys.records(res.tenant or "", res.user or ""), ids)
-        stored = iter(pipe.execute())
+
+        def build(pipe: Any) -> None:
+            for res, ids in zip(duplicates, written, strict=True):
+                if ids:
+                    self._records_call(res.tenant or "", res.user or "", ["ids", *ids], pipe)
+
+        stored = iter(run_pipeline(self.r, build, self._scripts))
         for res, ids in zip(duplicates, written, strict=True):
             if not ids:
                 continue
-            for record_id, raw in zip(ids, next(stored), strict=True):
-                stored_rec = decode_record(raw, res.tenant or "", res.user or "") if raw else None
-                res.due += _due_of(record_id, stored_rec)
+            held = decode_triples(next(stored)[1:], res.tenant or "", res.user or "")
+            for record_id in ids:
+                res.due += _due_of(record_id, held.get(record_id))
 
     def _needs(self, items: list[_Pending]) -> Needs:
         total = Needs()
@@ -451,8 +453,8 @@ class Engine:
         ids = lineage_ids(*pipe.execute())
         if not ids:
             return []
-        raws = self.r.hmget(self.keys.records(tenant, user), ids)
-        return [decode_record(r, tenant, user) for r in raws if r]
+        held = self._records_of(tenant, user, ["ids", *ids])
+        return [held[i] for i in ids if i in held]
 
     def watermarks(self, users: list[tuple[str, str]]) -> list[int | None]:
         """Each user's event-time watermark: the newest event time applied to their state."""
@@ -473,11 +475,19 @@ class Engine:
         return current_of(_view(_loaded(reply), (tenant, user)).live(sk))
 
     def record(self, tenant: str, user: str, record_id: str) -> Record | None:
-        raw = self.r.hget(self.keys.records(tenant, user), record_id)
-        return decode_record(raw, tenant, user) if raw else None
+        return self._records_of(tenant, user, ["ids", record_id]).get(record_id)
 
     def records(self, tenant: str, user: str) -> list[Record]:
-        return [decode_record(v, tenant, user) for v in self.r.hvals(self.keys.records(tenant, user))]
+        return list(self._records_of(tenant, user, ["all"]).values())
+
+    def _records_call(self, tenant: str, user: str, args: list[Any], client: Any = None) -> Any:
+        return self._records(
+            keys=[self.keys.meta(tenant, user)], args=[self.keys.prefix(tenant, user), *args], client=client
+        )
+
+    def _records_of(self, tenant: str, user: str, args: list[Any]) -> dict[str, Record]:
+        """Stored records, each whole (records.lua: a tail comes with its row)."""
+        return decode_triples(self._records_call(tenant, user, args)[1:], tenant, user)
 
     def suppressions(self, tenant: str, user: str) -> list[Suppression]:
         held = self.r.hgetall(self.keys.suppressions(tenant, user))
@@ -603,6 +613,10 @@ class ViewCache:
         entry.view, entry.version, entry.applied, entry.ledger_floor = view, version, set(), ledger_floor
 
 
+def _triples(flat: list[Any]) -> dict[str, tuple[bytes, bytes | None]]:
+    return {flat[i].decode(): (flat[i + 1], flat[i + 2]) for i in range(0, len(flat), 3)}
+
+
 def _pairs(flat: list[Any]) -> dict[str, Any]:
     return {flat[i].decode(): flat[i + 1] for i in range(0, len(flat), 2)}
 
@@ -615,7 +629,7 @@ def _loaded(reply: list[Any]) -> dict[str, Any]:
         "ledger_floor": int(ledger_floor or 0),
         "erased_at": erased_at.decode() if erased_at else "",
         "applied": {op.decode() for op in applied},
-        "records": _pairs(records),
+        "records": _triples(records),
         "slots": _pairs(slots),
         "history": {k: [i.decode() for i in ids] for k, ids in _pairs(history).items()},
         "sup": _pairs(sup),
@@ -629,8 +643,8 @@ def _loaded(reply: list[Any]) -> dict[str, Any]:
 
 def _view(state: dict[str, Any], user: tuple[str, str]) -> UserView:
     view = UserView()
-    for rid, raw in (state.get("records") or {}).items():
-        view.records[rid] = decode_record(raw, *user)
+    for rid, (raw, row) in (state.get("records") or {}).items():
+        view.records[rid] = decode_record(raw, *user, row)
     for sk, raw in (state.get("slots") or {}).items():
         view.slots[sk] = list(orjson.loads(raw)) if raw else []
     for sk, ids in (state.get("history") or {}).items():

@@ -7,7 +7,7 @@
 -- The dependency index (<prefix>:dep) is always returned whole, with the records listed in it:
 -- reconciliation moves dependents to needs_review in the same apply, transitively.
 -- Reply (flat arrays, so stored values come back byte for byte, whatever their form): {version,
--- erased_at, applied op ids, records {id, stored, ...}, live lists {slot, JSON list, ...},
+-- erased_at, applied op ids, records {id, stored, row of a tail or false, ...}, live lists {slot, JSON list, ...},
 -- histories {slot, {ids}, ...}, suppressions {key, JSON, ...}, aliases {id, target, ...},
 -- dependency index {key, JSON list, ...}, slot keys (false: more than list_slots_up_to), the op
 -- ledger's floor (meta's lfloor: the newest event time of an op it forgot, ms)}
@@ -24,32 +24,6 @@ local erased_at = meta[2] or ''
 local sup = redis.call('HGETALL', P .. ':sup')
 local aliases = {}
 local slot_keys = false
-
--- The first six positions of a record's compact form (state/codec.py): format, id, kind, subject,
--- attribute, scope, MessagePack small integers and strings. (cmsgpack cannot read the whole array:
--- it holds timestamps, an extension type cmsgpack does not know.)
-local function stored_head(raw)
-  local pos, out = 1, {}
-  local b = string.byte(raw, pos)
-  if b >= 0x90 and b <= 0x9f then pos = pos + 1
-  elseif b == 0xdc then pos = pos + 3
-  elseif b == 0xdd then pos = pos + 5
-  else error('load.lua: a stored record is not an array') end
-  for k = 1, 6 do
-    b = string.byte(raw, pos)
-    if b < 0x80 then out[k] = b; pos = pos + 1
-    else
-      local len, head
-      if b >= 0xa0 and b <= 0xbf then len, head = b - 0xa0, 1
-      elseif b == 0xd9 then len, head = string.byte(raw, pos + 1), 2
-      elseif b == 0xda then len, head = string.byte(raw, pos + 1) * 256 + string.byte(raw, pos + 2), 3
-      else error('load.lua: a stored record\'s head is not strings and small integers') end
-      out[k] = string.sub(raw, pos + head, pos + head + len - 1)
-      pos = pos + head + len
-    end
-  end
-  return out
-end
 
 local want, wanted = {}, {}
 local function want_id(id)
@@ -82,14 +56,7 @@ for _, id in ipairs(req.ids or {}) do
   want_id(id)
   local raw = redis.call('HGET', P .. ':rec', id)
   if raw then
-    local sk
-    if string.sub(raw, 1, 1) == '{' then  -- a record stored before the compact form (state/codec.py)
-      local r = cjson.decode(raw)
-      sk = r.subject .. '|' .. r.attribute .. '|' .. r.scope
-    else
-      local r = stored_head(raw)
-      sk = r[4] .. '|' .. r[5] .. '|' .. r[6]
-    end
+    local sk = slot_of(raw, row_of(P, id, raw))
     load_slot(sk)
     if req.history then want_history(sk) end
   end
@@ -128,7 +95,12 @@ for first = 1, #want, 1000 do
   local last = math.min(first + 999, #want)
   local vals = redis.call('HMGET', P .. ':rec', unpack(want, first, last))
   for i = first, last do
-    if vals[i - first + 1] then records[#records + 1] = want[i]; records[#records + 1] = vals[i - first + 1] end
+    local raw = vals[i - first + 1]
+    if raw then
+      records[#records + 1] = want[i]
+      records[#records + 1] = raw
+      records[#records + 1] = row_of(P, want[i], raw)
+    end
   end
 end
 local slots = {}

@@ -29,8 +29,19 @@ class ScriptText:
 
     @classmethod
     def named(cls, name: str) -> ScriptText:
-        source = resources.files(__package__).joinpath(name).read_text()
+        source = script_source(name)
         return cls(source, hashlib.sha1(source.encode()).hexdigest())
+
+
+# scripts that read stored records start with the functions that read their forms
+_READ_RECORDS = {"load.lua", "records.lua"}
+
+
+def script_source(name: str) -> str:
+    """A script's source, after the shared functions it uses (stored.lua)."""
+    files = resources.files(__package__)
+    source = files.joinpath(name).read_text()
+    return files.joinpath("stored.lua").read_text() + source if name in _READ_RECORDS else source
 
 
 class LuaScript:

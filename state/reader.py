@@ -35,10 +35,11 @@ from slotstream.memory.selection import (
 from slotstream.memory.semantics import relevance
 
 from . import read_index
-from .codec import decode_ledger_entry, decode_record, decode_suppression, decode_suppressions, lineage_ids
+from .codec import decode_ledger_entry, decode_suppression, decode_suppressions, decode_triples, lineage_ids
 from .context_cache import STAMP_FIELDS, ContextCache
 from .deployment import parse_pointer
 from .keys import Keys, deploy_pointer
+from .lua import ScriptText
 from .quotas import QUOTA_SCRIPT, Riding
 from .read_index import CONTEXT_SCRIPT, WHOLE_UP_TO, ReadStats, SmallScopes, per_list, word_key
 
@@ -260,6 +261,9 @@ def _server_time(raw: bytes | str | None) -> datetime | None:
         return None
 
 
+RECORDS_SCRIPT = ScriptText.named("records.lua")
+
+
 def outcome_of(raw: bytes | None) -> dict[str, Any] | None:
     """An op ledger entry: {"at", "outcome", "reason"} (older entries hold only the event time)."""
     if raw is None:
@@ -388,28 +392,42 @@ class AsyncReader:
                 return replies
             if attempt == 2:
                 raise NoScriptError("the read scripts are still not loaded")
-            await self.r.script_load(CONTEXT_SCRIPT.source)
-            await self.r.script_load(QUOTA_SCRIPT.source)
+            for script in (CONTEXT_SCRIPT, QUOTA_SCRIPT, RECORDS_SCRIPT):
+                await self.r.script_load(script.source)
         raise AssertionError("unreachable")
 
     async def record(self, tenant: str, user: str, record_id: str) -> Record | None:
         """A record by id, following the alias a deduplicated op left behind."""
         keys = await self._current()
-        raw = await self.r.hget(keys.records(tenant, user), record_id)
-        if raw is None:
-            target = await self.r.hget(keys.aliases(tenant, user), record_id)
-            raw = await self.r.hget(keys.records(tenant, user), target) if target else None
-        return decode_record(raw, tenant, user) if raw else None
+        found = await self._stored(keys, tenant, user, "ids", record_id)
+        if record_id not in found:
+            raw = await self.r.hget(keys.aliases(tenant, user), record_id)
+            if raw:
+                target = raw.decode() if isinstance(raw, bytes) else raw
+                return (await self._stored(keys, tenant, user, "ids", target)).get(target)
+        return found.get(record_id)
+
+    async def _stored(self, keys: Keys, tenant: str, user: str, *args: Any) -> dict[str, Record]:
+        """Stored records, each whole (records.lua: a tail comes with its row)."""
+        reply = await self._script(RECORDS_SCRIPT, keys.meta(tenant, user), keys.prefix(tenant, user), *args)
+        return decode_triples(reply[1:], tenant, user)
+
+    async def _script(self, script: ScriptText, key: str, *args: Any) -> Any:
+        replies = await self._execute(lambda pipe: pipe.evalsha(script.sha, 1, key, *args))
+        return replies[0]
 
     async def records_page(self, tenant: str, user: str, cursor: int, count: int) -> tuple[list[Record], int]:
         """One page of a user's records (HSCAN order; `cursor` 0 starts, a returned 0 is the end)."""
         keys = await self._current()
-        cursor, page = await self._hscan(keys.records(tenant, user), cursor, max(1, min(count, PAGE_MAX)))
-        return [decode_record(v, tenant, user) for v in page.values()], cursor
+        return await self._records_page(keys, tenant, user, cursor, max(1, min(count, PAGE_MAX)))
 
-    async def _hscan(self, key: str, cursor: int, count: int) -> tuple[int, dict[bytes, bytes]]:
-        next_cursor, page = await self.r.hscan(key, cursor=cursor, count=count)
-        return int(next_cursor), cast(dict[bytes, bytes], page)
+    async def _records_page(
+        self, keys: Keys, tenant: str, user: str, cursor: int, count: int
+    ) -> tuple[list[Record], int]:
+        reply = await self._script(
+            RECORDS_SCRIPT, keys.meta(tenant, user), keys.prefix(tenant, user), "scan", cursor, count
+        )
+        return list(decode_triples(reply[1:], tenant, user).values()), int(reply[0])
 
     async def history(self, tenant: str, user: str, slot: str) -> list[Record]:
         keys = await self._current()
@@ -419,8 +437,8 @@ class AsyncReader:
         ids = lineage_ids(*await pipe.execute())
         if not ids:
             return []
-        raws = await self.r.hmget(keys.records(tenant, user), ids)
-        return [decode_record(r, tenant, user) for r in raws if r]
+        held = await self._stored(keys, tenant, user, "ids", *ids)
+        return [held[i] for i in ids if i in held]
 
     async def live(self, tenant: str, user: str, slot: str) -> list[Record]:
         """The records a slot holds now (its live ones, as reconciliation loads them)."""
@@ -429,8 +447,8 @@ class AsyncReader:
         ids = orjson.loads(raw) if raw else []
         if not ids:
             return []
-        raws = await self.r.hmget(keys.records(tenant, user), ids)
-        return [decode_record(r, tenant, user) for r in raws if r]
+        held = await self._stored(keys, tenant, user, "ids", *ids)
+        return [held[i] for i in ids if i in held]
 
     async def outcomes(self, tenant: str, user: str, op_ids: list[str]) -> dict[str, dict[str, Any] | None]:
         """Each op's outcome once reconciliation applied it (None: not applied yet)."""
@@ -452,9 +470,9 @@ class AsyncReader:
         keys = await self._current()
         cursor = 0
         while True:
-            cursor, page = await self._hscan(keys.records(tenant, user), cursor, PAGE_MAX)
-            for raw in page.values():
-                yield {"type": "record", "record": decode_record(raw, tenant, user).model_dump(mode="json")}
+            page, cursor = await self._records_page(keys, tenant, user, cursor, PAGE_MAX)
+            for rec in page:
+                yield {"type": "record", "record": rec.model_dump(mode="json")}
             if cursor == 0:
                 break
         sups = cast(dict[bytes, bytes], await self.r.hgetall(keys.suppressions(tenant, user)))
