@@ -196,6 +196,39 @@ class _Tail(msgspec.Struct, array_like=True, omit_defaults=True, gc=False):
 
 
 _TAIL_DECODER = msgspec.msgpack.Decoder(_Tail)
+# a row's enum texts as enum members: one table for all, since no two of these enums share a value
+# (tests/unit/state/test_codec.py)
+_BY_VALUE: dict[str, Any] = {
+    member.value: member
+    for table in (KINDS, STATUSES, AUTHORITIES, CONSEQUENCES, SENSITIVITIES, CARDINALITIES)
+    for member in table
+}
+
+
+def _defaults(struct: type[msgspec.Struct]) -> tuple[Any, ...]:
+    """Each position's default (a sentinel for the positions that have none)."""
+    info = msgspec.structs.fields(struct)
+    return tuple(f.default if f.default is not msgspec.NODEFAULT else _REQUIRED for f in info)
+
+
+_REQUIRED = object()
+_STORED_DEFAULTS = _defaults(_Stored)
+_TAIL_DEFAULTS = _defaults(_Tail)
+
+
+def _is_default(value: Any, default: Any) -> bool:
+    return value is default or (type(value) is type(default) and value == default)
+
+
+def _trimmed(defaults: tuple[Any, ...], values: tuple[Any, ...]) -> bytes:
+    """`values` as a MessagePack array without its trailing defaults (the decoder fills them in:
+    `omit_defaults` leaves an array-like struct's positions in)."""
+    end = len(values)
+    while end and _is_default(values[end - 1], defaults[end - 1]):
+        end -= 1
+    return _ENCODER.encode(values[:end] if end < len(values) else values)
+
+
 _ROW_DECODER = msgspec.json.Decoder()
 
 
@@ -219,8 +252,9 @@ def _evidence_in(
 def encode_tail(rec: Record) -> bytes:
     """The stored form of a record whose read-model row is stored beside it (see `_Tail`)."""
     observed = rec.observed_at
-    return _ENCODER.encode(
-        _Tail(
+    return _trimmed(
+        _TAIL_DEFAULTS,
+        (
             TAIL,
             rec.scope,
             rec.subject,
@@ -240,7 +274,7 @@ def encode_tail(rec: Record) -> bytes:
             rec.corrects_current,
             rec.depends_on or None,
             rec.dependency_until,
-        )
+        ),
     )
 
 
@@ -255,14 +289,14 @@ def _from_tail(raw: bytes, row: bytes | list[Any] | None, tenant: str, user: str
         id=r[0],
         tenant=tenant,
         user=user,
-        kind=Kind(r[1]),
+        kind=_BY_VALUE[r[1]],
         subject=t.subject,
         attribute=r[2],
         scope=t.scope,
         value=value,
         normalized_value=value if t.normalized_value is None else t.normalized_value,
         statement=r[5],
-        status=Status(r[7]),
+        status=_BY_VALUE[r[7]],
         op_id=t.op_id,
         observed_at=observed,
         ingested_at=t.ingested_at or observed,
@@ -270,10 +304,10 @@ def _from_tail(raw: bytes, row: bytes | list[Any] | None, tenant: str, user: str
         confidence=r[8],
         importance=r[9],
         actionability=r[11],
-        authority=Authority(r[6]),
-        consequence=Consequence(r[10]),
-        sensitivity=Sensitivity(r[12]),
-        cardinality=Cardinality(r[13]),
+        authority=_BY_VALUE[r[6]],
+        consequence=_BY_VALUE[r[10]],
+        sensitivity=_BY_VALUE[r[12]],
+        cardinality=_BY_VALUE[r[13]],
         evidence=_evidence_in(t.evidence, observed),
         supersedes=t.supersedes,
         superseded_by=t.superseded_by,
@@ -293,8 +327,9 @@ def encode_record(rec: Record) -> bytes:
     """The stored form of `rec` (its tenant and user are the key's)."""
     observed = rec.observed_at
     value = rec.value
-    return _ENCODER.encode(
-        _Stored(
+    return _trimmed(
+        _STORED_DEFAULTS,
+        (
             FORMAT,
             rec.id,
             _KIND[rec.kind],
@@ -328,7 +363,7 @@ def encode_record(rec: Record) -> bytes:
             rec.depends_on or None,
             rec.dependency_until,
             rec.audience or None,
-        )
+        ),
     )
 
 

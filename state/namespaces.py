@@ -13,3 +13,11 @@ def drop_namespace(client: redis.Redis, namespace: str) -> int:
     for key in client.scan_iter(match=Keys(namespace).pattern(), count=1000):
         n += client.delete(key)
     return n
+
+
+def used_memory(client: redis.Redis) -> int:
+    """Redis's used_memory, summed over the masters of a cluster."""
+    if isinstance(client, redis.RedisCluster):
+        replies = client.info("memory", target_nodes=redis.RedisCluster.PRIMARIES)
+        return sum(int(info["used_memory"]) for info in replies.values())
+    return int(client.info("memory")["used_memory"])

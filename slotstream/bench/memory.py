@@ -21,20 +21,12 @@ from slotstream.eval.scenarios import fresh_namespace
 from slotstream.local.redis_server import configured_or_local
 from slotstream.memory.models import OpIn
 from slotstream.state.keys import Keys
-from slotstream.state.namespaces import drop_namespace
+from slotstream.state.namespaces import drop_namespace, used_memory
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 TENANT = "bench-memory"
 TOPICS = ("tea", "coffee", "music", "travel", "books", "sport", "cooking", "cinema", "garden", "games")
 BATCH = 500
-
-
-def used_memory(client: redis.Redis) -> int:
-    """used_memory of the server, summed over the masters of a cluster."""
-    info = client.info("memory")
-    if "used_memory" in info:
-        return int(info["used_memory"])
-    return sum(int(node["used_memory"]) for node in info.values() if isinstance(node, dict))
 
 
 def preference(user: str, i: int) -> dict[str, Any]:

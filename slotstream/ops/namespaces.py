@@ -10,10 +10,11 @@ import redis
 
 from slotstream.config.settings import Settings
 from slotstream.state.client import connect
+from slotstream.state.compaction import CompactionStats, Compactor
 from slotstream.state.deployment import read_pointer
 from slotstream.state.digest import Digest, digest_namespace
 from slotstream.state.keys import Keys
-from slotstream.state.namespaces import drop_namespace
+from slotstream.state.namespaces import drop_namespace, used_memory
 
 
 def _print_digest(digest: Digest) -> None:
@@ -30,6 +31,31 @@ def state_digest(settings: Settings, namespace: str | None) -> int:
         _print_digest(digest_namespace(client, namespace or read_pointer(client, settings.namespace).namespace))
     finally:
         client.close()
+    return 0
+
+
+def state_compact(settings: Settings, namespace: str | None) -> int:
+    """`slotstream state compact`: the compaction pass (state/compaction.py), with Redis's memory
+    before and after."""
+    assert settings.redis_url
+    client = connect(settings.redis_url)
+    try:
+        name = namespace or read_pointer(client, settings.namespace).namespace
+        before = used_memory(client)
+        compactor = Compactor(client, name, change_log_max=settings.change_log_max)
+
+        def progress(stats: CompactionStats) -> None:
+            print(f"  {stats.users:,} users, {stats.compacted:,} rewritten", file=sys.stderr, flush=True)
+
+        stats = compactor.run(progress)
+        after = used_memory(client)
+    finally:
+        client.close()
+    print(f"namespace {name}: {stats.users:,} users, {stats.compacted:,} rewritten ({stats.retried:,} read again)")
+    print(f"  records from JSON: {stats.records:,}; ledger, log and suppression entries: {stats.entries:,}")
+    print(f"  lineage lists moved: {stats.lineages:,}")
+    print(f"  read indexes dropped (small scopes): {stats.indexes_dropped:,}; built: {stats.indexes_built:,}")
+    print(f"  used_memory: {before:,} B before, {after:,} B after ({after - before:+,} B)")
     return 0
 
 

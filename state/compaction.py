@@ -1,0 +1,232 @@
+"""A compaction pass over a namespace: every user's keys in their current compact forms.
+
+Readers take every older form (state/codec.py), and each write stores the new one, so a namespace
+keeps working without this pass. The pass makes the memory figures hold for state written before:
+
+- records stored as JSON become their compact form (a tail where the record has a read-model row);
+- op-ledger, change-log and suppression entries stored as JSON become their compact forms; the
+  change log keeps its newest `change_log_max` entries;
+- each slot's lineage list moves into the user's lineage hash;
+- a scope that holds at most `index_above` rows loses its read index (a lookup reads such a scope
+  whole), a larger scope without one gets it, and the index keys no longer written go.
+
+Per user: one read, then one conditional write (compact.lua), which writes nothing if an op was
+applied to the user in between (the pass reads the user again). It runs beside the workers. A user
+compacted is marked (meta field `form`) and skipped by a later run: run it again after a crash and
+it goes on where it stopped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+import redis
+
+from slotstream.memory.models import READ_MODEL_STATUSES, Suppression, parse_time
+
+from .codec import (
+    decode_change,
+    decode_ledger_entry,
+    decode_record,
+    encode_change,
+    encode_ledger_entry,
+    encode_record,
+    encode_suppression,
+    encode_tail,
+)
+from .engine import CHANGE_LOG_MAX, Engine
+from .keys import Keys
+from .lua import LuaScript, script_source
+from .read_index import INDEX_ABOVE
+
+# the meta field a compacted user carries: the form its keys were last rewritten to
+FORM = "2"
+MAX_TRIES = 5
+ARGS_PER_COMMAND = 1000  # a command's arguments go in blocks: Lua's unpack takes a few thousand at most
+
+
+@dataclass
+class CompactionStats:
+    users: int = 0  # users looked at
+    compacted: int = 0  # users rewritten (the others were compact already)
+    records: int = 0  # records rewritten from JSON
+    entries: int = 0  # ledger, change-log and suppression entries rewritten from JSON
+    lineages: int = 0  # per-slot lineage lists moved into the lineage hash
+    indexes_dropped: int = 0  # scopes too small for a read index that had one
+    indexes_built: int = 0  # scopes large enough that had none
+    retried: int = 0  # users written by an apply while the pass read them
+
+
+def _is_json(raw: bytes) -> bool:
+    return raw[:1] == b"{"
+
+
+def index_key_parts(scope: str, entry: list[Any]) -> list[str]:
+    """The index keys (after the user's prefix) an entry lists its row in: apply.lua's
+    index_keys, from the entry (state/read_index.py `index_entry`)."""
+    parts = [f"ixt:{scope}:{word}" for word in entry[2]]
+    parts += [f"ixp:{scope}:{topic}" for topic in entry[3]]
+    parts += [f"ixq:{scope}:{topic}" for topic in entry[4]]
+    if len(entry) > 5 and entry[5]:
+        parts += [f"ixg:{scope}:{name}" for name in entry[5]]
+    return parts
+
+
+class Compactor:
+    def __init__(
+        self,
+        client: redis.Redis,
+        namespace: str,
+        change_log_max: int = CHANGE_LOG_MAX,
+        index_above: int = INDEX_ABOVE,
+    ) -> None:
+        self.r = client
+        self.keys = Keys(namespace)
+        self.change_log_max = change_log_max
+        self.index_above = index_above
+        self.engine = Engine(client, namespace, index_above=index_above, change_log_max=change_log_max)
+        self._write = LuaScript(client, script_source("compact.lua"))
+        self.stats = CompactionStats()
+
+    def users(self) -> Iterator[tuple[str, str]]:
+        for key in self.r.scan_iter(match=self.keys.user_metas(), count=1000):
+            pair = self.keys.user_of_key(key.decode() if isinstance(key, bytes) else key)
+            if pair is not None:
+                yield pair
+
+    def run(self, progress: Callable[[CompactionStats], None] | None = None) -> CompactionStats:
+        for tenant, user in self.users():
+            self.compact_user(tenant, user)
+            if progress is not None and self.stats.users % 1000 == 0:
+                progress(self.stats)
+        return self.stats
+
+    def compact_user(self, tenant: str, user: str) -> bool:
+        """Rewrite one user's keys; False when the user was compact already."""
+        self.stats.users += 1
+        keys = self.keys
+        for _ in range(MAX_TRIES):
+            if self.r.hget(keys.meta(tenant, user), "form") == FORM.encode():
+                return False
+            version, commands, to_index = self._plan(tenant, user)
+            commands.append(("HSET", [keys.meta(tenant, user), "form", FORM]))
+            args: list[Any] = [version]
+            for name, values in commands:
+                args += (name, len(values), *values)
+            if self._write(keys=[keys.meta(tenant, user)], args=args):
+                self.stats.compacted += 1
+                if to_index:
+                    self.stats.indexes_built += self.engine.build_indexes([((tenant, user), s) for s in to_index])
+                return True
+            self.stats.retried += 1
+        raise RuntimeError(f"{tenant}/{user} kept changing under the compaction pass; run it again")
+
+    def _plan(self, tenant: str, user: str) -> tuple[int, list[tuple[str, list[Any]]], list[str]]:
+        """What to write for one user (read in one transaction), and the scopes to index after."""
+        keys = self.keys
+        prefix = keys.prefix(tenant, user)
+        pipe = self.r.pipeline(transaction=True)
+        pipe.hget(keys.meta(tenant, user), "version")
+        pipe.hgetall(keys.records(tenant, user))
+        pipe.hgetall(keys.ledger(tenant, user))
+        pipe.lrange(keys.log(tenant, user), 0, -1)
+        pipe.hgetall(keys.suppressions(tenant, user))
+        pipe.hgetall(keys.read_suppressions(tenant, user))
+        pipe.hkeys(keys.slots(tenant, user))
+        pipe.hgetall(keys.lineage(tenant, user))
+        pipe.smembers(f"{prefix}:scopes")
+        version, records, ledger, log, sups, rsups, slots, lineage, scopes = pipe.execute()
+        scope_names = sorted(s.decode() for s in scopes)
+
+        pipe = self.r.pipeline(transaction=True)
+        for scope in scope_names:
+            pipe.hkeys(keys.active(tenant, user, scope))
+            pipe.hgetall(keys.read_index(tenant, user, scope, "ix"))
+            pipe.exists(keys.read_index(tenant, user, scope, "ixs"))
+            pipe.exists(keys.read_index(tenant, user, scope, "ixa"))  # no longer written
+        for slot in slots:
+            pipe.lrange(keys.history(tenant, user, slot.decode()), 0, -1)
+        read = pipe.execute()
+        per = 4
+        by_scope = {s: read[per * k : per * k + per] for k, s in enumerate(scope_names)}
+        listed = read[per * len(scope_names) :]
+
+        commands: list[tuple[str, list[Any]]] = []
+
+        def hset(key: str, pairs: list[Any]) -> None:
+            for first in range(0, len(pairs), ARGS_PER_COMMAND):
+                commands.append(("HSET", [key, *pairs[first : first + ARGS_PER_COMMAND]]))
+
+        # records
+        with_rows = {(s, rid) for s in scope_names for rid in by_scope[s][0]}
+        pairs: list[Any] = []
+        for rid, raw in records.items():
+            if not _is_json(raw):
+                continue
+            rec = decode_record(raw, tenant, user)
+            row_held = rec.status in READ_MODEL_STATUSES and (rec.scope, rid) in with_rows
+            pairs += (rid, encode_tail(rec) if row_held else encode_record(rec))
+        self.stats.records += len(pairs) // 2
+        hset(keys.records(tenant, user), pairs)
+
+        # ledger, suppressions
+        pairs = []
+        for op_id, raw in ledger.items():
+            if _is_json(raw) or raw[:1].isdigit():
+                at, outcome, reason, ids = decode_ledger_entry(raw)
+                pairs += (op_id, encode_ledger_entry(parse_time(at), outcome, reason, ids))
+        self.stats.entries += len(pairs) // 2
+        hset(keys.ledger(tenant, user), pairs)
+        for key, held in ((keys.suppressions(tenant, user), sups), (keys.read_suppressions(tenant, user), rsups)):
+            pairs = []
+            for sup_key, raw in held.items():
+                if _is_json(raw):
+                    pairs += (sup_key, encode_suppression(Suppression.model_validate_json(raw)))
+            self.stats.entries += len(pairs) // 2
+            hset(key, pairs)
+
+        # the change log: its newest entries, each in the compact form
+        kept = log[-self.change_log_max :] if self.change_log_max else []
+        if len(kept) < len(log) or any(_is_json(raw) for raw in kept):
+            entries = []
+            for raw in kept:
+                if _is_json(raw):
+                    change = decode_change(raw)
+                    op_id, at = change.pop("op"), change.pop("at")
+                    raw = encode_change(op_id, parse_time(at), change)
+                    self.stats.entries += 1
+                entries.append(raw)
+            commands.append(("DEL", [keys.log(tenant, user)]))
+            for first in range(0, len(entries), ARGS_PER_COMMAND):
+                commands.append(("RPUSH", [keys.log(tenant, user), *entries[first : first + ARGS_PER_COMMAND]]))
+
+        # lineage lists into the lineage hash
+        pairs = []
+        for slot, ids in zip(slots, listed, strict=True):
+            if not ids:
+                continue
+            if slot not in lineage:
+                pairs += (slot, b" ".join(ids))
+            commands.append(("DEL", [keys.history(tenant, user, slot.decode())]))
+            self.stats.lineages += 1
+        hset(keys.lineage(tenant, user), pairs)
+
+        # read indexes: none for a small scope, one for a large scope
+        to_index = []
+        for scope in scope_names:
+            rows, entries_of, indexed, obsolete = by_scope[scope]
+            if len(rows) <= self.index_above and (indexed or entries_of):
+                gone = {f"{prefix}:{part}:{scope}" for part in ("ix", "ixs", "ixu", "ixm", "ixr", "ixa")}
+                for raw in entries_of.values():
+                    gone |= {f"{prefix}:{part}" for part in index_key_parts(scope, orjson.loads(raw))}
+                commands.append(("DEL", sorted(gone)))
+                self.stats.indexes_dropped += 1
+                continue
+            if obsolete:
+                commands.append(("DEL", [keys.read_index(tenant, user, scope, "ixa")]))
+            if len(rows) > self.index_above and not indexed:
+                to_index.append(scope)
+        return int(version or 0), commands, to_index
