@@ -289,6 +289,7 @@ WORKER_ONLY: dict[Reason, str] = {
     Reason.KEY_SHREDDED: "a sealed payload in the log whose user's key an erasure removed",
     Reason.SEALED_INVALID: "a sealed payload in the log that is malformed or does not open",
     Reason.INTERNAL_ERROR: "a failure no rule names (a bug), kept with the error's class",
+    Reason.BEYOND_LEDGER_WINDOW: "judged against the user's op ledger as the worker finds it when it applies the op",
 }
 NOT_DEAD_LETTERS: dict[Reason, str] = {
     Reason.SUPPRESSED: "an op dropped (applied as nothing) because the user forgot that value",
