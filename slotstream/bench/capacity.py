@@ -53,8 +53,9 @@ CORRECTED_AT = T0 + timedelta(hours=3)  # after the whole load (one op a millise
 ASKED_AT = T0 + timedelta(hours=6)  # within every record's lifetime (a session task lives a day)
 OPS_PER_BATCH = 1000  # ops a batch, whole users each
 CLUSTER_MASTERS = 3
-# MEMORY USAGE of every key up to this many keys; above, of the keys of a sample of users
-EXACT_KEYS_UP_TO = 200_000
+# MEMORY USAGE of every key up to this many users (a user of 25 records has about 90 keys);
+# above, of the keys of about SAMPLED_USERS of them
+EXACT_USERS_UP_TO = 4000
 SAMPLED_USERS = 2000
 LOOKUP_ROUNDS = 5  # the lookups alternate between the two namespaces in this many rounds
 
@@ -140,10 +141,12 @@ def load_records(engine: Any, done: Loaded, per_user: int, label: str, seed: int
 def load_corrections(engine: Any, done: Loaded, per_user: int, label: str, seed: int) -> None:
     """A `correct` command for one record in five of every user (the records' ids are planned,
     so nothing of the load is kept)."""
-    bar = ProgressLine(f"{label}: corrections", done.users * sum(1 for _ in corrected(user_records(0, per_user, T0))))
+    bar = ProgressLine(
+        f"{label}: corrections", done.users * sum(1 for _ in corrected(user_records(0, per_user, T0, seed)))
+    )
     started = time.perf_counter()
     for chunk in _batches(done.users, per_user):
-        ops = []
+        ops: list[OpIn] = []
         for u in chunk:
             planned = user_records(u, per_user, T0 + timedelta(milliseconds=u * per_user), seed)
             for p in corrected(planned):
@@ -172,9 +175,9 @@ def sampled_bytes_by_kind(client: redis.Redis, namespace: str, users: int) -> tu
     else of the keys of about SAMPLED_USERS users (chosen by a hash of their id), scaled up by
     the share they are, and of every key of the namespace's own bookkeeping. One pass of SCAN."""
     keys = Keys(namespace)
-    if users * RECORDS_PER_USER * 2 <= EXACT_KEYS_UP_TO:
-        size, count = bytes_by_kind(client, namespace)
-        return size, count, 1.0
+    if users <= EXACT_USERS_UP_TO:
+        exact_size, exact_count = bytes_by_kind(client, namespace)
+        return exact_size, exact_count, 1.0
     every = max(1, users // SAMPLED_USERS)
     picked: set[tuple[str, str]] = set()
     chosen: list[tuple[str, bool]] = []  # (key, belongs to a sampled user)
@@ -381,7 +384,7 @@ def run_capacity_bench(settings: Settings, redis_choice: str, args: CapacityArgs
         which = which[:1]
     print(
         f"capacity bench: {args.users:,} users x {args.records_per_user} records = "
-        f"{args.users * args.records_per_user:,} records (a mix of {RECORDS_PER_USER} shapes a user), "
+        f"{args.users * args.records_per_user:,} records (the mix of {RECORDS_PER_USER} a user), "
         f"then a correction of one record in five; context lookups compared with {args.baseline_users:,} users",
         flush=True,
     )

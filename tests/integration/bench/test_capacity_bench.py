@@ -56,7 +56,7 @@ def test_sampled_bytes_by_kind_scale_a_sample_of_users_to_the_whole(
     redis_client: redis.Redis, loaded_namespace: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     exact_size, exact_count = bytes_by_kind(redis_client, loaded_namespace)
-    monkeypatch.setattr(capacity, "EXACT_KEYS_UP_TO", 0)
+    monkeypatch.setattr(capacity, "EXACT_USERS_UP_TO", 0)
     monkeypatch.setattr(capacity, "SAMPLED_USERS", USERS // 4)
     size, count, share = sampled_bytes_by_kind(redis_client, loaded_namespace, USERS)
     assert 0.1 < share < 0.5, share
