@@ -28,8 +28,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import redis
+from redis.cluster import RedisCluster
 
-from slotstream.bench.memory import bytes_by_kind, key_kind, used_memory
+from slotstream.bench.memory import bytes_by_kind, key_kind
 from slotstream.bench.population import (
     RECORDS_PER_USER,
     REQUESTS,
@@ -101,6 +102,17 @@ class CapacityReport:
     @property
     def bytes_per_user(self) -> float:
         return (self.memory_corrected - self.memory_before) / max(1, self.full.users)
+
+
+def used_memory(client: redis.Redis) -> int:
+    """used_memory of the server, or of every master of a cluster summed (a cluster client's plain
+    INFO answers for one node only)."""
+    if isinstance(client, RedisCluster):
+        infos = client.info("memory", target_nodes=RedisCluster.PRIMARIES)
+        if "used_memory" in infos:  # a cluster of one master answers as a server
+            return int(infos["used_memory"])
+        return sum(int(info["used_memory"]) for info in infos.values())
+    return int(client.info("memory")["used_memory"])
 
 
 def trim_pass(client: redis.Redis, namespace: str) -> bool:

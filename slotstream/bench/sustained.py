@@ -30,7 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from slotstream.bench.memory import used_memory
+from slotstream.bench.capacity import used_memory
 from slotstream.bench.population import Planned, user_records
 from slotstream.bench.progress_line import ProgressLine
 from slotstream.config.settings import Settings
