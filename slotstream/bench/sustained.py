@@ -285,7 +285,8 @@ def print_summary(report: SustainedReport, args: SustainedArgs) -> None:
     for minute in range(int(report.stream_s // 60) + 1):
         s = min(samples, key=lambda x: abs(x.seconds - 60 * minute))
         print(f"  {minute:>3} min: {s.used_memory / 1e6:>9.2f} MB  (sampled at {s.seconds:.0f} s)")
-    print(f"  the end: {samples[-1].used_memory / 1e6:>9.2f} MB  (sampled at {samples[-1].seconds:.0f} s)")
+    if report.stream_s % 60 > args.every / 2:  # the last sample is not a minute's
+        print(f"  the end: {samples[-1].used_memory / 1e6:>9.2f} MB  (sampled at {samples[-1].seconds:.0f} s)")
     half = [s for s in samples if s.seconds >= report.stream_s / 2]
     slope = growth_per_minute(half)
     mean = sum(s.used_memory for s in half) / max(1, len(half))

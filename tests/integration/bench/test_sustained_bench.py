@@ -9,7 +9,7 @@ import pytest
 from slotstream.bench.sustained import SustainedArgs, run_sustained_bench
 from slotstream.config.settings import Settings
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.kafka, pytest.mark.long]
 
 
 def test_the_sustained_bench_samples_memory_and_lag_while_the_worker_applies_the_stream(
