@@ -21,6 +21,8 @@ def register(sub: Subparsers) -> None:
     _mcp(bench_sub)
     _fairness(bench_sub)
     _memory(bench_sub)
+    _capacity(bench_sub)
+    _sustained(bench_sub)
     _profiling(bench_sub)
 
 
@@ -148,6 +150,75 @@ def _memory(bench_sub: Subparsers) -> None:
     bm.add_argument("--users", type=int, default=1000)
     bm.add_argument("--records", type=int, default=20, help="preference records per user")
     bm.set_defaults(func=cmd_memory)
+
+
+def _capacity(bench_sub: Subparsers) -> None:
+    bc = bench_sub.add_parser(
+        "capacity",
+        help="RAM per record and per user, load time, apply rate and context latency at millions of records",
+    )
+    bc.add_argument("--users", type=int, default=200_000, help="users, over several tenants (default 200,000)")
+    bc.add_argument("--records-per-user", type=int, default=25, help="records a user (default 25: 5M records)")
+    bc.add_argument(
+        "--redis",
+        choices=["single", "cluster", "both"],
+        default="both",
+        help="one server, a cluster of three masters, or each in turn (each started by the bench; "
+        "SLOTSTREAM_REDIS_URL set: that one alone)",
+    )
+    bc.add_argument("--baseline-users", type=int, default=1000, help="users of the namespace lookups are compared with")
+    bc.add_argument("--lookups", type=int, default=2000, help="context lookups on each namespace (default 2000)")
+    bc.add_argument("--seed", type=int, default=1)
+    bc.set_defaults(func=cmd_capacity)
+
+
+def _sustained(bench_sub: Subparsers) -> None:
+    bs = bench_sub.add_parser(
+        "sustained", help="Redis memory and ingest lag under a steady stream of ops on a fixed population"
+    )
+    bs.add_argument("--minutes", type=float, default=10.0, help="length of the steady stream (default 10)")
+    bs.add_argument("--rate", type=float, default=300.0, help="ops a second (default 300)")
+    bs.add_argument("--users", type=int, default=2000, help="the fixed population (default 2,000)")
+    bs.add_argument("--records-per-user", type=int, default=10, help="each user's records before the stream")
+    bs.add_argument("--every", type=float, default=10.0, help="seconds between samples (default 10)")
+    bs.add_argument("--log-dir", type=Path, default=None, help="keep the worker's log here")
+    bs.set_defaults(func=cmd_sustained)
+
+
+def cmd_capacity(args: argparse.Namespace) -> int:
+    from slotstream.bench.capacity import CapacityArgs, run_capacity_bench
+    from slotstream.worker.startup import tune_gc
+
+    tune_gc()
+    run_capacity_bench(
+        Settings.from_env(),
+        args.redis,
+        CapacityArgs(
+            users=args.users,
+            records_per_user=args.records_per_user,
+            baseline_users=args.baseline_users,
+            lookups=args.lookups,
+            seed=args.seed,
+        ),
+    )
+    return 0
+
+
+def cmd_sustained(args: argparse.Namespace) -> int:
+    from slotstream.bench.sustained import SustainedArgs, run_sustained_bench
+
+    run_sustained_bench(
+        Settings.from_env(),
+        SustainedArgs(
+            minutes=args.minutes,
+            rate=args.rate,
+            users=args.users,
+            records_per_user=args.records_per_user,
+            every=args.every,
+            log_dir=args.log_dir,
+        ),
+    )
+    return 0
 
 
 def cmd_memory(args: argparse.Namespace) -> int:
