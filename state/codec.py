@@ -382,14 +382,15 @@ def decode_record(raw: bytes | str, tenant: str, user: str, row: bytes | list[An
         raw = raw.encode()
     if raw[:1] == b"{":
         return Record.model_validate_json(raw)
+    form = _format(raw)
+    if form not in (FORMAT, TAIL):
+        raise MalformedRecord(f"stored record of format {form}: this version reads {FORMAT} and {TAIL}")
     try:
-        if _format(raw) == TAIL:
+        if form == TAIL:
             return _from_tail(raw, row, tenant, user)
         f = _STORED_DECODER.decode(raw)
     except msgspec.DecodeError as err:
         raise MalformedRecord(f"stored record does not decode: {err}") from err
-    if f.format != FORMAT:
-        raise MalformedRecord(f"stored record of format {f.format}, this version reads {FORMAT}")
     observed = f.observed_at
     value = f.value
     try:

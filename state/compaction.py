@@ -12,8 +12,8 @@ keeps working without this pass. The pass makes the memory figures hold for stat
 
 Per user: one read, then one conditional write (compact.lua), which writes nothing if an op was
 applied to the user in between (the pass reads the user again). It runs beside the workers. A user
-compacted is marked (meta field `form`) and skipped by a later run: run it again after a crash and
-it goes on where it stopped.
+it rewrote is marked (meta field `form`) and skipped by a later run: run it again after a crash and
+it goes on where it stopped. (A user written only in the compact forms is read and left as it is.)
 """
 
 from __future__ import annotations
@@ -112,6 +112,8 @@ class Compactor:
             if self.r.hget(keys.meta(tenant, user), "form") == FORM.encode():
                 return False
             version, commands, to_index = self._plan(tenant, user)
+            if not commands and not to_index:
+                return False  # written in the compact forms only: nothing to do, nothing to mark
             commands.append(("HSET", [keys.meta(tenant, user), "form", FORM]))
             args: list[Any] = [version]
             for name, values in commands:

@@ -16,8 +16,11 @@ def drop_namespace(client: redis.Redis, namespace: str) -> int:
 
 
 def used_memory(client: redis.Redis) -> int:
-    """Redis's used_memory, summed over the masters of a cluster."""
+    """used_memory of the server, or of every master of a cluster summed (a cluster client's plain
+    INFO answers for one node only)."""
     if isinstance(client, redis.RedisCluster):
-        replies = client.info("memory", target_nodes=redis.RedisCluster.PRIMARIES)
-        return sum(int(info["used_memory"]) for info in replies.values())
+        infos = client.info("memory", target_nodes=redis.RedisCluster.PRIMARIES)
+        if "used_memory" in infos:  # a cluster of one master answers as a server
+            return int(infos["used_memory"])
+        return sum(int(info["used_memory"]) for info in infos.values())
     return int(client.info("memory")["used_memory"])

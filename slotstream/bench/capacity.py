@@ -28,7 +28,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import redis
-from redis.cluster import RedisCluster
 
 from slotstream.bench.memory import bytes_by_kind, key_kind
 from slotstream.bench.population import (
@@ -46,8 +45,9 @@ from slotstream.eval.scenarios import fresh_namespace
 from slotstream.local.redis_server import LocalRedis, LocalRedisCluster, describe_server
 from slotstream.memory.models import ContextRequest, OpIn, Outcome
 from slotstream.state.client import connect, is_cluster_url
+from slotstream.state.compaction import Compactor
 from slotstream.state.keys import Keys
-from slotstream.state.namespaces import drop_namespace
+from slotstream.state.namespaces import drop_namespace, used_memory
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 CORRECTED_AT = T0 + timedelta(hours=3)  # after the whole load (one op a millisecond: 5M in 83 minutes)
@@ -86,8 +86,8 @@ class CapacityReport:
     memory_before: int
     memory_loaded: int
     memory_corrected: int
-    # used_memory after the state's trim pass: None until there is one (`trim_pass`)
-    memory_trimmed: int | None
+    # used_memory after the compaction pass (`slotstream state compact`)
+    memory_trimmed: int
     lookups: int
     full_ms: list[float]
     baseline_ms: list[float]
@@ -104,21 +104,9 @@ class CapacityReport:
         return (self.memory_corrected - self.memory_before) / max(1, self.full.users)
 
 
-def used_memory(client: redis.Redis) -> int:
-    """used_memory of the server, or of every master of a cluster summed (a cluster client's plain
-    INFO answers for one node only)."""
-    if isinstance(client, RedisCluster):
-        infos = client.info("memory", target_nodes=RedisCluster.PRIMARIES)
-        if "used_memory" in infos:  # a cluster of one master answers as a server
-            return int(infos["used_memory"])
-        return sum(int(info["used_memory"]) for info in infos.values())
-    return int(client.info("memory")["used_memory"])
-
-
-def trim_pass(client: redis.Redis, namespace: str) -> bool:
-    """The state's trim pass (bounded op ledger, change log and history) over `namespace`, when the
-    state has one: False while it has none, and the report then says it was not measured."""
-    return False
+def trim_pass(client: redis.Redis, namespace: str) -> None:
+    """The compaction pass (`slotstream state compact`) over `namespace`."""
+    Compactor(client, namespace).run()
 
 
 def pct(samples: list[float], q: float) -> float:
@@ -254,7 +242,8 @@ def measure(client: redis.Redis, deployment: str, server: str, args: CapacityArg
         loaded = used_memory(client)
         load_corrections(engine, full, args.records_per_user, deployment, args.seed)
         corrected_mem = used_memory(client)
-        trimmed = used_memory(client) if trim_pass(client, full_ns) else None
+        trim_pass(client, full_ns)
+        trimmed = used_memory(client)
         base = load(
             Engine(client, namespace=base_ns), args.baseline_users, args.records_per_user, "baseline", args.seed
         )
@@ -347,11 +336,8 @@ def print_report(r: CapacityReport, per_user: int) -> None:
         f"  per record: {added / max(1, full.records):,.0f} B loaded, {r.bytes_per_record:,.0f} B with the corrections"
     )
     print(f"  per user:   {added / max(1, full.users):,.0f} B loaded, {r.bytes_per_user:,.0f} B with the corrections")
-    if r.memory_trimmed is None:
-        print("  after a trim pass: not measured (the state has no trim pass yet)")
-    else:
-        trimmed = (r.memory_trimmed - r.memory_before) / max(1, full.records)
-        print(f"  after a trim pass: {_mb(r.memory_trimmed)}, {trimmed:,.0f} B per record")
+    trimmed = (r.memory_trimmed - r.memory_before) / max(1, full.records)
+    print(f"  after the compaction pass: {_mb(r.memory_trimmed)}, {trimmed:,.0f} B per record")
     print(
         f"context lookups, {r.lookups:,} on random users each (a project, a session, one of "
         f"{len(REQUESTS)} everyday requests, 8 items, 2,000 chars):"

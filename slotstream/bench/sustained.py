@@ -30,7 +30,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from slotstream.bench.capacity import used_memory
 from slotstream.bench.population import Planned, user_records
 from slotstream.bench.progress_line import ProgressLine
 from slotstream.config.settings import Settings
@@ -38,7 +37,7 @@ from slotstream.local.redis_server import server_build
 from slotstream.local.stack import LocalStack
 from slotstream.memory.models import iso
 from slotstream.memory.validation import derive_id
-from slotstream.state.namespaces import drop_namespace
+from slotstream.state.namespaces import drop_namespace, used_memory
 from slotstream.streams.topics import OPS
 
 # the stream's ops, by weight: (what, weight)

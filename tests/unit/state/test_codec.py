@@ -1,0 +1,190 @@
+"""The stored forms (state/codec.py): every record reconciliation writes reads back equal from its
+compact form and from its tail with its row; the earlier JSON forms still read; bookkeeping entries
+round-trip."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given
+
+from slotstream.memory.models import (
+    READ_MODEL_STATUSES,
+    Authority,
+    Cardinality,
+    Change,
+    Consequence,
+    Kind,
+    Outcome,
+    Record,
+    Sensitivity,
+    SourceType,
+    Status,
+    Suppression,
+)
+from slotstream.memory.selection import compact
+from slotstream.state.codec import (
+    AUTHORITIES,
+    CARDINALITIES,
+    CHANGE_TYPES,
+    CONSEQUENCES,
+    KINDS,
+    OUTCOMES,
+    SENSITIVITIES,
+    SOURCE_TYPES,
+    STATUSES,
+    MalformedRecord,
+    decode_change,
+    decode_ledger_entry,
+    decode_record,
+    decode_suppression,
+    encode_change,
+    encode_ledger_entry,
+    encode_record,
+    encode_suppression,
+    encode_tail,
+    lineage_ids,
+)
+
+from simulation import Sim
+from strategies import PURE, op_sequences
+
+T0 = datetime(2026, 5, 4, 8, 30, 15, 123456, tzinfo=UTC)
+
+
+def records_written(ops: list[dict[str, Any]]) -> list[Record]:
+    """Every record version reconciliation wrote applying `ops` to one user."""
+    sim, written = Sim(), []
+    for raw in ops:
+        applied = sim.apply_wire(raw)
+        if applied is not None:
+            written += applied[0].puts.values()
+    return written
+
+
+@PURE
+@given(op_sequences(dependencies=True, moves=True))
+def test_every_record_written_reads_back_equal_from_its_stored_forms(ops: list[dict[str, Any]]) -> None:
+    for rec in records_written(ops):
+        assert decode_record(encode_record(rec), rec.tenant, rec.user) == rec
+        if rec.status in READ_MODEL_STATUSES:
+            row = orjson.dumps(compact(rec))  # as the read model stores it
+            assert decode_record(encode_tail(rec), rec.tenant, rec.user, row) == rec
+        assert decode_record(rec.model_dump_json(), rec.tenant, rec.user) == rec  # the earlier JSON form
+
+
+def test_a_record_with_every_field_set_round_trips_exactly() -> None:
+    sim = Sim()
+    _, rec = sim.record(
+        T0,
+        attribute="preference.response.format",
+        value={"items": ["peanuts", 3, 2.5, None], "since": "2019"},
+        statement="I'm allergic to peanuts.",
+        authority="user_observed",
+        confidence=0.8125,
+        importance=0.123456789,
+        valid_from=(T0 - timedelta(days=2)).isoformat(),
+        valid_until=(T0 + timedelta(days=30, microseconds=7)).isoformat(),
+        review_at=(T0 + timedelta(days=10)).isoformat(),
+        scope="project:p1",
+        audience=["doctor", "me"],
+        evidence=[
+            {"source_type": "document", "source_id": "doc-1", "quote": "peanuts"},
+            {"source_type": "conversation", "source_id": "turn-9"},
+        ],
+    )
+    full = rec.model_copy(
+        update={
+            "supersedes": "r_a",
+            "superseded_by": "r_b",
+            "corrects": "r_c",
+            "corrects_current": True,
+            "status_reason": "why",
+            "depends_on": ["r_d", "slot:profile.home_city"],
+            "dependency_until": T0 + timedelta(days=3),
+            "ingested_at": T0 + timedelta(seconds=1),
+            "updated_at": T0 + timedelta(seconds=2),
+            "normalized_value": "different",
+        }
+    )
+    assert decode_record(encode_record(full), full.tenant, full.user) == full
+    row = orjson.dumps(compact(full))
+    assert decode_record(encode_tail(full), full.tenant, full.user, row) == full
+    # defaults are left out: a plain record's stored form is a small fraction of its JSON
+    _, plain = sim.record(T0, attribute="preference.language", value="German", statement="Answer in German.")
+    assert len(encode_record(plain)) < len(plain.model_dump_json()) / 3
+    assert len(encode_tail(plain)) < 64  # a tail fits Redis's compact hash encoding
+
+
+def test_a_tail_without_its_row_and_an_unknown_format_are_refused_with_a_reason() -> None:
+    _, rec = Sim().record(T0)
+    with pytest.raises(MalformedRecord, match="without its read-model row"):
+        decode_record(encode_tail(rec), rec.tenant, rec.user)
+    with pytest.raises(MalformedRecord, match="format 9"):
+        decode_record(b"\x93\x09\xa1x\x00", rec.tenant, rec.user)
+
+
+def test_code_tables_cover_their_enums_and_values_are_unique() -> None:
+    for table, enum in (
+        (KINDS, Kind),
+        (STATUSES, Status),
+        (AUTHORITIES, Authority),
+        (CONSEQUENCES, Consequence),
+        (SENSITIVITIES, Sensitivity),
+        (CARDINALITIES, Cardinality),
+        (SOURCE_TYPES, SourceType),
+        (OUTCOMES, Outcome),
+        (CHANGE_TYPES, Change),
+    ):
+        assert set(table) == set(enum) and len(table) == len(enum)
+    # a row's enum texts are read through one table (codec._BY_VALUE)
+    values = [m.value for t in (KINDS, STATUSES, AUTHORITIES, CONSEQUENCES, SENSITIVITIES, CARDINALITIES) for m in t]
+    assert len(values) == len(set(values))
+
+
+def test_bookkeeping_entries_round_trip_and_the_earlier_forms_read() -> None:
+    entry = encode_ledger_entry(T0, "applied", None, ["r_0123456789abcdef0123", "r_0123456789abcdef0124"])
+    assert len(entry) <= 64
+    assert decode_ledger_entry(entry) == ("2026-05-04T08:30:15.123456Z", "applied", None, entry_ids(entry))
+    assert decode_ledger_entry(encode_ledger_entry(T0, "rejected", "target_not_found", []))[1:] == (
+        "rejected",
+        "target_not_found",
+        [],
+    )
+    assert decode_ledger_entry(b'{"at":"2026-01-01T00:00:00Z","o":"noop","r":null,"p":["r1"]}') == (
+        "2026-01-01T00:00:00Z",
+        "noop",
+        None,
+        ["r1"],
+    )
+    assert decode_ledger_entry(b"2026-01-01T00:00:00Z") == ("2026-01-01T00:00:00Z", "applied", None, [])
+
+    change = {
+        "type": Change.SUPERSEDED,
+        "record_id": "r1",
+        "attribute": "a.b",
+        "scope": "global",
+        "status": "superseded",
+        "by": "r2",
+        "extra": [1, 2],
+    }
+    decoded = decode_change(encode_change("op-1", T0, change))
+    assert decoded == {"op": "op-1", "at": "2026-05-04T08:30:15.123456Z", **change, "type": "superseded"}
+    assert decode_change(b'{"op":"o","at":"t","type":"created"}') == {"op": "o", "at": "t", "type": "created"}
+
+    for sup in (
+        Suppression(attribute="a.b", scope="global", value_hash="f" * 32, at=T0, record_ids=["r1"], reason="corrected"),
+        Suppression(attribute="a.b", scope=None, value_hash=None, at=T0, record_ids=[], reason="forget"),
+    ):
+        assert decode_suppression(sup.key, encode_suppression(sup)) == sup
+        assert decode_suppression(sup.key, sup.model_dump_json()) == sup
+
+    assert lineage_ids(b"r1 r2 r3", [b"x"]) == ["r1", "r2", "r3"]
+    assert lineage_ids(None, [b"r1", b"r2"]) == ["r1", "r2"]
+
+
+def entry_ids(raw: bytes) -> list[str]:
+    return decode_ledger_entry(raw)[3]
