@@ -48,16 +48,17 @@ def users_of(client: redis.Redis, namespace: str) -> list[tuple[str, str]]:
 
 def user_state(client: redis.Redis, keys: Keys, tenant: str, user: str) -> dict[str, Any]:
     """One user's digested state, as plain sorted data."""
+    # EVAL, not EVALSHA: a digest is not a hot path, and the server may not have the script yet (a
+    # cluster client's pipeline takes no EVAL: it goes on its own)
+    records = client.eval(RECORDS.source, 1, keys.meta(tenant, user), keys.prefix(tenant, user), "all")
     pipe = client.pipeline(transaction=False)
-    # EVAL, not EVALSHA: a digest is not a hot path, and the server may not have the script yet
-    pipe.eval(RECORDS.source, 1, keys.meta(tenant, user), keys.prefix(tenant, user), "all")
     pipe.hgetall(keys.slots(tenant, user))
     pipe.hgetall(keys.suppressions(tenant, user))
     pipe.hgetall(keys.aliases(tenant, user))
     pipe.hget(keys.meta(tenant, user), "erased_at")
     pipe.hgetall(keys.dependents(tenant, user))
     pipe.hgetall(keys.lineage(tenant, user))
-    records, slots, sups, aliases, erased, dependents, joined = pipe.execute()
+    slots, sups, aliases, erased, dependents, joined = pipe.execute()
     hist_pipe = client.pipeline(transaction=False)
     slot_names = sorted(k.decode() for k in slots)
     for slot in slot_names:

@@ -86,8 +86,9 @@ class CapacityReport:
     memory_before: int
     memory_loaded: int
     memory_corrected: int
-    # used_memory after the compaction pass (`slotstream state compact`)
+    # used_memory after the compaction pass (`slotstream state compact`), and the users it rewrote
     memory_trimmed: int
+    compacted: int
     lookups: int
     full_ms: list[float]
     baseline_ms: list[float]
@@ -104,9 +105,9 @@ class CapacityReport:
         return (self.memory_corrected - self.memory_before) / max(1, self.full.users)
 
 
-def trim_pass(client: redis.Redis, namespace: str) -> None:
-    """The compaction pass (`slotstream state compact`) over `namespace`."""
-    Compactor(client, namespace).run()
+def trim_pass(client: redis.Redis, namespace: str) -> int:
+    """The compaction pass (`slotstream state compact`) over `namespace`; the users it rewrote."""
+    return Compactor(client, namespace).run().compacted
 
 
 def pct(samples: list[float], q: float) -> float:
@@ -242,7 +243,7 @@ def measure(client: redis.Redis, deployment: str, server: str, args: CapacityArg
         loaded = used_memory(client)
         load_corrections(engine, full, args.records_per_user, deployment, args.seed)
         corrected_mem = used_memory(client)
-        trim_pass(client, full_ns)
+        compacted = trim_pass(client, full_ns)
         trimmed = used_memory(client)
         base = load(
             Engine(client, namespace=base_ns), args.baseline_users, args.records_per_user, "baseline", args.seed
@@ -262,6 +263,7 @@ def measure(client: redis.Redis, deployment: str, server: str, args: CapacityArg
             memory_loaded=loaded,
             memory_corrected=corrected_mem,
             memory_trimmed=trimmed,
+            compacted=compacted,
             lookups=args.lookups,
             full_ms=full_ms,
             baseline_ms=base_ms,
@@ -337,7 +339,10 @@ def print_report(r: CapacityReport, per_user: int) -> None:
     )
     print(f"  per user:   {added / max(1, full.users):,.0f} B loaded, {r.bytes_per_user:,.0f} B with the corrections")
     trimmed = (r.memory_trimmed - r.memory_before) / max(1, full.records)
-    print(f"  after the compaction pass: {_mb(r.memory_trimmed)}, {trimmed:,.0f} B per record")
+    print(
+        f"  after the compaction pass ({r.compacted:,} users rewritten): {_mb(r.memory_trimmed)}, "
+        f"{trimmed:,.0f} B per record"
+    )
     print(
         f"context lookups, {r.lookups:,} on random users each (a project, a session, one of "
         f"{len(REQUESTS)} everyday requests, 8 items, 2,000 chars):"
