@@ -441,9 +441,12 @@ class LocalRedisCluster:
             client.close()
         return counts
 
-    def reshard(self, source: int, target: int, slots: int, timeout: float = 600.0) -> str:
+    def reshard(
+        self, source: int, target: int, slots: int, keys_per_migrate: int | None = None, timeout: float = 600.0
+    ) -> str:
         """Move `slots` hash slots, with their keys, from master `source` to master `target` with
-        `redis-cli --cluster reshard` (as an operator would); its output. LocalServerError when
+        `redis-cli --cluster reshard` (as an operator would); its output. `keys_per_migrate`:
+        redis-cli's --cluster-pipeline (keys per MIGRATE, 10 by default). LocalServerError when
         redis-cli is missing or the move fails."""
         ids = self.node_ids()
         command = [
@@ -453,6 +456,7 @@ class LocalRedisCluster:
             f"{LOOPBACK}:{self.nodes[source].port}",
             *("--cluster-from", ids[source], "--cluster-to", ids[target]),
             *("--cluster-slots", str(slots), "--cluster-yes"),
+            *(("--cluster-pipeline", str(keys_per_migrate)) if keys_per_migrate else ()),
         ]
         try:
             done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
