@@ -10,9 +10,9 @@ declare one key (a user's meta hash) and reach the user's other keys by name, an
 `redis-cli --cluster reshard` moves a hash slot those keys are split between two nodes. A script
 that met a key already moved would stop half-way with its earlier writes kept (the server does
 not undo them), or, run on the importing node, read a key not moved yet as empty. The guard
-refuses the call with TRYAGAIN before it touches anything while this node is migrating or
-importing the slot of KEYS[1], and the caller sends it again once the slot has moved (a slot
-with a few users' keys moves in milliseconds).
+refuses the call with TRYAGAIN before it touches anything while the slot of KEYS[1] is moving to
+or from this node, and the caller sends it again once the slot has moved (a slot with a few
+users' keys moves in milliseconds).
 """
 
 from __future__ import annotations
@@ -30,11 +30,15 @@ import redis
 from redis.exceptions import AskError, ClusterDownError, ClusterError, NoScriptError, TryAgainError
 
 # One line, put in front of a script's first line (its error messages keep their line numbers).
-# CLUSTER NODES marks a slot this node is migrating or importing as "[slot->-id]" / "[slot-<-id]".
+# The server checks every key a script names against the slot's state as it checks a client's: on
+# the node migrating the slot a key it lacks is elsewhere, on the node importing it (reached with
+# ASKING) several keys not all there must wait. Two keys of KEYS[1]'s hash slot (its hash tag: every
+# key here has one) that never exist fail that check exactly while the slot is moving, and
+# nowhere else; one EXISTS, whatever the size of the cluster.
 CLUSTER_GUARD = (
-    "if #KEYS > 0 then local guarded_slot = redis.call('CLUSTER', 'KEYSLOT', KEYS[1]) "
-    "if string.find(redis.call('CLUSTER', 'NODES'), '[' .. guarded_slot .. '-', 1, true) then "
-    "return redis.error_reply('TRYAGAIN hash slot ' .. guarded_slot .. ' is moving between nodes') end end "
+    "if #KEYS > 0 then local probed = redis.pcall('EXISTS', KEYS[1] .. ':slot-move-probe-1', "
+    "KEYS[1] .. ':slot-move-probe-2') if type(probed) == 'table' and probed.err then "
+    "return redis.error_reply('TRYAGAIN the hash slot of ' .. KEYS[1] .. ' is moving between nodes') end end "
 )
 # How long a write waits, sending again, for a hash slot to finish moving before it gives the
 # error to its caller (the worker then backs off and retries the batch, as for any outage).
