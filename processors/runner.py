@@ -53,10 +53,12 @@ def waits_for(err: BaseException) -> str | None:
     if isinstance(err, (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)):
         return "Redis"
     # a Redis Cluster with a master down or a slot not served yet: "The cluster is down" comes
-    # without the CLUSTERDOWN reply word the check below reads
+    # without the CLUSTERDOWN reply word the check below reads; a slot moving between masters
+    # (TRYAGAIN, or a redirection the client's own hops did not settle: ASK, MOVED)
     cluster_outages = (
         redis.exceptions.ClusterError,
         redis.exceptions.TryAgainError,
+        redis.exceptions.AskError,
         redis.exceptions.RedisClusterException,
     )
     if isinstance(err, cluster_outages):

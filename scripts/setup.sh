@@ -74,3 +74,13 @@ if [ -z "${SLOTSTREAM_CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1; t
     echo "setup: no chromium on PATH: the inspector's browser tests will fail (install Debian's chromium, or set SLOTSTREAM_CHROMIUM)" >&2
   fi
 fi
+# The live-resharding test moves hash slots with redis-cli --cluster reshard (Debian's redis-tools:
+# the client tools only, no server, so the local stack's choice of server is unchanged).
+if ! command -v redis-cli >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing redis-cli (Debian's redis-tools) for the live-resharding test" >&2
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-tools >/dev/null
+  else
+    echo "setup: no redis-cli on PATH: the live-resharding test will fail (install Debian's redis-tools)" >&2
+  fi
+fi

@@ -16,8 +16,10 @@ from typing import Any
 import orjson
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
+from redis.exceptions import ClusterError as RedisClusterError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.exceptions import TryAgainError as RedisTryAgainError
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -50,6 +52,8 @@ HANDLED: tuple[type[Exception], ...] = (
     BrokerUnavailable,
     RedisConnectionError,
     RedisTimeoutError,
+    RedisClusterError,
+    RedisTryAgainError,
     Rejected,
     RequestValidationError,
     ValidationError,
@@ -110,7 +114,8 @@ def refusal_of(err: Exception) -> Refusal | None:
     """What an exception a request raised answers, or None for one that is a bug (a 500)."""
     if isinstance(err, BrokerUnavailable):
         err = Unavailable("kafka_unavailable", str(err))
-    elif isinstance(err, (RedisConnectionError, RedisTimeoutError)):
+    elif isinstance(err, (RedisConnectionError, RedisTimeoutError, RedisClusterError, RedisTryAgainError)):
+        # a cluster with a master down, or a hash slot still moving after the reader's retries
         err = Unavailable("redis_unavailable", type(err).__name__)
     if isinstance(err, SidecarError):
         headers = {"Retry-After": str(max(1, math.ceil(err.retry_after)))} if err.retry_after > 0 else None

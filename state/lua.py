@@ -4,12 +4,22 @@ redis-py's `Script` objects make every pipeline that contains them ask `SCRIPT E
 more round trip per batch. These are loaded once; a pipeline that meets NOSCRIPT (the server
 restarted or flushed its scripts) is rebuilt and sent again after a reload — safe, because every
 script here is idempotent (the apply script refuses an op id it has already applied).
+
+On a Redis Cluster each script is sent with a guard in front (`cluster_guarded`): the scripts
+declare one key (a user's meta hash) and reach the user's other keys by name, and while
+`redis-cli --cluster reshard` moves a hash slot those keys are split between two nodes. A script
+that met a key already moved would stop half-way with its earlier writes kept (the server does
+not undo them), or, run on the importing node, read a key not moved yet as empty. The guard
+refuses the call with TRYAGAIN before it touches anything while the slot of KEYS[1] is moving to
+or from this node, and the caller sends it again once the slot has moved (a slot with a few
+users' keys moves in milliseconds).
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import hashlib
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
@@ -17,7 +27,61 @@ from typing import Any
 
 import hiredis
 import redis
-from redis.exceptions import NoScriptError
+from redis.exceptions import AskError, ClusterDownError, ClusterError, NoScriptError, TryAgainError
+
+# One line, put in front of a script's first line (its error messages keep their line numbers).
+# The server checks every key a script names against the slot's state as it checks a client's: on
+# the node migrating the slot a key it lacks is elsewhere, on the node importing it (reached with
+# ASKING) several keys not all there must wait. Two keys of KEYS[1]'s hash slot (its hash tag: every
+# key here has one) that never exist fail that check exactly while the slot is moving, and
+# nowhere else; one EXISTS, whatever the size of the cluster.
+CLUSTER_GUARD = (
+    "if #KEYS > 0 then local probed = redis.pcall('EXISTS', KEYS[1] .. ':slot-move-probe-1', "
+    "KEYS[1] .. ':slot-move-probe-2') if type(probed) == 'table' and probed.err then "
+    "return redis.error_reply('TRYAGAIN the hash slot of ' .. KEYS[1] .. ' is moving between nodes') end end "
+)
+# How long a write waits, sending again, for a hash slot to finish moving before it gives the
+# error to its caller (the worker then backs off and retries the batch, as for any outage).
+SLOT_MOVE_WAIT = 30.0
+SLOT_MOVE_PAUSE = 0.02  # the first pause; doubled up to SLOT_MOVE_PAUSE_MAX
+SLOT_MOVE_PAUSE_MAX = 0.5
+
+
+def cluster_guarded(source: str) -> str:
+    """`source` with the guard in front: what is loaded on a Redis Cluster."""
+    return CLUSTER_GUARD + source
+
+
+def slot_moving(err: BaseException) -> bool:
+    """A reply meaning a hash slot is moving: TRYAGAIN (the guard's, or the server's for keys split
+    between nodes), a redirection the client's own hops did not settle, or the client's retries
+    used up on them ("TTL exhausted"). A cluster down is an outage, not a move."""
+    if isinstance(err, ClusterDownError):
+        return False
+    return isinstance(err, (TryAgainError, AskError, ClusterError))
+
+
+def is_cluster_client(client: Any) -> bool:
+    return not isinstance(client, redis.Redis)  # redis-py's cluster clients are not Redis subclasses
+
+
+class SlotMoveWait:
+    """Pauses between sends of a command refused while its hash slot moves; False once
+    SLOT_MOVE_WAIT has passed since the first refusal (the caller then raises the error)."""
+
+    def __init__(self) -> None:
+        self.deadline: float | None = None
+        self.pause = SLOT_MOVE_PAUSE
+
+    def again(self) -> bool:
+        now = time.monotonic()
+        if self.deadline is None:
+            self.deadline = now + SLOT_MOVE_WAIT
+        if now >= self.deadline:
+            return False
+        time.sleep(min(self.pause, self.deadline - now))
+        self.pause = min(self.pause * 2, SLOT_MOVE_PAUSE_MAX)
+        return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,8 +93,15 @@ class ScriptText:
 
     @classmethod
     def named(cls, name: str) -> ScriptText:
-        source = script_source(name)
+        return cls.of(script_source(name))
+
+    @classmethod
+    def of(cls, source: str) -> ScriptText:
         return cls(source, hashlib.sha1(source.encode()).hexdigest())
+
+    def guarded(self) -> ScriptText:
+        """The script as sent to a Redis Cluster (module docstring)."""
+        return ScriptText.of(cluster_guarded(self.source))
 
 
 # scripts that read stored records start with the functions that read their forms
@@ -46,9 +117,10 @@ def script_source(name: str) -> str:
 
 class LuaScript:
     def __init__(self, client: redis.Redis, source: str) -> None:
+        """`source` is sent as it is to one server, with the guard in front to a cluster."""
         self.client = client
-        self.source = source
-        self.sha = hashlib.sha1(source.encode()).hexdigest()
+        self.source = cluster_guarded(source) if is_cluster_client(client) else source
+        self.sha = hashlib.sha1(self.source.encode()).hexdigest()
         self._loaded = False  # loaded on first use: building an engine contacts no server
 
     def reload(self) -> None:
@@ -64,26 +136,38 @@ class LuaScript:
         target = client if client is not None else self.client
         if client is not None:  # a pipeline: queued, the reply comes with execute()
             return target.evalsha(self.sha, len(keys), *keys, *args)
-        try:
-            return target.evalsha(self.sha, len(keys), *keys, *args)
-        except NoScriptError:
-            self.reload()
-            return target.evalsha(self.sha, len(keys), *keys, *args)
+        wait = SlotMoveWait()
+        while True:
+            try:
+                try:
+                    return target.evalsha(self.sha, len(keys), *keys, *args)
+                except NoScriptError:
+                    self.reload()
+                    return target.evalsha(self.sha, len(keys), *keys, *args)
+            except redis.RedisError as err:
+                if not (slot_moving(err) and wait.again()):
+                    raise
 
 
 def run_pipeline(client: redis.Redis, build: Callable[[Any], None], scripts: list[LuaScript]) -> list[Any]:
-    """Build and execute a non-transactional pipeline; once more after a script reload on NOSCRIPT."""
-    for attempt in (1, 2):
+    """Build and execute a non-transactional pipeline; once more after a script reload on NOSCRIPT,
+    and again while a hash slot it touches is moving (up to SLOT_MOVE_WAIT)."""
+    reloaded = False
+    wait = SlotMoveWait()
+    while True:
         pipe = client.pipeline(transaction=False)
         build(pipe)
         try:
             return pipe.execute()
         except NoScriptError:
-            if attempt == 2:
+            if reloaded:
                 raise
+            reloaded = True
             for script in scripts:
                 script.reload()
-    raise AssertionError("unreachable")
+        except redis.RedisError as err:
+            if not (slot_moving(err) and wait.again()):
+                raise
 
 
 class ChunkedWrites:
@@ -96,8 +180,9 @@ class ChunkedWrites:
     whole Lua time of a batch.) A cluster client routes each command to its slot's node, so there
     each chunk is a pipeline of its own on `writer`, a thread. Every script sent this way must be
     safe to send twice (the apply script refuses an op id it has already applied): the commands
-    refused with NOSCRIPT are sent again once the scripts are loaded, and after a lost connection
-    every chunk is."""
+    refused with NOSCRIPT are sent again once the scripts are loaded, those refused while their
+    hash slot moves (the cluster guard's TRYAGAIN: nothing was written) once it has moved, and
+    after a lost connection every chunk is."""
 
     def __init__(self, client: redis.Redis, scripts: list[LuaScript], writer: Any) -> None:
         self.client, self.scripts, self.writer = client, scripts, writer
@@ -155,8 +240,15 @@ class ChunkedWrites:
                 script.reload()
             for i, reply in zip(missing, self._again([commands[i] for i in missing]), strict=True):
                 replies[i] = reply
+        wait = SlotMoveWait()
+        while (
+            moving := [i for i, reply in enumerate(replies) if isinstance(reply, Exception) and slot_moving(reply)]
+        ) and wait.again():
+            for i, reply in zip(moving, self._again([commands[i] for i in moving]), strict=True):
+                replies[i] = reply
         for reply in replies:
-            if isinstance(reply, redis.ResponseError):
+            # an error reply, or an error the cluster client gave in a reply's place ("TTL exhausted")
+            if isinstance(reply, Exception):
                 raise reply
         return replies
 

@@ -7,6 +7,7 @@ function; nothing here writes.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -16,7 +17,7 @@ from typing import Any, cast
 import orjson
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster as AsyncRedisCluster
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, RedisError
 
 from slotstream.memory.errors import Reason, Rejected
 from slotstream.memory.models import ContextRequest, ContextResponse, Record, check_id, parse_time
@@ -39,11 +40,15 @@ from .codec import decode_ledger_entry, decode_suppression, decode_suppressions,
 from .context_cache import STAMP_FIELDS, ContextCache
 from .deployment import parse_pointer
 from .keys import Keys, deploy_pointer
-from .lua import ScriptText
+from .lua import SLOT_MOVE_PAUSE, SLOT_MOVE_PAUSE_MAX, ScriptText, slot_moving
 from .quotas import QUOTA_SCRIPT, Riding
 from .read_index import CONTEXT_SCRIPT, WHOLE_UP_TO, ReadStats, SmallScopes, per_list, word_key
 
 PAGE_MAX = 200
+# How long a read waits, asking again, while a hash slot it reads moves between cluster nodes
+# (state/lua.py, the cluster guard): a slot moves in milliseconds, so a lookup rarely waits at
+# all; past this the error is the caller's (the sidecar answers 503 redis_unavailable).
+READ_SLOT_MOVE_WAIT = 5.0
 WHOLE_ALWAYS = 1 << 62  # a row count no scope reaches: context.lua returns every row
 
 
@@ -285,6 +290,9 @@ class AsyncReader:
         self.stats = ReadStats()
         self.small = SmallScopes()
         self.cluster = isinstance(client, AsyncRedisCluster)
+        # on a cluster the context script goes with the guard that refuses it while its slot moves
+        self.context_script = CONTEXT_SCRIPT.guarded() if self.cluster else CONTEXT_SCRIPT
+        self.records_script = RECORDS_SCRIPT.guarded() if self.cluster else RECORDS_SCRIPT
 
     def _follow(self, raw: bytes | str | None) -> bool:
         """Take the pointer's namespace; True when it is not the one read last."""
@@ -360,7 +368,7 @@ class AsyncReader:
         return read.from_whole(await self._execute(read.queue_whole, transaction=True))
 
     def _queue_read(self, pipe: Any, read: ContextRead, whole: bool = False) -> None:
-        pipe.evalsha(CONTEXT_SCRIPT.sha, 1, read.meta, *read.args(whole))
+        pipe.evalsha(self.context_script.sha, 1, read.meta, *read.args(whole))
 
     async def _read(self, read: ContextRead, whole: bool = False) -> list[Any]:
         replies = await self._execute(lambda pipe: self._queue_read(pipe, read, whole))
@@ -370,31 +378,49 @@ class AsyncReader:
         self, build: Callable[[Any], None], transaction: bool = False, riding: Riding | None = None
     ) -> list[Any]:
         """Build and execute a pipeline, loading the scripts first if the server does not have them
-        (a restart or a flush dropped them); the pipeline only reads, so sending it again is safe.
-        `riding` goes first and is settled before anything is returned; it is not sent again once
-        decided (a quota decision takes its cost when it is made)."""
-        for attempt in (1, 2):
+        (a restart or a flush dropped them), and again while a hash slot it reads is moving (up to
+        READ_SLOT_MOVE_WAIT); the pipeline only reads, so sending it again is safe. `riding` goes
+        first and is settled before anything is returned; it is not sent again once decided (a
+        quota decision takes its cost when it is made)."""
+        reloaded = False
+        loop = asyncio.get_running_loop()
+        deadline, pause = loop.time() + READ_SLOT_MOVE_WAIT, SLOT_MOVE_PAUSE
+        while True:
             pipe = self.r.pipeline(transaction=transaction)
             if riding is not None:
                 riding.queue(pipe)
             build(pipe)
-            replies: list[Any] = await pipe.execute(raise_on_error=False)
+            try:
+                replies: list[Any] = await pipe.execute(raise_on_error=False)
+            except RedisError as err:
+                # the cluster client's own retries used up: nothing decided is lost by asking again
+                if riding is not None or not slot_moving(err) or loop.time() >= deadline:
+                    raise
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, SLOT_MOVE_PAUSE_MAX)
+                continue
             if riding is not None:
                 decided = replies.pop(0)
                 if not isinstance(decided, NoScriptError):
                     riding.settle(decided)  # an error reply too: the decision's owner says what it means
                     riding = None
             lost = riding is not None or any(isinstance(reply, NoScriptError) for reply in replies)
-            if not lost:
-                for reply in replies:
-                    if isinstance(reply, Exception):
-                        raise reply
-                return replies
-            if attempt == 2:
-                raise NoScriptError("the read scripts are still not loaded")
-            for script in (CONTEXT_SCRIPT, QUOTA_SCRIPT, RECORDS_SCRIPT):
-                await self.r.script_load(script.source)
-        raise AssertionError("unreachable")
+            if lost:
+                if reloaded:
+                    raise NoScriptError("the read scripts are still not loaded")
+                reloaded = True
+                for script in (self.context_script, QUOTA_SCRIPT, self.records_script):
+                    await self.r.script_load(script.source)
+                continue
+            moving = any(isinstance(reply, Exception) and slot_moving(reply) for reply in replies)
+            if moving and loop.time() < deadline:
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, SLOT_MOVE_PAUSE_MAX)
+                continue
+            for reply in replies:
+                if isinstance(reply, Exception):
+                    raise reply
+            return replies
 
     async def record(self, tenant: str, user: str, record_id: str) -> Record | None:
         """A record by id, following the alias a deduplicated op left behind."""
@@ -409,7 +435,7 @@ class AsyncReader:
 
     async def _stored(self, keys: Keys, tenant: str, user: str, *args: Any) -> dict[str, Record]:
         """Stored records, each whole (records.lua: a tail comes with its row)."""
-        reply = await self._script(RECORDS_SCRIPT, keys.meta(tenant, user), keys.prefix(tenant, user), *args)
+        reply = await self._script(self.records_script, keys.meta(tenant, user), keys.prefix(tenant, user), *args)
         return decode_triples(reply[1:], tenant, user)
 
     async def _script(self, script: ScriptText, key: str, *args: Any) -> Any:
@@ -425,7 +451,7 @@ class AsyncReader:
         self, keys: Keys, tenant: str, user: str, cursor: int, count: int
     ) -> tuple[list[Record], int]:
         reply = await self._script(
-            RECORDS_SCRIPT, keys.meta(tenant, user), keys.prefix(tenant, user), "scan", cursor, count
+            self.records_script, keys.meta(tenant, user), keys.prefix(tenant, user), "scan", cursor, count
         )
         return list(decode_triples(reply[1:], tenant, user).values()), int(reply[0])
 

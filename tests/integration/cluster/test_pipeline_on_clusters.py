@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import re
 import struct
-import threading
 import time
 import uuid
 from collections import Counter
@@ -31,13 +30,10 @@ from slotstream.local.kafka_broker import LocalKafkaCluster
 from slotstream.local.redis_server import LocalRedisCluster, free_port
 from slotstream.local.stack import LocalStack
 from slotstream.sidecar.keys import create_key
-from slotstream.state.digest import digest_namespace, user_state, users_of
-from slotstream.state.keys import Keys
-from slotstream.state.namespaces import drop_namespace
 from slotstream.streams.topics import OPS, TURNS
 
 from support import start_stack, worker_logs
-from workloads import Item, Workload, apply_in_order, build, reference_digest, send
+from workloads import PacedSender, build, clean_run, differences, pipeline_digest, send
 
 # about two minutes: the long suite (docs/testing.md); the engine suite on the cluster stays in the default one
 pytestmark = [pytest.mark.kafka, pytest.mark.integration, pytest.mark.long]
@@ -169,70 +165,6 @@ def wait_until(check: Callable[[], Any], timeout: float, what: str, every: float
         time.sleep(every)
 
 
-class PacedSender(threading.Thread):
-    """Sends `items` a few at a time, spread over about `spread` seconds; the last few wait for
-    `release`, so input is still flowing when what the test waits for happens (it checks `sent`)."""
-
-    def __init__(self, stack: LocalStack, items: list[Item], spread: float, chunk: int = 3) -> None:
-        super().__init__(name="paced-sender")
-        self.stack, self.chunks = stack, [items[i : i + chunk] for i in range(0, len(items), chunk)]
-        self.pause = spread / len(self.chunks)
-        self.release = threading.Event()
-        self.sent = 0
-        self.total = len(items)
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        try:
-            for n, chunk in enumerate(self.chunks):
-                if n == len(self.chunks) - 1:
-                    self.release.wait(300)
-                send(self.stack.producer, chunk)
-                self.sent += len(chunk)
-                time.sleep(self.pause)
-        except BaseException as err:  # noqa: BLE001 - handed to the test, which fails on it
-            self.error = err
-
-    def wait_sent(self, count: int, timeout: float = 60.0) -> None:
-        wait_until(lambda: self.sent >= count or not self.is_alive(), timeout, f"{count} items sent", every=0.02)
-
-    def finish(self, timeout: float = 180.0) -> None:
-        self.release.set()
-        self.join(timeout)
-        assert not self.is_alive(), "the sender is stuck"
-        assert self.error is None, repr(self.error)
-        assert self.sent == self.total
-
-
-def digest(stack: LocalStack) -> tuple[str, int, int]:
-    d = digest_namespace(stack.client, stack.settings.namespace)
-    return d.digest, d.users, d.records
-
-
-def clean_run(stack: LocalStack, work: Workload) -> tuple[str, int, int]:
-    d = reference_digest(stack.client, work)
-    assert d.records > 0
-    return d.digest, d.users, d.records
-
-
-def differences(stack: LocalStack, work: Workload, limit: int = 3) -> str:
-    """Where the pipeline's state and a clean run's differ, user by user (for a failure message)."""
-    ns = f"ref-{uuid.uuid4().hex[:8]}"
-    try:
-        apply_in_order(stack.client, work, ns)
-        keys, ref_keys = Keys(stack.settings.namespace), Keys(ns)
-        out = []
-        for tenant, user in sorted(set(users_of(stack.client, ns)) | set(users_of(stack.client, keys.namespace))):
-            got = user_state(stack.client, keys, tenant, user)
-            want = user_state(stack.client, ref_keys, tenant, user)
-            if got != want:
-                diff = {k: (got[k], want[k]) for k in got if got[k] != want[k]}
-                out.append(f"{tenant}/{user}: (pipeline, clean run) {diff}")
-        return f"{len(out)} users differ; " + "\n".join(out[:limit])
-    finally:
-        drop_namespace(stack.client, ns)
-
-
 def applied_ops(stack: LocalStack) -> int:
     return sum(stack.progress.offsets(stack.settings.topics[OPS]).values())
 
@@ -261,7 +193,7 @@ def test_a_broker_killed_mid_stream_loses_nothing(
     assert killed_at < len(flowing)
     send(stack.producer, after)  # while the broker is still down: two in-sync replicas take acks=all
     stack.barrier(timeout=180)
-    assert digest(stack) == clean_run(stack, work), differences(stack, work)
+    assert pipeline_digest(stack) == clean_run(stack, work), differences(stack, work)
 
     kafka_cluster.resume(victim)
     assert wait_until(lambda: fully_replicated(stack), 90, "the restarted broker back in every ISR")
@@ -312,7 +244,7 @@ def test_workers_one_to_three_to_one_while_input_flows(make_stack: Callable[...,
     sender.finish()
     send(stack.producer, last)
     stack.barrier(timeout=180)
-    assert digest(stack) == clean_run(stack, work), differences(stack, work)
+    assert pipeline_digest(stack) == clean_run(stack, work), differences(stack, work)
     assert len(stack.workers) == 1 and stack.workers[0].poll() is None, worker_logs(stack)[-3000:]
 
 

@@ -140,6 +140,8 @@ def test_a_redis_behind_what_it_acknowledged_is_noticed_before_a_write(
         (redis.exceptions.ClusterDownError("The cluster is down"), "Redis"),
         (redis.exceptions.ClusterError("The cluster is down"), "Redis"),
         (redis.exceptions.TryAgainError("TRYAGAIN"), "Redis"),
+        (redis.exceptions.AskError("42 127.0.0.1:7001"), "Redis"),
+        (redis.exceptions.MovedError("42 127.0.0.1:7001"), "Redis"),
         (redis.exceptions.RedisClusterException("Slot 42 is not covered by the cluster"), "Redis"),
         (KeyError("x"), None),
         (ValueError("x"), None),
