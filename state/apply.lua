@@ -12,15 +12,15 @@
 -- of transitions), m (the number of their arguments), the n op ids, then the m arguments: each
 -- transition as a flat run (state/apply_args.py writes them; nothing here decodes JSON to read them):
 --   op, at, at_ms, erase ("1"/"0"), ledger
---   #puts, each: id, record JSON, slot, scope, live ("1"/"0"), created ("1"/"0"), from_slot,
+--   #puts, each: id, stored record (state/codec.py: its tail when it has a row), slot, scope, live ("1"/"0"), created ("1"/"0"), from_slot,
 --     from_scope, from_slot's list, slot's list, row JSON (from_slot "" = not moved; row "" = not in
 --     the read model), and for a row: scope new ("1"/"0"), its index entry. created: the record is
 --     new to the user, so it has no row or index entry to read or take out. A slot's list: the live
 --     list as JSON, written as sent (the caller holds it whole); "" = unchanged; "?" = read the
 --     stored list and put the record in or out of it here. scope new "0": the caller knows the
 --     user's scope list holds the scope (no SADD for it).
---   #created, (slot, id) pairs ; #sup, (key, JSON, read "1"/"0") triples ; #unsup, keys
---   #alias, (alias, target) pairs ; #deps, each: key, #ids, ids ; #log, log entry JSONs
+--   #created, (slot, id) pairs ; #sup, (key, stored suppression, read "1"/"0") triples ; #unsup, keys
+--   #alias, (alias, target) pairs ; #deps, each: key, #ids, ids ; #log, stored log entries
 -- read: selection reads the suppression (not a value corrected or retracted away, which its
 -- record's status keeps out): kept again in <prefix>:rsup, so a lookup never reads the others.
 -- A put with from_slot moves the record: it leaves that slot's live list, history and read model.
