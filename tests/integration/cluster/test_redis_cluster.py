@@ -36,19 +36,6 @@ TAG = re.compile(rb"\{([^}]*)\}")
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[LocalRedisCluster]:
-    with LocalRedisCluster(masters=3) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def cluster_client(cluster: LocalRedisCluster) -> Iterator[redis.Redis]:
-    client = connect(cluster.url)
-    yield client
-    client.close()
-
-
-@pytest.fixture(scope="module")
 def single() -> Iterator[redis.Redis]:
     """One plain server, for comparing with the cluster."""
     with LocalRedis(persist=False) as server:

@@ -25,7 +25,7 @@ from redis.exceptions import ClusterError, TryAgainError
 from slotstream.local.redis_server import LocalRedisCluster
 from slotstream.memory.models import ContextRequest
 from slotstream.sidecar.responses import refusal_of
-from slotstream.state.client import connect, connect_async
+from slotstream.state.client import connect_async
 from slotstream.state.digest import digest_namespace
 from slotstream.state.engine import Engine
 from slotstream.state.keys import Keys
@@ -37,19 +37,6 @@ from workloads import T0, Workload, apply_in_order, build, reference_digest
 pytestmark = pytest.mark.integration
 
 LOOPBACK = "127.0.0.1"
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[LocalRedisCluster]:
-    with LocalRedisCluster(masters=3) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def cluster_client(cluster: LocalRedisCluster) -> Iterator[redis.Redis]:
-    client = connect(cluster.url)
-    yield client
-    client.close()
 
 
 @pytest.fixture
