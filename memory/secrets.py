@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .models import ID_RE
+
 # The look at one text (compiled); the walks over a JSON value below stay interpreted: a value's
 # nesting is only bounded by the producer (compiled recursion would not stop at Python's limit).
 from .secret_spans import NAME_STEMS, REDACTION_MARK, bare_secret, contains_secret, find_secrets, redact, refusal_spans
@@ -96,9 +98,16 @@ def value_has_secret(value: Any) -> bool:
     return False
 
 
+# Fields that hold an identifier the client chose (a record's, an op's, a user's), never content.
+# One that is id-shaped is kept as it is: a random-looking id is an id, and redacting it would
+# turn a valid op into one refused as `invalid_id`.
+ID_FIELDS = frozenset({"tenant", "user", "id", "record_id", "op_id", "turn_id", "target", "supersedes", "corrects"})
+
+
 def scrub(data: Any) -> Any:
     """A copy of a JSON value with every secret redacted and every value under a credential-named
-    key replaced: what a producer writes to a topic instead of the secret."""
+    key replaced: what a producer writes to a topic instead of the secret. An id-shaped value of an
+    identifier field (`ID_FIELDS`) is kept."""
     if isinstance(data, str):
         return redact(data)
     if isinstance(data, list):
@@ -107,7 +116,9 @@ def scrub(data: Any) -> Any:
         out: dict[Any, Any] = {}
         for key, value in data.items():
             name = key if isinstance(key, str) else str(key)
-            if is_secret_name(name) or (
+            if name in ID_FIELDS and isinstance(value, str) and ID_RE.fullmatch(value):
+                out[key] = value
+            elif is_secret_name(name) or (
                 name == "value"
                 and (
                     (isinstance(data.get("attribute"), str) and is_secret_name(data["attribute"]))

@@ -164,3 +164,15 @@ def test_credential_words_run_into_a_name(name: str) -> None:
 def test_a_producer_writes_no_bare_key_under_value() -> None:
     out = scrub({"match": {"attribute": "knowledge.note", "value": RANDOM_30}, "op_id": "sco_" + "ab12" * 8})
     assert out["match"]["value"] == "[REDACTED:secret]" and out["op_id"] == "sco_" + "ab12" * 8
+
+
+def test_an_id_that_looks_random_is_kept_and_the_content_beside_it_still_redacted() -> None:
+    # a record id the client chose, shaped like a drawn token: redacting it would make a valid
+    # forget one refused as invalid_id (the OpenAPI fuzzing's stateful phase found this)
+    token_like = "u_pNJmjtsyGW69U9CKM37MVrYfZENGvd0i_"
+    command = {"op": "forget", "tenant": "t1", "user": "alice", "record_id": token_like, "value": token_like}
+    out = scrub(command)
+    assert out["record_id"] == token_like and out["user"] == "alice"
+    assert out["value"] == "[REDACTED:secret]"  # the same text as content is still a secret
+    # an id field that is not id-shaped is content like any other
+    assert scrub({"record_id": "my password is hunter2hunter2"})["record_id"] != "my password is hunter2hunter2"
