@@ -11,12 +11,18 @@ scope, value, statement, status, op_id, observed_at, ...]` (`_Stored`), in which
 - `normalized_value` is nil when it equals the value;
 - fields past the last one that differs from its default are left out of the array.
 
-load.lua reads the first six positions itself (format, id, kind, subject, attribute, scope): they
-must stay first, and stay strings and small integers.
+A record in the read model is stored as its tail instead (format 2, `_Tail`): the fields its
+read-model row does not hold; the row holds the rest. Scripts return a tail with its row
+(records.lua, load.lua), and `decode_record` joins them.
 
-Records written before this form are JSON objects (their first byte is `{`): `decode_record` reads
-both, so a namespace needs no conversion to keep working; `slotstream state compact` rewrites old
-records in this form (state/compaction.py).
+stored.lua reads the first positions inside scripts (format 1: format, id, kind, subject,
+attribute, scope; format 2: format, scope, subject): they must stay first, and stay strings and
+small integers.
+
+Records written before these forms are JSON objects (their first byte is `{`): `decode_record`
+reads them too, so a namespace needs no conversion to keep working; `slotstream state compact`
+rewrites them (state/compaction.py). The ledger, change-log and suppression entries below follow
+the same rule.
 """
 
 from __future__ import annotations
