@@ -562,8 +562,6 @@ def decode_suppressions(pairs: Sequence[bytes | str]) -> list[Suppression]:
 
 # --- records as the scripts return them ----------------------------------------------------------
 
-RECORDS_SCRIPT_NAME = "records.lua"
-
 
 def decode_triples(flat: Sequence[Any], tenant: str, user: str) -> dict[str, Record]:
     """Records from a flat [id, stored, row of a tail or nil, ...] reply (records.lua, load.lua)."""
