@@ -21,7 +21,7 @@ from slotstream.memory.models import LIVE_STATUSES, READ_MODEL_STATUSES, SLOT_ON
 from slotstream.memory.reconcile import Transition
 from slotstream.memory.selection import compact
 
-from .codec import encode_change, encode_ledger_entry, encode_record, encode_suppression, encode_tail
+from .codec import encode_changes, encode_ledger_entry, encode_record, encode_suppression, encode_tail
 from .read_index import index_entry
 
 
@@ -121,8 +121,10 @@ def transition_args(t: Transition, out: list[Any], known: KnownState | None = No
     out.append(len(t.deps))
     for key, ids in t.deps.items():
         out += (key, len(ids), *ids)
-    out.append(len(t.changes))
-    out += (encode_change(t.op_id, t.at, change) for change in t.changes)
+    if t.changes:  # one change-log entry an op
+        out += (1, encode_changes(t.op_id, t.at, t.changes))
+    else:
+        out.append(0)
 
 
 def _list_arg(known: KnownState | None, sent: dict[str, bytes], slot: str) -> bytes:

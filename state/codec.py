@@ -468,8 +468,14 @@ def decode_ledger_entry(raw: bytes) -> tuple[str, str, str | None, list[str]]:
 
 
 # --- the change log ------------------------------------------------------------------------------
-# An entry: [op id, event time (µs), change type (its code), then field, value pairs], a field being
-# its code in CHANGE_FIELDS (append only) or, for a field not listed, its name; a status is its code.
+# An entry holds one op's changes: [op id, event time (µs), change, change, ...], a change being
+# [change type (its code), then field, value pairs], a field being its code in CHANGE_FIELDS
+# (append only) or, for a field not listed, its name; a status is its code. The changes of one op
+# name the same records, attribute and scope again and again: a string of four characters or more
+# met before in the entry is written as a reference to it (MessagePack extension REF, data: its
+# number among the entry's first mentions), and a suppression key ("<attribute>|<scope>|<hash>")
+# as its three parts, so the attribute and scope in it are references too.
+# Older entries hold one change each, [op id, time, change type, field, value, ...], or are JSON.
 
 CHANGE_FIELDS = (
     "record_id",
@@ -488,33 +494,106 @@ CHANGE_FIELDS = (
     "from",
 )
 _CHANGE_CODE = {name: code for code, name in enumerate(CHANGE_FIELDS)}
+_KEY_FIELD = _CHANGE_CODE["key"]
 _PLAIN = (str, int, float, bool, type(None), Change)
+REF = 1  # the extension type of a reference to a string met before in the entry
+_REF_FROM = 4  # shorter strings are written out: a reference takes three bytes
+_REFS_MAX = 256  # a reference's data is one byte
 
 
-def encode_change(op_id: str, at: datetime, change: dict[str, Any]) -> bytes:
-    entry: list[Any] = [op_id, _us(at), _CHANGE_TYPE_CODE[str(change["type"])]]
-    # the values as JSON would give them back (times as text, enums as their values)
-    plain = all(type(v) in _PLAIN for v in change.values())
-    for name, value in (change if plain else orjson.loads(orjson.dumps(change))).items():
-        if name != "type":
-            coded = _STATUS_CODE.get(value, value) if name == "status" else value
-            entry += (_CHANGE_CODE.get(name, name), coded)
+class _Interned:
+    """The strings of one entry met so far, in order: encoding writes a string met before as a
+    reference, decoding reads a reference back (the two walk the entry in the same order)."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, int] = {}
+        self.strings: list[str] = []
+
+    def out(self, value: Any) -> Any:
+        if isinstance(value, str):
+            ref = self.seen.get(value)
+            if ref is not None:
+                return msgspec.msgpack.Ext(REF, bytes((ref,)))
+            if len(value) >= _REF_FROM and len(self.strings) < _REFS_MAX:
+                self.seen[value] = len(self.strings)
+                self.strings.append(value)
+            return value
+        if isinstance(value, list):
+            return [self.out(v) for v in value]
+        return value
+
+    def back(self, value: Any) -> Any:
+        if isinstance(value, msgspec.msgpack.Ext):
+            if value.code != REF or len(value.data) != 1 or value.data[0] >= len(self.strings):
+                raise MalformedRecord(f"a change-log entry holds an unknown reference: {value!r}")
+            return self.strings[value.data[0]]
+        if isinstance(value, str):
+            if len(value) >= _REF_FROM and len(self.strings) < _REFS_MAX:
+                self.strings.append(value)
+            return value
+        if isinstance(value, list):
+            return [self.back(v) for v in value]
+        return value
+
+
+def encode_changes(op_id: str, at: datetime, changes: list[dict[str, Any]]) -> bytes:
+    """One op's changes as one change-log entry."""
+    interned = _Interned()
+    entry: list[Any] = [op_id, _us(at)]
+    for change in changes:
+        out: list[Any] = [_CHANGE_TYPE_CODE[str(change["type"])]]
+        # the values as JSON would give them back (times as text, enums as their values)
+        plain = all(type(v) in _PLAIN for v in change.values())
+        for name, value in (change if plain else orjson.loads(orjson.dumps(change))).items():
+            if name == "type":
+                continue
+            code = _CHANGE_CODE.get(name, name)
+            if name == "status":
+                value = _STATUS_CODE.get(value, value)
+            elif code == _KEY_FIELD and isinstance(value, str) and value.count("|") == 2:
+                value = value.split("|")
+            out += (code, interned.out(value))
+        entry.append(out)
     return _ENCODER.encode(entry)
 
 
-def decode_change(raw: bytes | str) -> dict[str, Any]:
-    """A change-log entry as a dict: {"op", "at" (ISO text), "type", its fields...}."""
+def is_op_entry(raw: bytes) -> bool:
+    """Whether a change-log entry is of the current form (one op's changes)."""
+    if raw[:1] == b"{":
+        return False
+    entry = _DECODER.decode(raw)
+    return len(entry) < 3 or isinstance(entry[2], list)
+
+
+def _change(op: str, at: str, type_code: int, fields: list[Any], interned: _Interned | None) -> dict[str, Any]:
+    out: dict[str, Any] = {"op": op, "at": at, "type": CHANGE_TYPES[type_code].value}
+    for k in range(0, len(fields) - 1, 2):
+        name = CHANGE_FIELDS[fields[k]] if isinstance(fields[k], int) else fields[k]
+        value = interned.back(fields[k + 1]) if interned else fields[k + 1]
+        if name == "status" and isinstance(value, int):
+            value = STATUSES[value].value
+        elif name == "key" and isinstance(value, list):
+            value = "|".join(value)
+        out[name] = value
+    return out
+
+
+def decode_changes(raw: bytes | str) -> list[dict[str, Any]]:
+    """A change-log entry, of any form, as its changes: dicts {"op", "at" (ISO text), "type",
+    its fields...}."""
     if isinstance(raw, str):
         raw = raw.encode()
     if raw[:1] == b"{":
-        return dict(msgspec.json.decode(raw))
-    entry = _DECODER.decode(raw)
-    out: dict[str, Any] = {"op": entry[0], "at": iso(_at(entry[1])), "type": CHANGE_TYPES[entry[2]].value}
-    for k in range(3, len(entry), 2):
-        name = CHANGE_FIELDS[entry[k]] if isinstance(entry[k], int) else entry[k]
-        value = entry[k + 1]
-        out[name] = STATUSES[value].value if name == "status" and isinstance(value, int) else value
-    return out
+        return [dict(msgspec.json.decode(raw))]
+    try:
+        entry = _DECODER.decode(raw)
+        op, at = entry[0], iso(_at(entry[1]))
+        if len(entry) > 2 and isinstance(entry[2], int):  # one change an entry (the older form)
+            return [_change(op, at, entry[2], entry[3:], None)]
+        interned = _Interned()
+        return [_change(op, at, change[0], change[1:], interned) for change in entry[2:]]
+    except (msgspec.DecodeError, IndexError, TypeError) as err:
+        raise MalformedRecord(f"a change-log entry does not decode: {err}") from err
 
 
 # --- a slot's lineage ----------------------------------------------------------------------------

@@ -4,8 +4,9 @@ Readers take every older form (state/codec.py), and each write stores the new on
 keeps working without this pass. The pass makes the memory figures hold for state written before:
 
 - records stored as JSON become their compact form (a tail where the record has a read-model row);
-- op-ledger, change-log and suppression entries stored as JSON become their compact forms; the
-  change log keeps its newest `change_log_max` entries;
+- op-ledger and suppression entries stored as JSON become their compact forms;
+- the change log holds one entry an op (older entries, JSON or compact, hold one change each) and
+  keeps its newest `change_log_max` entries;
 - each slot's lineage list moves into the user's lineage hash;
 - a scope that holds at most `index_above` rows loses its read index (a lookup reads such a scope
   whole), a larger scope without one gets it, and the index keys no longer written go.
@@ -28,22 +29,24 @@ import redis
 from slotstream.memory.models import READ_MODEL_STATUSES, Suppression, parse_time
 
 from .codec import (
-    decode_change,
+    decode_changes,
     decode_ledger_entry,
     decode_record,
-    encode_change,
+    encode_changes,
     encode_ledger_entry,
     encode_record,
     encode_suppression,
     encode_tail,
+    is_op_entry,
 )
 from .engine import CHANGE_LOG_MAX, Engine
 from .keys import Keys
 from .lua import LuaScript, script_source
 from .read_index import INDEX_ABOVE
 
-# the meta field a compacted user carries: the form its keys were last rewritten to
-FORM = "2"
+# the meta field a compacted user carries: the form its keys were last rewritten to (3: the change
+# log holds one entry an op)
+FORM = "3"
 MAX_TRIES = 5
 ARGS_PER_COMMAND = 1000  # a command's arguments go in blocks: Lua's unpack takes a few thousand at most
 
@@ -62,6 +65,23 @@ class CompactionStats:
 
 def _is_json(raw: bytes) -> bool:
     return raw[:1] == b"{"
+
+
+def _by_op(log: list[bytes]) -> Iterator[tuple[str, str, list[dict[str, Any]]]]:
+    """A change log's changes, oldest first, as (op id, event time, changes) an op: the changes of
+    one op are next to each other in any form of the log."""
+    op: tuple[str, str] | None = None
+    group: list[dict[str, Any]] = []
+    for raw in log:
+        for change in decode_changes(raw):
+            at = (change.pop("op"), change.pop("at"))
+            if group and at != op:
+                yield *op, group  # type: ignore[misc]
+                group = []
+            op = at
+            group.append(change)
+    if group and op:
+        yield *op, group
 
 
 def index_key_parts(scope: str, entry: list[Any]) -> list[str]:
@@ -190,17 +210,13 @@ class Compactor:
             self.stats.entries += len(pairs) // 2
             hset(key, pairs)
 
-        # the change log: its newest entries, each in the compact form
-        kept = log[-self.change_log_max :] if self.change_log_max else []
-        if len(kept) < len(log) or any(_is_json(raw) for raw in kept):
+        # the change log: one entry an op (older entries hold a change each), its newest entries
+        if len(log) > self.change_log_max or not all(is_op_entry(raw) for raw in log):
             entries = []
-            for raw in kept:
-                if _is_json(raw):
-                    change = decode_change(raw)
-                    op_id, at = change.pop("op"), change.pop("at")
-                    raw = encode_change(op_id, parse_time(at), change)
-                    self.stats.entries += 1
-                entries.append(raw)
+            for op_id, at, changes in _by_op(log):
+                entries.append(encode_changes(op_id, parse_time(at), changes))
+            self.stats.entries += len(entries)
+            entries = entries[-self.change_log_max :] if self.change_log_max else []
             commands.append(("DEL", [keys.log(tenant, user)]))
             for first in range(0, len(entries), ARGS_PER_COMMAND):
                 commands.append(("RPUSH", [keys.log(tenant, user), *entries[first : first + ARGS_PER_COMMAND]]))

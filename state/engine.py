@@ -46,7 +46,7 @@ from slotstream.memory.reconcile import (
 from slotstream.memory.validation import op_id_for, validate_op
 
 from .apply_args import KnownState, transition_args
-from .codec import decode_change, decode_ledger_entry, decode_record, decode_suppression, decode_triples, lineage_ids
+from .codec import decode_changes, decode_ledger_entry, decode_record, decode_suppression, decode_triples, lineage_ids
 from .context_cache import STAMP_FIELDS, ContextCache
 from .errors import ConcurrentUpdate
 from .keys import Keys
@@ -494,7 +494,9 @@ class Engine:
         return [decode_suppression(key, raw) for key, raw in held.items()]
 
     def changes(self, tenant: str, user: str, start: int = 0, end: int = -1) -> list[dict[str, Any]]:
-        return [decode_change(v) for v in self.r.lrange(self.keys.log(tenant, user), start, end)]
+        """The changes of the change log's entries `start` to `end` (an entry holds one op's changes;
+        older entries one change each)."""
+        return [c for v in self.r.lrange(self.keys.log(tenant, user), start, end) for c in decode_changes(v)]
 
 
 @dataclass(slots=True)

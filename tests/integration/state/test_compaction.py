@@ -14,7 +14,7 @@ import redis
 
 from slotstream.bench.memory import bytes_by_kind
 from slotstream.memory.models import Outcome
-from slotstream.state.codec import decode_change, decode_ledger_entry, decode_suppression, lineage_ids
+from slotstream.state.codec import decode_changes, decode_ledger_entry, decode_suppression, is_op_entry, lineage_ids
 from slotstream.state.compaction import Compactor
 from slotstream.state.digest import digest_namespace, user_state
 from slotstream.state.engine import Engine
@@ -64,7 +64,8 @@ def to_earlier_forms(client: redis.Redis, engine: Engine, tenant: str, user: str
         if ids:
             entry["p"] = ids
         client.hset(keys.ledger(tenant, user), op_id, orjson.dumps(entry))
-    log = [orjson.dumps(decode_change(raw)) for raw in client.lrange(keys.log(tenant, user), 0, -1)]
+    # the change log: a JSON entry a change
+    log = [orjson.dumps(c) for raw in client.lrange(keys.log(tenant, user), 0, -1) for c in decode_changes(raw)]
     client.delete(keys.log(tenant, user))
     client.rpush(keys.log(tenant, user), *log)
     for key in (keys.suppressions(tenant, user), keys.read_suppressions(tenant, user)):
@@ -118,6 +119,10 @@ def test_state_in_the_earlier_forms_reads_the_same_after_the_pass_in_less_memory
     assert stats.records == len(before[BIG]["records"]) + len(before[SMALL]["records"])
     assert stats.indexes_dropped == 1  # the small user's; the big one keeps its index
     assert {user: reads(engine, user) for user in (BIG, SMALL)} == before
+    # the change log holds one entry an op again
+    log = redis_client.lrange(keys.log("t1", BIG), 0, -1)
+    assert all(is_op_entry(raw) for raw in log)
+    assert len(log) == len({c["op"] for c in before[BIG]["changes"]}) < len(before[BIG]["changes"])
     assert digest_namespace(redis_client, namespace).digest == digest_before
     assert held(redis_client, namespace) < memory_before * 0.75
     for user in (BIG, SMALL):
