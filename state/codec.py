@@ -1,10 +1,11 @@
 """How records are stored in Redis: a compact positional MessagePack form with a format version.
 
 A record's JSON spelled out every field name (about 42% of its bytes), every default and every
-time as text. The stored form is a MessagePack array, `[format, id, kind, subject, attribute,
-scope, value, statement, status, op_id, observed_at, ...]` (`_Stored`), in which:
+time as text. The stored form is a MessagePack array, `[format, kind, subject, attribute, scope,
+value, statement, status, op_id, observed_at, ...]` (`_Full`), in which:
 
-- the tenant and the user are left out: the key the record is stored under names them;
+- the id, the tenant and the user are left out: the hash field and the key it is stored under
+  name them;
 - enums are small integers (the tables below: append only, never reorder);
 - times are MessagePack timestamps, and the ones that equal `observed_at` (as a record's ingest
   and update times and its evidence's usually do) are nil;
@@ -15,9 +16,10 @@ A record in the read model is stored as its tail instead (format 2, `_Tail`): th
 read-model row does not hold; the row holds the rest. Scripts return a tail with its row
 (records.lua, load.lua), and `decode_record` joins them.
 
-stored.lua reads the first positions inside scripts (format 1: format, id, kind, subject,
-attribute, scope; format 2: format, scope, subject): they must stay first, and stay strings and
-small integers.
+A record without a row is stored whole (format 3, `_Full`; format 1, `_Stored`, is the form it
+had before, still read). stored.lua reads the first positions inside scripts (format 1: format,
+id, kind, subject, attribute, scope; format 2: format, scope, subject; format 3: format, kind,
+subject, attribute, scope): they must stay first, and stay strings and small integers.
 
 Records written before these forms are JSON objects (their first byte is `{`): `decode_record`
 reads them too, so a namespace needs no conversion to keep working; `slotstream state compact`
@@ -171,6 +173,73 @@ class _Stored(msgspec.Struct, array_like=True, omit_defaults=True, gc=False):
 _STORED_DECODER = msgspec.msgpack.Decoder(_Stored)
 
 TAIL = 2  # the format of a tail
+FULL = 3  # the format of a whole record written now (format 1 is still read)
+
+# A score (confidence, importance, actionability) is stored as an integer, its thousandths, where
+# that gives it back exactly (0.85 as 850: three bytes, not nine), else as the float.
+_SCORE_SCALE = 1000
+
+
+def _score_out(x: float) -> float | int:
+    if 0.0 <= x <= 1.0:  # (a NaN is neither)
+        n = round(x * _SCORE_SCALE)
+        if n / _SCORE_SCALE == x:
+            return n
+    return x
+
+
+def _score_in(x: float | int) -> float:
+    return x / _SCORE_SCALE if type(x) is int else float(x)
+
+
+# the stored value of a `status_reason` that says which record superseded this one, and of a
+# `corrects` that names the record it supersedes: the text would repeat an id stored beside it
+_SAID_BY_SUPERSEDED_BY = True
+_SAME_AS_SUPERSEDES = True
+
+
+class _Full(msgspec.Struct, array_like=True, omit_defaults=True, gc=False):
+    """A record without a read-model row (retired, or not yet usable), as written now (format 3).
+    Unlike format 1: the id is left to the hash field it is stored under; the positions most
+    records leave at their defaults come last, so that they are left out; scores are thousandths
+    where exact (`_score_out`); a `status_reason` of "superseded by <superseded_by>" and a
+    `corrects` equal to `supersedes` are `True`."""
+
+    format: int
+    kind: int
+    subject: str
+    attribute: str
+    scope: str
+    value: Any
+    statement: str
+    status: int
+    op_id: str
+    observed_at: datetime
+    updated_at: datetime | None = None
+    superseded_by: str | None = None
+    valid_until: datetime | None = None
+    status_reason: str | bool | None = None
+    evidence: list[tuple[int, str | None, str | None, datetime | None]] | None = None
+    supersedes: str | None = None
+    corrects: str | bool | None = None
+    corrects_current: bool = False
+    confidence: float | int = _SCORE_SCALE
+    importance: float | int = _SCORE_SCALE // 2
+    actionability: float | int = _SCORE_SCALE // 2
+    authority: int = 0
+    consequence: int = 1
+    sensitivity: int = 0
+    cardinality: int = 0
+    ingested_at: datetime | None = None
+    normalized_value: Any = None
+    valid_from: datetime | None = None
+    review_at: datetime | None = None
+    depends_on: list[str] | None = None
+    dependency_until: datetime | None = None
+    audience: list[str] | None = None
+
+
+_FULL_DECODER = msgspec.msgpack.Decoder(_Full)
 
 
 class _Tail(msgspec.Struct, array_like=True, omit_defaults=True, gc=False):
@@ -195,7 +264,7 @@ class _Tail(msgspec.Struct, array_like=True, omit_defaults=True, gc=False):
     valid_from: datetime | None = None
     review_at: datetime | None = None
     status_reason: str | None = None
-    corrects: str | None = None
+    corrects: str | bool | None = None  # True: the same as `supersedes`
     corrects_current: bool = False
     depends_on: list[str] | None = None
     dependency_until: datetime | None = None
@@ -218,7 +287,7 @@ def _defaults(struct: type[msgspec.Struct]) -> tuple[Any, ...]:
 
 
 _REQUIRED = object()
-_STORED_DEFAULTS = _defaults(_Stored)
+_FULL_DEFAULTS = _defaults(_Full)
 _TAIL_DEFAULTS = _defaults(_Tail)
 
 
@@ -276,12 +345,20 @@ def encode_tail(rec: Record) -> bytes:
             rec.valid_from,
             rec.review_at,
             rec.status_reason,
-            rec.corrects,
+            _corrects_out(rec),
             rec.corrects_current,
             rec.depends_on or None,
             rec.dependency_until,
         ),
     )
+
+
+def _corrects_out(rec: Record) -> str | bool | None:
+    return _SAME_AS_SUPERSEDES if rec.corrects is not None and rec.corrects == rec.supersedes else rec.corrects
+
+
+def _corrects_in(corrects: str | bool | None, supersedes: str | None) -> str | None:
+    return supersedes if corrects is _SAME_AS_SUPERSEDES else corrects  # type: ignore[return-value]
 
 
 def _from_tail(raw: bytes, row: bytes | list[Any] | None, tenant: str, user: str) -> Record:
@@ -321,7 +398,7 @@ def _from_tail(raw: bytes, row: bytes | list[Any] | None, tenant: str, user: str
         valid_from=t.valid_from,
         review_at=t.review_at,
         status_reason=t.status_reason,
-        corrects=t.corrects,
+        corrects=_corrects_in(t.corrects, t.supersedes),
         corrects_current=t.corrects_current,
         depends_on=t.depends_on or [],
         dependency_until=t.dependency_until,
@@ -330,14 +407,14 @@ def _from_tail(raw: bytes, row: bytes | list[Any] | None, tenant: str, user: str
 
 
 def encode_record(rec: Record) -> bytes:
-    """The stored form of `rec` (its tenant and user are the key's)."""
+    """The stored form of a record without a read-model row (its id, tenant and user are the key's)."""
     observed = rec.observed_at
     value = rec.value
+    superseded = rec.superseded_by is not None and rec.status_reason == f"superseded by {rec.superseded_by}"
     return _trimmed(
-        _STORED_DEFAULTS,
+        _FULL_DEFAULTS,
         (
-            FORMAT,
-            rec.id,
+            FULL,
             _KIND[rec.kind],
             rec.subject,
             rec.attribute,
@@ -347,29 +424,76 @@ def encode_record(rec: Record) -> bytes:
             _STATUS[rec.status],
             rec.op_id,
             observed,
-            None if rec.ingested_at == observed else rec.ingested_at,
             None if rec.updated_at == observed else rec.updated_at,
-            rec.confidence,
-            rec.importance,
-            rec.actionability,
+            rec.superseded_by,
+            rec.valid_until,
+            _SAID_BY_SUPERSEDED_BY if superseded else rec.status_reason,
+            _evidence_out(rec),
+            rec.supersedes,
+            _corrects_out(rec),
+            rec.corrects_current,
+            _score_out(rec.confidence),
+            _score_out(rec.importance),
+            _score_out(rec.actionability),
             _AUTHORITY[rec.authority],
             _CONSEQUENCE[rec.consequence],
             _SENSITIVITY[rec.sensitivity],
             _CARDINALITY[rec.cardinality],
+            None if rec.ingested_at == observed else rec.ingested_at,
             None if rec.normalized_value == value else rec.normalized_value,
-            _evidence_out(rec),
-            rec.supersedes,
-            rec.superseded_by,
-            rec.valid_until,
             rec.valid_from,
             rec.review_at,
-            rec.status_reason,
-            rec.corrects,
-            rec.corrects_current,
             rec.depends_on or None,
             rec.dependency_until,
             rec.audience or None,
         ),
+    )
+
+
+def _text(value: str | bool | None) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _from_full(record_id: str, raw: bytes, tenant: str, user: str) -> Record:
+    f = _FULL_DECODER.decode(raw)
+    observed = f.observed_at
+    value = f.value
+    reason = f.status_reason
+    return Record(
+        id=record_id,
+        tenant=tenant,
+        user=user,
+        kind=KINDS[f.kind],
+        subject=f.subject,
+        attribute=f.attribute,
+        scope=f.scope,
+        value=value,
+        normalized_value=value if f.normalized_value is None else f.normalized_value,
+        statement=f.statement,
+        status=STATUSES[f.status],
+        op_id=f.op_id,
+        observed_at=observed,
+        ingested_at=f.ingested_at or observed,
+        updated_at=f.updated_at or observed,
+        confidence=_score_in(f.confidence),
+        importance=_score_in(f.importance),
+        actionability=_score_in(f.actionability),
+        authority=AUTHORITIES[f.authority],
+        consequence=CONSEQUENCES[f.consequence],
+        sensitivity=SENSITIVITIES[f.sensitivity],
+        cardinality=CARDINALITIES[f.cardinality],
+        evidence=_evidence_in(f.evidence, observed),
+        supersedes=f.supersedes,
+        superseded_by=f.superseded_by,
+        valid_until=f.valid_until,
+        valid_from=f.valid_from,
+        review_at=f.review_at,
+        status_reason=f"superseded by {f.superseded_by}" if reason is _SAID_BY_SUPERSEDED_BY else _text(reason),
+        corrects=_corrects_in(f.corrects, f.supersedes),
+        corrects_current=f.corrects_current,
+        depends_on=f.depends_on or [],
+        dependency_until=f.dependency_until,
+        audience=f.audience or [],
     )
 
 
@@ -380,64 +504,71 @@ def _format(raw: bytes) -> int:
     return raw[at] if at and len(raw) > at else -1
 
 
-def decode_record(raw: bytes | str, tenant: str, user: str, row: bytes | list[Any] | None = None) -> Record:
-    """A stored record, in any of its forms. `tenant`, `user`: whose key it was read from (the
-    compact forms leave them out; a JSON record names its own). `row`: a tail's read-model row, read
-    in the same step (records.lua, load.lua)."""
+def decode_record(
+    record_id: str, raw: bytes | str, tenant: str, user: str, row: bytes | list[Any] | None = None
+) -> Record:
+    """A stored record, in any of its forms. `record_id`, `tenant`, `user`: the hash field and the
+    key it was read from (the compact forms leave them out; format 1 and JSON name their own).
+    `row`: a tail's read-model row, read in the same step (records.lua, load.lua)."""
     if isinstance(raw, str):
         raw = raw.encode()
     if raw[:1] == b"{":
         return Record.model_validate_json(raw)
     form = _format(raw)
-    if form not in (FORMAT, TAIL):
-        raise MalformedRecord(f"stored record of format {form}: this version reads {FORMAT} and {TAIL}")
+    if form not in (FORMAT, TAIL, FULL):
+        raise MalformedRecord(f"stored record of format {form}: this version reads {FORMAT}, {TAIL} and {FULL}")
     try:
         if form == TAIL:
             return _from_tail(raw, row, tenant, user)
-        f = _STORED_DECODER.decode(raw)
+        if form == FULL:
+            return _from_full(record_id, raw, tenant, user)
+        return _from_format_1(raw, tenant, user)
     except msgspec.DecodeError as err:
         raise MalformedRecord(f"stored record does not decode: {err}") from err
-    observed = f.observed_at
-    value = f.value
-    try:
-        return Record(
-            id=f.id,
-            tenant=tenant,
-            user=user,
-            kind=KINDS[f.kind],
-            subject=f.subject,
-            attribute=f.attribute,
-            scope=f.scope,
-            value=value,
-            normalized_value=value if f.normalized_value is None else f.normalized_value,
-            statement=f.statement,
-            status=STATUSES[f.status],
-            op_id=f.op_id,
-            observed_at=observed,
-            ingested_at=f.ingested_at or observed,
-            updated_at=f.updated_at or observed,
-            confidence=f.confidence,
-            importance=f.importance,
-            actionability=f.actionability,
-            authority=AUTHORITIES[f.authority],
-            consequence=CONSEQUENCES[f.consequence],
-            sensitivity=SENSITIVITIES[f.sensitivity],
-            cardinality=CARDINALITIES[f.cardinality],
-            evidence=_evidence_in(f.evidence, observed),
-            supersedes=f.supersedes,
-            superseded_by=f.superseded_by,
-            valid_until=f.valid_until,
-            valid_from=f.valid_from,
-            review_at=f.review_at,
-            status_reason=f.status_reason,
-            corrects=f.corrects,
-            corrects_current=f.corrects_current,
-            depends_on=f.depends_on or [],
-            dependency_until=f.dependency_until,
-            audience=f.audience or [],
-        )
     except IndexError as err:
         raise MalformedRecord(f"stored record holds an unknown code: {err}") from err
+
+
+def _from_format_1(raw: bytes, tenant: str, user: str) -> Record:
+    f = _STORED_DECODER.decode(raw)
+    observed = f.observed_at
+    value = f.value
+    return Record(
+        id=f.id,
+        tenant=tenant,
+        user=user,
+        kind=KINDS[f.kind],
+        subject=f.subject,
+        attribute=f.attribute,
+        scope=f.scope,
+        value=value,
+        normalized_value=value if f.normalized_value is None else f.normalized_value,
+        statement=f.statement,
+        status=STATUSES[f.status],
+        op_id=f.op_id,
+        observed_at=observed,
+        ingested_at=f.ingested_at or observed,
+        updated_at=f.updated_at or observed,
+        confidence=f.confidence,
+        importance=f.importance,
+        actionability=f.actionability,
+        authority=AUTHORITIES[f.authority],
+        consequence=CONSEQUENCES[f.consequence],
+        sensitivity=SENSITIVITIES[f.sensitivity],
+        cardinality=CARDINALITIES[f.cardinality],
+        evidence=_evidence_in(f.evidence, observed),
+        supersedes=f.supersedes,
+        superseded_by=f.superseded_by,
+        valid_until=f.valid_until,
+        valid_from=f.valid_from,
+        review_at=f.review_at,
+        status_reason=f.status_reason,
+        corrects=f.corrects,
+        corrects_current=f.corrects_current,
+        depends_on=f.depends_on or [],
+        dependency_until=f.dependency_until,
+        audience=f.audience or [],
+    )
 
 
 # --- the op ledger -----------------------------------------------------------------------------
@@ -524,9 +655,10 @@ class _Interned:
 
     def back(self, value: Any) -> Any:
         if isinstance(value, msgspec.msgpack.Ext):
-            if value.code != REF or len(value.data) != 1 or value.data[0] >= len(self.strings):
+            data = bytes(value.data)
+            if value.code != REF or len(data) != 1 or data[0] >= len(self.strings):
                 raise MalformedRecord(f"a change-log entry holds an unknown reference: {value!r}")
-            return self.strings[value.data[0]]
+            return self.strings[data[0]]
         if isinstance(value, str):
             if len(value) >= _REF_FROM and len(self.strings) < _REFS_MAX:
                 self.strings.append(value)
@@ -647,5 +779,5 @@ def decode_triples(flat: Sequence[Any], tenant: str, user: str) -> dict[str, Rec
     out: dict[str, Record] = {}
     for i in range(0, len(flat), 3):
         rid = flat[i].decode() if isinstance(flat[i], bytes) else flat[i]
-        out[rid] = decode_record(flat[i + 1], tenant, user, flat[i + 2])
+        out[rid] = decode_record(rid, flat[i + 1], tenant, user, flat[i + 2])
     return out

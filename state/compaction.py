@@ -188,7 +188,7 @@ class Compactor:
         for rid, raw in records.items():
             if not _is_json(raw):
                 continue
-            rec = decode_record(raw, tenant, user)
+            rec = decode_record(rid.decode(), raw, tenant, user)
             row_held = rec.status in READ_MODEL_STATUSES and (rec.scope, rid) in with_rows
             pairs += (rid, encode_tail(rec) if row_held else encode_record(rec))
         self.stats.records += len(pairs) // 2

@@ -646,7 +646,7 @@ def _loaded(reply: list[Any]) -> dict[str, Any]:
 def _view(state: dict[str, Any], user: tuple[str, str]) -> UserView:
     view = UserView()
     for rid, (raw, row) in (state.get("records") or {}).items():
-        view.records[rid] = decode_record(raw, *user, row)
+        view.records[rid] = decode_record(rid, raw, *user, row)
     for sk, raw in (state.get("slots") or {}).items():
         view.slots[sk] = list(orjson.loads(raw)) if raw else []
     for sk, ids in (state.get("history") or {}).items():

@@ -1,7 +1,8 @@
 -- Reading a record's stored forms (state/codec.py) inside a script; put in front of the scripts
 -- that read records (state/lua.py, ScriptText.named). A stored record is JSON (its first byte `{`),
--- or a MessagePack array whose first position is its format: 1, the whole record; 2, a tail, whose
--- other fields are those of the record's read-model row in <prefix>:act:<scope>.
+-- or a MessagePack array whose first position is its format: 1 and 3, the whole record (3 without
+-- its id); 2, a tail, whose other fields are those of the record's read-model row in
+-- <prefix>:act:<scope>.
 
 -- The first `n` positions of a MessagePack array of small integers and strings (a record's head).
 -- (cmsgpack cannot read the whole array: it holds timestamps, an extension type it does not know.)
@@ -46,6 +47,10 @@ local function slot_of(raw, row)
   if head[1] == 2 then
     head = stored_head(raw, 3)  -- [2, scope, subject]; the attribute is the row's third field
     return head[3] .. '|' .. cjson.decode(row)[3] .. '|' .. head[2]
+  end
+  if head[1] == 3 then
+    head = stored_head(raw, 5)  -- [3, kind, subject, attribute, scope]
+    return head[3] .. '|' .. head[4] .. '|' .. head[5]
   end
   head = stored_head(raw, 6)  -- [1, id, kind, subject, attribute, scope]
   return head[4] .. '|' .. head[5] .. '|' .. head[6]

@@ -27,6 +27,7 @@ from slotstream.memory.models import (
     Suppression,
 )
 from slotstream.memory.selection import compact
+from slotstream.state import codec
 from slotstream.state.codec import (
     AUTHORITIES,
     CARDINALITIES,
@@ -70,11 +71,82 @@ def records_written(ops: list[dict[str, Any]]) -> list[Record]:
 @given(op_sequences(dependencies=True, moves=True))
 def test_every_record_written_reads_back_equal_from_its_stored_forms(ops: list[dict[str, Any]]) -> None:
     for rec in records_written(ops):
-        assert decode_record(encode_record(rec), rec.tenant, rec.user) == rec
+        assert decode_record(rec.id, encode_record(rec), rec.tenant, rec.user) == rec
         if rec.status in READ_MODEL_STATUSES:
             row = orjson.dumps(compact(rec))  # as the read model stores it
-            assert decode_record(encode_tail(rec), rec.tenant, rec.user, row) == rec
-        assert decode_record(rec.model_dump_json(), rec.tenant, rec.user) == rec  # the earlier JSON form
+            assert decode_record(rec.id, encode_tail(rec), rec.tenant, rec.user, row) == rec
+        # the earlier forms: format 1, and JSON
+        assert decode_record(rec.id, format_1(rec), rec.tenant, rec.user) == rec
+        assert decode_record(rec.id, rec.model_dump_json(), rec.tenant, rec.user) == rec
+
+
+def format_1(rec: Record) -> bytes:
+    """`rec` in format 1, the compact form records without a row were written in before format 3."""
+    obs = rec.observed_at
+    return msgspec.msgpack.encode(
+        codec._Stored(
+            1,
+            rec.id,
+            KINDS.index(rec.kind),
+            rec.subject,
+            rec.attribute,
+            rec.scope,
+            rec.value,
+            rec.statement,
+            STATUSES.index(rec.status),
+            rec.op_id,
+            obs,
+            None if rec.ingested_at == obs else rec.ingested_at,
+            None if rec.updated_at == obs else rec.updated_at,
+            rec.confidence,
+            rec.importance,
+            rec.actionability,
+            AUTHORITIES.index(rec.authority),
+            CONSEQUENCES.index(rec.consequence),
+            SENSITIVITIES.index(rec.sensitivity),
+            CARDINALITIES.index(rec.cardinality),
+            None if rec.normalized_value == rec.value else rec.normalized_value,
+            [
+                (SOURCE_TYPES.index(e.source_type), e.source_id, e.quote, None if e.at == obs else e.at)
+                for e in rec.evidence
+            ]
+            or None,
+            rec.supersedes,
+            rec.superseded_by,
+            rec.valid_until,
+            rec.valid_from,
+            rec.review_at,
+            rec.status_reason,
+            rec.corrects,
+            rec.corrects_current,
+            rec.depends_on or None,
+            rec.dependency_until,
+            rec.audience or None,
+        )
+    )
+
+
+def test_a_superseded_version_is_stored_without_what_its_neighbours_say() -> None:
+    sim = Sim()
+    _, old = sim.record(
+        T0, attribute="preference.drink", value="tea", statement="I like tea.", kind="preference", confidence=0.85
+    )
+    _, new = sim.record(
+        T0 + timedelta(days=1), attribute="preference.drink", value="coffee", kind="preference", corrects=old.id
+    )
+    superseded, new = sim.view.records[old.id], sim.view.records[new.id]
+    assert (superseded.status, superseded.status_reason) == (Status.SUPERSEDED, f"superseded by {new.id}")
+    assert (new.corrects, new.supersedes) == (old.id, old.id)
+    stored = encode_record(superseded)
+    assert decode_record(old.id, stored, old.tenant, old.user) == superseded
+    # neither its id, nor the reason's text, nor a score in nine bytes: each id is stored once
+    assert stored.count(old.id.encode()) == 0 and stored.count(new.id.encode()) == 1
+    assert len(stored) <= len(format_1(superseded)) - len(old.id) - len(superseded.status_reason) - 6
+    row = orjson.dumps(compact(new))
+    tail = encode_tail(new)
+    assert tail.count(old.id.encode()) == 1
+    assert decode_record(new.id, tail, new.tenant, new.user, row) == new
+    assert decode_record(new.id, encode_record(new), new.tenant, new.user) == new
 
 
 def test_a_record_with_every_field_set_round_trips_exactly() -> None:
@@ -111,9 +183,9 @@ def test_a_record_with_every_field_set_round_trips_exactly() -> None:
             "normalized_value": "different",
         }
     )
-    assert decode_record(encode_record(full), full.tenant, full.user) == full
+    assert decode_record(full.id, encode_record(full), full.tenant, full.user) == full
     row = orjson.dumps(compact(full))
-    assert decode_record(encode_tail(full), full.tenant, full.user, row) == full
+    assert decode_record(full.id, encode_tail(full), full.tenant, full.user, row) == full
     # defaults are left out: a plain record's stored form is a small fraction of its JSON
     _, plain = sim.record(T0, attribute="preference.language", value="German", statement="Answer in German.")
     assert len(encode_record(plain)) < len(plain.model_dump_json()) / 3
@@ -123,9 +195,9 @@ def test_a_record_with_every_field_set_round_trips_exactly() -> None:
 def test_a_tail_without_its_row_and_an_unknown_format_are_refused_with_a_reason() -> None:
     _, rec = Sim().record(T0)
     with pytest.raises(MalformedRecord, match="without its read-model row"):
-        decode_record(encode_tail(rec), rec.tenant, rec.user)
+        decode_record(rec.id, encode_tail(rec), rec.tenant, rec.user)
     with pytest.raises(MalformedRecord, match="format 9"):
-        decode_record(b"\x93\x09\xa1x\x00", rec.tenant, rec.user)
+        decode_record(rec.id, b"\x93\x09\xa1x\x00", rec.tenant, rec.user)
 
 
 def test_code_tables_cover_their_enums_and_values_are_unique() -> None:
