@@ -52,7 +52,7 @@ from slotstream.memory.models import (
     iso,
 )
 
-FORMAT = 1
+FORMAT = 1  # the first compact form (read, no longer written)
 
 # code -> value; a stored record holds the code. Append only: a code once written means its value forever.
 KINDS = (
@@ -502,6 +502,11 @@ def _format(raw: bytes) -> int:
     head = raw[0]
     at = 1 if 0x90 <= head <= 0x9F else 3 if head == 0xDC else 5 if head == 0xDD else 0
     return raw[at] if at and len(raw) > at else -1
+
+
+def written_now(raw: bytes) -> bool:
+    """Whether a stored record is in a form written now (a tail, or format 3): not JSON, not format 1."""
+    return raw[:1] != b"{" and _format(raw) in (TAIL, FULL)
 
 
 def decode_record(

@@ -3,7 +3,8 @@
 Readers take every older form (state/codec.py), and each write stores the new one, so a namespace
 keeps working without this pass. The pass makes the memory figures hold for state written before:
 
-- records stored as JSON become their compact form (a tail where the record has a read-model row);
+- records stored as JSON or in format 1 become their current form (a tail where the record has a
+  read-model row);
 - op-ledger and suppression entries stored as JSON become their compact forms;
 - the change log holds one entry an op (older entries, JSON or compact, hold one change each) and
   keeps its newest `change_log_max` entries;
@@ -38,6 +39,7 @@ from .codec import (
     encode_suppression,
     encode_tail,
     is_op_entry,
+    written_now,
 )
 from .engine import CHANGE_LOG_MAX, Engine
 from .keys import Keys
@@ -186,7 +188,7 @@ class Compactor:
         with_rows = {(s, rid) for s in scope_names for rid in by_scope[s][0]}
         pairs: list[Any] = []
         for rid, raw in records.items():
-            if not _is_json(raw):
+            if written_now(raw):
                 continue
             rec = decode_record(rid.decode(), raw, tenant, user)
             row_held = rec.status in READ_MODEL_STATUSES and (rec.scope, rid) in with_rows

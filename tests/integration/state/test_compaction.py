@@ -20,6 +20,8 @@ from slotstream.state.digest import digest_namespace, user_state
 from slotstream.state.engine import Engine
 from slotstream.state.keys import Keys
 
+from stored_forms import format_1
+
 pytestmark = pytest.mark.integration
 
 T0 = datetime(2026, 3, 2, 9, tzinfo=UTC)
@@ -56,8 +58,8 @@ def write_history(engine: Engine) -> None:
 def to_earlier_forms(client: redis.Redis, engine: Engine, tenant: str, user: str) -> None:
     """Rewrite one user's keys as the earlier code stored them."""
     keys = engine.keys
-    for rec in engine.records(tenant, user):
-        client.hset(keys.records(tenant, user), rec.id, rec.model_dump_json())
+    for n, rec in enumerate(engine.records(tenant, user)):  # JSON, and the first compact form
+        client.hset(keys.records(tenant, user), rec.id, format_1(rec) if n % 2 else rec.model_dump_json())
     for op_id, raw in client.hgetall(keys.ledger(tenant, user)).items():
         at, outcome, reason, ids = decode_ledger_entry(raw)
         entry: dict[str, Any] = {"at": at, "o": outcome, "r": reason}

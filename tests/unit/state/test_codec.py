@@ -27,7 +27,6 @@ from slotstream.memory.models import (
     Suppression,
 )
 from slotstream.memory.selection import compact
-from slotstream.state import codec
 from slotstream.state.codec import (
     AUTHORITIES,
     CARDINALITIES,
@@ -52,6 +51,7 @@ from slotstream.state.codec import (
 )
 
 from simulation import Sim
+from stored_forms import format_1
 from strategies import PURE, op_sequences
 
 T0 = datetime(2026, 5, 4, 8, 30, 15, 123456, tzinfo=UTC)
@@ -78,52 +78,6 @@ def test_every_record_written_reads_back_equal_from_its_stored_forms(ops: list[d
         # the earlier forms: format 1, and JSON
         assert decode_record(rec.id, format_1(rec), rec.tenant, rec.user) == rec
         assert decode_record(rec.id, rec.model_dump_json(), rec.tenant, rec.user) == rec
-
-
-def format_1(rec: Record) -> bytes:
-    """`rec` in format 1, the compact form records without a row were written in before format 3."""
-    obs = rec.observed_at
-    return msgspec.msgpack.encode(
-        codec._Stored(
-            1,
-            rec.id,
-            KINDS.index(rec.kind),
-            rec.subject,
-            rec.attribute,
-            rec.scope,
-            rec.value,
-            rec.statement,
-            STATUSES.index(rec.status),
-            rec.op_id,
-            obs,
-            None if rec.ingested_at == obs else rec.ingested_at,
-            None if rec.updated_at == obs else rec.updated_at,
-            rec.confidence,
-            rec.importance,
-            rec.actionability,
-            AUTHORITIES.index(rec.authority),
-            CONSEQUENCES.index(rec.consequence),
-            SENSITIVITIES.index(rec.sensitivity),
-            CARDINALITIES.index(rec.cardinality),
-            None if rec.normalized_value == rec.value else rec.normalized_value,
-            [
-                (SOURCE_TYPES.index(e.source_type), e.source_id, e.quote, None if e.at == obs else e.at)
-                for e in rec.evidence
-            ]
-            or None,
-            rec.supersedes,
-            rec.superseded_by,
-            rec.valid_until,
-            rec.valid_from,
-            rec.review_at,
-            rec.status_reason,
-            rec.corrects,
-            rec.corrects_current,
-            rec.depends_on or None,
-            rec.dependency_until,
-            rec.audience or None,
-        )
-    )
 
 
 def test_a_superseded_version_is_stored_without_what_its_neighbours_say() -> None:
