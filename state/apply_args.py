@@ -79,7 +79,7 @@ def transition_args(t: Transition, out: list[Any], known: KnownState | None = No
     # the ledger entry: the op's event time and what it did (a caller waiting on it reads this), and
     # the records it wrote: a redelivery finds the op a duplicate and works their expiry entries out
     # again from them (Engine.apply_many), in case the first delivery's were never written
-    ledger = encode_ledger_entry(t.at, t.outcome, t.reason, list(t.puts))
+    ledger = encode_ledger_entry(t.op_id, t.at, t.outcome, t.reason, list(t.puts))
     out += (t.op_id, at, to_ms(t.at), _flag(t.erase), ledger, len(t.puts))
     for rec in t.puts.values():
         from_slot = t.moved.get(rec.id, "")

@@ -51,6 +51,7 @@ from slotstream.memory.models import (
     Suppression,
     iso,
 )
+from slotstream.memory.validation import derive_id
 
 FORMAT = 1  # the first compact form (read, no longer written)
 
@@ -577,30 +578,41 @@ def _from_format_1(raw: bytes, tenant: str, user: str) -> Record:
 
 
 # --- the op ledger -----------------------------------------------------------------------------
-# An entry: [event time (µs since the epoch), outcome (its code), reason or "", ids of the records it
-# wrote]: at most 64 bytes for an op that wrote up to two records, so that a user's ledger stays in
-# Redis's compact (listpack) encoding.
+# An entry, under its op id: [event time (µs since the epoch), outcome (its code), reason or "", ids
+# of the records it wrote], the id a record created by the op gets (its op's id derived,
+# memory/validation.py `derive_id`) being 0: at most 64 bytes for an op that wrote up to two
+# records, so that a user's ledger stays in Redis's compact (listpack) encoding.
 # apply.lua reads the time (to trim the ledger to its window) and drops the ids when the user is
 # erased; entries written before this form are JSON objects ({"at": ISO time, "o", "r", "p"}), or
 # an ISO time alone in the oldest.
 
+_DERIVED = 0  # in a ledger entry's ids: the id derived from the entry's op id
 
-def encode_ledger_entry(at: datetime, outcome: str, reason: str | None, record_ids: list[str]) -> bytes:
+
+def created_id(op_id: str) -> str:
+    """The id of the record an op creates (unless the record names its own)."""
+    return derive_id("r_", op_id)
+
+
+def encode_ledger_entry(op_id: str, at: datetime, outcome: str, reason: str | None, record_ids: list[str]) -> bytes:
     entry: list[Any] = [_us(at), _CODE[OUTCOMES][Outcome(outcome)], reason or ""]  # nil would be a hole in Lua
     if record_ids:
-        entry.append(record_ids)
+        derived = created_id(op_id)
+        entry.append([_DERIVED if rid == derived else rid for rid in record_ids])
     return _ENCODER.encode(entry)
 
 
-def decode_ledger_entry(raw: bytes) -> tuple[str, str, str | None, list[str]]:
-    """(event time as ISO text, outcome, reason, record ids) of a ledger entry of any form."""
+def decode_ledger_entry(op_id: str, raw: bytes) -> tuple[str, str, str | None, list[str]]:
+    """(event time as ISO text, outcome, reason, record ids) of the ledger entry of op `op_id`, in
+    any form."""
     if raw[:1] == b"{":
         data = msgspec.json.decode(raw)
         return data.get("at"), data.get("o", "applied"), data.get("r"), list(data.get("p") or ())
     if raw[:1].isdigit():  # the oldest form: the event time alone
         return raw.decode(), "applied", None, []
     entry = _DECODER.decode(raw)
-    return iso(_at(entry[0])), OUTCOMES[entry[1]].value, entry[2] or None, list(entry[3]) if len(entry) > 3 else []
+    ids = [created_id(op_id) if rid == _DERIVED else rid for rid in entry[3]] if len(entry) > 3 else []
+    return iso(_at(entry[0])), OUTCOMES[entry[1]].value, entry[2] or None, ids
 
 
 # --- the change log ------------------------------------------------------------------------------
@@ -609,8 +621,9 @@ def decode_ledger_entry(raw: bytes) -> tuple[str, str, str | None, list[str]]:
 # (append only) or, for a field not listed, its name; a status is its code. The changes of one op
 # name the same records, attribute and scope again and again: a string of four characters or more
 # met before in the entry is written as a reference to it (MessagePack extension REF, data: its
-# number among the entry's first mentions), and a suppression key ("<attribute>|<scope>|<hash>")
-# as its three parts, so the attribute and scope in it are references too.
+# number among the entry's first mentions), the id of the record the op created (derived from the
+# op id) as extension CREATED, and a suppression key ("<attribute>|<scope>|<hash>") as its three
+# parts, so the attribute and scope in it are references too.
 # Older entries hold one change each, [op id, time, change type, field, value, ...], or are JSON.
 
 CHANGE_FIELDS = (
@@ -633,6 +646,7 @@ _CHANGE_CODE = {name: code for code, name in enumerate(CHANGE_FIELDS)}
 _KEY_FIELD = _CHANGE_CODE["key"]
 _PLAIN = (str, int, float, bool, type(None), Change)
 REF = 1  # the extension type of a reference to a string met before in the entry
+CREATED = 2  # the extension type (no data) of the id of the record the entry's op created
 _REF_FROM = 4  # shorter strings are written out: a reference takes three bytes
 _REFS_MAX = 256  # a reference's data is one byte
 
@@ -641,12 +655,15 @@ class _Interned:
     """The strings of one entry met so far, in order: encoding writes a string met before as a
     reference, decoding reads a reference back (the two walk the entry in the same order)."""
 
-    def __init__(self) -> None:
+    def __init__(self, op_id: str) -> None:
         self.seen: dict[str, int] = {}
         self.strings: list[str] = []
+        self.created = created_id(op_id)
 
     def out(self, value: Any) -> Any:
         if isinstance(value, str):
+            if value == self.created:
+                return msgspec.msgpack.Ext(CREATED, b"")
             ref = self.seen.get(value)
             if ref is not None:
                 return msgspec.msgpack.Ext(REF, bytes((ref,)))
@@ -661,6 +678,8 @@ class _Interned:
     def back(self, value: Any) -> Any:
         if isinstance(value, msgspec.msgpack.Ext):
             data = bytes(value.data)
+            if value.code == CREATED and not data:
+                return self.created
             if value.code != REF or len(data) != 1 or data[0] >= len(self.strings):
                 raise MalformedRecord(f"a change-log entry holds an unknown reference: {value!r}")
             return self.strings[data[0]]
@@ -675,7 +694,7 @@ class _Interned:
 
 def encode_changes(op_id: str, at: datetime, changes: list[dict[str, Any]]) -> bytes:
     """One op's changes as one change-log entry."""
-    interned = _Interned()
+    interned = _Interned(op_id)
     entry: list[Any] = [op_id, _us(at)]
     for change in changes:
         out: list[Any] = [_CHANGE_TYPE_CODE[str(change["type"])]]
@@ -727,7 +746,7 @@ def decode_changes(raw: bytes | str) -> list[dict[str, Any]]:
         op, at = entry[0], iso(_at(entry[1]))
         if len(entry) > 2 and isinstance(entry[2], int):  # one change an entry (the older form)
             return [_change(op, at, entry[2], entry[3:], None)]
-        interned = _Interned()
+        interned = _Interned(op)
         return [_change(op, at, change[0], change[1:], interned) for change in entry[2:]]
     except (msgspec.DecodeError, IndexError, TypeError) as err:
         raise MalformedRecord(f"a change-log entry does not decode: {err}") from err

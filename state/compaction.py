@@ -200,8 +200,8 @@ class Compactor:
         pairs = []
         for op_id, raw in ledger.items():
             if _is_json(raw) or raw[:1].isdigit():
-                at, outcome, reason, ids = decode_ledger_entry(raw)
-                pairs += (op_id, encode_ledger_entry(parse_time(at), outcome, reason, ids))
+                at, outcome, reason, ids = decode_ledger_entry(op_id.decode(), raw)
+                pairs += (op_id, encode_ledger_entry(op_id.decode(), parse_time(at), outcome, reason, ids))
         self.stats.entries += len(pairs) // 2
         hset(keys.ledger(tenant, user), pairs)
         for key, held in ((keys.suppressions(tenant, user), sups), (keys.read_suppressions(tenant, user), rsups)):

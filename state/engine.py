@@ -214,9 +214,9 @@ class Engine:
         for res in duplicates:
             pipe.hget(keys.ledger(res.tenant or "", res.user or ""), res.op_id)
         written: list[list[str]] = []
-        for raw in pipe.execute():
+        for res, raw in zip(duplicates, pipe.execute(), strict=True):
             # entries written before the list, and those of an erased user, have none
-            written.append(decode_ledger_entry(raw)[3] if raw else [])
+            written.append(decode_ledger_entry(res.op_id, raw)[3] if raw else [])
 
         def build(pipe: Any) -> None:
             for res, ids in zip(duplicates, written, strict=True):

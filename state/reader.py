@@ -269,11 +269,11 @@ def _server_time(raw: bytes | str | None) -> datetime | None:
 RECORDS_SCRIPT = ScriptText.named("records.lua")
 
 
-def outcome_of(raw: bytes | None) -> dict[str, Any] | None:
+def outcome_of(op_id: str, raw: bytes | None) -> dict[str, Any] | None:
     """An op ledger entry: {"at", "outcome", "reason"} (older entries hold only the event time)."""
     if raw is None:
         return None
-    at, outcome, reason, _ = decode_ledger_entry(raw)
+    at, outcome, reason, _ = decode_ledger_entry(op_id, raw)
     return {"at": at, "outcome": outcome, "reason": reason}
 
 
@@ -482,7 +482,7 @@ class AsyncReader:
             return {}
         keys = await self._current()
         raws = cast(list[bytes | None], await self.r.hmget(keys.ledger(tenant, user), op_ids))
-        return {op_id: outcome_of(raw) for op_id, raw in zip(op_ids, raws, strict=True)}
+        return {op_id: outcome_of(op_id, raw) for op_id, raw in zip(op_ids, raws, strict=True)}
 
     async def turn_log(self, tenant: str, user: str, turn_id: str) -> dict[str, Any] | None:
         """What extraction made of a tracked turn: {"ops": [op ids], "refused": [reasons]}."""

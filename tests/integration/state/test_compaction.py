@@ -61,7 +61,7 @@ def to_earlier_forms(client: redis.Redis, engine: Engine, tenant: str, user: str
     for n, rec in enumerate(engine.records(tenant, user)):  # JSON, and the first compact form
         client.hset(keys.records(tenant, user), rec.id, format_1(rec) if n % 2 else rec.model_dump_json())
     for op_id, raw in client.hgetall(keys.ledger(tenant, user)).items():
-        at, outcome, reason, ids = decode_ledger_entry(raw)
+        at, outcome, reason, ids = decode_ledger_entry(op_id.decode(), raw)
         entry: dict[str, Any] = {"at": at, "o": outcome, "r": reason}
         if ids:
             entry["p"] = ids

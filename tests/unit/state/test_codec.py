@@ -38,6 +38,7 @@ from slotstream.state.codec import (
     SOURCE_TYPES,
     STATUSES,
     MalformedRecord,
+    created_id,
     decode_changes,
     decode_ledger_entry,
     decode_record,
@@ -173,21 +174,27 @@ def test_code_tables_cover_their_enums_and_values_are_unique() -> None:
 
 
 def test_bookkeeping_entries_round_trip_and_the_earlier_forms_read() -> None:
-    entry = encode_ledger_entry(T0, "applied", None, ["r_0123456789abcdef0123", "r_0123456789abcdef0124"])
+    ids = ["r_0123456789abcdef0123", "r_0123456789abcdef0124"]
+    entry = encode_ledger_entry("op-1", T0, "applied", None, ids)
     assert len(entry) <= 64
-    assert decode_ledger_entry(entry) == ("2026-05-04T08:30:15.123456Z", "applied", None, entry_ids(entry))
-    assert decode_ledger_entry(encode_ledger_entry(T0, "rejected", "target_not_found", []))[1:] == (
+    assert decode_ledger_entry("op-1", entry) == ("2026-05-04T08:30:15.123456Z", "applied", None, ids)
+    # the id of the record the op created is its op id's: the entry does not spell it out
+    created = created_id("op-1")
+    entry = encode_ledger_entry("op-1", T0, "applied", None, [created, ids[0]])
+    assert created.encode() not in entry and len(entry) <= 40
+    assert decode_ledger_entry("op-1", entry)[3] == [created, ids[0]]
+    assert decode_ledger_entry("op-1", encode_ledger_entry("op-1", T0, "rejected", "target_not_found", []))[1:] == (
         "rejected",
         "target_not_found",
         [],
     )
-    assert decode_ledger_entry(b'{"at":"2026-01-01T00:00:00Z","o":"noop","r":null,"p":["r1"]}') == (
+    assert decode_ledger_entry("op-1", b'{"at":"2026-01-01T00:00:00Z","o":"noop","r":null,"p":["r1"]}') == (
         "2026-01-01T00:00:00Z",
         "noop",
         None,
         ["r1"],
     )
-    assert decode_ledger_entry(b"2026-01-01T00:00:00Z") == ("2026-01-01T00:00:00Z", "applied", None, [])
+    assert decode_ledger_entry("op-1", b"2026-01-01T00:00:00Z") == ("2026-01-01T00:00:00Z", "applied", None, [])
 
     change = {
         "type": Change.SUPERSEDED,
@@ -231,12 +238,15 @@ def test_one_ops_changes_are_one_log_entry_naming_each_string_once() -> None:
         {"type": Change.RESOLVED, "targets": [old, new, "r_other"], "why": "ab"},
         {"type": Change.UNSUPPRESSED, "attribute": "x", "key": "preference.tea|*|*"},
     ]
+    changes[0]["record_id"] = new = created_id("fix:0")  # the op's record: its id is the op id's
+    changes[1]["by"] = changes[3]["targets"][1] = new
     raw = encode_changes("fix:0", T0, changes)
     at = "2026-05-04T08:30:15.123456Z"
     assert decode_changes(raw) == [{"op": "fix:0", "at": at, **c, "type": str(c["type"].value)} for c in changes]
     # each id, the attribute and the scope are written out once
-    for text in (new, old, "preference.tea", "global"):
+    for text in (old, "preference.tea", "global"):
         assert raw.count(text.encode()) == 1, text
+    assert new.encode() not in raw
     # a correction's three changes: the entry of the three takes about 60% of the bytes of an entry each
     correction = len(encode_changes("fix:0", T0, changes[:3]))
     apart = sum(len(encode_changes("fix:0", T0, [c])) for c in changes[:3])
@@ -257,7 +267,3 @@ def test_a_change_log_entry_with_an_unknown_reference_is_refused() -> None:
 
     assert lineage_ids(b"r1 r2 r3", [b"x"]) == ["r1", "r2", "r3"]
     assert lineage_ids(None, [b"r1", b"r2"]) == ["r1", "r2"]
-
-
-def entry_ids(raw: bytes) -> list[str]:
-    return decode_ledger_entry(raw)[3]
