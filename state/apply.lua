@@ -59,9 +59,67 @@ local function take_list()
   return out
 end
 
+-- A slot's lineage: the ids of the records it ever held, oldest first, joined by spaces in the
+-- field of <prefix>:lin named by the slot; a slot with no field there has its live list as its
+-- lineage (most slots only ever held the records they hold: their lineage takes no bytes). A slot
+-- written before the lineage hash has its ids in a list of its own (<prefix>:hist:<sha1 of the
+-- slot>). A call works on the lineages of the slots it touches here, read before it changes their
+-- live lists (`lineage_of`), and writes them at the end (`write_lineages`): a field only where the
+-- lineage is not the live list, the list of its own gone.
+local lineages, lineage_order, listed = {}, {}, {}
+local function lineage_of(slot)
+  local ids = lineages[slot]
+  if ids then return ids end
+  ids = {}
+  local joined = redis.call('HGET', P .. ':lin', slot)
+  if joined then
+    for id in string.gmatch(joined, '%S+') do ids[#ids + 1] = id end
+  else
+    ids = redis.call('LRANGE', P .. ':hist:' .. redis.sha1hex(slot), 0, -1)
+    if #ids > 0 then listed[slot] = true
+    else
+      local live = redis.call('HGET', P .. ':slot', slot)
+      ids = live and cjson.decode(live) or {}
+    end
+  end
+  lineages[slot] = ids
+  lineage_order[#lineage_order + 1] = slot
+  return ids
+end
+
+local function lineage_append(slot, id)
+  local ids = lineage_of(slot)
+  ids[#ids + 1] = id
+end
+
+local function lineage_remove(slot, id)
+  local ids, kept = lineage_of(slot), {}
+  for _, other in ipairs(ids) do
+    if other ~= id then kept[#kept + 1] = other end
+  end
+  lineages[slot] = kept
+end
+
+local function write_lineages()
+  for _, slot in ipairs(lineage_order) do
+    local ids = lineages[slot]
+    local raw = redis.call('HGET', P .. ':slot', slot)
+    local live = raw and cjson.decode(raw) or {}
+    local same = #live == #ids
+    for k = 1, #ids do
+      if live[k] ~= ids[k] then same = false; break end
+    end
+    if same then redis.call('HDEL', P .. ':lin', slot)
+    else redis.call('HSET', P .. ':lin', slot, table.concat(ids, ' ')) end
+    if listed[slot] then redis.call('DEL', P .. ':hist:' .. redis.sha1hex(slot)) end
+  end
+  lineages, lineage_order, listed = {}, {}, {}
+end
+
 -- the slot's live list with `id` in it (kept in place, or appended) or out of it; unchanged lists
 -- are not written again. `list`: the caller's list to write instead ("" = unchanged, "?" = none)
 local function set_live(slot, id, live, list)
+  lineage_of(slot)  -- before the live list changes: it may be the lineage
   if list ~= '?' then
     if list ~= '' then redis.call('HSET', P .. ':slot', slot, list) end
     return
@@ -193,33 +251,6 @@ local function erase_user(written_scopes)
   end
 end
 
--- A slot's lineage: the ids of the records it ever held, oldest first, joined by spaces in the
--- field of <prefix>:lin named by the slot. A slot written before that hash has its ids in a list of
--- its own (<prefix>:hist:<sha1 of the slot>): moved into the field at the slot's first write here.
-local function lineage_of(slot)
-  local joined = redis.call('HGET', P .. ':lin', slot)
-  if joined then return joined end
-  local list_key = P .. ':hist:' .. redis.sha1hex(slot)
-  local ids = redis.call('LRANGE', list_key, 0, -1)
-  if #ids == 0 then return nil end
-  redis.call('DEL', list_key)
-  return table.concat(ids, ' ')
-end
-
-local function lineage_append(slot, id)
-  local joined = lineage_of(slot)
-  redis.call('HSET', P .. ':lin', slot, joined and (joined .. ' ' .. id) or id)
-end
-
-local function lineage_remove(slot, id)
-  local kept = {}
-  for other in string.gmatch(lineage_of(slot) or '', '%S+') do
-    if other ~= id then kept[#kept + 1] = other end
-  end
-  if #kept == 0 then redis.call('HDEL', P .. ':lin', slot)
-  else redis.call('HSET', P .. ':lin', slot, table.concat(kept, ' ')) end
-end
-
 -- drops the ledger entries whose event time is before `cutoff` (ms); returns the newest dropped
 -- (JSON entries, written before the compact form, are left to `slotstream state compact`)
 local function trim_ledger(cutoff, floor)
@@ -263,6 +294,7 @@ local written  -- the server's time, for the write stamp: asked once a call
 local function apply_user()
   P = take()
   index_kept = {}
+  lineages, lineage_order, listed = {}, {}, {}
   local expected, n_ops, n_args = tonumber(take()), tonumber(take()), tonumber(take())
   local ids_from = cursor
   local after = cursor + n_ops + n_args  -- where the next user's arguments start
@@ -303,6 +335,7 @@ local function apply_user()
   for _ = 1, n_ops do
     local op, at, at_ms, erase, ledger = take(), take(), tonumber(take()), take(), take()
     if erase == '1' then
+      lineages, lineage_order, listed = {}, {}, {}  -- erased with the rest
       erase_user(scopes_read)
       scopes_read = {}
       index_kept = {}
@@ -371,6 +404,7 @@ local function apply_user()
       ltrim, trimmed = watermark, true
     end
   end
+  write_lineages()
   if log_length > log_max then
     if log_max > 0 then redis.call('LTRIM', P .. ':log', -log_max, -1) else redis.call('DEL', P .. ':log') end
   end

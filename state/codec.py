@@ -755,12 +755,16 @@ def decode_changes(raw: bytes | str) -> list[dict[str, Any]]:
 # --- a slot's lineage ----------------------------------------------------------------------------
 
 
-def lineage_ids(joined: bytes | None, listed: list[bytes]) -> list[str]:
+def lineage_ids(joined: bytes | None, listed: list[bytes], live: bytes | None) -> list[str]:
     """A slot's record ids, oldest first: its field of the lineage hash (ids joined by spaces), else
-    the list of its own that a slot written before that hash has (state/keys.py `lineage`)."""
+    the list of its own that a slot written before that hash has, else its live list (`live`, as
+    the slot hash holds it: a slot whose lineage is its live list has neither; state/keys.py
+    `lineage`)."""
     if joined is not None:
         return joined.decode().split()
-    return [i.decode() for i in listed]
+    if listed:
+        return [i.decode() for i in listed]
+    return list(msgspec.json.decode(live)) if live else []
 
 
 # --- suppressions --------------------------------------------------------------------------------

@@ -8,7 +8,8 @@ keeps working without this pass. The pass makes the memory figures hold for stat
 - op-ledger and suppression entries stored as JSON become their compact forms;
 - the change log holds one entry an op (older entries, JSON or compact, hold one change each) and
   keeps its newest `change_log_max` entries;
-- each slot's lineage list moves into the user's lineage hash;
+- each slot's lineage list moves into the user's lineage hash, and a slot whose lineage is its live
+  list keeps none;
 - a scope that holds at most `index_above` rows loses its read index (a lookup reads such a scope
   whole), a larger scope without one gets it, and the index keys no longer written go.
 
@@ -39,6 +40,7 @@ from .codec import (
     encode_suppression,
     encode_tail,
     is_op_entry,
+    lineage_ids,
     written_now,
 )
 from .engine import CHANGE_LOG_MAX, Engine
@@ -59,7 +61,7 @@ class CompactionStats:
     compacted: int = 0  # users rewritten (the others were compact already)
     records: int = 0  # records rewritten from JSON
     entries: int = 0  # ledger, change-log and suppression entries rewritten from JSON
-    lineages: int = 0  # per-slot lineage lists moved into the lineage hash
+    lineages: int = 0  # slots whose lineage moved into the lineage hash, or left it (the live list)
     indexes_dropped: int = 0  # scopes too small for a read index that had one
     indexes_built: int = 0  # scopes large enough that had none
     retried: int = 0  # users written by an apply while the pass read them
@@ -159,7 +161,7 @@ class Compactor:
         pipe.lrange(keys.log(tenant, user), 0, -1)
         pipe.hgetall(keys.suppressions(tenant, user))
         pipe.hgetall(keys.read_suppressions(tenant, user))
-        pipe.hkeys(keys.slots(tenant, user))
+        pipe.hgetall(keys.slots(tenant, user))
         pipe.hgetall(keys.lineage(tenant, user))
         pipe.smembers(f"{prefix}:scopes")
         version, records, ledger, log, sups, rsups, slots, lineage, scopes = pipe.execute()
@@ -223,16 +225,21 @@ class Compactor:
             for first in range(0, len(entries), ARGS_PER_COMMAND):
                 commands.append(("RPUSH", [keys.log(tenant, user), *entries[first : first + ARGS_PER_COMMAND]]))
 
-        # lineage lists into the lineage hash
-        pairs = []
+        # lineage lists into the lineage hash, and no field where the lineage is the live list
+        pairs, same = [], []
         for slot, ids in zip(slots, listed, strict=True):
-            if not ids:
-                continue
-            if slot not in lineage:
-                pairs += (slot, b" ".join(ids))
-            commands.append(("DEL", [keys.history(tenant, user, slot.decode())]))
-            self.stats.lineages += 1
-        hset(keys.lineage(tenant, user), pairs)
+            if lineage_ids(lineage.get(slot), ids, slots[slot]) == lineage_ids(None, [], slots[slot]):
+                if slot in lineage:
+                    same.append(slot)
+            elif slot not in lineage:
+                pairs.append((slot, b" ".join(ids)))
+            if ids:
+                commands.append(("DEL", [keys.history(tenant, user, slot.decode())]))
+            if ids or slot in same:
+                self.stats.lineages += 1
+        hset(keys.lineage(tenant, user), [part for pair in pairs for part in pair])
+        if same:
+            commands.append(("HDEL", [keys.lineage(tenant, user), *same]))
 
         # read indexes: none for a small scope, one for a large scope
         to_index = []

@@ -64,7 +64,9 @@ def user_state(client: redis.Redis, keys: Keys, tenant: str, user: str) -> dict[
     for slot in slot_names:
         hist_pipe.lrange(keys.history(tenant, user, slot), 0, -1)
     listed = hist_pipe.execute() if slot_names else []
-    lineage = [lineage_ids(joined.get(s.encode()), ids) for s, ids in zip(slot_names, listed, strict=True)]
+    lineage = [
+        lineage_ids(joined.get(s.encode()), ids, slots[s.encode()]) for s, ids in zip(slot_names, listed, strict=True)
+    ]
     return {
         "records": {k: r.model_dump(mode="json") for k, r in sorted(decode_triples(records[1:], tenant, user).items())},
         "slots": {slot: sorted(orjson.loads(slots[slot.encode()]) or []) for slot in slot_names},

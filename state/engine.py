@@ -450,6 +450,7 @@ class Engine:
         pipe = self.r.pipeline(transaction=True)
         pipe.hget(self.keys.lineage(tenant, user), slot)
         pipe.lrange(self.keys.history(tenant, user, slot), 0, -1)
+        pipe.hget(self.keys.slots(tenant, user), slot)
         ids = lineage_ids(*pipe.execute())
         if not ids:
             return []

@@ -79,11 +79,16 @@ for i = 1, #deps, 2 do
 end
 local history = {}
 for _, sk in ipairs(hist_slots) do
+  -- else a list of its own, written before the lineage hash, else the live list (apply.lua)
   local joined, ids = redis.call('HGET', P .. ':lin', sk), {}
-  if joined then  -- else a list of its own, written before the lineage hash (apply.lua)
+  if joined then
     for id in string.gmatch(joined, '%S+') do ids[#ids + 1] = id end
   else
     ids = redis.call('LRANGE', P .. ':hist:' .. redis.sha1hex(sk), 0, -1)
+    if #ids == 0 then
+      local live = redis.call('HGET', P .. ':slot', sk)
+      ids = live and cjson.decode(live) or {}
+    end
   end
   history[#history + 1] = sk
   history[#history + 1] = ids

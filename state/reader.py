@@ -460,6 +460,7 @@ class AsyncReader:
         pipe = self.r.pipeline(transaction=not self.cluster)  # one hash slot on a cluster either way
         pipe.hget(keys.lineage(tenant, user), slot)
         pipe.lrange(keys.history(tenant, user, slot), 0, -1)
+        pipe.hget(keys.slots(tenant, user), slot)
         ids = lineage_ids(*await pipe.execute())
         if not ids:
             return []

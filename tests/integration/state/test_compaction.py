@@ -73,8 +73,11 @@ def to_earlier_forms(client: redis.Redis, engine: Engine, tenant: str, user: str
     for key in (keys.suppressions(tenant, user), keys.read_suppressions(tenant, user)):
         for sup_key, raw in client.hgetall(key).items():
             client.hset(key, sup_key, decode_suppression(sup_key, raw).model_dump_json())
-    for slot, joined in client.hgetall(keys.lineage(tenant, user)).items():
-        client.rpush(keys.history(tenant, user, slot.decode()), *lineage_ids(joined, []))
+    joined = client.hgetall(keys.lineage(tenant, user))
+    for slot, live in client.hgetall(keys.slots(tenant, user)).items():  # a list for every slot
+        ids = lineage_ids(joined.get(slot), [], live)
+        if ids:
+            client.rpush(keys.history(tenant, user, slot.decode()), *ids)
     client.delete(keys.lineage(tenant, user))
 
 

@@ -265,5 +265,7 @@ def test_a_change_log_entry_with_an_unknown_reference_is_refused() -> None:
         assert decode_suppression(sup.key, encode_suppression(sup)) == sup
         assert decode_suppression(sup.key, sup.model_dump_json()) == sup
 
-    assert lineage_ids(b"r1 r2 r3", [b"x"]) == ["r1", "r2", "r3"]
-    assert lineage_ids(None, [b"r1", b"r2"]) == ["r1", "r2"]
+    assert lineage_ids(b"r1 r2 r3", [b"x"], b'["r3"]') == ["r1", "r2", "r3"]
+    assert lineage_ids(None, [b"r1", b"r2"], b'["r2"]') == ["r1", "r2"]
+    assert lineage_ids(None, [], b'["r2","r3"]') == ["r2", "r3"]  # a lineage that is the live list
+    assert lineage_ids(None, [], None) == []
