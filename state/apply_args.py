@@ -21,7 +21,7 @@ from slotstream.memory.models import LIVE_STATUSES, READ_MODEL_STATUSES, SLOT_ON
 from slotstream.memory.reconcile import Transition
 from slotstream.memory.selection import compact
 
-from .codec import encode_changes, encode_ledger_entry, encode_record, encode_suppression, encode_tail
+from .codec import encode_changes, encode_ledger_entry, encode_record, encode_row, encode_suppression, encode_tail
 from .read_index import index_entry
 
 
@@ -108,7 +108,7 @@ def transition_args(t: Transition, out: list[Any], known: KnownState | None = No
         if known is not None:
             new_scope = rec.scope not in known.scopes
             known.written.add(rec.scope)
-        out += (orjson.dumps(row), _flag(new_scope), orjson.dumps(index_entry(row)))
+        out += (encode_row(row), _flag(new_scope), orjson.dumps(index_entry(row)))
     out.append(len(t.created))
     for rid in t.created:
         out += (t.puts[rid].slot, rid)

@@ -362,11 +362,11 @@ def _corrects_in(corrects: str | bool | None, supersedes: str | None) -> str | N
     return supersedes if corrects is _SAME_AS_SUPERSEDES else corrects  # type: ignore[return-value]
 
 
-def _from_tail(raw: bytes, row: bytes | list[Any] | None, tenant: str, user: str) -> Record:
+def _from_tail(record_id: str, raw: bytes, row: bytes | list[Any] | None, tenant: str, user: str) -> Record:
     if row is None:
         raise MalformedRecord("a stored record's tail came without its read-model row")
     t = _TAIL_DECODER.decode(raw)
-    r = _ROW_DECODER.decode(row) if isinstance(row, (bytes, str)) else row
+    r = decode_row(record_id, row) if isinstance(row, (bytes, str)) else row
     observed = t.observed_at
     value = r[4]
     return Record(
@@ -403,7 +403,7 @@ def _from_tail(raw: bytes, row: bytes | list[Any] | None, tenant: str, user: str
         corrects_current=t.corrects_current,
         depends_on=t.depends_on or [],
         dependency_until=t.dependency_until,
-        audience=list(r[21]),
+        audience=list(r[21] or ()) if len(r) > 21 else [],
     )
 
 
@@ -525,7 +525,7 @@ def decode_record(
         raise MalformedRecord(f"stored record of format {form}: this version reads {FORMAT}, {TAIL} and {FULL}")
     try:
         if form == TAIL:
-            return _from_tail(raw, row, tenant, user)
+            return _from_tail(record_id, raw, row, tenant, user)
         if form == FULL:
             return _from_full(record_id, raw, tenant, user)
         return _from_format_1(raw, tenant, user)
@@ -797,6 +797,45 @@ def decode_suppression(key: bytes | str, raw: bytes | str) -> Suppression:
 def decode_suppressions(pairs: Sequence[bytes | str]) -> list[Suppression]:
     """Suppressions from a flat [key, value, key, value, ...] reply."""
     return [decode_suppression(pairs[i], pairs[i + 1]) for i in range(0, len(pairs), 2)]
+
+
+# --- read-model rows ----------------------------------------------------------------------------
+# A row (memory/selection.py `compact`, in `Candidate` order) is stored as its JSON without the id,
+# which is the hash field it is stored under, and without the trailing positions that hold their
+# default (audience, dependency end, review note and meaning are None or empty for most records):
+# the text after the array's "[", as `"<kind>","<attribute>",...]`. context.lua puts the id back in
+# front when it joins a scope's rows. Rows written before this form are the whole array ("[" first)
+# and are read as they are.
+
+_ROW_KEPT = 21  # the positions every stored row holds: id to static value (Candidate's fields before audience)
+
+
+def encode_row(row: list[Any]) -> bytes:
+    end = len(row)
+    while end > _ROW_KEPT and (row[end - 1] is None or row[end - 1] == []):
+        end -= 1
+    return orjson.dumps(row[1:end])[1:]
+
+
+def decode_row(record_id: str, raw: bytes | str) -> list[Any]:
+    """A stored row as the list `compact` made (less the trailing defaults), in either form."""
+    if isinstance(raw, str):
+        raw = raw.encode()
+    if raw[:1] == b"[":
+        return list(_ROW_DECODER.decode(raw))
+    return [record_id, *_ROW_DECODER.decode(b"[" + raw)]
+
+
+def joined_rows(pairs: Sequence[tuple[bytes | str, bytes | str]]) -> bytes:
+    """(id, stored row) pairs as one JSON array of whole rows, as context.lua joins them."""
+    parts = []
+    for rid, raw in pairs:
+        raw = raw if isinstance(raw, bytes) else raw.encode()
+        if raw[:1] == b"[":
+            parts.append(raw)
+        else:
+            parts.append(b'["' + (rid if isinstance(rid, bytes) else rid.encode()) + b'",' + raw)
+    return b"[" + b",".join(parts) + b"]"
 
 
 # --- records as the scripts return them ----------------------------------------------------------

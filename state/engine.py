@@ -46,7 +46,15 @@ from slotstream.memory.reconcile import (
 from slotstream.memory.validation import op_id_for, validate_op
 
 from .apply_args import KnownState, transition_args
-from .codec import decode_changes, decode_ledger_entry, decode_record, decode_suppression, decode_triples, lineage_ids
+from .codec import (
+    decode_changes,
+    decode_ledger_entry,
+    decode_record,
+    decode_row,
+    decode_suppression,
+    decode_triples,
+    lineage_ids,
+)
 from .context_cache import STAMP_FIELDS, ContextCache
 from .errors import ConcurrentUpdate
 from .keys import Keys
@@ -299,7 +307,7 @@ class Engine:
             version, rows = read[2 * k], read[2 * k + 1]
             args: list[Any] = ["build", self.keys.prefix(tenant, user), int(version or 0), scope]
             for rid, row in rows.items():
-                args += (rid, orjson.dumps(index_entry(orjson.loads(row))))
+                args += (rid, orjson.dumps(index_entry(decode_row(rid.decode(), row))))
             calls.append((self.keys.meta(tenant, user), args))
 
         def build(pipe: Any) -> None:

@@ -80,9 +80,10 @@ def index_entry(row: list[Any]) -> list[Any]:
         main,
         related,
     ]
-    if row[24] is not None:
-        entry.append(sorted(relevance.listed_under_packed(row[24])))
-        entry.append(relevance.screen_of_packed(row[24]))
+    meaning = row[24] if len(row) > 24 else None  # (a stored row leaves trailing defaults out)
+    if meaning is not None:
+        entry.append(sorted(relevance.listed_under_packed(meaning)))
+        entry.append(relevance.screen_of_packed(meaning))
     return entry
 
 
