@@ -66,13 +66,14 @@ end
 -- slot>). A call works on the lineages of the slots it touches here, read before it changes their
 -- live lists (`lineage_of`), and writes them at the end (`write_lineages`): a field only where the
 -- lineage is not the live list, the list of its own gone.
-local lineages, lineage_order, listed = {}, {}, {}
+local lineages, lineage_order, listed, fielded = {}, {}, {}, {}
 local function lineage_of(slot)
   local ids = lineages[slot]
   if ids then return ids end
   ids = {}
   local joined = redis.call('HGET', P .. ':lin', slot)
   if joined then
+    fielded[slot] = true
     for id in string.gmatch(joined, '%S+') do ids[#ids + 1] = id end
   else
     ids = redis.call('LRANGE', P .. ':hist:' .. redis.sha1hex(slot), 0, -1)
@@ -103,17 +104,16 @@ end
 local function write_lineages()
   for _, slot in ipairs(lineage_order) do
     local ids = lineages[slot]
-    local raw = redis.call('HGET', P .. ':slot', slot)
-    local live = raw and cjson.decode(raw) or {}
-    local same = #live == #ids
-    for k = 1, #ids do
-      if live[k] ~= ids[k] then same = false; break end
+    -- the live list as stored (JSON, as the caller and set_live write it), to compare as text
+    local live = redis.call('HGET', P .. ':slot', slot) or '[]'
+    if live == (#ids == 0 and '[]' or ('["' .. table.concat(ids, '","') .. '"]')) then
+      if fielded[slot] then redis.call('HDEL', P .. ':lin', slot) end
+    else
+      redis.call('HSET', P .. ':lin', slot, table.concat(ids, ' '))
     end
-    if same then redis.call('HDEL', P .. ':lin', slot)
-    else redis.call('HSET', P .. ':lin', slot, table.concat(ids, ' ')) end
     if listed[slot] then redis.call('DEL', P .. ':hist:' .. redis.sha1hex(slot)) end
   end
-  lineages, lineage_order, listed = {}, {}, {}
+  lineages, lineage_order, listed, fielded = {}, {}, {}, {}
 end
 
 -- the slot's live list with `id` in it (kept in place, or appended) or out of it; unchanged lists
@@ -294,7 +294,7 @@ local written  -- the server's time, for the write stamp: asked once a call
 local function apply_user()
   P = take()
   index_kept = {}
-  lineages, lineage_order, listed = {}, {}, {}
+  lineages, lineage_order, listed, fielded = {}, {}, {}, {}
   local expected, n_ops, n_args = tonumber(take()), tonumber(take()), tonumber(take())
   local ids_from = cursor
   local after = cursor + n_ops + n_args  -- where the next user's arguments start
@@ -335,7 +335,7 @@ local function apply_user()
   for _ = 1, n_ops do
     local op, at, at_ms, erase, ledger = take(), take(), tonumber(take()), take(), take()
     if erase == '1' then
-      lineages, lineage_order, listed = {}, {}, {}  -- erased with the rest
+      lineages, lineage_order, listed, fielded = {}, {}, {}, {}  -- erased with the rest
       erase_user(scopes_read)
       scopes_read = {}
       index_kept = {}

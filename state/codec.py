@@ -29,9 +29,9 @@ the same rule.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 import orjson
@@ -826,16 +826,12 @@ def decode_row(record_id: str, raw: bytes | str) -> list[Any]:
     return [record_id, *_ROW_DECODER.decode(b"[" + raw)]
 
 
-def joined_rows(pairs: Sequence[tuple[bytes | str, bytes | str]]) -> bytes:
-    """(id, stored row) pairs as one JSON array of whole rows, as context.lua joins them."""
-    parts = []
-    for rid, raw in pairs:
-        raw = raw if isinstance(raw, bytes) else raw.encode()
-        if raw[:1] == b"[":
-            parts.append(raw)
-        else:
-            parts.append(b'["' + (rid if isinstance(rid, bytes) else rid.encode()) + b'",' + raw)
-    return b"[" + b",".join(parts) + b"]"
+def joined_rows(rows: Mapping[bytes, bytes] | Mapping[str, str]) -> bytes:
+    """A scope's stored rows (id -> row) as one JSON array of whole rows, as context.lua joins them."""
+    if rows and not isinstance(next(iter(rows)), bytes):  # a client that decodes replies gives str
+        rows = {rid.encode(): raw.encode() for rid, raw in rows.items()}  # type: ignore[union-attr]
+    held = cast(Mapping[bytes, bytes], rows)
+    return b"[" + b",".join([raw if raw[0] == 91 else b'["' + rid + b'",' + raw for rid, raw in held.items()]) + b"]"
 
 
 # --- records as the scripts return them ----------------------------------------------------------

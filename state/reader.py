@@ -159,9 +159,7 @@ class ContextRead:
             self._note_size(None)
             return None
         total = sum(len(scope_rows) for scope_rows in rows)
-        by_scope = {
-            scope: ROWS.decode(joined_rows(list(held.items()))) for scope, held in zip(self.scopes, rows, strict=True)
-        }
+        by_scope = {scope: ROWS.decode(joined_rows(held)) for scope, held in zip(self.scopes, rows, strict=True)}
         how = "whole_small" if total <= self.whole_up_to else "whole_grown"
         return self._whole_answer(version, written, total, how, sups_raw, by_scope)
 

@@ -34,6 +34,6 @@ def test_a_scopes_rows_are_joined_into_one_array_of_whole_rows_as_bytes_or_str()
     from slotstream.state.codec import joined_rows
 
     # a row is stored without its id (the text after "["); one written before that form is whole
-    assert joined_rows([(b"r1", b'"a",1]'), (b"r2", b'["r2","b",2]')]) == b'[["r1","a",1],["r2","b",2]]'
-    assert joined_rows([("r1", '"é"]')]) == '[["r1","é"]]'.encode()
-    assert joined_rows([]) == b"[]"
+    assert joined_rows({b"r1": b'"a",1]', b"r2": b'["r2","b",2]'}) == b'[["r1","a",1],["r2","b",2]]'
+    assert joined_rows({"r1": '"é"]'}) == '[["r1","é"]]'.encode()
+    assert joined_rows({}) == b"[]"
