@@ -73,10 +73,18 @@ def _apply(engine: Any, ops: list[OpIn]) -> list[Any]:
     return out
 
 
-def run_memory_bench(settings: Settings, users: int, records: int) -> int:
+def run_memory_bench(settings: Settings, users: int, records: int, listpack_value: int | None = None) -> int:
     from slotstream.state.engine import Engine
 
     with configured_or_local(settings) as client:
+        if listpack_value is not None:
+            client.config_set("hash-max-listpack-value", listpack_value)
+        info = client.info("server")
+        setting = client.config_get("hash-max-listpack-value").get("hash-max-listpack-value")
+        server = (
+            f"{info.get('server_name', 'redis').capitalize()} {info.get('valkey_version') or info.get('redis_version')}"
+        )
+        print(f"{server}, hash-max-listpack-value {setting}")
         namespace = fresh_namespace("mem")
         engine = Engine(client, namespace=namespace)
         try:

@@ -149,6 +149,12 @@ def _memory(bench_sub: Subparsers) -> None:
     bm = bench_sub.add_parser("memory", help="Redis RAM per record and by key kind, before and after a correction each")
     bm.add_argument("--users", type=int, default=1000)
     bm.add_argument("--records", type=int, default=20, help="preference records per user")
+    bm.add_argument(
+        "--hash-max-listpack-value",
+        type=int,
+        help="set this on the server first (CONFIG SET): what a server with that setting holds "
+        "(the embedded server runs with 1024, Redis's default is 64)",
+    )
     bm.set_defaults(func=cmd_memory)
 
 
@@ -224,7 +230,9 @@ def cmd_sustained(args: argparse.Namespace) -> int:
 def cmd_memory(args: argparse.Namespace) -> int:
     from slotstream.bench.memory import run_memory_bench
 
-    return run_memory_bench(Settings.from_env(), users=args.users, records=args.records)
+    return run_memory_bench(
+        Settings.from_env(), users=args.users, records=args.records, listpack_value=args.hash_max_listpack_value
+    )
 
 
 def cmd_engine(args: argparse.Namespace) -> int:

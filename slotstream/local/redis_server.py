@@ -190,6 +190,12 @@ class QuietRewriter:
             client.close()
 
 
+# A user's hashes (records, read-model rows) hold values of a few hundred bytes: up to this size
+# the server keeps a small hash as one compact listpack, not a hashtable with an allocation per
+# field and value (docs/operating.md, "Sizing Redis"). Redis's default is 64 bytes.
+MEMORY_OPTIONS = ("--hash-max-listpack-value", "1024")
+
+
 class LocalRedis:
     def __init__(
         self,
@@ -249,6 +255,7 @@ class LocalRedis:
                 str(log),
                 "--protected-mode",
                 "yes",
+                *MEMORY_OPTIONS,
                 *self.extra_args,
             ],
             stdout=subprocess.DEVNULL,
