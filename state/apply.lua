@@ -59,13 +59,14 @@ local function take_list()
   return out
 end
 
--- A slot's lineage: the ids of the records it ever held, oldest first, joined by spaces in the
--- field of <prefix>:lin named by the slot; a slot with no field there has its live list as its
--- lineage (most slots only ever held the records they hold: their lineage takes no bytes). A slot
+-- A slot's lineage: the ids of the records it ever held, oldest first. The field of <prefix>:lin
+-- named by the slot holds them joined by spaces, less the slot's live ids where those end the
+-- lineage: a reader appends the live ids the field does not hold (state/codec.py `lineage_ids`).
+-- So a slot with no field has its live list as its lineage (most slots only ever held the records
+-- they hold: their lineage takes no bytes), and a corrected one holds the ids it held before. A slot
 -- written before the lineage hash has its ids in a list of its own (<prefix>:hist:<sha1 of the
 -- slot>). A call works on the lineages of the slots it touches here, read before it changes their
--- live lists (`lineage_of`), and writes them at the end (`write_lineages`): a field only where the
--- lineage is not the live list, the list of its own gone.
+-- live lists (`lineage_of`), and writes them at the end (`write_lineages`), the list of its own gone.
 local lineages, lineage_order, listed, fielded = {}, {}, {}, {}
 local function lineage_of(slot)
   local ids = lineages[slot]
@@ -77,10 +78,14 @@ local function lineage_of(slot)
     for id in string.gmatch(joined, '%S+') do ids[#ids + 1] = id end
   else
     ids = redis.call('LRANGE', P .. ':hist:' .. redis.sha1hex(slot), 0, -1)
-    if #ids > 0 then listed[slot] = true
-    else
-      local live = redis.call('HGET', P .. ':slot', slot)
-      ids = live and cjson.decode(live) or {}
+    if #ids > 0 then listed[slot] = true end
+  end
+  if not listed[slot] then  -- the live ids the field leaves out end the lineage
+    local held = {}
+    for _, id in ipairs(ids) do held[id] = true end
+    local live = redis.call('HGET', P .. ':slot', slot)
+    for _, id in ipairs(live and cjson.decode(live) or {}) do
+      if not held[id] then ids[#ids + 1] = id end
     end
   end
   lineages[slot] = ids
@@ -104,12 +109,18 @@ end
 local function write_lineages()
   for _, slot in ipairs(lineage_order) do
     local ids = lineages[slot]
-    -- the live list as stored (JSON, as the caller and set_live write it), to compare as text
-    local live = redis.call('HGET', P .. ':slot', slot) or '[]'
-    if live == (#ids == 0 and '[]' or ('["' .. table.concat(ids, '","') .. '"]')) then
+    local raw = redis.call('HGET', P .. ':slot', slot)
+    local live = raw and cjson.decode(raw) or {}
+    -- the field: the lineage less the live ids where they end it, in their order
+    local kept = #ids - #live
+    for k = 1, #live do
+      if ids[kept + k] ~= live[k] then kept = #ids; break end
+    end
+    if kept < 0 then kept = #ids end
+    if kept == 0 then
       if fielded[slot] then redis.call('HDEL', P .. ':lin', slot) end
     else
-      redis.call('HSET', P .. ':lin', slot, table.concat(ids, ' '))
+      redis.call('HSET', P .. ':lin', slot, table.concat(ids, ' ', 1, kept))
     end
     if listed[slot] then redis.call('DEL', P .. ':hist:' .. redis.sha1hex(slot)) end
   end

@@ -756,15 +756,23 @@ def decode_changes(raw: bytes | str) -> list[dict[str, Any]]:
 
 
 def lineage_ids(joined: bytes | None, listed: list[bytes], live: bytes | None) -> list[str]:
-    """A slot's record ids, oldest first: its field of the lineage hash (ids joined by spaces), else
-    the list of its own that a slot written before that hash has, else its live list (`live`, as
-    the slot hash holds it: a slot whose lineage is its live list has neither; state/keys.py
-    `lineage`)."""
-    if joined is not None:
-        return joined.decode().split()
-    if listed:
+    """A slot's record ids, oldest first: its field of the lineage hash (ids joined by spaces),
+    then the ids of its live list (`live`, as the slot hash holds it) the field does not hold; a
+    slot written before that hash has a list of its own instead (state/keys.py `lineage`)."""
+    if joined is None and listed:
         return [i.decode() for i in listed]
-    return list(msgspec.json.decode(live)) if live else []
+    ids = joined.decode().split() if joined else []
+    held = set(ids)
+    return ids + [i for i in (msgspec.json.decode(live) if live else ()) if i not in held]
+
+
+def lineage_field(lineage: list[str], live: list[str]) -> str | None:
+    """What the lineage hash holds for a slot (None: no field): its lineage less the live ids
+    where they end it (apply.lua writes the same)."""
+    kept = len(lineage) - len(live)
+    if kept < 0 or lineage[kept:] != live:
+        kept = len(lineage)
+    return " ".join(lineage[:kept]) or None
 
 
 # --- suppressions --------------------------------------------------------------------------------

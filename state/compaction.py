@@ -9,8 +9,8 @@ keeps working without this pass. The pass makes the memory figures hold for stat
 - op-ledger and suppression entries stored as JSON become their compact forms;
 - the change log holds one entry an op (older entries, JSON or compact, hold one change each) and
   keeps its newest `change_log_max` entries;
-- each slot's lineage list moves into the user's lineage hash, and a slot whose lineage is its live
-  list keeps none;
+- each slot's lineage list moves into the user's lineage hash, a field there leaves out the live ids
+  that end its lineage, and a slot whose lineage is its live list keeps none;
 - a scope that holds at most `index_above` rows loses its read index (a lookup reads such a scope
   whole), a larger scope without one gets it, and the index keys no longer written go.
 
@@ -43,6 +43,7 @@ from .codec import (
     encode_suppression,
     encode_tail,
     is_op_entry,
+    lineage_field,
     lineage_ids,
     written_now,
 )
@@ -237,21 +238,23 @@ class Compactor:
             for first in range(0, len(entries), ARGS_PER_COMMAND):
                 commands.append(("RPUSH", [keys.log(tenant, user), *entries[first : first + ARGS_PER_COMMAND]]))
 
-        # lineage lists into the lineage hash, and no field where the lineage is the live list
-        pairs, same = [], []
+        # lineage lists into the lineage hash, each field less the live ids that end its lineage
+        pairs, emptied = [], []
         for slot, ids in zip(slots, listed, strict=True):
-            if lineage_ids(lineage.get(slot), ids, slots[slot]) == lineage_ids(None, [], slots[slot]):
-                if slot in lineage:
-                    same.append(slot)
-            elif slot not in lineage:
-                pairs.append((slot, b" ".join(ids)))
+            live = slots[slot]
+            field = lineage_field(lineage_ids(lineage.get(slot), ids, live), lineage_ids(None, [], live))
+            held = lineage.get(slot)
+            if field is None and held is not None:
+                emptied.append(slot)
+            elif field is not None and field.encode() != held:
+                pairs += (slot, field)
             if ids:
                 commands.append(("DEL", [keys.history(tenant, user, slot.decode())]))
-            if ids or slot in same:
+            if ids or (field.encode() if field else None) != held:
                 self.stats.lineages += 1
-        hset(keys.lineage(tenant, user), [part for pair in pairs for part in pair])
-        if same:
-            commands.append(("HDEL", [keys.lineage(tenant, user), *same]))
+        hset(keys.lineage(tenant, user), pairs)
+        if emptied:
+            commands.append(("HDEL", [keys.lineage(tenant, user), *emptied]))
 
         # read indexes: none for a small scope, one for a large scope
         to_index = []

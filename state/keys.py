@@ -45,10 +45,10 @@ class Keys:
 
     def lineage(self, tenant: str, user: str) -> str:
         """Hash: slot key -> the ids of the records the slot ever held, oldest first, joined by
-        spaces (record ids hold none), for the slots whose lineage is not their live list (a slot
-        with no field has its live list as its lineage). Replaces the list per slot (`history`)
-        that users written before it still have: readers take a slot's field, else its list, else
-        its live list; a write moves the list into the field."""
+        spaces (record ids hold none), less the slot's live ids where those end them: a reader
+        appends the live ids a field does not hold, so a slot with no field has its live list as
+        its lineage. Replaces the list per slot (`history`) that users written before it still
+        have: readers take a slot's list where it has one; a write moves the list into the field."""
         return self.prefix(tenant, user) + ":lin"
 
     def log(self, tenant: str, user: str) -> str:

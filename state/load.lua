@@ -79,15 +79,20 @@ for i = 1, #deps, 2 do
 end
 local history = {}
 for _, sk in ipairs(hist_slots) do
-  -- else a list of its own, written before the lineage hash, else the live list (apply.lua)
+  -- the field, then the live ids it leaves out; else a list of its own, written before the
+  -- lineage hash (apply.lua)
   local joined, ids = redis.call('HGET', P .. ':lin', sk), {}
   if joined then
     for id in string.gmatch(joined, '%S+') do ids[#ids + 1] = id end
   else
     ids = redis.call('LRANGE', P .. ':hist:' .. redis.sha1hex(sk), 0, -1)
-    if #ids == 0 then
-      local live = redis.call('HGET', P .. ':slot', sk)
-      ids = live and cjson.decode(live) or {}
+  end
+  if joined or #ids == 0 then
+    local held = {}
+    for _, id in ipairs(ids) do held[id] = true end
+    local live = redis.call('HGET', P .. ':slot', sk)
+    for _, id in ipairs(live and cjson.decode(live) or {}) do
+      if not held[id] then ids[#ids + 1] = id end
     end
   end
   history[#history + 1] = sk

@@ -48,6 +48,7 @@ from slotstream.state.codec import (
     encode_record,
     encode_suppression,
     encode_tail,
+    lineage_field,
     lineage_ids,
 )
 
@@ -265,7 +266,16 @@ def test_a_change_log_entry_with_an_unknown_reference_is_refused() -> None:
         assert decode_suppression(sup.key, encode_suppression(sup)) == sup
         assert decode_suppression(sup.key, sup.model_dump_json()) == sup
 
+    # a field, then the live ids it does not hold; a slot's own list (an earlier form) as it is
     assert lineage_ids(b"r1 r2 r3", [b"x"], b'["r3"]') == ["r1", "r2", "r3"]
+    assert lineage_ids(b"r1 r2", [], b'["r3"]') == ["r1", "r2", "r3"]
     assert lineage_ids(None, [b"r1", b"r2"], b'["r2"]') == ["r1", "r2"]
     assert lineage_ids(None, [], b'["r2","r3"]') == ["r2", "r3"]  # a lineage that is the live list
     assert lineage_ids(None, [], None) == []
+    assert lineage_field(["r1", "r2", "r3"], ["r2", "r3"]) == "r1"
+    assert lineage_field(["r2", "r3"], ["r2", "r3"]) is None
+    assert lineage_field(["r1", "r2"], ["r1"]) == "r1 r2"  # a reinstated first version: whole
+    for lineage, live in ((["a", "b", "c"], ["c"]), (["a", "b"], ["a"]), (["a"], []), (["b", "a"], ["a", "b"])):
+        field = lineage_field(lineage, live)
+        stored = field.encode() if field else None
+        assert lineage_ids(stored, [], orjson.dumps(live)) == lineage, (lineage, live)
