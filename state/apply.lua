@@ -1,7 +1,10 @@
 -- Apply users' transitions, each user's atomically and idempotently; several users per call (they
 -- share a call's start, its first server call and the server's time for the write stamp).
 -- KEYS = the users' <prefix>:meta keys, in order (on a cluster, users of one hash slot only).
--- ARGV[1] = "apply", ARGV[2] = index_above: a scope's read index is kept once the scope holds more
+-- ARGV[1] = "apply", ARGV[5] = settle_after (0: never): a user whose writes have retired this many
+-- records (taken out of their slots' live lists) since it was last settled is named in the reply,
+-- for the caller to move the older ones into the cold history (mode "settle", below), as is a user
+-- one of whose records of the cold history a write brought back. ARGV[2] = index_above: a scope's read index is kept once the scope holds more
 -- rows than this (state/read_index.py, INDEX_ABOVE); a scope that has none yet and holds more after
 -- the call is named in the reply, for the caller to build (mode "build", below). ARGV[3] = log_max:
 -- the change log keeps the user's newest this many entries. ARGV[4] = ledger_window (ms, 0: keep
@@ -27,7 +30,7 @@
 -- A row's index entry (JSON [unit or false, static value, [word keys], [main topics], [related
 -- topics], [names listed under when used only if related by meaning]], state/read_index.py) is stored as sent: an unchanged entry is recognised by its text,
 -- and only a changed one is decoded.
--- Returns, per user, {applied, 0, version, scopes to index, lfloor}; {-1, 0, version} when the version check
+-- Returns, per user, {applied, 0, version, scopes to index, lfloor, settle (1/0)}; {-1, 0, version} when the version check
 -- fails; {-2, 0, version} when one of the ops was applied before (the caller's view was stale). A
 -- user refused either way is left as it was; the others are applied all the same.
 -- Mode "build": KEYS[1] = <prefix>:meta; ARGV = "build", <prefix>, the version the rows were read
@@ -35,8 +38,9 @@
 -- when the user was written since: the caller read the rows, so a write in between may have
 -- changed them.
 local P  -- the prefix of the user being applied: every function below works on that user's keys
-local cursor = 5  -- the next argument to read
+local cursor = 6  -- the next argument to read
 local index_above, log_max, ledger_window = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local settle_after = tonumber(ARGV[5])
 
 -- `command key values...` for a list of any length, in blocks: unpack cannot spread more than a
 -- few thousand values onto Lua's stack
@@ -242,7 +246,9 @@ local function erase_user(written_scopes)
     end
   end
   call_in_blocks('HSET', P .. ':ops', kept)
-  local keys = {P .. ':rec', P .. ':slot', P .. ':sup', P .. ':rsup', P .. ':log', P .. ':scopes', P .. ':alias', P .. ':dep'}
+  local keys = {
+    P .. ':rec', P .. ':slot', P .. ':sup', P .. ':rsup', P .. ':log', P .. ':scopes', P .. ':alias', P .. ':dep', P .. ':cold',
+  }
   local scopes = redis.call('SMEMBERS', P .. ':scopes')
   for scope in pairs(written_scopes) do scopes[#scopes + 1] = scope end
   for _, scope in ipairs(scopes) do
@@ -309,7 +315,7 @@ local function apply_user()
   local expected, n_ops, n_args = tonumber(take()), tonumber(take()), tonumber(take())
   local ids_from = cursor
   local after = cursor + n_ops + n_args  -- where the next user's arguments start
-  local meta = redis.call('HMGET', P .. ':meta', 'version', 'watermark', 'rsup', 'lfloor', 'ltrim')
+  local meta = redis.call('HMGET', P .. ':meta', 'version', 'watermark', 'rsup', 'lfloor', 'ltrim', 'retired', 'cstale')
   local version = tonumber(meta[1] or '0')
   if expected >= 0 and expected ~= version then cursor = after; return {-1, 0, version} end
   -- An op already applied means the caller reconciled on a stale view: apply nothing, let it reload.
@@ -343,10 +349,14 @@ local function apply_user()
   local log_length = 0
   local lfloor, ltrim = tonumber(meta[4] or '0'), tonumber(meta[5] or '0')
   local trimmed = false
+  -- records retired here, and the ids the cold history lists (" id id ", read at the first put of a
+  -- record that may be one of them; false: none), which a put takes its record's id out of
+  local retired, cold_held, cold_taken = tonumber(meta[6] or '0'), nil, false
   for _ = 1, n_ops do
     local op, at, at_ms, erase, ledger = take(), take(), tonumber(take()), take(), take()
     if erase == '1' then
       lineages, lineage_order, listed, fielded = {}, {}, {}, {}  -- erased with the rest
+      retired, cold_held, cold_taken = 0, false, false
       erase_user(scopes_read)
       scopes_read = {}
       index_kept = {}
@@ -356,6 +366,15 @@ local function apply_user()
       local id, json, slot, scope, live, created = take(), take(), take(), take(), take() == '1', take() == '1'
       local from_slot, from_scope, from_list, list, row = take(), take(), take(), take(), take()
       redis.call('HSET', P .. ':rec', id, json)
+      if not live then retired = retired + 1 end
+      if not created then  -- a record of the cold history written again: the cold copy stops counting
+        if cold_held == nil then cold_held = redis.call('HGET', P .. ':cold', 'ids') or false end
+        local at_id = cold_held and string.find(cold_held, ' ' .. id .. ' ', 1, true)
+        if at_id then
+          cold_held = string.sub(cold_held, 1, at_id) .. string.sub(cold_held, at_id + #id + 2)
+          cold_taken = true
+        end
+      end
       if from_slot ~= '' then
         set_live(from_slot, id, false, from_list)
         lineage_remove(from_slot, id)
@@ -416,6 +435,10 @@ local function apply_user()
     end
   end
   write_lineages()
+  if cold_taken then
+    if string.find(cold_held, '%S') then redis.call('HSET', P .. ':cold', 'ids', cold_held)
+    else redis.call('DEL', P .. ':cold') end
+  end
   if log_length > log_max then
     if log_max > 0 then redis.call('LTRIM', P .. ':log', -log_max, -1) else redis.call('DEL', P .. ':log') end
   end
@@ -429,8 +452,9 @@ local function apply_user()
     local now = redis.call('TIME')
     written = now[1] .. '.' .. now[2]
   end
-  local stamp = {'version', version, 'watermark', watermark, 'written', written, 'rsup', 1}
+  local stamp = {'version', version, 'watermark', watermark, 'written', written, 'rsup', 1, 'retired', retired}
   if erased_at then stamp[#stamp + 1] = 'erased_at'; stamp[#stamp + 1] = erased_at end
+  if cold_taken then stamp[#stamp + 1] = 'cstale'; stamp[#stamp + 1] = 1 end
   if trimmed then
     stamp[#stamp + 1] = 'lfloor'; stamp[#stamp + 1] = lfloor
     stamp[#stamp + 1] = 'ltrim'; stamp[#stamp + 1] = ltrim
@@ -442,7 +466,11 @@ local function apply_user()
   for scope, kept in pairs(index_kept) do
     if not kept and redis.call('HLEN', P .. ':act:' .. scope) > index_above then to_index[#to_index + 1] = scope end
   end
-  return {n_ops, 0, version, to_index, lfloor}
+  -- (a cold history holding bytes of a record written again is settled until it is rewritten: a
+  -- forgotten value must not stay in it)
+  local stale = cold_taken or meta[7] == '1'
+  local settle = (settle_after > 0 and (retired >= settle_after or stale)) and 1 or 0
+  return {n_ops, 0, version, to_index, lfloor, settle}
 end
 
 if ARGV[1] == 'build' then
@@ -450,6 +478,24 @@ if ARGV[1] == 'build' then
   if tonumber(redis.call('HGET', P .. ':meta', 'version') or '0') ~= tonumber(ARGV[3]) then return 0 end
   local scope = ARGV[4]
   for k = 5, #ARGV, 2 do index(scope, ARGV[k], ARGV[k + 1], false) end
+  return 1
+end
+-- Mode "settle": KEYS[1] = <prefix>:meta; ARGV = "settle", <prefix>, the version the records were
+-- read at, the cold history's ids (" id id "; "": none) and data (state/codec.py), then the ids
+-- of the records that moved into the cold history. The count of records retired starts again, and
+-- the history holds no stale bytes any more (meta `cstale`, set by a write that took an id out).
+-- Writes nothing (returns 0) when the user was written since; the version stays (nothing a reader
+-- sees changes).
+if ARGV[1] == 'settle' then
+  P = ARGV[2]
+  if tonumber(redis.call('HGET', P .. ':meta', 'version') or '0') ~= tonumber(ARGV[3]) then return 0 end
+  if ARGV[4] == '' then redis.call('DEL', P .. ':cold')
+  else redis.call('HSET', P .. ':cold', 'ids', ARGV[4], 'data', ARGV[5]) end
+  redis.call('HSET', P .. ':meta', 'retired', 0)
+  redis.call('HDEL', P .. ':meta', 'cstale')
+  for first = 6, #ARGV, 1000 do
+    redis.call('HDEL', P .. ':rec', unpack(ARGV, first, math.min(first + 999, #ARGV)))
+  end
   return 1
 end
 local replies = {}

@@ -29,6 +29,7 @@ the same rule.
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
@@ -505,6 +506,11 @@ def _format(raw: bytes) -> int:
     return raw[at] if at and len(raw) > at else -1
 
 
+def written_with_row(raw: bytes) -> bool:
+    """Whether a stored record is a tail (the rest of it is its read-model row)."""
+    return raw[:1] != b"{" and _format(raw) == TAIL
+
+
 def written_now(raw: bytes) -> bool:
     """Whether a stored record is in a form written now (a tail, or format 3): not JSON, not format 1."""
     return raw[:1] != b"{" and _format(raw) in (TAIL, FULL)
@@ -842,13 +848,55 @@ def joined_rows(rows: Mapping[bytes, bytes] | Mapping[str, str]) -> bytes:
     return b"[" + b",".join([raw if raw[0] == 91 else b'["' + rid + b'",' + raw for rid, raw in held.items()]) + b"]"
 
 
+# --- cold history -------------------------------------------------------------------------------
+# A user's retired versions beyond the newest of each slot (the engine's `history_hot`) leave
+# <prefix>:rec for <prefix>:cold, a hash of two fields: `ids`, the ids it holds between spaces
+# (" r_a r_b "), which scripts read; and `data`, the records compressed together
+# (zlib of the MessagePack array [[id, stored record], ...]): retired versions of a user repeat
+# each other's attributes, scopes and evidence, and compress to a fraction of their size. Only the
+# ids listed count: a write that brings a record back takes its id out of `ids` (apply.lua), and
+# the next settling drops its stale bytes (Engine.settle). A script that needs listed records
+# returns the hash as one triple: id COLD_ID, `data`, the ids wanted (False: every one).
+
+COLD_ID = "*"  # (record ids never hold it: memory/models.py ID_RE)
+
+
+def encode_cold(entries: Mapping[str, bytes]) -> tuple[bytes, bytes]:
+    """The `ids` and `data` fields of a user's cold history of `entries` (id -> stored record)."""
+    ids = (" " + " ".join(entries) + " ").encode()
+    return ids, zlib.compress(_ENCODER.encode([[rid, raw] for rid, raw in entries.items()]), 9)
+
+
+def cold_entries(ids: bytes | str, data: bytes) -> dict[str, bytes]:
+    """The records a cold history holds (id -> stored record): those `ids` lists."""
+    listed = set((ids.decode() if isinstance(ids, bytes) else ids).split())
+    try:
+        pairs = _DECODER.decode(zlib.decompress(data))
+    except (zlib.error, msgspec.DecodeError) as err:
+        raise MalformedRecord(f"a cold history does not decode: {err}") from err
+    return {rid: raw for rid, raw in pairs if rid in listed}
+
+
+def cold_records(data: bytes, wanted: bytes | str | None, tenant: str, user: str) -> dict[str, Record]:
+    """The records of a cold-history triple (COLD_ID, data, the wanted ids or None: every listed
+    one; the script checked they are listed)."""
+    if wanted is None:
+        raise MalformedRecord("a cold history came without the ids it holds")
+    held = cold_entries(wanted, data)
+    return {rid: decode_record(rid, raw, tenant, user) for rid, raw in held.items()}
+
+
 # --- records as the scripts return them ----------------------------------------------------------
 
 
 def decode_triples(flat: Sequence[Any], tenant: str, user: str) -> dict[str, Record]:
-    """Records from a flat [id, stored, row of a tail or nil, ...] reply (records.lua, load.lua)."""
+    """Records from a flat [id, stored, row of a tail or nil, ...] reply (records.lua, load.lua),
+    a cold history's triple among them."""
     out: dict[str, Record] = {}
     for i in range(0, len(flat), 3):
         rid = flat[i].decode() if isinstance(flat[i], bytes) else flat[i]
-        out[rid] = decode_record(rid, flat[i + 1], tenant, user, flat[i + 2])
+        if rid == COLD_ID:
+            out.update(cold_records(flat[i + 1], flat[i + 2] or None, tenant, user))
+        else:
+            out[rid] = decode_record(rid, flat[i + 1], tenant, user, flat[i + 2])
     return out

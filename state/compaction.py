@@ -11,6 +11,7 @@ keeps working without this pass. The pass makes the memory figures hold for stat
   keeps its newest `change_log_max` entries;
 - each slot's lineage list moves into the user's lineage hash, a field there leaves out the live ids
   that end its lineage, and a slot whose lineage is its live list keeps none;
+- retired records beyond a slot's newest `history_hot` move into the user's cold history;
 - a scope that holds at most `index_above` rows loses its read index (a lookup reads such a scope
   whole), a larger scope without one gets it, and the index keys no longer written go.
 
@@ -47,7 +48,7 @@ from .codec import (
     lineage_ids,
     written_now,
 )
-from .engine import CHANGE_LOG_MAX, Engine
+from .engine import CHANGE_LOG_MAX, HISTORY_HOT, Engine
 from .keys import Keys
 from .lua import LuaScript, script_source
 from .read_index import INDEX_ABOVE
@@ -63,11 +64,12 @@ ARGS_PER_COMMAND = 1000  # a command's arguments go in blocks: Lua's unpack take
 class CompactionStats:
     users: int = 0  # users looked at
     compacted: int = 0  # users rewritten (the others were compact already)
-    records: int = 0  # records rewritten from JSON
-    entries: int = 0  # ledger, change-log and suppression entries rewritten from JSON
+    records: int = 0  # records rewritten from JSON or format 1
+    entries: int = 0  # read-model rows, ledger, change-log and suppression entries rewritten
     lineages: int = 0  # slots whose lineage moved into the lineage hash, or left it (the live list)
     indexes_dropped: int = 0  # scopes too small for a read index that had one
     indexes_built: int = 0  # scopes large enough that had none
+    retired_moved: int = 0  # retired records moved into the users' cold histories
     retried: int = 0  # users written by an apply while the pass read them
 
 
@@ -110,12 +112,15 @@ class Compactor:
         namespace: str,
         change_log_max: int = CHANGE_LOG_MAX,
         index_above: int = INDEX_ABOVE,
+        history_hot: int | None = HISTORY_HOT,
     ) -> None:
         self.r = client
         self.keys = Keys(namespace)
         self.change_log_max = change_log_max
         self.index_above = index_above
-        self.engine = Engine(client, namespace, index_above=index_above, change_log_max=change_log_max)
+        self.engine = Engine(
+            client, namespace, index_above=index_above, change_log_max=change_log_max, history_hot=history_hot
+        )
         self._write = LuaScript(client, script_source("compact.lua"))
         self.stats = CompactionStats()
 
@@ -128,6 +133,10 @@ class Compactor:
     def run(self, progress: Callable[[CompactionStats], None] | None = None) -> CompactionStats:
         for tenant, user in self.users():
             self.compact_user(tenant, user)
+            # retired versions beyond the newest of each slot into the cold history (a user without
+            # a lineage field has none)
+            if self.engine.history_hot is not None and self.r.exists(self.keys.lineage(tenant, user)):
+                self.stats.retired_moved += self.engine.settle([(tenant, user)])
             if progress is not None and self.stats.users % 1000 == 0:
                 progress(self.stats)
         return self.stats

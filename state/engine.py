@@ -47,13 +47,19 @@ from slotstream.memory.validation import op_id_for, validate_op
 
 from .apply_args import KnownState, transition_args
 from .codec import (
+    COLD_ID,
+    cold_entries,
+    cold_records,
     decode_changes,
     decode_ledger_entry,
     decode_record,
     decode_row,
     decode_suppression,
     decode_triples,
+    encode_cold,
+    encode_record,
     lineage_ids,
+    written_with_row,
 )
 from .context_cache import STAMP_FIELDS, ContextCache
 from .errors import ConcurrentUpdate
@@ -66,6 +72,8 @@ MAX_RETRIES = 5
 # the defaults of the settings of the same names (slotstream/config/settings.py)
 CHANGE_LOG_MAX = 200
 LEDGER_WINDOW_S = 7 * 86_400.0
+HISTORY_HOT = 0  # retired versions of a slot kept whole in the user's records (the rest go cold)
+SETTLE_AFTER = 16  # records retired since a user was last settled before it is settled again
 # a load lists the user's slot keys when there are at most this many (the view cache then knows
 # which slots are empty without asking); above it a new slot is loaded like any other
 LISTED_SLOTS_MAX = 1000
@@ -133,17 +141,24 @@ class Engine:
         index_above: int = INDEX_ABOVE,
         change_log_max: int = CHANGE_LOG_MAX,
         ledger_window_s: float = LEDGER_WINDOW_S,
+        history_hot: int | None = HISTORY_HOT,
+        settle_after: int = SETTLE_AFTER,
     ) -> None:
         """`context_cache`: keep parsed read-model rows between context lookups (a server's read
         path; see state/context_cache.py). Without it every lookup reads the rows.
         `read_whole_up_to`: a lookup reads its scopes whole up to this many rows, through the read
         index above it (state/read_index.py). `index_above`: writes keep a scope's read index once
         it holds more rows than this. `change_log_max`: change-log entries kept per user.
-        `ledger_window_s`: seconds of event time the op ledger remembers an op for (0: for ever)."""
+        `ledger_window_s`: seconds of event time the op ledger remembers an op for (0: for ever).
+        `history_hot`: retired versions of a slot kept whole in the user's records, its newest;
+        older ones move into the user's cold history (state/codec.py) once `settle_after` records
+        were retired since the user was last settled (`settle`). None: every version stays whole."""
         self.read_whole_up_to = read_whole_up_to
         self.index_above = index_above
         self.change_log_max = change_log_max
         self.ledger_window_ms = int(ledger_window_s * 1000)
+        self.history_hot = history_hot
+        self.settle_after = settle_after if history_hot is not None else 0
         self.r = client
         self.keys = Keys(namespace)
         self.context_cache = context_cache
@@ -277,6 +292,7 @@ class Engine:
                 user_replies[position] = user_reply
         retry: OrderedDict[User, list[_Pending]] = OrderedDict()
         to_index: list[tuple[User, str]] = []
+        to_settle: list[User] = []
         for stage, reply in zip(staged, user_replies, strict=True):
             if reply is not None and int(reply[0]) < 0:
                 # another writer moved first, or an op was applied before: reload and redo
@@ -286,10 +302,14 @@ class Engine:
             if stage.op_ids:
                 self._cache.advance(stage.user, stage.view, int(reply[2]), stage.known, int(reply[4]))
                 to_index += [(stage.user, scope.decode()) for scope in reply[3]]
+                if int(reply[5]):
+                    to_settle.append(stage.user)
             for p, res in stage.outcomes:
                 results[p.index] = res
         if to_index:
             self.build_indexes(to_index)
+        if to_settle:
+            self.settle(to_settle)
         return retry
 
     def build_indexes(self, scopes: list[tuple[User, str]]) -> int:
@@ -315,6 +335,56 @@ class Engine:
                 self._apply(keys=[meta], args=args, client=pipe)
 
         return sum(int(done) for done in run_pipeline(self.r, build, self._scripts))
+
+    def settle(self, users: list[User]) -> int:
+        """Move each user's retired records, but the newest `history_hot` of each slot, into the
+        user's cold history, and drop the cold bytes of records a write brought back (apply.lua
+        names such users). Two round trips: what to move, with the version it was read at, then one
+        settle call each, which writes nothing when the user was written in between (a later write
+        names the user again). Returns the records moved."""
+        if self.history_hot is None or not users:
+            return 0
+        keys = self.keys
+        pipe = self.r.pipeline(transaction=False)
+        for who in users:
+            pipe.hget(keys.meta(*who), "version")
+            pipe.hgetall(keys.lineage(*who))
+            pipe.hgetall(keys.slots(*who))
+            pipe.hgetall(keys.cold(*who))
+        read = pipe.execute()
+        plans: list[tuple[User, int, list[str], dict[bytes, bytes]]] = []
+        for k, who in enumerate(users):
+            version, fields, lives, cold = read[4 * k : 4 * k + 4]
+            moving: list[str] = []
+            for slot, joined in fields.items():  # a slot without a field has only live records
+                live = set(lineage_ids(None, [], lives.get(slot)))
+                retired = [i for i in lineage_ids(joined, [], lives.get(slot)) if i not in live]
+                moving += retired[: max(len(retired) - self.history_hot, 0)]
+            plans.append((who, int(version or 0), moving, cold))
+        pipe = self.r.pipeline(transaction=False)
+        for (tenant, user), _, moving, _ in plans:
+            pipe.hmget(keys.records(tenant, user), moving) if moving else pipe.echo(b"")
+        held = pipe.execute()
+        calls: list[tuple[str, list[Any]]] = []
+        moves: list[int] = []
+        for ((tenant, user), version, moving, cold), raws in zip(plans, held, strict=True):
+            # the cold records still listed (a record a write brought back is not), and the moved
+            entries = cold_entries(cold[b"ids"], cold[b"data"]) if cold else {}
+            moved = []
+            for rid, raw in zip(moving, raws or [], strict=False):
+                if raw is not None and not written_with_row(raw):
+                    entries[rid] = encode_record(decode_record(rid, raw, tenant, user))
+                    moved.append(rid)
+            ids, data = encode_cold(entries) if entries else (b"", b"")
+            calls.append((keys.meta(tenant, user), ["settle", keys.prefix(tenant, user), version, ids, data, *moved]))
+            moves.append(len(moved))
+
+        def write(pipe: Any) -> None:
+            for meta, args in calls:
+                self._apply(keys=[meta], args=args, client=pipe)
+
+        done = run_pipeline(self.r, write, self._scripts)
+        return sum(n for n, written in zip(moves, done, strict=True) if int(written))
 
     def _load_views(
         self, to_load: list[User], by_user: Mapping[User, list[_Pending]], needs: Mapping[User, Needs]
@@ -414,7 +484,7 @@ class Engine:
             args += (keys.prefix(*stage.user), stage.version, len(stage.op_ids), len(stage.args), *stage.op_ids)
             args += stage.args
             positions.append(position)
-        head = ("apply", self.index_above, self.change_log_max, self.ledger_window_ms)
+        head = ("apply", self.index_above, self.change_log_max, self.ledger_window_ms, self.settle_after)
         commands = [("EVALSHA", sha, len(call_keys), *call_keys, *head, *args) for call_keys, args, _ in calls.values()]
         return commands, [positions for _, _, positions in calls.values()]
 
@@ -655,7 +725,10 @@ def _loaded(reply: list[Any]) -> dict[str, Any]:
 def _view(state: dict[str, Any], user: tuple[str, str]) -> UserView:
     view = UserView()
     for rid, (raw, row) in (state.get("records") or {}).items():
-        view.records[rid] = decode_record(rid, raw, *user, row)
+        if rid == COLD_ID:  # the wanted records of the cold history (state/codec.py)
+            view.records.update(cold_records(raw, row, *user))
+        else:
+            view.records[rid] = decode_record(rid, raw, *user, row)
     for sk, raw in (state.get("slots") or {}).items():
         view.slots[sk] = list(orjson.loads(raw)) if raw else []
     for sk, ids in (state.get("history") or {}).items():

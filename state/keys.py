@@ -51,6 +51,11 @@ class Keys:
         have: readers take a slot's list where it has one; a write moves the list into the field."""
         return self.prefix(tenant, user) + ":lin"
 
+    def cold(self, tenant: str, user: str) -> str:
+        """Hash: the user's cold history, its retired records compressed together (`ids`, `data`:
+        state/codec.py)."""
+        return self.prefix(tenant, user) + ":cold"
+
     def log(self, tenant: str, user: str) -> str:
         return self.prefix(tenant, user) + ":log"
 

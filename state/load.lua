@@ -7,7 +7,8 @@
 -- The dependency index (<prefix>:dep) is always returned whole, with the records listed in it:
 -- reconciliation moves dependents to needs_review in the same apply, transitively.
 -- Reply (flat arrays, so stored values come back byte for byte, whatever their form): {version,
--- erased_at, applied op ids, records {id, stored, row of a tail or false, ...}, live lists {slot, JSON list, ...},
+-- erased_at, applied op ids, records {id, stored, row of a tail or false, ..., and the wanted
+-- records of the cold history as one triple "*", data, ids: state/codec.py}, live lists {slot, JSON list, ...},
 -- histories {slot, {ids}, ...}, suppressions {key, JSON, ...}, aliases {id, target, ...},
 -- dependency index {key, JSON list, ...}, slot keys (false: more than list_slots_up_to), the op
 -- ledger's floor (meta's lfloor: the newest event time of an op it forgot, ms)}
@@ -50,13 +51,23 @@ end
 if req.list_slots_up_to and redis.call('HLEN', P .. ':slot') <= req.list_slots_up_to then
   slot_keys = redis.call('HKEYS', P .. ':slot')
 end
+-- the slot of a record of the cold history: the one whose lineage field lists it (a retired record)
+local lineage_fields = nil
+local function cold_slot(id)
+  if not cold_ids(P)[id] then return nil end
+  lineage_fields = lineage_fields or redis.call('HGETALL', P .. ':lin')
+  for i = 1, #lineage_fields, 2 do
+    if string.find(' ' .. lineage_fields[i + 1] .. ' ', ' ' .. id .. ' ', 1, true) then return lineage_fields[i] end
+  end
+  return nil
+end
 for _, id in ipairs(req.ids or {}) do
   local target = redis.call('HGET', P .. ':alias', id)
   if target then aliases[#aliases + 1] = id; aliases[#aliases + 1] = target; id = target end
   want_id(id)
   local raw = redis.call('HGET', P .. ':rec', id)
-  if raw then
-    local sk = slot_of(raw, row_of(P, id, raw))
+  local sk = raw and slot_of(raw, row_of(P, id, raw)) or cold_slot(id)
+  if sk then
     load_slot(sk)
     if req.history then want_history(sk) end
   end
@@ -100,7 +111,7 @@ for _, sk in ipairs(hist_slots) do
   for _, id in ipairs(ids) do want_id(id) end
 end
 -- in blocks: unpack cannot spread more than a few thousand values onto Lua's stack
-local records = {}
+local records, missing = {}, {}
 for first = 1, #want, 1000 do
   local last = math.min(first + 999, #want)
   local vals = redis.call('HMGET', P .. ':rec', unpack(want, first, last))
@@ -110,9 +121,14 @@ for first = 1, #want, 1000 do
       records[#records + 1] = want[i]
       records[#records + 1] = raw
       records[#records + 1] = row_of(P, want[i], raw)
+    else
+      missing[#missing + 1] = want[i]
     end
   end
 end
+-- the wanted records of the cold history, as one triple (state/codec.py)
+local cold = #missing > 0 and cold_triple(P, missing)
+if cold then for _, part in ipairs(cold) do records[#records + 1] = part end end
 local slots = {}
 for sk, live in pairs(out.slots) do slots[#slots + 1] = sk; slots[#slots + 1] = live end
 return {version, erased_at, applied, records, slots, history, sup, aliases, deps, slot_keys, tonumber(meta[3] or '0')}

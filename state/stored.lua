@@ -60,3 +60,30 @@ local function slot_of(raw, row)
   head = stored_head(raw, 6)  -- [1, id, kind, subject, attribute, scope]
   return head[4] .. '|' .. head[5] .. '|' .. head[6]
 end
+
+-- The user's cold history (state/codec.py, "cold history"): retired records compressed together in
+-- <prefix>:cold, their ids listed in the clear (field `ids`, " id id ").
+local cold_listed = {}  -- prefix -> set of the ids the cold history lists (read once a call)
+local function cold_ids(prefix)
+  local set = cold_listed[prefix]
+  if set == nil then
+    set = {}
+    local held = redis.call('HGET', prefix .. ':cold', 'ids')
+    if held then for id in string.gmatch(held, '%S+') do set[id] = true end end
+    cold_listed[prefix] = set
+  end
+  return set
+end
+
+-- The cold history as one triple {"*", data, " id id "} of the listed ids among `wanted` (nil:
+-- every listed id); nil when it lists none of them.
+local function cold_triple(prefix, wanted)
+  local set, found = cold_ids(prefix), {}
+  if wanted == nil then
+    for id in pairs(set) do found[#found + 1] = id end
+  else
+    for _, id in ipairs(wanted) do if set[id] then found[#found + 1] = id end end
+  end
+  if #found == 0 then return nil end
+  return {'*', redis.call('HGET', prefix .. ':cold', 'data'), ' ' .. table.concat(found, ' ') .. ' '}
+end

@@ -88,8 +88,15 @@ class Settings(BaseSettings):
         200,
         ge=0,
         le=1_000_000,
-        description="SLOTSTREAM_CHANGE_LOG_MAX: change-log entries Redis keeps per user, newest first (the "
-        "changes topic carries every change)",
+        description="SLOTSTREAM_CHANGE_LOG_MAX: change-log entries (an op's changes each) Redis keeps per user, "
+        "the newest (the changes topic carries every change)",
+    )
+    history_hot: int = Field(
+        0,
+        ge=0,
+        le=1_000_000,
+        description="SLOTSTREAM_HISTORY_HOT: retired versions of a slot (superseded, retracted, forgotten) kept "
+        "whole among a user's records, the newest; older ones are compressed into the user's cold history",
     )
     ledger_window: float = Field(
         7 * 86_400.0,
@@ -193,7 +200,11 @@ class Settings(BaseSettings):
 
     def engine_options(self) -> dict[str, Any]:
         """The state engine's write settings (state/engine.py `Engine`), for every process that applies."""
-        return {"change_log_max": self.change_log_max, "ledger_window_s": self.ledger_window}
+        return {
+            "change_log_max": self.change_log_max,
+            "ledger_window_s": self.ledger_window,
+            "history_hot": self.history_hot,
+        }
 
     def topic_specs(self) -> dict[str, TopicSpec]:
         return topic_specs(self.topic_prefix, self.partitions, self.retention_ms, self.compaction_lag_ms)

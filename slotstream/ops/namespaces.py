@@ -42,7 +42,7 @@ def state_compact(settings: Settings, namespace: str | None) -> int:
     try:
         name = namespace or read_pointer(client, settings.namespace).namespace
         before = used_memory(client)
-        compactor = Compactor(client, name, change_log_max=settings.change_log_max)
+        compactor = Compactor(client, name, change_log_max=settings.change_log_max, history_hot=settings.history_hot)
 
         def progress(stats: CompactionStats) -> None:
             print(f"  {stats.users:,} users, {stats.compacted:,} rewritten", file=sys.stderr, flush=True)
@@ -52,8 +52,10 @@ def state_compact(settings: Settings, namespace: str | None) -> int:
     finally:
         client.close()
     print(f"namespace {name}: {stats.users:,} users, {stats.compacted:,} rewritten ({stats.retried:,} read again)")
-    print(f"  records from JSON: {stats.records:,}; ledger, log and suppression entries: {stats.entries:,}")
-    print(f"  lineage lists moved: {stats.lineages:,}")
+    print(f"  records rewritten: {stats.records:,}; rows, ledger, log and suppression entries: {stats.entries:,}")
+    print(
+        f"  lineages rewritten: {stats.lineages:,}; retired records moved into cold histories: {stats.retired_moved:,}"
+    )
     print(f"  read indexes dropped (small scopes): {stats.indexes_dropped:,}; built: {stats.indexes_built:,}")
     print(f"  used_memory: {before:,} B before, {after:,} B after ({after - before:+,} B)")
     return 0

@@ -145,7 +145,7 @@ def test_a_call_whose_arguments_do_not_add_up_is_refused_with_a_reason(
     engine.apply_many([note(0)])
     keys = Keys(namespace)
     engine._apply.ensure_loaded()
-    head = ["apply", 0, 200, 0]  # mode, index_above, change_log_max, ledger window
+    head = ["apply", 0, 200, 0, 0]  # mode, index_above, change_log_max, ledger window, settle_after
     args = [*head, keys.prefix("t1", "u1"), -1, 0, 2, "stray", "arguments"]  # no transition, two arguments
     with pytest.raises(redis.ResponseError, match="did not add up"):
         redis_client.evalsha(engine._apply.sha, 1, keys.meta("t1", "u1"), *args)

@@ -13,7 +13,7 @@ import pytest
 import redis
 
 from slotstream.bench.memory import bytes_by_kind
-from slotstream.memory.models import Outcome
+from slotstream.memory.models import LIVE_STATUSES, Outcome
 from slotstream.state.codec import (
     decode_changes,
     decode_ledger_entry,
@@ -134,6 +134,11 @@ def test_state_in_the_earlier_forms_reads_the_same_after_the_pass_in_less_memory
     assert (stats.users, stats.compacted, stats.retried) == (2, 2, 0)
     assert stats.records == len(before[BIG]["records"]) + len(before[SMALL]["records"])
     assert stats.indexes_dropped == 1  # the small user's; the big one keeps its index
+    # the record the forget retired (out of its slot's live list) moved into the user's cold history
+    retired = [r["id"] for user in (BIG, SMALL) for r in before[user]["records"] if r["status"] not in LIVE_STATUSES]
+    assert stats.retired_moved == len(retired) == 1
+    assert redis_client.hget(keys.cold("t1", BIG), "ids") == f" {retired[0]} ".encode()
+    assert not redis_client.hexists(keys.records("t1", BIG), retired[0])
     assert {user: reads(engine, user) for user in (BIG, SMALL)} == before
     # rows without their id again, and the change log one entry an op
     rows = redis_client.hvals(keys.active("t1", BIG, "global"))

@@ -3,7 +3,9 @@ namespace per example):
   (d) applying an op twice equals applying it once;
   (e) nothing of tenant A is ever returned for tenant B;
   (f) an engine reusing its cached view across calls writes what engines loading every time write;
-  (g) the lineage and live list stored for each slot are the pure model's (tests/simulation.py).
+  (g) the lineage and live list stored for each slot are the pure model's (tests/simulation.py);
+  (h) a user whose retired records move into the cold history at every write reads, reconciles and
+      digests as one whose records all stay whole.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from hypothesis import strategies as st
 
 from slotstream.memory.models import OpIn
 from slotstream.memory.validation import normalize_value
+from slotstream.state.digest import digest_namespace
 from slotstream.state.engine import Engine
 
 from simulation import Sim
@@ -126,6 +129,33 @@ def test_each_slots_stored_lineage_and_live_list_are_the_pure_models(redis_clien
             assert stored == [i for i in ids if i in sim.view.records], slot
             live = redis_client.hget(keys.slots("t1", "u1"), slot)
             assert orjson.loads(live or b"[]") == sim.view.slots.get(slot, []), slot
+
+
+@pytest.mark.integration
+@settings(REDIS, max_examples=60)
+@given(ops=op_sequences(max_ops=20, dependencies=True, moves=True), batch=st.integers(1, 4), hot=st.integers(0, 1))
+def test_a_history_moved_into_the_cold_form_answers_as_one_kept_whole(redis_client, ops, batch, hot):
+    """Settled after every write (state/engine.py `settle`), retired versions live compressed in
+    the cold history; ops that walk a slot's history (a forget of a value, a retraction that
+    brings a version back, an erase) read them from there. Every outcome, record, lineage and
+    the state digest must be those of a user whose records all stay whole."""
+    with Namespace(redis_client) as cold_ns, Namespace(redis_client) as whole_ns:
+        cold = Engine(redis_client, namespace=cold_ns, history_hot=hot, settle_after=1)
+        whole = Engine(redis_client, namespace=whole_ns, history_hot=None)
+        for first in range(0, len(ops), batch):
+            part = ops[first : first + batch]
+            assert [(r.outcome, r.reason, r.record_ids) for r in cold.apply_many(part)] == [
+                (r.outcome, r.reason, r.record_ids) for r in whole.apply_many(part)
+            ]
+        assert digest_namespace(redis_client, cold_ns).digest == digest_namespace(redis_client, whole_ns).digest
+        records = {r.id: r for r in whole.records("t1", "u1")}
+        assert {r.id: r for r in cold.records("t1", "u1")} == records
+        for rid in records:
+            assert cold.record("t1", "u1", rid) == records[rid]
+        for rec in records.values():
+            assert cold.history("t1", "u1", rec.attribute, rec.scope, rec.subject) == whole.history(
+                "t1", "u1", rec.attribute, rec.scope, rec.subject
+            )
 
 
 VALUES_A = ("aaa-one", "aaa-two", "aaa-three")
