@@ -158,7 +158,7 @@ class _Stored(msgspec.Struct, array_like=True, omit_defaults=True, gc=False):
     sensitivity: int = 0
     cardinality: int = 0
     normalized_value: Any = None
-    evidence: list[tuple[int, str | None, str | None, datetime | None]] | None = None
+    evidence: list[tuple[int, str | bool | None, str | None, datetime | None]] | None = None
     supersedes: str | None = None
     superseded_by: str | None = None
     valid_until: datetime | None = None
@@ -175,6 +175,7 @@ class _Stored(msgspec.Struct, array_like=True, omit_defaults=True, gc=False):
 _STORED_DECODER = msgspec.msgpack.Decoder(_Stored)
 
 TAIL = 2  # the format of a tail
+DEFAULT_SCOPE, DEFAULT_SUBJECT = "global", "user"  # a tail's nil scope and subject
 FULL = 3  # the format of a whole record written now (format 1 is still read)
 
 # A score (confidence, importance, actionability) is stored as an integer, its thousandths, where
@@ -221,7 +222,7 @@ class _Full(msgspec.Struct, array_like=True, omit_defaults=True, gc=False):
     superseded_by: str | None = None
     valid_until: datetime | None = None
     status_reason: str | bool | None = None
-    evidence: list[tuple[int, str | None, str | None, datetime | None]] | None = None
+    evidence: list[tuple[int, str | bool | None, str | None, datetime | None]] | None = None
     supersedes: str | None = None
     corrects: str | bool | None = None
     corrects_current: bool = False
@@ -249,17 +250,18 @@ class _Tail(msgspec.Struct, array_like=True, omit_defaults=True, gc=False):
     row (selection.compact: id, kind, attribute, scope, value, statement, authority, status, the
     three scores, consequence, sensitivity, cardinality, audience) is in <prefix>:act:<scope>, and
     both are written in the same apply: a record's strings are stored once. Times are exact here
-    (the row's are milliseconds)."""
+    (the row's are milliseconds). The scope and subject are nil when "global" and "user"; an
+    evidence entry's source id is True when it is the row's source (the row holds it)."""
 
     format: int
-    scope: str
-    subject: str
+    scope: str | None
+    subject: str | None
     op_id: str
     observed_at: datetime
     ingested_at: datetime | None = None
     updated_at: datetime | None = None
     normalized_value: Any = None
-    evidence: list[tuple[int, str | None, str | None, datetime | None]] | None = None
+    evidence: list[tuple[int, str | bool | None, str | None, datetime | None]] | None = None
     supersedes: str | None = None
     superseded_by: str | None = None
     valid_until: datetime | None = None
@@ -309,19 +311,37 @@ def _trimmed(defaults: tuple[Any, ...], values: tuple[Any, ...]) -> bytes:
 _ROW_DECODER = msgspec.json.Decoder()
 
 
-def _evidence_out(rec: Record) -> list[tuple[int, str | None, str | None, datetime | None]] | None:
+_ROW_SOURCE = True  # in a tail's evidence entry: the source id is the row's source
+
+
+def _evidence_out(
+    rec: Record, row_source: str | None = None
+) -> list[tuple[int, str | bool | None, str | None, datetime | None]] | None:
     observed = rec.observed_at
     out = [
-        (_SOURCE_TYPE[e.source_type], e.source_id, e.quote, None if e.at == observed else e.at) for e in rec.evidence
+        (
+            _SOURCE_TYPE[e.source_type],
+            _ROW_SOURCE if row_source is not None and e.source_id == row_source else e.source_id,
+            e.quote,
+            None if e.at == observed else e.at,
+        )
+        for e in rec.evidence
     ]
     return out or None
 
 
 def _evidence_in(
-    entries: list[tuple[int, str | None, str | None, datetime | None]] | None, observed: datetime
+    entries: list[tuple[int, str | bool | None, str | None, datetime | None]] | None,
+    observed: datetime,
+    row_source: str | None = None,
 ) -> list[EvidenceEntry]:
     return [
-        EvidenceEntry(source_type=SOURCE_TYPES[e[0]], source_id=e[1], quote=e[2], at=e[3] or observed)
+        EvidenceEntry(
+            source_type=SOURCE_TYPES[e[0]],
+            source_id=row_source if e[1] is _ROW_SOURCE else e[1],  # type: ignore[arg-type]
+            quote=e[2],
+            at=e[3] or observed,
+        )
         for e in entries or ()
     ]
 
@@ -333,14 +353,14 @@ def encode_tail(rec: Record) -> bytes:
         _TAIL_DEFAULTS,
         (
             TAIL,
-            rec.scope,
-            rec.subject,
+            None if rec.scope == DEFAULT_SCOPE else rec.scope,
+            None if rec.subject == DEFAULT_SUBJECT else rec.subject,
             rec.op_id,
             observed,
             None if rec.ingested_at == observed else rec.ingested_at,
             None if rec.updated_at == observed else rec.updated_at,
             None if rec.normalized_value == rec.value else rec.normalized_value,
-            _evidence_out(rec),
+            _evidence_out(rec, rec.source),
             rec.supersedes,
             rec.superseded_by,
             rec.valid_until,
@@ -375,9 +395,9 @@ def _from_tail(record_id: str, raw: bytes, row: bytes | list[Any] | None, tenant
         tenant=tenant,
         user=user,
         kind=_BY_VALUE[r[1]],
-        subject=t.subject,
+        subject=t.subject or DEFAULT_SUBJECT,
         attribute=r[2],
-        scope=t.scope,
+        scope=t.scope or DEFAULT_SCOPE,
         value=value,
         normalized_value=value if t.normalized_value is None else t.normalized_value,
         statement=r[5],
@@ -393,7 +413,7 @@ def _from_tail(record_id: str, raw: bytes, row: bytes | list[Any] | None, tenant
         consequence=_BY_VALUE[r[10]],
         sensitivity=_BY_VALUE[r[12]],
         cardinality=_BY_VALUE[r[13]],
-        evidence=_evidence_in(t.evidence, observed),
+        evidence=_evidence_in(t.evidence, observed, r[18]),
         supersedes=t.supersedes,
         superseded_by=t.superseded_by,
         valid_until=t.valid_until,

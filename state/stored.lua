@@ -16,6 +16,7 @@ local function stored_head(raw, n)
   for k = 1, n do
     b = string.byte(raw, pos)
     if b < 0x80 then out[k] = b; pos = pos + 1
+    elseif b == 0xc0 then out[k] = false; pos = pos + 1  -- nil
     else
       local len, head
       if b >= 0xa0 and b <= 0xbf then len, head = b - 0xa0, 1
@@ -32,9 +33,9 @@ end
 -- A tail's row (false for any other form): the second half of the record a caller decodes.
 local function row_of(prefix, id, raw)
   if string.byte(raw, 1) == 123 then return false end
-  local head = stored_head(raw, 2)  -- a tail: [2, scope, subject, ...]
+  local head = stored_head(raw, 2)  -- a tail: [2, scope (nil: "global"), subject (nil: "user"), ...]
   if head[1] ~= 2 then return false end
-  return redis.call('HGET', prefix .. ':act:' .. head[2], id) or false
+  return redis.call('HGET', prefix .. ':act:' .. (head[2] or 'global'), id) or false
 end
 
 -- The slot key ("<subject>|<attribute>|<scope>") of a stored record; `row`: a tail's row.
@@ -51,7 +52,7 @@ local function slot_of(raw, row)
     local attribute
     if string.byte(row, 1) == 91 then attribute = cjson.decode(row)[3]
     else attribute = cjson.decode('[' .. row)[2] end
-    return head[3] .. '|' .. attribute .. '|' .. head[2]
+    return (head[3] or 'user') .. '|' .. attribute .. '|' .. (head[2] or 'global')
   end
   if head[1] == 3 then
     head = stored_head(raw, 5)  -- [3, kind, subject, attribute, scope]

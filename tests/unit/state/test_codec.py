@@ -18,6 +18,7 @@ from slotstream.memory.models import (
     Cardinality,
     Change,
     Consequence,
+    EvidenceEntry,
     Kind,
     Outcome,
     Record,
@@ -101,6 +102,13 @@ def test_a_superseded_version_is_stored_without_what_its_neighbours_say() -> Non
     row = orjson.dumps(compact(new))
     tail = encode_tail(new)
     assert tail.count(old.id.encode()) == 1
+    # the default scope and subject are left to the reader, and so is the source the row holds
+    assert b"global" not in tail and b"user" not in tail
+    sourced = new.model_copy(
+        update={"evidence": [EvidenceEntry(source_type="conversation", source_id="turn-42", at=new.observed_at)]}
+    )
+    assert sourced.source == "turn-42" and b"turn-42" not in encode_tail(sourced)
+    assert decode_record(new.id, encode_tail(sourced), new.tenant, new.user, orjson.dumps(compact(sourced))) == sourced
     assert decode_record(new.id, tail, new.tenant, new.user, row) == new
     assert decode_record(new.id, encode_record(new), new.tenant, new.user) == new
 
