@@ -143,5 +143,5 @@ def run_aof_costs(turns: int, rounds: int) -> int:
             for compression in ("yes", "no"):
                 client.config_set("rdbcompression", compression)
                 elapsed, base = rewrite(client, folder)
-                print(f"rewrite with rdbcompression {compression}: {elapsed:.0f} ms, base {base / 1e6:.1f} MB")
+                print(f"rewrite with rdbcompression {compression}: {elapsed:.0f} ms, base {base / 1e6:.3f} MB")
     return 0
