@@ -363,8 +363,10 @@ class Engine:
             plans.append((who, int(version or 0), moving, cold))
         pipe = self.r.pipeline(transaction=False)
         for (tenant, user), _, moving, _ in plans:
-            pipe.hmget(keys.records(tenant, user), moving) if moving else pipe.echo(b"")
-        held = pipe.execute()
+            if moving:
+                pipe.hmget(keys.records(tenant, user), moving)
+        fetched = iter(pipe.execute())
+        held = [next(fetched) if moving else [] for _, _, moving, _ in plans]
         calls: list[tuple[str, list[Any]]] = []
         moves: list[int] = []
         for ((tenant, user), version, moving, cold), raws in zip(plans, held, strict=True):

@@ -11,6 +11,7 @@ import pytest
 import redis
 
 from slotstream.memory.models import Outcome, Status
+from slotstream.state.codec import decode_triples
 from slotstream.state.engine import Engine
 from slotstream.state.keys import Keys
 
@@ -116,3 +117,52 @@ def test_a_forgotten_value_leaves_the_cold_history_at_once_whatever_the_count(
     assert engine.record("t1", "u1", first).status == Status.DELETED
     assert b"secret blend" not in cold_bytes(redis_client, keys)
     assert not redis_client.hexists(keys.meta("t1", "u1"), "cstale")
+
+
+@pytest.mark.parametrize("listpack_value", [1024, 64])  # the user's records in a listpack, or a hashtable
+def test_a_scan_pages_through_the_records_then_the_cold_history_a_page_at_most_its_count(
+    redis_client: redis.Redis, namespace: str, listpack_value: int
+) -> None:
+    held = redis_client.config_get("hash-max-listpack-value")["hash-max-listpack-value"]
+    redis_client.config_set("hash-max-listpack-value", listpack_value)
+    try:
+        engine = Engine(redis_client, namespace, history_hot=0, settle_after=1)
+        ops = [
+            {
+                "at": at(0),
+                "op_id": f"o{i}",
+                "record": {
+                    "tenant": "t1",
+                    "user": "u1",
+                    "kind": "preference",
+                    "attribute": f"preference.topic_{i}",
+                    "value": f"value {i}",
+                },
+            }
+            for i in range(30)
+        ]
+        written = engine.apply_many(ops)
+        fixes = [
+            command(1, f"c{i}", op="correct", record_id=r.record_ids[0], value=f"new {i}")
+            for i, r in enumerate(written[:12])
+        ]
+        engine.apply_many(fixes)
+        assert len(cold_ids(redis_client, engine.keys)) == 12
+        expected = {r.id: r for r in engine.records("t1", "u1")}
+        assert len(expected) == 42
+        seen: list[str] = []
+        cursor, pages = 0, 0
+        while True:
+            reply = engine._records_call("t1", "u1", ["scan", cursor, 5])
+            page = decode_triples(reply[1:], "t1", "u1")
+            # at most the count, but where HSCAN pages a hashtable (its count is a hint: about 5)
+            assert len(page) <= (5 if listpack_value > 64 else 10)
+            assert all(expected[rid] == rec for rid, rec in page.items())
+            seen += page
+            pages += 1
+            cursor = int(reply[0])
+            if cursor == 0:
+                break
+        assert sorted(seen) == sorted(expected) and pages >= 42 // 5
+    finally:
+        redis_client.config_set("hash-max-listpack-value", held)
