@@ -476,8 +476,8 @@ def _text(value: str | bool | None) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _from_full(record_id: str, raw: bytes, tenant: str, user: str) -> Record:
-    f = _FULL_DECODER.decode(raw)
+def _from_whole(record_id: str, f: _Full | _Stored, tenant: str, user: str) -> Record:
+    """A record stored whole, in format 3 or 1 (format 1 holds no thousandths and no True)."""
     observed = f.observed_at
     value = f.value
     reason = f.status_reason
@@ -553,54 +553,13 @@ def decode_record(
         if form == TAIL:
             return _from_tail(record_id, raw, row, tenant, user)
         if form == FULL:
-            return _from_full(record_id, raw, tenant, user)
-        return _from_format_1(raw, tenant, user)
+            return _from_whole(record_id, _FULL_DECODER.decode(raw), tenant, user)
+        stored = _STORED_DECODER.decode(raw)
+        return _from_whole(stored.id, stored, tenant, user)
     except msgspec.DecodeError as err:
         raise MalformedRecord(f"stored record does not decode: {err}") from err
     except IndexError as err:
         raise MalformedRecord(f"stored record holds an unknown code: {err}") from err
-
-
-def _from_format_1(raw: bytes, tenant: str, user: str) -> Record:
-    f = _STORED_DECODER.decode(raw)
-    observed = f.observed_at
-    value = f.value
-    return Record(
-        id=f.id,
-        tenant=tenant,
-        user=user,
-        kind=KINDS[f.kind],
-        subject=f.subject,
-        attribute=f.attribute,
-        scope=f.scope,
-        value=value,
-        normalized_value=value if f.normalized_value is None else f.normalized_value,
-        statement=f.statement,
-        status=STATUSES[f.status],
-        op_id=f.op_id,
-        observed_at=observed,
-        ingested_at=f.ingested_at or observed,
-        updated_at=f.updated_at or observed,
-        confidence=f.confidence,
-        importance=f.importance,
-        actionability=f.actionability,
-        authority=AUTHORITIES[f.authority],
-        consequence=CONSEQUENCES[f.consequence],
-        sensitivity=SENSITIVITIES[f.sensitivity],
-        cardinality=CARDINALITIES[f.cardinality],
-        evidence=_evidence_in(f.evidence, observed),
-        supersedes=f.supersedes,
-        superseded_by=f.superseded_by,
-        valid_until=f.valid_until,
-        valid_from=f.valid_from,
-        review_at=f.review_at,
-        status_reason=f.status_reason,
-        corrects=f.corrects,
-        corrects_current=f.corrects_current,
-        depends_on=f.depends_on or [],
-        dependency_until=f.dependency_until,
-        audience=f.audience or [],
-    )
 
 
 # --- the op ledger -----------------------------------------------------------------------------
