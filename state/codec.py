@@ -32,7 +32,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any, cast
+from typing import Any
 
 import msgspec
 import orjson
@@ -387,7 +387,7 @@ def _from_tail(record_id: str, raw: bytes, row: bytes | list[Any] | None, tenant
     if row is None:
         raise MalformedRecord("a stored record's tail came without its read-model row")
     t = _TAIL_DECODER.decode(raw)
-    r = decode_row(record_id, row) if isinstance(row, (bytes, str)) else row
+    r = decode_row(row) if isinstance(row, (bytes, str)) else row
     observed = t.observed_at
     value = r[4]
     return Record(
@@ -793,12 +793,9 @@ def decode_suppressions(pairs: Sequence[bytes | str]) -> list[Suppression]:
 
 
 # --- read-model rows ----------------------------------------------------------------------------
-# A row (memory/selection.py `compact`, in `Candidate` order) is stored as its JSON without the id,
-# which is the hash field it is stored under, and without the trailing positions that hold their
-# default (audience, dependency end, review note and meaning are None or empty for most records):
-# the text after the array's "[", as `"<kind>","<attribute>",...]`. context.lua puts the id back in
-# front when it joins a scope's rows. Rows written before this form are the whole array ("[" first)
-# and are read as they are.
+# A row (memory/selection.py `compact`, in `Candidate` order) is stored as its JSON, without the
+# trailing positions that hold their default (audience, dependency end, review note and meaning
+# are None or empty for most records): `Candidate` gives them their defaults.
 
 _ROW_KEPT = 21  # the positions every stored row holds: id to static value (Candidate's fields before audience)
 
@@ -807,24 +804,12 @@ def encode_row(row: list[Any]) -> bytes:
     end = len(row)
     while end > _ROW_KEPT and (row[end - 1] is None or row[end - 1] == []):
         end -= 1
-    return orjson.dumps(row[1:end])[1:]
+    return orjson.dumps(row[:end])
 
 
-def decode_row(record_id: str, raw: bytes | str) -> list[Any]:
-    """A stored row as the list `compact` made (less the trailing defaults), in either form."""
-    if isinstance(raw, str):
-        raw = raw.encode()
-    if raw[:1] == b"[":
-        return list(_ROW_DECODER.decode(raw))
-    return [record_id, *_ROW_DECODER.decode(b"[" + raw)]
-
-
-def joined_rows(rows: Mapping[bytes, bytes] | Mapping[str, str]) -> bytes:
-    """A scope's stored rows (id -> row) as one JSON array of whole rows, as context.lua joins them."""
-    if rows and not isinstance(next(iter(rows)), bytes):  # a client that decodes replies gives str
-        rows = {rid.encode(): raw.encode() for rid, raw in rows.items()}  # type: ignore[union-attr]
-    held = cast(Mapping[bytes, bytes], rows)
-    return b"[" + b",".join([raw if raw[0] == 91 else b'["' + rid + b'",' + raw for rid, raw in held.items()]) + b"]"
+def decode_row(raw: bytes | str) -> list[Any]:
+    """A stored row as the list `compact` made (less the trailing defaults)."""
+    return list(_ROW_DECODER.decode(raw))
 
 
 # --- cold history -------------------------------------------------------------------------------

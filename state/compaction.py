@@ -5,7 +5,6 @@ keeps working without this pass. The pass makes the memory figures hold for stat
 
 - records stored as JSON or in format 1 become their current form (a tail where the record has a
   read-model row);
-- read-model rows stored whole lose their id (the hash field) and trailing defaults;
 - op-ledger and suppression entries stored as JSON become their compact forms;
 - the change log holds one entry an op (older entries, JSON or compact, hold one change each) and
   keeps its newest `change_log_max` entries;
@@ -36,11 +35,9 @@ from .codec import (
     decode_changes,
     decode_ledger_entry,
     decode_record,
-    decode_row,
     encode_changes,
     encode_ledger_entry,
     encode_record,
-    encode_row,
     encode_suppression,
     encode_tail,
     is_op_entry,
@@ -54,7 +51,7 @@ from .lua import LuaScript, script_source
 from .read_index import INDEX_ABOVE
 
 # the meta field a compacted user carries: the form its keys were last rewritten to (3: the change
-# log holds one entry an op, rows are stored without their id)
+# log holds one entry an op)
 FORM = "3"
 MAX_TRIES = 5
 ARGS_PER_COMMAND = 1000  # a command's arguments go in blocks: Lua's unpack takes a few thousand at most
@@ -182,7 +179,7 @@ class Compactor:
 
         pipe = self.r.pipeline(transaction=True)
         for scope in scope_names:
-            pipe.hgetall(keys.active(tenant, user, scope))
+            pipe.hkeys(keys.active(tenant, user, scope))
             pipe.hgetall(keys.read_index(tenant, user, scope, "ix"))
             pipe.exists(keys.read_index(tenant, user, scope, "ixs"))
             pipe.exists(keys.read_index(tenant, user, scope, "ixa"))  # no longer written
@@ -210,15 +207,6 @@ class Compactor:
             pairs += (rid, encode_tail(rec) if row_held else encode_record(rec))
         self.stats.records += len(pairs) // 2
         hset(keys.records(tenant, user), pairs)
-
-        # read-model rows stored whole (with their id) lose the id and their trailing defaults
-        for scope in scope_names:
-            pairs = []
-            for rid, row in by_scope[scope][0].items():
-                if row[:1] == b"[":
-                    pairs += (rid, encode_row(decode_row(rid.decode(), row)))
-            self.stats.entries += len(pairs) // 2
-            hset(keys.active(tenant, user, scope), pairs)
 
         # ledger, suppressions
         pairs = []

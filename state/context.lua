@@ -19,7 +19,7 @@
 -- agreement and that names or bears on none of the request's topics (ixr) cannot be related to it
 -- (relevance.screen_request): it is not returned.
 -- Reply: {version, written, mode, total, lists, suppressions (key, value pairs), rows of scope 1, ...}
---   where a scope's rows are one JSON array of its read-model rows, whole (decoded in one call)
+--   where a scope's rows are one JSON array of its read-model rows (decoded in one call)
 --   lists (indexed) = {bound, cuts, sizes}: the most a row left out can score as estimated here
 --   ("" when none was left out); per list (the scope's, each word's, each main topic's, each related
 --   topic's, each meaning list's) the static value of the last row read where the list was cut (""
@@ -77,33 +77,10 @@ for i, s in ipairs(scopes) do
   if n > 0 and redis.call('ZCARD', P .. ':ixs:' .. s) ~= n then indexed = false end
 end
 
--- A scope's rows as one JSON array. A row is stored without its id, which is its hash field (the
--- text after "[": state/codec.py `encode_row`): the id goes back in front of it. A row written
--- before that form ("[" first) is whole. `at(k)`: the k-th id and row (row nil: none).
-local function joined(n, at)
-  local parts = {'['}
-  for k = 1, n do
-    local id, row = at(k)
-    if row then
-      if #parts > 1 then parts[#parts + 1] = ',' end
-      if string.byte(row, 1) == 91 then parts[#parts + 1] = row
-      else
-        parts[#parts + 1] = '["'
-        parts[#parts + 1] = id
-        parts[#parts + 1] = '",'
-        parts[#parts + 1] = row
-      end
-    end
-  end
-  parts[#parts + 1] = ']'
-  return table.concat(parts)
-end
-
 local reply = {stamp[1] or false, stamp[2] or false, 'whole', total, {}, sups}
 if total <= whole_up_to or not indexed then
   for _, s in ipairs(scopes) do
-    local all = redis.call('HGETALL', P .. ':act:' .. s)
-    reply[#reply + 1] = joined(#all / 2, function(k) return all[2 * k - 1], all[2 * k] end)
+    reply[#reply + 1] = '[' .. table.concat(redis.call('HVALS', P .. ':act:' .. s), ',') .. ']'
   end
   return reply
 end
@@ -460,7 +437,10 @@ end
 
 for i, s in ipairs(scopes) do
   local ids = chosen[i].order
-  local rows = hmget_all(P .. ':act:' .. s, ids)
-  reply[#reply + 1] = joined(#ids, function(k) return ids[k], rows[k] end)
+  local rows = {}
+  for _, row in ipairs(hmget_all(P .. ':act:' .. s, ids)) do
+    if row then rows[#rows + 1] = row end
+  end
+  reply[#reply + 1] = '[' .. table.concat(rows, ',') .. ']'
 end
 return reply

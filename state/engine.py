@@ -327,7 +327,7 @@ class Engine:
             version, rows = read[2 * k], read[2 * k + 1]
             args: list[Any] = ["build", self.keys.prefix(tenant, user), int(version or 0), scope]
             for rid, row in rows.items():
-                args += (rid, orjson.dumps(index_entry(decode_row(rid.decode(), row))))
+                args += (rid, orjson.dumps(index_entry(decode_row(row))))
             calls.append((self.keys.meta(tenant, user), args))
 
         def build(pipe: Any) -> None:

@@ -36,14 +36,7 @@ from slotstream.memory.selection import (
 from slotstream.memory.semantics import relevance
 
 from . import read_index
-from .codec import (
-    decode_ledger_entry,
-    decode_suppression,
-    decode_suppressions,
-    decode_triples,
-    joined_rows,
-    lineage_ids,
-)
+from .codec import decode_ledger_entry, decode_suppression, decode_suppressions, decode_triples, lineage_ids
 from .context_cache import STAMP_FIELDS, ContextCache
 from .deployment import parse_pointer
 from .keys import Keys, deploy_pointer
@@ -148,7 +141,7 @@ class ContextRead:
         pipe.hmget(self.meta, "version", "written", "rsup")
         pipe.hgetall(self.keys.read_suppressions(tenant, user))
         for scope in self.scopes:
-            pipe.hgetall(self.keys.active(tenant, user, scope))
+            pipe.hvals(self.keys.active(tenant, user, scope))
 
     def from_whole(self, replies: Sequence[Any]) -> ContextResponse | None:
         """The answer from `queue_whole`'s replies (after the transaction's own); None for a user
@@ -159,7 +152,7 @@ class ContextRead:
             self._note_size(None)
             return None
         total = sum(len(scope_rows) for scope_rows in rows)
-        by_scope = {scope: ROWS.decode(joined_rows(held)) for scope, held in zip(self.scopes, rows, strict=True)}
+        by_scope = {scope: ROWS.decode(_joined(values)) for scope, values in zip(self.scopes, rows, strict=True)}
         how = "whole_small" if total <= self.whole_up_to else "whole_grown"
         return self._whole_answer(version, written, total, how, sups_raw, by_scope)
 
@@ -231,6 +224,14 @@ class ContextRead:
         read_not_returned = None if script_bound is None else script_bound + 1e-9
         bounds = [b for b in (unread, read_not_returned) if b is not None]
         return frequency, max(bounds) if bounds else None
+
+
+def _joined(values: Sequence[bytes | str]) -> bytes:
+    """A scope's HVALS as one JSON array, decoded in one call (as the script joins them)."""
+    try:
+        return b"[" + b",".join(cast(Sequence[bytes], values)) + b"]"
+    except TypeError:  # a client that decodes replies gives str
+        return b"[" + b",".join(v if isinstance(v, bytes) else v.encode() for v in values) + b"]"
 
 
 def context_time(req: ContextRequest, at: datetime | str | None) -> datetime:

@@ -4,11 +4,13 @@
 -- ARGV[1] = <prefix>, ARGV[2] = "ids" then the record ids | "all" | "scan", cursor, count
 -- Reply: {next cursor ("0": done; "0" for "ids" and "all"), id, stored, row or false, ...}
 -- "scan" pages through <prefix>:rec, then the cold history, at most `count` records a page (a
--- page may hold none). The cursor's low two bits say where it is: 1, an HSCAN of a hash stored as
--- a hashtable (the rest: HSCAN's cursor); 2 and 3, the ids of a compact hash (HSCAN returns it
--- whole, whatever its count), then of the cold history, in the order of a hash of the id (the
--- rest: the last one's). A record present throughout a scan is returned (HSCAN: maybe twice).
+-- page may hold none). The cursor's low two bits say where it is: 1, an HSCAN of a hash of more
+-- than ORDERED_UP_TO records (the rest: HSCAN's cursor; its count is a hint, a page may hold a few
+-- more); 2 and 3, the ids of a smaller hash (HSCAN returns a compact hash whole, whatever its
+-- count), then of the cold history, in the order of a hash of the id (the rest: the last one's).
+-- A record present throughout a scan is returned (by HSCAN maybe twice).
 local P = ARGV[1]
+local ORDERED_UP_TO = 512  -- paged in id order up to this many records (each page reads their ids)
 local out = {'0'}
 local function add(id, raw)
   if raw then
@@ -56,9 +58,8 @@ else
   local cursor, count = tonumber(ARGV[3]), tonumber(ARGV[4])
   local part, value = cursor % 4, math.floor(cursor / 4)
   local to_cold = next(cold_ids(P)) and as_cursor(0, 3) or '0'  -- (no cold history: done)
-  if cursor == 0 then  -- (a hash once large stays a hashtable: a scan keeps its way of paging)
-    local encoding = redis.call('OBJECT', 'ENCODING', P .. ':rec')
-    if encoding == 'hashtable' then part, value = 1, 0 else part, value = 2, -1 end
+  if cursor == 0 then  -- (a scan keeps the way of paging it started with)
+    if redis.call('HLEN', P .. ':rec') > ORDERED_UP_TO then part, value = 1, 0 else part, value = 2, -1 end
   end
   if part == 1 then
     local page = redis.call('HSCAN', P .. ':rec', string.format('%.0f', value), 'COUNT', count)

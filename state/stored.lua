@@ -47,12 +47,7 @@ local function slot_of(raw, row)
   local head = stored_head(raw, 1)
   if head[1] == 2 then
     head = stored_head(raw, 3)  -- [2, scope, subject]; the attribute is the row's third field
-    -- (a row is stored without its id, the text after "[": state/codec.py `encode_row`; whole
-    -- before that form)
-    local attribute
-    if string.byte(row, 1) == 91 then attribute = cjson.decode(row)[3]
-    else attribute = cjson.decode('[' .. row)[2] end
-    return (head[3] or 'user') .. '|' .. attribute .. '|' .. (head[2] or 'global')
+    return (head[3] or 'user') .. '|' .. cjson.decode(row)[3] .. '|' .. (head[2] or 'global')
   end
   if head[1] == 3 then
     head = stored_head(raw, 5)  -- [3, kind, subject, attribute, scope]

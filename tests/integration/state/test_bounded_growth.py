@@ -104,7 +104,7 @@ def test_an_index_built_from_rows_read_before_a_write_is_not_written(redis_clien
     engine.apply(note(3, T0 + timedelta(seconds=3)))  # lands between the read and the build
     args: list[Any] = ["build", keys.prefix("t1", "u1"), stale, "global"]
     for rid, row in rows.items():
-        args += (rid, orjson.dumps(index_entry(decode_row(rid.decode(), row))))
+        args += (rid, orjson.dumps(index_entry(decode_row(row))))
     assert engine._apply(keys=[keys.meta("t1", "u1")], args=args) == 0
     assert not redis_client.exists(keys.read_index("t1", "u1", "global", "ixs"))
 

@@ -17,7 +17,6 @@ from slotstream.memory.models import LIVE_STATUSES, Outcome
 from slotstream.state.codec import (
     decode_changes,
     decode_ledger_entry,
-    decode_row,
     decode_suppression,
     is_op_entry,
     lineage_ids,
@@ -80,10 +79,6 @@ def to_earlier_forms(client: redis.Redis, engine: Engine, tenant: str, user: str
     for key in (keys.suppressions(tenant, user), keys.read_suppressions(tenant, user)):
         for sup_key, raw in client.hgetall(key).items():
             client.hset(key, sup_key, decode_suppression(sup_key, raw).model_dump_json())
-    for scope in client.smembers(f"{keys.prefix(tenant, user)}:scopes"):  # rows whole, with their id
-        act = keys.active(tenant, user, scope.decode())
-        for rid, row in client.hgetall(act).items():
-            client.hset(act, rid, orjson.dumps(decode_row(rid.decode(), row)))
     joined = client.hgetall(keys.lineage(tenant, user))
     for slot, live in client.hgetall(keys.slots(tenant, user)).items():  # a list for every slot
         ids = lineage_ids(joined.get(slot), [], live)
@@ -140,9 +135,7 @@ def test_state_in_the_earlier_forms_reads_the_same_after_the_pass_in_less_memory
     assert redis_client.hget(keys.cold("t1", BIG), "ids") == f" {retired[0]} ".encode()
     assert not redis_client.hexists(keys.records("t1", BIG), retired[0])
     assert {user: reads(engine, user) for user in (BIG, SMALL)} == before
-    # rows without their id again, and the change log one entry an op
-    rows = redis_client.hvals(keys.active("t1", BIG, "global"))
-    assert rows and not any(row.startswith(b"[") for row in rows)
+    # the change log holds one entry an op again
     log = redis_client.lrange(keys.log("t1", BIG), 0, -1)
     assert all(is_op_entry(raw) for raw in log)
     assert len(log) == len({c["op"] for c in before[BIG]["changes"]}) < len(before[BIG]["changes"])

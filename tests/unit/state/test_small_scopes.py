@@ -30,10 +30,9 @@ def test_the_bound_holds_and_the_users_read_least_recently_go_first() -> None:
     assert len(small) == 0 and not small.small(("t1", "a"), ["global"])
 
 
-def test_a_scopes_rows_are_joined_into_one_array_of_whole_rows_as_bytes_or_str() -> None:
-    from slotstream.state.codec import joined_rows
+def test_a_scopes_rows_are_joined_into_one_array_as_bytes_or_str() -> None:
+    from slotstream.state.reader import _joined
 
-    # a row is stored without its id (the text after "["); one written before that form is whole
-    assert joined_rows({b"r1": b'"a",1]', b"r2": b'["r2","b",2]'}) == b'[["r1","a",1],["r2","b",2]]'
-    assert joined_rows({"r1": '"é"]'}) == '[["r1","é"]]'.encode()
-    assert joined_rows({}) == b"[]"
+    assert _joined([b'["a"]', b'["b"]']) == b'[["a"],["b"]]'
+    assert _joined(['["a"]', '["é"]']) == '[["a"],["é"]]'.encode()
+    assert _joined([]) == b"[]"
