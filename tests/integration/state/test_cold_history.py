@@ -38,6 +38,21 @@ def cold_bytes(client: redis.Redis, keys: Keys) -> bytes:
     return zlib.decompress(data) if data else b""
 
 
+def write_and_correct(engine: Engine, records: int, corrected: int) -> None:
+    """`records` preferences of one user, then a correction of the first `corrected` of them."""
+    body = {"tenant": "t1", "user": "u1", "kind": "preference"}
+    ops = [
+        {"at": at(0), "op_id": f"o{i}", "record": {**body, "attribute": f"preference.topic_{i}", "value": f"value {i}"}}
+        for i in range(records)
+    ]
+    written = engine.apply_many(ops)
+    fixes = [
+        command(1, f"c{i}", op="correct", record_id=r.record_ids[0], value=f"new {i}")
+        for i, r in enumerate(written[:corrected])
+    ]
+    engine.apply_many(fixes)
+
+
 def test_older_versions_go_cold_and_every_read_and_op_still_finds_them(
     redis_client: redis.Redis, namespace: str
 ) -> None:
@@ -127,26 +142,7 @@ def test_a_scan_pages_through_the_records_then_the_cold_history_a_page_at_most_i
     redis_client.config_set("hash-max-listpack-value", listpack_value)
     try:
         engine = Engine(redis_client, namespace, history_hot=0, settle_after=1)
-        ops = [
-            {
-                "at": at(0),
-                "op_id": f"o{i}",
-                "record": {
-                    "tenant": "t1",
-                    "user": "u1",
-                    "kind": "preference",
-                    "attribute": f"preference.topic_{i}",
-                    "value": f"value {i}",
-                },
-            }
-            for i in range(30)
-        ]
-        written = engine.apply_many(ops)
-        fixes = [
-            command(1, f"c{i}", op="correct", record_id=r.record_ids[0], value=f"new {i}")
-            for i, r in enumerate(written[:12])
-        ]
-        engine.apply_many(fixes)
+        write_and_correct(engine, records=30, corrected=12)
         assert len(cold_ids(redis_client, engine.keys)) == 12
         expected = {r.id: r for r in engine.records("t1", "u1")}
         assert len(expected) == 42
@@ -171,24 +167,7 @@ def test_a_scan_of_a_user_with_more_records_than_it_orders_goes_through_hscan_th
     redis_client: redis.Redis, namespace: str
 ) -> None:
     engine = Engine(redis_client, namespace, history_hot=0, settle_after=1)
-    records = [
-        {
-            "at": at(0),
-            "op_id": f"o{i}",
-            "record": {
-                "tenant": "t1",
-                "user": "u1",
-                "kind": "preference",
-                "attribute": f"preference.topic_{i}",
-                "value": f"value {i}",
-            },
-        }
-        for i in range(520)
-    ]
-    written = engine.apply_many(records)
-    engine.apply_many(
-        [command(1, f"c{i}", op="correct", record_id=r.record_ids[0], value="new") for i, r in enumerate(written[:20])]
-    )
+    write_and_correct(engine, records=520, corrected=20)
     expected = {r.id for r in engine.records("t1", "u1")}
     assert len(expected) == 540 and len(cold_ids(redis_client, engine.keys)) == 20
     seen: set[str] = set()

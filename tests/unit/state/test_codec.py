@@ -4,6 +4,7 @@ round-trip."""
 
 from __future__ import annotations
 
+import zlib
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -39,12 +40,14 @@ from slotstream.state.codec import (
     SOURCE_TYPES,
     STATUSES,
     MalformedRecord,
+    cold_entries,
     created_id,
     decode_changes,
     decode_ledger_entry,
     decode_record,
     decode_suppression,
     encode_changes,
+    encode_cold,
     encode_ledger_entry,
     encode_record,
     encode_suppression,
@@ -287,3 +290,13 @@ def test_a_change_log_entry_with_an_unknown_reference_is_refused() -> None:
         field = lineage_field(lineage, live)
         stored = field.encode() if field else None
         assert lineage_ids(stored, [], orjson.dumps(live)) == lineage, (lineage, live)
+
+
+def test_a_cold_history_reads_back_only_the_ids_it_lists_and_refuses_bytes_that_do_not_decode() -> None:
+    _, rec = Sim().record(T0)
+    ids, data = encode_cold({"r_a": encode_record(rec), "r_b": b"\x00"})
+    assert ids == b" r_a r_b "
+    assert cold_entries(" r_a ", data) == {"r_a": encode_record(rec)}  # r_b taken out of the listing
+    for broken in (b"not zlib", zlib.compress(b"\xc1")):
+        with pytest.raises(MalformedRecord, match="cold history"):
+            cold_entries(ids, broken)
