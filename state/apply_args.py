@@ -21,7 +21,15 @@ from slotstream.memory.models import LIVE_STATUSES, READ_MODEL_STATUSES, SLOT_ON
 from slotstream.memory.reconcile import Transition
 from slotstream.memory.selection import compact
 
-from .codec import encode_changes, encode_ledger_entry, encode_record, encode_row, encode_suppression, encode_tail
+from .codec import (
+    encode_changes,
+    encode_ledger_entry,
+    encode_record,
+    encode_row,
+    encode_suppression,
+    encode_tail,
+    suppression_field,
+)
 from .read_index import index_entry
 
 
@@ -114,8 +122,11 @@ def transition_args(t: Transition, out: list[Any], known: KnownState | None = No
         out += (t.puts[rid].slot, rid)
     out.append(len(t.suppress))
     for s in t.suppress:
-        out += (s.key, encode_suppression(s), _flag(s.reason not in SLOT_ONLY_REASONS))
-    out += (len(t.unsuppress), *t.unsuppress, len(t.aliases))
+        out += (suppression_field(s.key), encode_suppression(s), _flag(s.reason not in SLOT_ONLY_REASONS))
+    # a key goes in either stored form (state/codec.py): its older one when it is written anew
+    unsuppress = [field for key in t.unsuppress for field in _fields(key)]
+    unsuppress += [key for s in t.suppress if (key := s.key.encode()) != suppression_field(s.key)]
+    out += (len(unsuppress), *unsuppress, len(t.aliases))
     for alias, target in t.aliases.items():
         out += (alias, target)
     out.append(len(t.deps))
@@ -138,3 +149,9 @@ def _list_arg(known: KnownState | None, sent: dict[str, bytes], slot: str) -> by
     value = known.live_list(slot)
     sent[slot] = value
     return value
+
+
+def _fields(key: str) -> tuple[bytes, ...]:
+    """The stored fields a suppression's key may have, newest form first."""
+    field = suppression_field(key)
+    return (field,) if field == key.encode() else (field, key.encode())

@@ -36,6 +36,7 @@ from typing import Any
 
 import msgspec
 import orjson
+from pydantic import ValidationError
 
 from slotstream.memory.models import (
     Authority,
@@ -693,6 +694,7 @@ def encode_changes(op_id: str, at: datetime, changes: list[dict[str, Any]]) -> b
                 value = _STATUS_CODE.get(value, value)
             elif code == _KEY_FIELD and isinstance(value, str) and value.count("|") == 2:
                 value = value.split("|")
+                value[2] = _packed_hash(value[2])
             out += (code, interned.out(value))
         entry.append(out)
     return _ENCODER.encode(entry)
@@ -714,7 +716,7 @@ def _change(op: str, at: str, type_code: int, fields: list[Any], interned: _Inte
         if name == "status" and isinstance(value, int):
             value = STATUSES[value].value
         elif name == "key" and isinstance(value, list):
-            value = "|".join(value)
+            value = "|".join(v.hex() if isinstance(v, bytes) else v for v in value)
         out[name] = value
     return out
 
@@ -761,30 +763,66 @@ def lineage_field(lineage: list[str], live: list[str]) -> str | None:
 
 
 # --- suppressions --------------------------------------------------------------------------------
-# Stored under their key, "<attribute>|<scope or *>|<value hash or *>" (Suppression.key), as
-# [time (µs), record ids, reason]: the key gives the rest, and a value this short keeps a user's
-# suppressions in Redis's compact (listpack) encoding. Older ones are the suppression's JSON.
+# Stored under their field, the key (Suppression.key, "<attribute>|<scope or *>|<value hash or *>")
+# with the value hash as its 16 bytes rather than 32 hex digits, as [time (µs), record ids,
+# reason (its code in SUPPRESSION_REASONS)]: the field gives the rest, and a value this short keeps
+# a user's suppressions in Redis's compact (listpack) encoding. Older ones have the hash in hex or
+# the reason spelled out, or are the suppression's JSON under its key.
+
+SUPPRESSION_REASONS = ("forget", "corrected", "retracted", "rejected")  # apply.lua and context.lua know 1 and 2
+_SUPPRESSION_REASON = {reason: code for code, reason in enumerate(SUPPRESSION_REASONS)}
+_HASH_HEX = 32  # a value hash's hex digits (memory/validation.py value_hash)
+
+
+def _packed_hash(value_hash: str) -> str | bytes:
+    """A value hash as its bytes; anything else ("*") as it is."""
+    if len(value_hash) == _HASH_HEX:
+        try:
+            return bytes.fromhex(value_hash)
+        except ValueError:
+            pass
+    return value_hash
+
+
+def suppression_field(key: str) -> bytes:
+    """The stored field of a suppression's key: its value hash packed (other keys as they are)."""
+    head, _, value_hash = key.rpartition("|")
+    packed = _packed_hash(value_hash)
+    return head.encode() + b"|" + packed if isinstance(packed, bytes) else key.encode()
+
+
+def suppression_key(field: bytes | str) -> str:
+    """A suppression's key (Suppression.key) from its stored field, of either form."""
+    if isinstance(field, str):
+        return field
+    attribute, scope, value_hash = field.split(b"|", 2)
+    if len(value_hash) == _HASH_HEX // 2:
+        return f"{attribute.decode()}|{scope.decode()}|{value_hash.hex()}"
+    return field.decode()
 
 
 def encode_suppression(sup: Suppression) -> bytes:
-    return _ENCODER.encode([_us(sup.at), sup.record_ids, sup.reason])
+    return _ENCODER.encode([_us(sup.at), sup.record_ids, _SUPPRESSION_REASON.get(sup.reason, sup.reason)])
 
 
-def decode_suppression(key: bytes | str, raw: bytes | str) -> Suppression:
+def decode_suppression(field: bytes | str, raw: bytes | str) -> Suppression:
     if isinstance(raw, str):
         raw = raw.encode()
-    if raw[:1] == b"{":
-        return Suppression.model_validate_json(raw)
-    at, record_ids, reason = _DECODER.decode(raw)
-    attribute, scope, value_hash = (key.decode() if isinstance(key, bytes) else key).split("|")
-    return Suppression(
-        attribute=attribute,
-        scope=None if scope == "*" else scope,
-        value_hash=None if value_hash == "*" else value_hash,
-        at=_at(at),
-        record_ids=record_ids,
-        reason=reason,
-    )
+    try:
+        if raw[:1] == b"{":
+            return Suppression.model_validate_json(raw)
+        at, record_ids, reason = _DECODER.decode(raw)
+        attribute, scope, value_hash = suppression_key(field).split("|")
+        return Suppression(
+            attribute=attribute,
+            scope=None if scope == "*" else scope,
+            value_hash=None if value_hash == "*" else value_hash,
+            at=_at(at),
+            record_ids=record_ids,
+            reason=SUPPRESSION_REASONS[reason] if isinstance(reason, int) else reason,
+        )
+    except (msgspec.DecodeError, ValidationError, ValueError, IndexError, TypeError) as err:
+        raise MalformedRecord(f"a suppression does not decode: {err}") from err
 
 
 def decode_suppressions(pairs: Sequence[bytes | str]) -> list[Suppression]:

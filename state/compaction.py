@@ -5,7 +5,8 @@ keeps working without this pass. The pass makes the memory figures hold for stat
 
 - records stored as JSON or in format 1 become their current form (a tail where the record has a
   read-model row);
-- op-ledger and suppression entries stored as JSON become their compact forms;
+- op-ledger entries stored as JSON, and suppressions stored as JSON or with their value hash in hex
+  or their reason spelled out, become their compact forms;
 - the change log holds one entry an op (older entries, JSON or compact, hold one change each) and
   keeps its newest `change_log_max` entries;
 - each slot's lineage list moves into the user's lineage hash, a field there leaves out the live ids
@@ -29,12 +30,13 @@ from typing import Any
 import orjson
 import redis
 
-from slotstream.memory.models import READ_MODEL_STATUSES, Suppression, parse_time
+from slotstream.memory.models import READ_MODEL_STATUSES, parse_time
 
 from .codec import (
     decode_changes,
     decode_ledger_entry,
     decode_record,
+    decode_suppression,
     encode_changes,
     encode_ledger_entry,
     encode_record,
@@ -43,6 +45,7 @@ from .codec import (
     is_op_entry,
     lineage_field,
     lineage_ids,
+    suppression_field,
     written_now,
 )
 from .engine import CHANGE_LOG_MAX, HISTORY_HOT, Engine
@@ -50,9 +53,9 @@ from .keys import Keys
 from .lua import LuaScript, script_source
 from .read_index import INDEX_ABOVE
 
-# the meta field a compacted user carries: the form its keys were last rewritten to (3: the change
-# log holds one entry an op)
-FORM = "3"
+# the meta field a compacted user carries: the form its keys were last rewritten to (4: suppressions
+# with their value hash packed and their reason coded)
+FORM = "4"
 MAX_TRIES = 5
 ARGS_PER_COMMAND = 1000  # a command's arguments go in blocks: Lua's unpack takes a few thousand at most
 
@@ -217,11 +220,17 @@ class Compactor:
         self.stats.entries += len(pairs) // 2
         hset(keys.ledger(tenant, user), pairs)
         for key, held in ((keys.suppressions(tenant, user), sups), (keys.read_suppressions(tenant, user), rsups)):
-            pairs = []
-            for sup_key, raw in held.items():
-                if _is_json(raw):
-                    pairs += (sup_key, encode_suppression(Suppression.model_validate_json(raw)))
+            pairs, moved = [], []
+            for field, raw in held.items():
+                sup = decode_suppression(field, raw)
+                stored = (suppression_field(sup.key), encode_suppression(sup))
+                if stored != (field, raw):
+                    pairs += stored
+                    if stored[0] != field:
+                        moved.append(field)
             self.stats.entries += len(pairs) // 2
+            if moved:
+                commands.append(("HDEL", [key, *moved]))
             hset(key, pairs)
 
         # the change log: one entry an op (older entries hold a change each), its newest entries

@@ -42,12 +42,12 @@ local least_agreement = tonumber(ARGV[at])
 local gated_read = tonumber(ARGV[at + 1])
 
 -- a suppression of a value corrected or retracted away (selection never reads those), in either
--- of its stored forms (state/codec.py): JSON, or [time, record ids, reason]
+-- of its stored forms (state/codec.py): JSON, or [time, record ids, reason or its code]
 local function slot_only(raw)
   local reason
   if string.sub(raw, 1, 1) == '{' then reason = string.match(raw, '"reason":"(%a+)"')
   else reason = cmsgpack.unpack(raw)[3] end
-  return reason == 'corrected' or reason == 'retracted'
+  return reason == 1 or reason == 2 or reason == 'corrected' or reason == 'retracted'
 end
 
 local stamp = redis.call('HMGET', P .. ':meta', 'version', 'written')

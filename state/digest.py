@@ -67,11 +67,12 @@ def user_state(client: redis.Redis, keys: Keys, tenant: str, user: str) -> dict[
     lineage = [
         lineage_ids(joined.get(s.encode()), ids, slots[s.encode()]) for s, ids in zip(slot_names, listed, strict=True)
     ]
+    suppressions = [decode_suppression(field, raw) for field, raw in sups.items()]
     return {
         "records": {k: r.model_dump(mode="json") for k, r in sorted(decode_triples(records[1:], tenant, user).items())},
         "slots": {slot: sorted(orjson.loads(slots[slot.encode()]) or []) for slot in slot_names},
         "history": dict(zip(slot_names, lineage, strict=True)),
-        "suppressions": {k.decode(): decode_suppression(k, v).model_dump(mode="json") for k, v in sorted(sups.items())},
+        "suppressions": {s.key: s.model_dump(mode="json") for s in sorted(suppressions, key=lambda s: s.key)},
         "aliases": {k.decode(): v.decode() for k, v in sorted(aliases.items())},
         "erased_at": erased.decode() if erased else None,
         "dependents": {k.decode(): sorted(orjson.loads(v)) for k, v in sorted(dependents.items())},

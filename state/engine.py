@@ -715,7 +715,7 @@ def _loaded(reply: list[Any]) -> dict[str, Any]:
         "records": _triples(records),
         "slots": _pairs(slots),
         "history": {k: [i.decode() for i in ids] for k, ids in _pairs(history).items()},
-        "sup": _pairs(sup),
+        "sup": {sup[i]: sup[i + 1] for i in range(0, len(sup), 2)},  # fields hold bytes (state/codec.py)
         "aliases": {k: v.decode() for k, v in _pairs(aliases).items()},
         "deps": _pairs(deps),
     }
@@ -735,8 +735,9 @@ def _view(state: dict[str, Any], user: tuple[str, str]) -> UserView:
         view.slots[sk] = list(orjson.loads(raw)) if raw else []
     for sk, ids in (state.get("history") or {}).items():
         view.history[sk] = list(ids) if ids else []
-    for key, raw in (state.get("sup") or {}).items():
-        view.suppressions[key] = decode_suppression(key, raw)
+    for stored, raw in (state.get("sup") or {}).items():
+        sup = decode_suppression(stored, raw)
+        view.suppressions[sup.key] = sup
     view.aliases.update(state.get("aliases") or {})
     for key, raw in (state.get("deps") or {}).items():
         view.dependents[key] = list(orjson.loads(raw)) if raw else []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from slotstream.memory.models import Record
+from slotstream.memory.models import Record, Suppression
 from slotstream.state import codec
 from slotstream.state.codec import (
     AUTHORITIES,
@@ -61,3 +61,8 @@ def format_1(rec: Record) -> bytes:
             rec.audience or None,
         )
     )
+
+
+def suppression_spelled(sup: Suppression) -> bytes:
+    """`sup`'s value as it was stored before reasons were coded (under its key, the hash in hex)."""
+    return msgspec.msgpack.encode([codec._us(sup.at), sup.record_ids, sup.reason])

@@ -20,13 +20,15 @@ from slotstream.state.codec import (
     decode_suppression,
     is_op_entry,
     lineage_ids,
+    suppression_field,
+    suppression_key,
 )
 from slotstream.state.compaction import Compactor
 from slotstream.state.digest import digest_namespace, user_state
 from slotstream.state.engine import Engine
 from slotstream.state.keys import Keys
 
-from stored_forms import format_1
+from stored_forms import format_1, suppression_spelled
 
 pytestmark = pytest.mark.integration
 
@@ -76,9 +78,12 @@ def to_earlier_forms(client: redis.Redis, engine: Engine, tenant: str, user: str
     log = [orjson.dumps(c) for raw in client.lrange(keys.log(tenant, user), 0, -1) for c in decode_changes(raw)]
     client.delete(keys.log(tenant, user))
     client.rpush(keys.log(tenant, user), *log)
+    # suppressions under their key (the value hash in hex): JSON, or the reason spelled out
     for key in (keys.suppressions(tenant, user), keys.read_suppressions(tenant, user)):
-        for sup_key, raw in client.hgetall(key).items():
-            client.hset(key, sup_key, decode_suppression(sup_key, raw).model_dump_json())
+        for n, (field, raw) in enumerate(client.hgetall(key).items()):
+            sup = decode_suppression(field, raw)
+            client.hdel(key, field)
+            client.hset(key, sup.key, sup.model_dump_json() if n % 2 else suppression_spelled(sup))
     joined = client.hgetall(keys.lineage(tenant, user))
     for slot, live in client.hgetall(keys.slots(tenant, user)).items():  # a list for every slot
         ids = lineage_ids(joined.get(slot), [], live)
@@ -141,6 +146,11 @@ def test_state_in_the_earlier_forms_reads_the_same_after_the_pass_in_less_memory
     assert len(log) == len({c["op"] for c in before[BIG]["changes"]}) < len(before[BIG]["changes"])
     assert digest_namespace(redis_client, namespace).digest == digest_before
     assert held(redis_client, namespace) < memory_before * 0.75
+    # suppressions under their packed fields, the earlier ones gone
+    fields = redis_client.hkeys(keys.suppressions("t1", BIG)) + redis_client.hkeys(keys.read_suppressions("t1", BIG))
+    assert len(fields) == 2 * len(before[BIG]["suppressions"]) == 4  # the forget's, which selection reads: in rsup too
+    assert all(field == suppression_field(suppression_key(field)) for field in fields)
+    assert [len(field) < len(suppression_key(field)) for field in fields].count(True) > 0
     for user in (BIG, SMALL):
         state = redis_client.hvals(keys.records("t1", user))
         assert not [raw for raw in state if raw.startswith(b"{")]

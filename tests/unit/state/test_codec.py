@@ -39,6 +39,7 @@ from slotstream.state.codec import (
     SENSITIVITIES,
     SOURCE_TYPES,
     STATUSES,
+    SUPPRESSION_REASONS,
     MalformedRecord,
     cold_entries,
     created_id,
@@ -54,10 +55,12 @@ from slotstream.state.codec import (
     encode_tail,
     lineage_field,
     lineage_ids,
+    suppression_field,
+    suppression_key,
 )
 
 from simulation import Sim
-from stored_forms import format_1
+from stored_forms import format_1, suppression_spelled
 from strategies import PURE, op_sequences
 
 T0 = datetime(2026, 5, 4, 8, 30, 15, 123456, tzinfo=UTC)
@@ -270,12 +273,32 @@ def test_a_change_log_entry_with_an_unknown_reference_is_refused() -> None:
     with pytest.raises(MalformedRecord):
         decode_changes(raw)
 
+
+def test_a_suppression_is_stored_with_its_hash_packed_and_its_reason_coded_and_earlier_forms_read() -> None:
+    hashed = "0123456789abcdef" * 2
     for sup in (
-        Suppression(attribute="a.b", scope="global", value_hash="f" * 32, at=T0, record_ids=["r1"], reason="corrected"),
+        Suppression(attribute="a.b", scope="global", value_hash=hashed, at=T0, record_ids=["r1"], reason="corrected"),
+        Suppression(attribute="a.b", scope="proj", value_hash=hashed, at=T0, record_ids=["r1"], reason="retracted"),
         Suppression(attribute="a.b", scope=None, value_hash=None, at=T0, record_ids=[], reason="forget"),
+        Suppression(attribute="a.b", scope="global", value_hash="ab", at=T0, record_ids=[], reason="made up"),
     ):
-        assert decode_suppression(sup.key, encode_suppression(sup)) == sup
-        assert decode_suppression(sup.key, sup.model_dump_json()) == sup
+        field = suppression_field(sup.key)
+        assert suppression_key(field) == sup.key
+        assert decode_suppression(field, encode_suppression(sup)) == sup
+        # as earlier releases stored it: under its key, JSON or the reason spelled out
+        assert decode_suppression(sup.key.encode(), sup.model_dump_json()) == sup
+        assert decode_suppression(sup.key.encode(), suppression_spelled(sup)) == sup
+    field = suppression_field(f"a.b|global|{hashed}")
+    assert field == b"a.b|global|" + bytes.fromhex(hashed) and len(field) == len("a.b|global|") + 16
+    # a byte of the packed hash that is "|" is part of the hash, not a separator
+    assert suppression_key(b"a.b|*|" + b"|" * 16) == "a.b|*|" + "7c" * 16
+    corrected = Suppression(attribute="a.b", value_hash=hashed, at=T0, record_ids=["r1"], reason="corrected")
+    assert len(encode_suppression(corrected)) < len(suppression_spelled(corrected))
+    assert msgspec.msgpack.decode(encode_suppression(corrected))[2] == SUPPRESSION_REASONS.index("corrected") == 1
+    # a value that does not decode: refused with a reason, not a crash of the reader
+    for raw in (b"\xc1", msgspec.msgpack.encode([0, [], 9]), b'{"attribute": 1}'):
+        with pytest.raises(MalformedRecord, match="suppression"):
+            decode_suppression(field, raw)
 
     # a field, then the live ids it does not hold; a slot's own list (an earlier form) as it is
     assert lineage_ids(b"r1 r2 r3", [b"x"], b'["r3"]') == ["r1", "r2", "r3"]
