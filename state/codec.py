@@ -29,6 +29,7 @@ the same rule.
 
 from __future__ import annotations
 
+import re
 import zlib
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
@@ -196,6 +197,28 @@ def _score_in(x: float | int) -> float:
     return x / _SCORE_SCALE if type(x) is int else float(x)
 
 
+# A record id the engine derived ("r_" and 20 hex digits: memory/validation.py derive_id) is stored
+# as MessagePack extension ID_EXT holding the 10 bytes the digits stand for (13 bytes, not 23) where
+# a record, suppression or change-log entry names another record; ids given by a client are
+# stored as they are.
+ID_EXT = 3
+_DERIVED_ID = re.compile(r"r_[0-9a-f]{20}")
+
+
+def _id_out(rid: str | bool | None) -> str | bool | msgspec.msgpack.Ext | None:
+    if isinstance(rid, str) and len(rid) == 22 and _DERIVED_ID.fullmatch(rid):
+        return msgspec.msgpack.Ext(ID_EXT, bytes.fromhex(rid[2:]))
+    return rid
+
+
+def _id_in(value: Any) -> Any:
+    if isinstance(value, msgspec.msgpack.Ext):
+        if value.code != ID_EXT or len(value.data) != 10:
+            raise MalformedRecord(f"a stored id is an unknown extension: {value.code}")
+        return "r_" + bytes(value.data).hex()
+    return value
+
+
 # the stored value of a `status_reason` that says which record superseded this one, and of a
 # `corrects` that names the record it supersedes: the text would repeat an id stored beside it
 _SAID_BY_SUPERSEDED_BY = True
@@ -220,12 +243,12 @@ class _Full(msgspec.Struct, array_like=True, omit_defaults=True, gc=False):
     op_id: str
     observed_at: datetime
     updated_at: datetime | None = None
-    superseded_by: str | None = None
+    superseded_by: str | msgspec.msgpack.Ext | None = None
     valid_until: datetime | None = None
     status_reason: str | bool | None = None
     evidence: list[tuple[int, str | bool | None, str | None, datetime | None]] | None = None
-    supersedes: str | None = None
-    corrects: str | bool | None = None
+    supersedes: str | msgspec.msgpack.Ext | None = None
+    corrects: str | bool | msgspec.msgpack.Ext | None = None
     corrects_current: bool = False
     confidence: float | int = _SCORE_SCALE
     importance: float | int = _SCORE_SCALE // 2
@@ -263,13 +286,13 @@ class _Tail(msgspec.Struct, array_like=True, omit_defaults=True, gc=False):
     updated_at: datetime | None = None
     normalized_value: Any = None
     evidence: list[tuple[int, str | bool | None, str | None, datetime | None]] | None = None
-    supersedes: str | None = None
-    superseded_by: str | None = None
+    supersedes: str | msgspec.msgpack.Ext | None = None
+    superseded_by: str | msgspec.msgpack.Ext | None = None
     valid_until: datetime | None = None
     valid_from: datetime | None = None
     review_at: datetime | None = None
     status_reason: str | None = None
-    corrects: str | bool | None = None  # True: the same as `supersedes`
+    corrects: str | bool | msgspec.msgpack.Ext | None = None  # True: the same as `supersedes`
     corrects_current: bool = False
     depends_on: list[str] | None = None
     dependency_until: datetime | None = None
@@ -362,8 +385,8 @@ def encode_tail(rec: Record) -> bytes:
             None if rec.updated_at == observed else rec.updated_at,
             None if rec.normalized_value == rec.value else rec.normalized_value,
             _evidence_out(rec, rec.source),
-            rec.supersedes,
-            rec.superseded_by,
+            _id_out(rec.supersedes),
+            _id_out(rec.superseded_by),
             rec.valid_until,
             rec.valid_from,
             rec.review_at,
@@ -376,12 +399,14 @@ def encode_tail(rec: Record) -> bytes:
     )
 
 
-def _corrects_out(rec: Record) -> str | bool | None:
-    return _SAME_AS_SUPERSEDES if rec.corrects is not None and rec.corrects == rec.supersedes else rec.corrects
+def _corrects_out(rec: Record) -> str | bool | msgspec.msgpack.Ext | None:
+    if rec.corrects is not None and rec.corrects == rec.supersedes:
+        return _SAME_AS_SUPERSEDES
+    return _id_out(rec.corrects)
 
 
-def _corrects_in(corrects: str | bool | None, supersedes: str | None) -> str | None:
-    return supersedes if corrects is _SAME_AS_SUPERSEDES else corrects  # type: ignore[return-value]
+def _corrects_in(corrects: Any, supersedes: str | None) -> str | None:
+    return supersedes if corrects is _SAME_AS_SUPERSEDES else _id_in(corrects)  # type: ignore[no-any-return]
 
 
 def _from_tail(record_id: str, raw: bytes, row: bytes | list[Any] | None, tenant: str, user: str) -> Record:
@@ -415,13 +440,13 @@ def _from_tail(record_id: str, raw: bytes, row: bytes | list[Any] | None, tenant
         sensitivity=_BY_VALUE[r[12]],
         cardinality=_BY_VALUE[r[13]],
         evidence=_evidence_in(t.evidence, observed, r[18]),
-        supersedes=t.supersedes,
-        superseded_by=t.superseded_by,
+        supersedes=_id_in(t.supersedes),
+        superseded_by=_id_in(t.superseded_by),
         valid_until=t.valid_until,
         valid_from=t.valid_from,
         review_at=t.review_at,
         status_reason=t.status_reason,
-        corrects=_corrects_in(t.corrects, t.supersedes),
+        corrects=_corrects_in(t.corrects, _id_in(t.supersedes)),
         corrects_current=t.corrects_current,
         depends_on=t.depends_on or [],
         dependency_until=t.dependency_until,
@@ -448,11 +473,11 @@ def encode_record(rec: Record) -> bytes:
             rec.op_id,
             observed,
             None if rec.updated_at == observed else rec.updated_at,
-            rec.superseded_by,
+            _id_out(rec.superseded_by),
             rec.valid_until,
             _SAID_BY_SUPERSEDED_BY if superseded else rec.status_reason,
             _evidence_out(rec),
-            rec.supersedes,
+            _id_out(rec.supersedes),
             _corrects_out(rec),
             rec.corrects_current,
             _score_out(rec.confidence),
@@ -482,6 +507,7 @@ def _from_whole(record_id: str, f: _Full | _Stored, tenant: str, user: str) -> R
     observed = f.observed_at
     value = f.value
     reason = f.status_reason
+    supersedes, superseded_by = _id_in(f.supersedes), _id_in(f.superseded_by)
     return Record(
         id=record_id,
         tenant=tenant,
@@ -506,13 +532,13 @@ def _from_whole(record_id: str, f: _Full | _Stored, tenant: str, user: str) -> R
         sensitivity=SENSITIVITIES[f.sensitivity],
         cardinality=CARDINALITIES[f.cardinality],
         evidence=_evidence_in(f.evidence, observed),
-        supersedes=f.supersedes,
-        superseded_by=f.superseded_by,
+        supersedes=supersedes,
+        superseded_by=superseded_by,
         valid_until=f.valid_until,
         valid_from=f.valid_from,
         review_at=f.review_at,
-        status_reason=f"superseded by {f.superseded_by}" if reason is _SAID_BY_SUPERSEDED_BY else _text(reason),
-        corrects=_corrects_in(f.corrects, f.supersedes),
+        status_reason=f"superseded by {superseded_by}" if reason is _SAID_BY_SUPERSEDED_BY else _text(reason),
+        corrects=_corrects_in(f.corrects, supersedes),
         corrects_current=f.corrects_current,
         depends_on=f.depends_on or [],
         dependency_until=f.dependency_until,
@@ -656,7 +682,7 @@ class _Interned:
             if len(value) >= _REF_FROM and len(self.strings) < _REFS_MAX:
                 self.seen[value] = len(self.strings)
                 self.strings.append(value)
-            return value
+            return _id_out(value)
         if isinstance(value, list):
             return [self.out(v) for v in value]
         return value
@@ -666,6 +692,8 @@ class _Interned:
             data = bytes(value.data)
             if value.code == CREATED and not data:
                 return self.created
+            if value.code == ID_EXT:  # a string met for the first time
+                return self.back(_id_in(value))
             if value.code != REF or len(data) != 1 or data[0] >= len(self.strings):
                 raise MalformedRecord(f"a change-log entry holds an unknown reference: {value!r}")
             return self.strings[data[0]]
@@ -802,7 +830,8 @@ def suppression_key(field: bytes | str) -> str:
 
 
 def encode_suppression(sup: Suppression) -> bytes:
-    return _ENCODER.encode([_us(sup.at), sup.record_ids, _SUPPRESSION_REASON.get(sup.reason, sup.reason)])
+    ids = [_id_out(rid) for rid in sup.record_ids]
+    return _ENCODER.encode([_us(sup.at), ids, _SUPPRESSION_REASON.get(sup.reason, sup.reason)])
 
 
 def decode_suppression(field: bytes | str, raw: bytes | str) -> Suppression:
@@ -818,10 +847,10 @@ def decode_suppression(field: bytes | str, raw: bytes | str) -> Suppression:
             scope=None if scope == "*" else scope,
             value_hash=None if value_hash == "*" else value_hash,
             at=_at(at),
-            record_ids=record_ids,
+            record_ids=[_id_in(rid) for rid in record_ids],
             reason=SUPPRESSION_REASONS[reason] if isinstance(reason, int) else reason,
         )
-    except (msgspec.DecodeError, ValidationError, ValueError, IndexError, TypeError) as err:
+    except (msgspec.DecodeError, ValidationError, MalformedRecord, ValueError, IndexError, TypeError) as err:
         raise MalformedRecord(f"a suppression does not decode: {err}") from err
 
 

@@ -102,12 +102,13 @@ def test_a_superseded_version_is_stored_without_what_its_neighbours_say() -> Non
     assert (new.corrects, new.supersedes) == (old.id, old.id)
     stored = encode_record(superseded)
     assert decode_record(old.id, stored, old.tenant, old.user) == superseded
-    # neither its id, nor the reason's text, nor a score in nine bytes: each id is stored once
-    assert stored.count(old.id.encode()) == 0 and stored.count(new.id.encode()) == 1
+    # neither its id, nor the reason's text, nor a score in nine bytes: each id is stored once, as
+    # the 10 bytes its hex digits stand for
+    assert b"r_" not in stored and stored.count(packed(old.id)) == 0 and stored.count(packed(new.id)) == 1
     assert len(stored) <= len(format_1(superseded)) - len(old.id) - len(superseded.status_reason) - 6
     row = orjson.dumps(compact(new))
     tail = encode_tail(new)
-    assert tail.count(old.id.encode()) == 1
+    assert tail.count(packed(old.id)) == 1 and old.id.encode() not in tail
     # the default scope and subject are left to the reader, and so is the source the row holds
     assert b"global" not in tail and b"user" not in tail
     sourced = new.model_copy(
@@ -117,6 +118,15 @@ def test_a_superseded_version_is_stored_without_what_its_neighbours_say() -> Non
     assert decode_record(new.id, encode_tail(sourced), new.tenant, new.user, orjson.dumps(compact(sourced))) == sourced
     assert decode_record(new.id, tail, new.tenant, new.user, row) == new
     assert decode_record(new.id, encode_record(new), new.tenant, new.user) == new
+    # an id a client gave is stored as it is
+    given = new.model_copy(update={"supersedes": "pref-7", "corrects": "r_" + "A" * 20})
+    assert b"pref-7" in encode_tail(given) and b"r_" + b"A" * 20 in encode_tail(given)
+    assert decode_record(new.id, encode_tail(given), new.tenant, new.user, row) == given
+
+
+def packed(rid: str) -> bytes:
+    """How a derived record id is stored where another record names it (state/codec.py ID_EXT)."""
+    return b"\xc7\x0a\x03" + bytes.fromhex(rid[2:])
 
 
 def test_a_record_with_every_field_set_round_trips_exactly() -> None:
@@ -258,10 +268,13 @@ def test_one_ops_changes_are_one_log_entry_naming_each_string_once() -> None:
     raw = encode_changes("fix:0", T0, changes)
     at = "2026-05-04T08:30:15.123456Z"
     assert decode_changes(raw) == [{"op": "fix:0", "at": at, **c, "type": str(c["type"].value)} for c in changes]
-    # each id, the attribute and the scope are written out once
-    for text in (old, "preference.tea", "global"):
+    # each id, the attribute and the scope are written out once (a derived id as its 10 bytes, the
+    # suppressed value's hash as its 16)
+    for text in ("preference.tea", "global"):
         assert raw.count(text.encode()) == 1, text
-    assert new.encode() not in raw
+    assert raw.count(packed(old)) == 1 and b"r_" not in raw.replace(b"r_other", b"")
+    assert raw.count(bytes.fromhex("b5" * 16)) == 1 and b"b5b5" not in raw
+    assert new.encode() not in raw and packed(new) not in raw
     # a correction's three changes: the entry of the three takes about 60% of the bytes of an entry each
     correction = len(encode_changes("fix:0", T0, changes[:3]))
     apart = sum(len(encode_changes("fix:0", T0, [c])) for c in changes[:3])
