@@ -236,9 +236,12 @@ local function erase_user(written_scopes)
         kept[#kept + 1] = ledger[i]
         kept[#kept + 1] = string.sub(raw, 1, cut - 1) .. '}'
       end
-    elseif not string.find(first, '%d') then  -- [time, outcome, reason, ids]
+    elseif not string.find(first, '%d') then  -- [time, outcome, reason, ids], or the time alone
       local entry = cmsgpack.unpack(raw)
-      if entry[4] then
+      if type(entry) ~= 'table' then  -- applied, creating one record (state/codec.py)
+        kept[#kept + 1] = ledger[i]
+        kept[#kept + 1] = cmsgpack.pack({entry, 0, ''})
+      elseif entry[4] then
         entry[4] = nil
         kept[#kept + 1] = ledger[i]
         kept[#kept + 1] = cmsgpack.pack(entry)
@@ -276,7 +279,8 @@ local function trim_ledger(cutoff, floor)
     local raw = ledger[i + 1]
     local first = string.sub(raw, 1, 1)
     if first ~= '{' and not string.find(first, '%d') then
-      local at_ms = math.floor(cmsgpack.unpack(raw)[1] / 1000)
+      local entry = cmsgpack.unpack(raw)
+      local at_ms = math.floor((type(entry) == 'table' and entry[1] or entry) / 1000)
       if at_ms < cutoff then
         gone[#gone + 1] = ledger[i]
         if at_ms > floor then floor = at_ms end

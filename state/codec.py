@@ -593,12 +593,14 @@ def decode_record(
 # An entry, under its op id: [event time (µs since the epoch), outcome (its code), reason or "", ids
 # of the records it wrote], the id a record created by the op gets (its op's id derived,
 # memory/validation.py `derive_id`) being 0: at most 64 bytes for an op that wrote up to two
-# records, so that a user's ledger stays in Redis's compact (listpack) encoding.
+# records, so that a user's ledger stays in Redis's compact (listpack) encoding. The entry of an op
+# that applied and created its one record, most entries, is the event time alone.
 # apply.lua reads the time (to trim the ledger to its window) and drops the ids when the user is
 # erased; entries written before this form are JSON objects ({"at": ISO time, "o", "r", "p"}), or
 # an ISO time alone in the oldest.
 
 _DERIVED = 0  # in a ledger entry's ids: the id derived from the entry's op id
+_APPLIED = _CODE[OUTCOMES][Outcome.APPLIED]
 
 
 def created_id(op_id: str) -> str:
@@ -607,9 +609,12 @@ def created_id(op_id: str) -> str:
 
 
 def encode_ledger_entry(op_id: str, at: datetime, outcome: str, reason: str | None, record_ids: list[str]) -> bytes:
-    entry: list[Any] = [_us(at), _CODE[OUTCOMES][Outcome(outcome)], reason or ""]  # nil would be a hole in Lua
+    code = _CODE[OUTCOMES][Outcome(outcome)]
+    derived = created_id(op_id)
+    if code == _APPLIED and not reason and record_ids == [derived]:
+        return _ENCODER.encode(_us(at))  # the most common entry: the op applied, creating its record
+    entry: list[Any] = [_us(at), code, reason or ""]  # nil would be a hole in Lua
     if record_ids:
-        derived = created_id(op_id)
         entry.append([_DERIVED if rid == derived else rid for rid in record_ids])
     return _ENCODER.encode(entry)
 
@@ -623,6 +628,8 @@ def decode_ledger_entry(op_id: str, raw: bytes) -> tuple[str, str, str | None, l
     if raw[:1].isdigit():  # the oldest form: the event time alone
         return raw.decode(), "applied", None, []
     entry = _DECODER.decode(raw)
+    if isinstance(entry, int):
+        return iso(_at(entry)), Outcome.APPLIED.value, None, [created_id(op_id)]
     ids = [created_id(op_id) if rid == _DERIVED else rid for rid in entry[3]] if len(entry) > 3 else []
     return iso(_at(entry[0])), OUTCOMES[entry[1]].value, entry[2] or None, ids
 

@@ -12,6 +12,7 @@ import pytest
 import redis
 
 from slotstream.memory.models import Status, iso
+from slotstream.state.codec import decode_ledger_entry
 from slotstream.state.engine import Engine
 from slotstream.state.lua import ChunkedWrites
 
@@ -168,14 +169,23 @@ def test_erase_user_removes_every_derived_copy(engine, redis_client, namespace):
             rec_op("o2", id="b", attribute="profile.allergies", value="peanuts", scope="project:p1"),
             rec_op("o3", id="c", attribute="preference.language", value="German", scope="session:s1"),
             rec_op("x1", id="other", user="u2", value="detailed"),
+            rec_op(
+                "o0", kind="preference", attribute="preference.drink", value="tea"
+            ),  # its id derived: the ledger's short entry
         ]
     )
+    ledger = engine.keys.ledger("t1", "u1")
+    assert len(redis_client.hget(ledger, "o0")) == 9
     engine.apply(cmd_op("o4", H, op="forget", record_id="a"))
     res = engine.apply(cmd_op("o5", 2 * H, op="erase_user"))
     assert res.outcome == "applied"
     state = dump_namespace(redis_client, namespace)
     u1 = {k: v for k, v in state.items() if "{t1:u1}" in k}
     assert set(u1) <= {"{t1:u1}:meta", "{t1:u1}:ops", "{t1:u1}:log"}
+    # the ledger keeps every op, without the ids of the records they wrote
+    entries = {op.decode(): decode_ledger_entry(op.decode(), raw) for op, raw in redis_client.hgetall(ledger).items()}
+    assert set(entries) == {"o0", "o1", "o2", "o3", "o4", "o5"} and all(not e[3] for e in entries.values())
+    assert entries["o0"][:3] == (at(), "applied", None)
     for value in ("concise", "peanuts", "german"):
         assert value not in repr(u1).casefold()
     assert engine.records("t1", "u1") == [] and engine.suppressions("t1", "u1") == []

@@ -29,6 +29,7 @@ from slotstream.memory.models import (
     Suppression,
 )
 from slotstream.memory.selection import compact
+from slotstream.state import codec
 from slotstream.state.codec import (
     AUTHORITIES,
     CARDINALITIES,
@@ -208,6 +209,13 @@ def test_bookkeeping_entries_round_trip_and_the_earlier_forms_read() -> None:
     entry = encode_ledger_entry("op-1", T0, "applied", None, [created, ids[0]])
     assert created.encode() not in entry and len(entry) <= 40
     assert decode_ledger_entry("op-1", entry)[3] == [created, ids[0]]
+    # an op that applied and created its one record, the most common entry: its time alone
+    entry = encode_ledger_entry("op-1", T0, "applied", None, [created])
+    assert msgspec.msgpack.decode(entry) == codec._us(T0) and len(entry) == 9
+    assert decode_ledger_entry("op-1", entry) == ("2026-05-04T08:30:15.123456Z", "applied", None, [created])
+    for other in (("noop", None, [created]), ("applied", "why", [created]), ("applied", None, [ids[0]])):
+        entry = encode_ledger_entry("op-1", T0, *other)
+        assert len(entry) > 9 and decode_ledger_entry("op-1", entry)[1:] == other
     assert decode_ledger_entry("op-1", encode_ledger_entry("op-1", T0, "rejected", "target_not_found", []))[1:] == (
         "rejected",
         "target_not_found",
