@@ -637,12 +637,13 @@ def decode_ledger_entry(op_id: str, raw: bytes) -> tuple[str, str, str | None, l
 # --- the change log ------------------------------------------------------------------------------
 # An entry holds one op's changes: [op id, event time (µs), change, change, ...], a change being
 # [change type (its code), then field, value pairs], a field being its code in CHANGE_FIELDS
-# (append only) or, for a field not listed, its name; a status is its code. The changes of one op
-# name the same records, attribute and scope again and again: a string of four characters or more
-# met before in the entry is written as a reference to it (MessagePack extension REF, data: its
-# number among the entry's first mentions), the id of the record the op created (derived from the
-# op id) as extension CREATED, and a suppression key ("<attribute>|<scope>|<hash>") as its three
-# parts, so the attribute and scope in it are references too.
+# (append only) or, for a field not listed, its name; a status is its code, the default scope True.
+# The changes of one op name the same records, attribute and scope again and again: a string of
+# four characters or more met before in the entry is written as a reference to it (MessagePack
+# extension REF, data: its number among the entry's first mentions), the id of the record the op
+# created (derived from the op id) as extension CREATED, another derived id first met as ID_EXT,
+# and a suppression key ("<attribute>|<scope>|<hash>") as its three parts, so the attribute and
+# scope in it are references too (the hash: its 16 bytes).
 # Older entries hold one change each, [op id, time, change type, field, value, ...], or are JSON.
 
 CHANGE_FIELDS = (
@@ -727,8 +728,11 @@ def encode_changes(op_id: str, at: datetime, changes: list[dict[str, Any]]) -> b
             code = _CHANGE_CODE.get(name, name)
             if name == "status":
                 value = _STATUS_CODE.get(value, value)
+            elif name == "scope" and value == DEFAULT_SCOPE:
+                value = True
             elif code == _KEY_FIELD and isinstance(value, str) and value.count("|") == 2:
                 value = value.split("|")
+                value[1] = True if value[1] == DEFAULT_SCOPE else value[1]
                 value[2] = _packed_hash(value[2])
             out += (code, interned.out(value))
         entry.append(out)
@@ -743,6 +747,12 @@ def is_op_entry(raw: bytes) -> bool:
     return len(entry) < 3 or isinstance(entry[2], list)
 
 
+def _key_part(part: str | bytes | bool) -> str:
+    if part is True:
+        return DEFAULT_SCOPE
+    return part.hex() if isinstance(part, bytes) else str(part)
+
+
 def _change(op: str, at: str, type_code: int, fields: list[Any], interned: _Interned | None) -> dict[str, Any]:
     out: dict[str, Any] = {"op": op, "at": at, "type": CHANGE_TYPES[type_code].value}
     for k in range(0, len(fields) - 1, 2):
@@ -750,8 +760,10 @@ def _change(op: str, at: str, type_code: int, fields: list[Any], interned: _Inte
         value = interned.back(fields[k + 1]) if interned else fields[k + 1]
         if name == "status" and isinstance(value, int):
             value = STATUSES[value].value
+        elif name == "scope" and value is True:
+            value = DEFAULT_SCOPE
         elif name == "key" and isinstance(value, list):
-            value = "|".join(v.hex() if isinstance(v, bytes) else v for v in value)
+            value = "|".join(_key_part(v) for v in value)
         out[name] = value
     return out
 
@@ -799,10 +811,10 @@ def lineage_field(lineage: list[str], live: list[str]) -> str | None:
 
 # --- suppressions --------------------------------------------------------------------------------
 # Stored under their field, the key (Suppression.key, "<attribute>|<scope or *>|<value hash or *>")
-# with the value hash as its 16 bytes rather than 32 hex digits, as [time (µs), record ids,
-# reason (its code in SUPPRESSION_REASONS)]: the field gives the rest, and a value this short keeps
-# a user's suppressions in Redis's compact (listpack) encoding. Older ones have the hash in hex or
-# the reason spelled out, or are the suppression's JSON under its key.
+# with the default scope left empty and the value hash as its 16 bytes rather than 32 hex digits,
+# as [time (µs), record ids, reason (its code in SUPPRESSION_REASONS)]: the field gives the rest,
+# and a value this short keeps a user's suppressions in Redis's compact (listpack) encoding. Older
+# ones have the scope and hash spelled out or the reason, or are the suppression's JSON under its key.
 
 SUPPRESSION_REASONS = ("forget", "corrected", "retracted", "rejected")  # apply.lua and context.lua know 1 and 2
 _SUPPRESSION_REASON = {reason: code for code, reason in enumerate(SUPPRESSION_REASONS)}
@@ -820,20 +832,25 @@ def _packed_hash(value_hash: str) -> str | bytes:
 
 
 def suppression_field(key: str) -> bytes:
-    """The stored field of a suppression's key: its value hash packed (other keys as they are)."""
-    head, _, value_hash = key.rpartition("|")
+    """The stored field of a suppression's key: the default scope left empty, the value hash packed."""
+    attribute, scope, value_hash = key.split("|")
     packed = _packed_hash(value_hash)
-    return head.encode() + b"|" + packed if isinstance(packed, bytes) else key.encode()
+    return b"|".join(
+        (
+            attribute.encode(),
+            b"" if scope == DEFAULT_SCOPE else scope.encode(),
+            packed if isinstance(packed, bytes) else packed.encode(),
+        )
+    )
 
 
 def suppression_key(field: bytes | str) -> str:
-    """A suppression's key (Suppression.key) from its stored field, of either form."""
+    """A suppression's key (Suppression.key) from its stored field, of any form."""
     if isinstance(field, str):
-        return field
+        field = field.encode()
     attribute, scope, value_hash = field.split(b"|", 2)
-    if len(value_hash) == _HASH_HEX // 2:
-        return f"{attribute.decode()}|{scope.decode()}|{value_hash.hex()}"
-    return field.decode()
+    hashed = value_hash.hex() if len(value_hash) == _HASH_HEX // 2 else value_hash.decode()
+    return f"{attribute.decode()}|{scope.decode() or DEFAULT_SCOPE}|{hashed}"
 
 
 def encode_suppression(sup: Suppression) -> bytes:

@@ -276,10 +276,9 @@ def test_one_ops_changes_are_one_log_entry_naming_each_string_once() -> None:
     raw = encode_changes("fix:0", T0, changes)
     at = "2026-05-04T08:30:15.123456Z"
     assert decode_changes(raw) == [{"op": "fix:0", "at": at, **c, "type": str(c["type"].value)} for c in changes]
-    # each id, the attribute and the scope are written out once (a derived id as its 10 bytes, the
-    # suppressed value's hash as its 16)
-    for text in ("preference.tea", "global"):
-        assert raw.count(text.encode()) == 1, text
+    # each id and the attribute are written out once (a derived id as its 10 bytes, the suppressed
+    # value's hash as its 16), the default scope not at all
+    assert raw.count(b"preference.tea") == 1 and b"global" not in raw
     assert raw.count(packed(old)) == 1 and b"r_" not in raw.replace(b"r_other", b"")
     assert raw.count(bytes.fromhex("b5" * 16)) == 1 and b"b5b5" not in raw
     assert new.encode() not in raw and packed(new) not in raw
@@ -309,8 +308,10 @@ def test_a_suppression_is_stored_with_its_hash_packed_and_its_reason_coded_and_e
         # as earlier releases stored it: under its key, JSON or the reason spelled out
         assert decode_suppression(sup.key.encode(), sup.model_dump_json()) == sup
         assert decode_suppression(sup.key.encode(), suppression_spelled(sup)) == sup
+    # the default scope left empty, the hash as its 16 bytes
     field = suppression_field(f"a.b|global|{hashed}")
-    assert field == b"a.b|global|" + bytes.fromhex(hashed) and len(field) == len("a.b|global|") + 16
+    assert field == b"a.b||" + bytes.fromhex(hashed) and suppression_key(field) == f"a.b|global|{hashed}"
+    assert suppression_field("a.b|proj|*") == b"a.b|proj|*" and suppression_key(b"a.b||*") == "a.b|global|*"
     # a byte of the packed hash that is "|" is part of the hash, not a separator
     assert suppression_key(b"a.b|*|" + b"|" * 16) == "a.b|*|" + "7c" * 16
     corrected = Suppression(attribute="a.b", value_hash=hashed, at=T0, record_ids=["r1"], reason="corrected")
