@@ -221,6 +221,32 @@ local function index(scope, id, encoded, created)
   redis.call('HSET', P .. ':ix:' .. scope, id, encoded)
 end
 
+-- A compact op-ledger entry (state/codec.py): [time (µs), outcome code, reason, ids], the ids left
+-- out, or the time alone. Returns the time, and the outcome, the reason and whether ids follow
+-- (nil for the time alone). Read by hand: cmsgpack does not know the extension type of the ids.
+local UINT_WIDTH = {[0xcc] = 1, [0xcd] = 2, [0xce] = 4, [0xcf] = 8}
+local function ledger_head(raw)
+  local first = string.byte(raw, 1)
+  local listed = first == 0x93 or first == 0x94
+  local pos = listed and 2 or 1
+  local b, at = string.byte(raw, pos), 0
+  if b < 0x80 then pos = pos + 1; at = b
+  else
+    local width = UINT_WIDTH[b]
+    if not width then error('an op-ledger entry does not start with its time') end
+    for k = 1, width do at = at * 256 + string.byte(raw, pos + k) end
+    pos = pos + 1 + width
+  end
+  if not listed then return at end
+  local code = string.byte(raw, pos)  -- a positive fixint
+  b = string.byte(raw, pos + 1)
+  local len, head
+  if b >= 0xa0 and b <= 0xbf then len, head = b - 0xa0, 1
+  elseif b == 0xd9 then len, head = string.byte(raw, pos + 2), 2
+  else len, head = string.byte(raw, pos + 2) * 256 + string.byte(raw, pos + 3), 3 end
+  return at, code, string.sub(raw, pos + 1 + head, pos + head + len), first == 0x94
+end
+
 -- `written_scopes`: the scopes this call gave a read-model row before the erase, not yet added to
 -- <prefix>:scopes (that happens once, at the end of the call): their rows and index go too
 local function erase_user(written_scopes)
@@ -236,15 +262,11 @@ local function erase_user(written_scopes)
         kept[#kept + 1] = ledger[i]
         kept[#kept + 1] = string.sub(raw, 1, cut - 1) .. '}'
       end
-    elseif not string.find(first, '%d') then  -- [time, outcome, reason, ids], or the time alone
-      local entry = cmsgpack.unpack(raw)
-      if type(entry) ~= 'table' then  -- applied, creating one record (state/codec.py)
+    elseif not string.find(first, '%d') then
+      local at, code, reason, with_ids = ledger_head(raw)
+      if code == nil or with_ids then  -- (the time alone: applied, creating one record)
         kept[#kept + 1] = ledger[i]
-        kept[#kept + 1] = cmsgpack.pack({entry, 0, ''})
-      elseif entry[4] then
-        entry[4] = nil
-        kept[#kept + 1] = ledger[i]
-        kept[#kept + 1] = cmsgpack.pack(entry)
+        kept[#kept + 1] = cmsgpack.pack({at, code or 0, reason or ''})
       end
     end
   end
@@ -279,8 +301,7 @@ local function trim_ledger(cutoff, floor)
     local raw = ledger[i + 1]
     local first = string.sub(raw, 1, 1)
     if first ~= '{' and not string.find(first, '%d') then
-      local entry = cmsgpack.unpack(raw)
-      local at_ms = math.floor((type(entry) == 'table' and entry[1] or entry) / 1000)
+      local at_ms = math.floor(ledger_head(raw) / 1000)
       if at_ms < cutoff then
         gone[#gone + 1] = ledger[i]
         if at_ms > floor then floor = at_ms end

@@ -592,9 +592,10 @@ def decode_record(
 # --- the op ledger -----------------------------------------------------------------------------
 # An entry, under its op id: [event time (µs since the epoch), outcome (its code), reason or "", ids
 # of the records it wrote], the id a record created by the op gets (its op's id derived,
-# memory/validation.py `derive_id`) being 0: at most 64 bytes for an op that wrote up to two
-# records, so that a user's ledger stays in Redis's compact (listpack) encoding. The entry of an op
-# that applied and created its one record, most entries, is the event time alone.
+# memory/validation.py `derive_id`) being 0, another derived id being ID_EXT: at most 64 bytes for
+# an op that wrote up to two records, so that a user's ledger stays in Redis's compact (listpack)
+# encoding. The entry of an op that applied and created its one record, most entries, is the event
+# time alone.
 # apply.lua reads the time (to trim the ledger to its window) and drops the ids when the user is
 # erased; entries written before this form are JSON objects ({"at": ISO time, "o", "r", "p"}), or
 # an ISO time alone in the oldest.
@@ -615,7 +616,7 @@ def encode_ledger_entry(op_id: str, at: datetime, outcome: str, reason: str | No
         return _ENCODER.encode(_us(at))  # the most common entry: the op applied, creating its record
     entry: list[Any] = [_us(at), code, reason or ""]  # nil would be a hole in Lua
     if record_ids:
-        entry.append([_DERIVED if rid == derived else rid for rid in record_ids])
+        entry.append([_DERIVED if rid == derived else _id_out(rid) for rid in record_ids])
     return _ENCODER.encode(entry)
 
 
@@ -630,7 +631,7 @@ def decode_ledger_entry(op_id: str, raw: bytes) -> tuple[str, str, str | None, l
     entry = _DECODER.decode(raw)
     if isinstance(entry, int):
         return iso(_at(entry)), Outcome.APPLIED.value, None, [created_id(op_id)]
-    ids = [created_id(op_id) if rid == _DERIVED else rid for rid in entry[3]] if len(entry) > 3 else []
+    ids = [created_id(op_id) if rid == _DERIVED else _id_in(rid) for rid in entry[3]] if len(entry) > 3 else []
     return iso(_at(entry[0])), OUTCOMES[entry[1]].value, entry[2] or None, ids
 
 

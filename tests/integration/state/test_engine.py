@@ -12,7 +12,7 @@ import pytest
 import redis
 
 from slotstream.memory.models import Status, iso
-from slotstream.state.codec import decode_ledger_entry
+from slotstream.state.codec import created_id, decode_ledger_entry
 from slotstream.state.engine import Engine
 from slotstream.state.lua import ChunkedWrites
 
@@ -176,6 +176,11 @@ def test_erase_user_removes_every_derived_copy(engine, redis_client, namespace):
     )
     ledger = engine.keys.ledger("t1", "u1")
     assert len(redis_client.hget(ledger, "o0")) == 9
+    # a correction's entry names the record it superseded by its packed id (state/codec.py ID_EXT)
+    corrected = created_id("o0")
+    engine.apply(cmd_op("o3c", H, op="correct", record_id=corrected, value="coffee"))
+    assert bytes.fromhex(corrected[2:]) in redis_client.hget(ledger, "o3c")
+    assert decode_ledger_entry("o3c", redis_client.hget(ledger, "o3c"))[3] == [created_id("o3c"), corrected]
     engine.apply(cmd_op("o4", H, op="forget", record_id="a"))
     res = engine.apply(cmd_op("o5", 2 * H, op="erase_user"))
     assert res.outcome == "applied"
@@ -184,7 +189,8 @@ def test_erase_user_removes_every_derived_copy(engine, redis_client, namespace):
     assert set(u1) <= {"{t1:u1}:meta", "{t1:u1}:ops", "{t1:u1}:log"}
     # the ledger keeps every op, without the ids of the records they wrote
     entries = {op.decode(): decode_ledger_entry(op.decode(), raw) for op, raw in redis_client.hgetall(ledger).items()}
-    assert set(entries) == {"o0", "o1", "o2", "o3", "o4", "o5"} and all(not e[3] for e in entries.values())
+    assert set(entries) == {"o0", "o1", "o2", "o3", "o3c", "o4", "o5"} and all(not e[3] for e in entries.values())
+    assert entries["o3c"][1:] == ("applied", None, [])
     assert entries["o0"][:3] == (at(), "applied", None)
     for value in ("concise", "peanuts", "german"):
         assert value not in repr(u1).casefold()
