@@ -125,7 +125,7 @@ def transition_args(t: Transition, out: list[Any], known: KnownState | None = No
         out += (suppression_field(s.key), encode_suppression(s), _flag(s.reason not in SLOT_ONLY_REASONS))
     # a key goes in either stored form (state/codec.py): its older one when it is written anew
     unsuppress = [field for key in t.unsuppress for field in _fields(key)]
-    unsuppress += [key for s in t.suppress if (key := s.key.encode()) != suppression_field(s.key)]
+    unsuppress += [spelled for s in t.suppress if (spelled := s.key.encode()) != suppression_field(s.key)]
     out += (len(unsuppress), *unsuppress, len(t.aliases))
     for alias, target in t.aliases.items():
         out += (alias, target)

@@ -213,9 +213,10 @@ def _id_out(rid: str | bool | None) -> str | bool | msgspec.msgpack.Ext | None:
 
 def _id_in(value: Any) -> Any:
     if isinstance(value, msgspec.msgpack.Ext):
-        if value.code != ID_EXT or len(value.data) != 10:
+        data = bytes(value.data)
+        if value.code != ID_EXT or len(data) != 10:
             raise MalformedRecord(f"a stored id is an unknown extension: {value.code}")
-        return "r_" + bytes(value.data).hex()
+        return "r_" + data.hex()
     return value
 
 
@@ -406,7 +407,7 @@ def _corrects_out(rec: Record) -> str | bool | msgspec.msgpack.Ext | None:
 
 
 def _corrects_in(corrects: Any, supersedes: str | None) -> str | None:
-    return supersedes if corrects is _SAME_AS_SUPERSEDES else _id_in(corrects)  # type: ignore[no-any-return]
+    return supersedes if corrects is _SAME_AS_SUPERSEDES else _id_in(corrects)
 
 
 def _from_tail(record_id: str, raw: bytes, row: bytes | list[Any] | None, tenant: str, user: str) -> Record:
@@ -732,9 +733,8 @@ def encode_changes(op_id: str, at: datetime, changes: list[dict[str, Any]]) -> b
             elif name == "scope" and value == DEFAULT_SCOPE:
                 value = True
             elif code == _KEY_FIELD and isinstance(value, str) and value.count("|") == 2:
-                value = value.split("|")
-                value[1] = True if value[1] == DEFAULT_SCOPE else value[1]
-                value[2] = _packed_hash(value[2])
+                attribute, scope, value_hash = value.split("|")
+                value = [attribute, True if scope == DEFAULT_SCOPE else scope, _packed_hash(value_hash)]
             out += (code, interned.out(value))
         entry.append(out)
     return _ENCODER.encode(entry)

@@ -7,6 +7,7 @@ read API (one round trip, payload bounded by the active records in the request's
 
 from __future__ import annotations
 
+import logging
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -59,6 +60,7 @@ from .codec import (
     encode_cold,
     encode_record,
     lineage_ids,
+    written_now,
     written_with_row,
 )
 from .context_cache import STAMP_FIELDS, ContextCache
@@ -67,6 +69,8 @@ from .keys import Keys
 from .lua import ChunkedWrites, LuaScript, run_pipeline, script_source
 from .read_index import CONTEXT_SCRIPT, INDEX_ABOVE, WHOLE_UP_TO, ReadStats, SmallScopes, index_entry
 from .reader import ContextRead
+
+_log = logging.getLogger(__name__)
 
 MAX_RETRIES = 5
 # the defaults of the settings of the same names (slotstream/config/settings.py)
@@ -170,6 +174,7 @@ class Engine:
         self.read_stats = ReadStats()
         self.small_scopes = SmallScopes()  # whose next lookup reads whole without the script
         self.users_loaded = 0  # load round trips' users, over this engine's life (the apply bench prints it)
+        self.settles_failed = 0  # settling calls a Redis error cut short, over this engine's life
         self._cache = ViewCache()
         # a cluster client's chunks are sent and awaited here (state/lua.py, ChunkedWrites)
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="slotstream-apply")
@@ -309,7 +314,14 @@ class Engine:
         if to_index:
             self.build_indexes(to_index)
         if to_settle:
-            self.settle(to_settle)
+            try:
+                self.settle(to_settle)
+            except redis.RedisError as err:
+                # the ops are written and answered; the move waits for the next write that retires a
+                # record (meta keeps the count) or for `slotstream state compact`, and every reader
+                # finds the records where they are meanwhile
+                self.settles_failed += 1
+                _log.warning("moving %d users' retired records to their cold history failed: %s", len(to_settle), err)
         return retry
 
     def build_indexes(self, scopes: list[tuple[User, str]]) -> int:
@@ -375,7 +387,8 @@ class Engine:
             moved = []
             for rid, raw in zip(moving, raws or [], strict=False):
                 if raw is not None and not written_with_row(raw):
-                    entries[rid] = encode_record(decode_record(rid, raw, tenant, user))
+                    # (a record written in an earlier form is moved in the current one)
+                    entries[rid] = raw if written_now(raw) else encode_record(decode_record(rid, raw, tenant, user))
                     moved.append(rid)
             ids, data = encode_cold(entries) if entries else (b"", b"")
             calls.append((keys.meta(tenant, user), ["settle", keys.prefix(tenant, user), version, ids, data, *moved]))

@@ -180,3 +180,30 @@ def test_a_scan_of_a_user_with_more_records_than_it_orders_goes_through_hscan_th
         if cursor == 0:
             break
     assert seen == expected and 1 in parts  # (HSCAN may give a record twice, never leaves one out)
+
+
+def test_a_redis_error_while_settling_leaves_the_ops_applied_and_the_next_write_settles(
+    redis_client: redis.Redis, namespace: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = Engine(redis_client, namespace, history_hot=0, settle_after=1)
+    keys = engine.keys
+    record = {"tenant": "t1", "user": "u1", "kind": "preference", "attribute": DRINK, "value": "v0"}
+    first = engine.apply({"at": at(0), "op_id": "o0", "record": record}).record_ids[0]
+    settle = engine.settle
+
+    def cut_off(users: list[Any]) -> int:
+        raise redis.ConnectionError("the server went away")
+
+    monkeypatch.setattr(engine, "settle", cut_off)
+    second = engine.apply(command(1, "c1", op="correct", record_id=first, value="v1"))
+    # the correction was written and answered; its retired version waits in the records hash
+    assert second.outcome == Outcome.APPLIED and engine.settles_failed == 1
+    assert redis_client.hexists(keys.records("t1", "u1"), first) and not redis_client.exists(keys.cold("t1", "u1"))
+    assert [r.value for r in engine.history("t1", "u1", DRINK)] == ["v0", "v1"]
+    # the same op again is a duplicate, not a second correction
+    assert engine.apply(command(1, "c1", op="correct", record_id=first, value="v1")).outcome == Outcome.DUPLICATE
+
+    monkeypatch.setattr(engine, "settle", settle)
+    engine.apply(command(2, "c2", op="correct", record_id=second.record_ids[0], value="v2"))
+    assert cold_ids(redis_client, keys) == {first, second.record_ids[0]}
+    assert [r.value for r in engine.history("t1", "u1", DRINK)] == ["v0", "v1", "v2"]
