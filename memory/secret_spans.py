@@ -168,7 +168,10 @@ _PATTERNS: list[tuple[str, tuple[str, ...] | None, re.Pattern[str]]] = [
         "password",
         ("pass", "pin"),
         re.compile(
-            _CREDENTIAL_TOKEN
+            # starting only where a token starts: from inside one, the same match comes from its
+            # start, and trying every position of a long run is quadratic in it
+            r"(?<![^\s，,。；;！？])"
+            + _CREDENTIAL_TOKEN
             + r"\s*[—–-]+\s*(?i:that's|that is|it's|this is)\s+(?i:(?:my|the|our)\s+)?(?i:(?:new|old)\s+)?"
             + r"(?i:password|passcode|passphrase|pin)\b"
         ),

@@ -4,6 +4,7 @@ key, and the ordinary long tokens (hashes, UUIDs, order numbers) that must pass.
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -176,3 +177,26 @@ def test_an_id_that_looks_random_is_kept_and_the_content_beside_it_still_redacte
     assert out["value"] == "[REDACTED:secret]"  # the same text as content is still a secret
     # an id field that is not id-shaped is content like any other
     assert scrub({"record_id": "my password is hunter2hunter2"})["record_id"] != "my password is hunter2hunter2"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Sunflower*Meadow88 — that's the new password",
+        "note，Sunflower*Meadow88 - it's my pin",
+        "a:b:Sunflower*Meadow88 — this is our password",
+        "x" * 5000 + "9 — that's the password",
+        "word " * 200 + "Lantern#7 – that is my old passcode",
+    ],
+)
+def test_a_token_said_to_be_the_password_is_found_from_where_the_token_starts(text: str) -> None:
+    # the pattern starts only at a token's start (so a long run is not tried at every position):
+    # it finds what the same pattern without that anchor finds
+    spans = [(start, end) for kind, start, end in find_secrets(text) if kind == "password"]
+    unanchored = re.compile(
+        r"(?=[^\s]*[0-9!@#$%^&*+=?~])[^\s，,。；;！？]{4,}\s*[—–-]+\s*(?i:that's|that is|it's|this is)\s+"
+        r"(?i:(?:my|the|our)\s+)?(?i:(?:new|old)\s+)?(?i:password|passcode|passphrase|pin)\b"
+    )
+    expected = [(m.start(), m.end()) for m in unanchored.finditer(text)]
+    assert expected and all(span in spans for span in expected)
+    assert "Meadow88" not in redact(text) and "Lantern#7" not in redact(text)
