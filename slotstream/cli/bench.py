@@ -119,6 +119,7 @@ def _profiling(bench_sub: Subparsers) -> None:
     split.add_argument("--size", type=int, default=1000, help="active records of the user (default 1000)")
     split.add_argument("--read-whole-up-to", type=int, default=None, help="as for `bench engine`")
     split.add_argument("--stated", type=float, default=0.0, help="as for `bench engine`")
+    split.add_argument("--calls", type=int, default=2000, help="lookups a timed run (default 2000)")
     split.set_defaults(func=cmd_context_split)
     aof = bench_sub.add_parser("aof", help="what the append-only file costs: bytes by kind of write, rewrites")
     aof.add_argument("--turns", type=int, default=40000, help="turns of the pipeline bench's mix (default 40000)")
@@ -347,7 +348,7 @@ def cmd_lua_calls(args: argparse.Namespace) -> int:
 def cmd_context_split(args: argparse.Namespace) -> int:
     from slotstream.bench.context_split import run_context_split
 
-    return run_context_split(Settings.from_env(), args.size, args.read_whole_up_to, args.stated)
+    return run_context_split(Settings.from_env(), args.size, args.read_whole_up_to, args.stated, args.calls)
 
 
 def cmd_meaning(args: argparse.Namespace) -> int:

@@ -77,7 +77,7 @@ def test_lua_calls_by_key_names_each_command_with_the_kind_of_key_it_writes(
 
 
 def test_context_split_prints_each_part(redis_url: str, redis_client: redis.Redis, script_keys_dropped: None) -> None:
-    out = run("context-split", "--size", "10", redis_url=redis_url)
+    out = run("context-split", "--size", "10", "--calls", "200", redis_url=redis_url)
     assert "10 active records, 10 rows returned (whole)" in out
     for part in (
         "the script on the server",
@@ -89,17 +89,17 @@ def test_context_split_prints_each_part(redis_url: str, redis_client: redis.Redi
     ):
         assert re.search(rf"{part}:\s+\d+ us", out), out
     interleaved = r"setting up the read \d+ us, the call \d+ us, the reply to the answer \d+ us"
-    assert re.search(rf"interleaved \(medians of 2,000\): {interleaved}", out), out
+    assert re.search(rf"interleaved \(medians of 200\): {interleaved}", out), out
     for path in ("by the script", "in a transaction"):
         runs = r"\d+ / \d+ / \d+ us"
-        assert re.search(rf"a lookup {path}, three runs of 2,000: client CPU {runs}, wall {runs}", out), out
+        assert re.search(rf"a lookup {path}, three runs of 200: client CPU {runs}, wall {runs}", out), out
 
 
 def test_context_split_takes_apart_a_lookup_with_statements(
     redis_url: str, redis_client: redis.Redis, script_keys_dropped: None
 ) -> None:
     """Past the whole-read threshold, with a share of statements: an indexed read, taken apart."""
-    out = run("context-split", "--size", "300", "--stated", "0.2", redis_url=redis_url)
+    out = run("context-split", "--size", "300", "--stated", "0.2", "--calls", "100", redis_url=redis_url)
     found = re.search(r"300 active records, (\d+) rows returned \(indexed\)", out)
     assert found is not None and 0 < int(found.group(1)) < 300, out
     assert re.search(r"the script on the server:\s+\d+ us", out), out
