@@ -25,7 +25,12 @@ SUITE = [
     "tests/eval/test_scenarios.py",  # every tests/scenarios/*.jsonl straight into the engine, and the CLI
     "tests/integration/cluster/test_session_redis.py",  # proves the run was on the cluster
 ]
-DESELECTED: list[str] = []
+# tests whose time goes to a server that does not answer (a client's retries), the same on either run
+DESELECTED: list[str] = [
+    "tests/integration/state/test_user_keys.py::test_the_sealer_falls_back_to_the_key_it_last_used_while_redis_is_away",
+    "tests/integration/state/test_user_keys.py::"
+    "test_while_redis_is_away_input_opened_with_the_remembered_key_is_sealed_with_it_and_no_other",
+]
 SUMMARY = re.compile(r"^=*\s*(\d+) passed.* in [\d.]+s", re.M)
 
 

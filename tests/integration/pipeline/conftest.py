@@ -33,8 +33,16 @@ def _runtimes() -> list[str]:
     return chosen or list(RUNTIMES)
 
 
-# modules whose runs on a runtime other than the default one belong to the long suite
+# modules, and drills of other modules, whose runs on a runtime other than the default one belong
+# to the long suite (the default suite runs them on the default runtime)
 LONG_ON_OTHER_RUNTIMES = frozenset({"test_faults.py", "test_replay.py"})
+DRILLS_LONG_ON_OTHER_RUNTIMES = frozenset(
+    {
+        "test_crash_mid_stream_applies_every_op_exactly_once",
+        "test_two_workers_share_the_load_and_survive_losing_one",
+        "test_rebalances_while_turns_and_ops_stream_keep_the_ops_topic_order",
+    }
+)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -42,7 +50,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         params = getattr(item, "callspec", None)
         on = params.params.get("runtime") if params is not None else None
-        if on is not None and on != default and item.path.name in LONG_ON_OTHER_RUNTIMES:
+        drill = getattr(item, "originalname", item.name) in DRILLS_LONG_ON_OTHER_RUNTIMES
+        if on is not None and on != default and (item.path.name in LONG_ON_OTHER_RUNTIMES or drill):
             item.add_marker(pytest.mark.long)
 
 
