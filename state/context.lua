@@ -41,21 +41,6 @@ local screen_areas, screen_topics = counted(), counted()
 local least_agreement = tonumber(ARGV[at])
 local gated_read = tonumber(ARGV[at + 1])
 
--- a suppression of a value corrected or retracted away (selection never reads those), in either
--- of its stored forms (state/codec.py): JSON, or [time, record ids, reason], the reason last as its
--- code (1 or 2, one byte) or spelled out (its string header, then nine letters). Read from the end:
--- cmsgpack does not know the extension type the record ids are stored in.
-local function slot_only(raw)
-  if string.sub(raw, 1, 1) == '{' then
-    local reason = string.match(raw, '"reason":"(%a+)"')
-    return reason == 'corrected' or reason == 'retracted'
-  end
-  local last = string.byte(raw, -1)
-  if last == 1 or last == 2 then return true end
-  local spelled = string.sub(raw, -10)
-  return spelled == '\169corrected' or spelled == '\169retracted'
-end
-
 local stamp = redis.call('HMGET', P .. ':meta', 'version', 'written')
 -- what selection reads of the suppressions: a value corrected or retracted away is kept out by its
 -- record's status, so those (one per correction) never leave the server. apply.lua keeps the others

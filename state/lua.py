@@ -104,15 +104,20 @@ class ScriptText:
         return ScriptText.of(cluster_guarded(self.source))
 
 
-# scripts that read stored records start with the functions that read their forms
-_READ_RECORDS = {"load.lua", "records.lua"}
+# scripts that read stored records or suppressions start with the functions that read their forms
+_PRELUDES = {
+    "load.lua": ("stored.lua",),
+    "records.lua": ("stored.lua",),
+    "apply.lua": ("suppressed.lua",),
+    "context.lua": ("suppressed.lua",),
+}
 
 
 def script_source(name: str) -> str:
-    """A script's source, after the shared functions it uses (stored.lua)."""
+    """A script's source, after the shared functions it uses (stored.lua, suppressed.lua)."""
     files = resources.files(__package__)
-    source = files.joinpath(name).read_text()
-    return files.joinpath("stored.lua").read_text() + source if name in _READ_RECORDS else source
+    preludes = "".join(files.joinpath(prelude).read_text() for prelude in _PRELUDES.get(name, ()))
+    return preludes + files.joinpath(name).read_text()
 
 
 class LuaScript:
