@@ -25,6 +25,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from slotstream.memory.errors import Reason, Rejected
+from slotstream.state.codec import MalformedRecord
 from slotstream.streams.errors import BrokerUnavailable
 
 from . import metrics
@@ -49,6 +50,7 @@ _REQUEST_REASONS = {
 # exceptions error_response() answers (the app registers a handler for each)
 HANDLED: tuple[type[Exception], ...] = (
     SidecarError,
+    MalformedRecord,
     BrokerUnavailable,
     RedisConnectionError,
     RedisTimeoutError,
@@ -129,6 +131,11 @@ def refusal_of(err: Exception) -> Refusal | None:
     if isinstance(err, HTTPException):
         reason = _STATUS_REASONS.get(err.status_code, "http_error")
         return Refusal(err.status_code, reason, str(err.detail), headers=dict(err.headers) if err.headers else None)
+    if isinstance(err, MalformedRecord):
+        # stored state this version cannot read (written by a newer one, or damaged): the
+        # operator's to look at, not the caller's to fix; the other records still answer
+        log.error("stored state does not decode: %s", err)
+        return Refusal(500, "stored_state_unreadable", str(err)[:300])
     return None
 
 

@@ -573,7 +573,12 @@ def decode_record(
     if isinstance(raw, str):
         raw = raw.encode()
     if raw[:1] == b"{":
-        return Record.model_validate_json(raw)
+        try:
+            return Record.model_validate_json(raw)
+        except ValidationError as err:
+            raise MalformedRecord(f"stored record does not validate: {err.error_count()} errors") from err
+    if not raw:
+        raise MalformedRecord("stored record is empty")
     form = _format(raw)
     if form not in (FORMAT, TAIL, FULL):
         raise MalformedRecord(f"stored record of format {form}: this version reads {FORMAT}, {TAIL} and {FULL}")
@@ -588,6 +593,8 @@ def decode_record(
         raise MalformedRecord(f"stored record does not decode: {err}") from err
     except IndexError as err:
         raise MalformedRecord(f"stored record holds an unknown code: {err}") from err
+    except ValidationError as err:
+        raise MalformedRecord(f"stored record does not validate: {err.error_count()} errors") from err
 
 
 # --- the op ledger -----------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from slotstream.client import AsyncClient, Client, SidecarRequestError
 from slotstream.config.settings import Settings
 from slotstream.local.redis_server import LocalRedis, free_port
 from slotstream.sidecar.keys import create_key, revoke_key
+from slotstream.state.keys import Keys
 from slotstream.streams.topics import OPS
 
 from support import Service, start_service
@@ -616,3 +617,23 @@ def test_a_redis_outage_is_503_then_served_again_and_writes_meanwhile_are_kept(
     finally:
         svc.stack.stop()
         redis.stop()
+
+
+def test_a_stored_record_that_does_not_decode_is_a_500_naming_it_and_the_others_still_answer(
+    service: Service, tenant: str
+) -> None:
+    with service.http(service.key(tenant)) as h:
+        res = h.post(
+            "/v1/ops?wait=20",
+            json={"ops": [record("dora", DETAIL, "concise"), record("dora", "knowledge.editor", "vim")]},
+        ).json()
+        assert [a["outcome"] for a in res["accepted"]] == ["applied"] * 2
+        ids = {m["attribute"]: m["id"] for m in h.get("/v1/users/dora/memories").json()["items"]}
+        # the editor's record damaged in Redis: a byte no stored form starts with, then JSON that
+        # is not a record
+        keys = Keys(service.stack.settings.namespace)
+        for damaged in (b"\xc1\x00\x01", b'{"id": 3}'):
+            service.stack.client.hset(keys.records(tenant, "dora"), ids["knowledge.editor"], damaged)
+            broken = h.get(f"/v1/users/dora/memories/{ids['knowledge.editor']}")
+            assert broken.status_code == 500 and broken.json()["reason"] == "stored_state_unreadable", broken.text
+            assert h.get(f"/v1/users/dora/memories/{ids[DETAIL]}").json()["value"] == "concise"
