@@ -575,8 +575,8 @@ def decode_record(
     if raw[:1] == b"{":
         try:
             return Record.model_validate_json(raw)
-        except ValidationError as err:
-            raise MalformedRecord(f"stored record does not validate: {err.error_count()} errors") from err
+        except msgspec.DecodeError as err:
+            raise MalformedRecord(f"stored record does not validate: {err}") from err
     if not raw:
         raise MalformedRecord("stored record is empty")
     form = _format(raw)
@@ -593,8 +593,8 @@ def decode_record(
         raise MalformedRecord(f"stored record does not decode: {err}") from err
     except IndexError as err:
         raise MalformedRecord(f"stored record holds an unknown code: {err}") from err
-    except ValidationError as err:
-        raise MalformedRecord(f"stored record does not validate: {err.error_count()} errors") from err
+    except (KeyError, TypeError) as err:
+        raise MalformedRecord(f"stored record does not read as one: {err!r}") from err
 
 
 # --- the op ledger -----------------------------------------------------------------------------

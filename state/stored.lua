@@ -31,8 +31,10 @@ local function stored_head(raw, n)
 end
 
 -- A tail's row (false for any other form): the second half of the record a caller decodes.
+-- (Bytes that are no stored form get none either: the caller refuses them, naming the record.)
 local function row_of(prefix, id, raw)
-  if string.byte(raw, 1) == 123 then return false end
+  local first = string.byte(raw, 1)
+  if not first or not ((first >= 0x90 and first <= 0x9f) or first == 0xdc or first == 0xdd) then return false end
   local head = stored_head(raw, 2)  -- a tail: [2, scope (nil: "global"), subject (nil: "user"), ...]
   if head[1] ~= 2 then return false end
   return redis.call('HGET', prefix .. ':act:' .. (head[2] or 'global'), id) or false

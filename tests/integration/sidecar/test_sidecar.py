@@ -635,5 +635,6 @@ def test_a_stored_record_that_does_not_decode_is_a_500_naming_it_and_the_others_
         for damaged in (b"\xc1\x00\x01", b'{"id": 3}'):
             service.stack.client.hset(keys.records(tenant, "dora"), ids["knowledge.editor"], damaged)
             broken = h.get(f"/v1/users/dora/memories/{ids['knowledge.editor']}")
-            assert broken.status_code == 500 and broken.json()["reason"] == "stored_state_unreadable", broken.text
+            assert broken.status_code == 500, (broken.status_code, broken.text)
+            assert broken.json()["reason"] == "stored_state_unreadable", broken.text
             assert h.get(f"/v1/users/dora/memories/{ids[DETAIL]}").json()["value"] == "concise"

@@ -179,6 +179,20 @@ def test_a_tail_without_its_row_and_an_unknown_format_are_refused_with_a_reason(
         decode_record(rec.id, encode_tail(rec), rec.tenant, rec.user)
     with pytest.raises(MalformedRecord, match="format 9"):
         decode_record(rec.id, b"\x93\x09\xa1x\x00", rec.tenant, rec.user)
+    # damaged bytes of any kind are refused as a malformed record, never another error (the sidecar
+    # answers it 500 stored_state_unreadable, not a 4xx that would blame the caller)
+    row = orjson.dumps(compact(rec))
+    bad_row = orjson.dumps(["x", "no such kind", *compact(rec)[2:]])
+    for raw, with_row in (
+        (b"", None),
+        (b"\xc1", None),
+        (b'{"id": 3}', None),
+        (b"{", None),
+        (encode_tail(rec), bad_row),
+    ):
+        with pytest.raises(MalformedRecord):
+            decode_record(rec.id, raw, rec.tenant, rec.user, with_row)
+    assert decode_record(rec.id, encode_tail(rec), rec.tenant, rec.user, row) == rec
 
 
 def test_code_tables_cover_their_enums_and_values_are_unique() -> None:
