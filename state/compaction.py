@@ -18,11 +18,13 @@ keeps working without this pass. The pass makes the memory figures hold for stat
 Per user: one read, then one conditional write (compact.lua), which writes nothing if an op was
 applied to the user in between (the pass reads the user again). It runs beside the workers. A user
 it rewrote is marked (meta field `form`) and skipped by a later run: run it again after a crash and
-it goes on where it stopped. (A user written only in the compact forms is read and left as it is.)
+it goes on where it stopped. A server that stops answering for a moment is waited for (`run`).
+(A user written only in the compact forms is read and left as it is.)
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -57,6 +59,10 @@ from .read_index import INDEX_ABOVE
 # with their value hash packed and their reason coded)
 FORM = "4"
 MAX_TRIES = 5
+OUTAGE_WAIT = 30.0  # seconds the pass waits for a server that stopped answering, then fails
+OUTAGE_PAUSE, OUTAGE_PAUSE_MAX = 0.25, 2.0
+# the errors of a server that is away for a moment (a restart, a failover): wait and go on
+OUTAGE_ERRORS = (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError)
 ARGS_PER_COMMAND = 1000  # a command's arguments go in blocks: Lua's unpack takes a few thousand at most
 
 
@@ -71,6 +77,7 @@ class CompactionStats:
     indexes_built: int = 0  # scopes large enough that had none
     retired_moved: int = 0  # retired records moved into the users' cold histories
     retried: int = 0  # users written by an apply while the pass read them
+    outages: int = 0  # times the server did not answer and the pass waited for it
 
 
 def _is_json(raw: bytes) -> bool:
@@ -113,8 +120,10 @@ class Compactor:
         change_log_max: int = CHANGE_LOG_MAX,
         index_above: int = INDEX_ABOVE,
         history_hot: int | None = HISTORY_HOT,
+        outage_wait: float = OUTAGE_WAIT,
     ) -> None:
         self.r = client
+        self.outage_wait = outage_wait
         self.keys = Keys(namespace)
         self.change_log_max = change_log_max
         self.index_above = index_above
@@ -131,19 +140,50 @@ class Compactor:
                 yield pair
 
     def run(self, progress: Callable[[CompactionStats], None] | None = None) -> CompactionStats:
-        for tenant, user in self.users():
-            self.compact_user(tenant, user)
-            # retired versions beyond the newest of each slot into the cold history (a user without
-            # a lineage field has none)
-            if self.engine.history_hot is not None and self.r.exists(self.keys.lineage(tenant, user)):
-                self.stats.retired_moved += self.engine.settle([(tenant, user)])
-            if progress is not None and self.stats.users % 1000 == 0:
-                progress(self.stats)
-        return self.stats
+        """Every user of the namespace. A server away for a moment (a restart, a failover) is waited
+        for, up to `outage_wait` seconds each time: the user is done again (each step writes only
+        if the user is unchanged since it read it), and a scan cut short starts over, skipping the
+        users done."""
+        done: set[tuple[str, str]] = set()
+        waited = 0.0
+        while True:
+            try:
+                for tenant, user in self.users():
+                    if (tenant, user) not in done:
+                        self._one_user(tenant, user)
+                        done.add((tenant, user))
+                        waited = 0.0
+                        if progress is not None and self.stats.users % 1000 == 0:
+                            progress(self.stats)
+                return self.stats
+            except OUTAGE_ERRORS as err:
+                waited = self._wait_out(err, waited)
+
+    def _one_user(self, tenant: str, user: str) -> None:
+        waited = 0.0
+        while True:
+            try:
+                self.compact_user(tenant, user)
+                # retired versions beyond the newest of each slot into the cold history (a user
+                # without a lineage field has none)
+                if self.engine.history_hot is not None and self.r.exists(self.keys.lineage(tenant, user)):
+                    self.stats.retired_moved += self.engine.settle([(tenant, user)])
+                self.stats.users += 1
+                return
+            except OUTAGE_ERRORS as err:
+                waited = self._wait_out(err, waited)
+
+    def _wait_out(self, err: Exception, waited: float = 0.0) -> float:
+        """Pause before trying again; raises `err` once `outage_wait` seconds were spent."""
+        if waited >= self.outage_wait:
+            raise err
+        pause = min(max(OUTAGE_PAUSE, waited), OUTAGE_PAUSE_MAX, self.outage_wait - waited)
+        self.stats.outages += 1
+        time.sleep(pause)
+        return waited + pause
 
     def compact_user(self, tenant: str, user: str) -> bool:
         """Rewrite one user's keys; False when the user was compact already."""
-        self.stats.users += 1
         keys = self.keys
         for _ in range(MAX_TRIES):
             if self.r.hget(keys.meta(tenant, user), "form") == FORM.encode():

@@ -57,6 +57,8 @@ def state_compact(settings: Settings, namespace: str | None) -> int:
         f"  lineages rewritten: {stats.lineages:,}; retired records moved into cold histories: {stats.retired_moved:,}"
     )
     print(f"  read indexes dropped (small scopes): {stats.indexes_dropped:,}; built: {stats.indexes_built:,}")
+    if stats.outages:
+        print(f"  waited for the server {stats.outages:,} times (it did not answer for a moment)")
     print(f"  used_memory: {before:,} B before, {after:,} B after ({after - before:+,} B)")
     return 0
 

@@ -30,6 +30,10 @@ DESELECTED: list[str] = [
     "tests/integration/state/test_user_keys.py::test_the_sealer_falls_back_to_the_key_it_last_used_while_redis_is_away",
     "tests/integration/state/test_user_keys.py::"
     "test_while_redis_is_away_input_opened_with_the_remembered_key_is_sealed_with_it_and_no_other",
+    # (these two start a server of their own)
+    "tests/integration/state/test_compaction.py::test_a_server_that_stays_away_fails_the_pass_after_its_wait",
+    "tests/integration/state/test_compaction.py::"
+    "test_a_server_away_for_a_moment_mid_pass_is_waited_for_and_every_user_is_compacted_once",
 ]
 SUMMARY = re.compile(r"^=*\s*(\d+) passed.* in [\d.]+s", re.M)
 

@@ -5,7 +5,9 @@ nothing to do."""
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -13,6 +15,7 @@ import pytest
 import redis
 
 from slotstream.bench.memory import bytes_by_kind
+from slotstream.local.redis_server import LocalRedis
 from slotstream.memory.models import LIVE_STATUSES, Outcome
 from slotstream.state.codec import (
     decode_changes,
@@ -193,3 +196,46 @@ def test_a_user_written_while_the_pass_reads_it_is_read_again_and_loses_no_write
         raw for raw in redis_client.hvals(Keys(namespace).records("t1", SMALL)) if raw.startswith(b"{")
     ]
     assert user_state(redis_client, Keys(namespace), "t1", SMALL)["records"]
+
+
+def test_a_server_away_for_a_moment_mid_pass_is_waited_for_and_every_user_is_compacted_once(
+    tmp_path: Path,
+) -> None:
+    server = LocalRedis(data_dir=tmp_path / "redis").start()
+    try:
+        client = redis.Redis.from_url(server.url)
+        engine = Engine(client, "ns")
+        write_history(engine)
+        users = [f"extra{n}" for n in range(8)]
+        engine.apply_many([op(user, 0, "tea") for user in users])
+        for user in (BIG, SMALL, *users):
+            to_earlier_forms(client, engine, "t1", user)
+        before = digest_namespace(client, "ns").digest
+        compactor = Compactor(client, "ns", index_above=INDEX_ABOVE)
+        rewrite, calls = compactor.compact_user, []
+
+        def away_at_the_fifth(tenant: str, user: str) -> bool:
+            calls.append(user)
+            if len(calls) == 5:  # the server stops, and is back 1.5 s later with its data
+                server.halt()
+                threading.Timer(1.5, server.start).start()
+            return rewrite(tenant, user)
+
+        compactor.compact_user = away_at_the_fifth  # type: ignore[method-assign]
+        stats = compactor.run()
+
+        assert stats.outages > 0 and (stats.users, stats.compacted) == (10, 10)
+        assert len(calls) > 10  # the fifth user was done again once the server answered
+        assert digest_namespace(client, "ns").digest == before
+        assert Compactor(client, "ns", index_above=INDEX_ABOVE).run().compacted == 0
+    finally:
+        server.stop()
+
+
+def test_a_server_that_stays_away_fails_the_pass_after_its_wait(tmp_path: Path) -> None:
+    server = LocalRedis(data_dir=tmp_path / "redis").start()
+    client = redis.Redis.from_url(server.url)
+    Engine(client, "ns").apply_many([op(SMALL, 0, "tea")])
+    server.stop()
+    with pytest.raises(redis.ConnectionError):
+        Compactor(client, "ns", outage_wait=1.0).run()
