@@ -882,7 +882,7 @@ def decode_suppression(field: bytes | str, raw: bytes | str) -> Suppression:
             record_ids=[_id_in(rid) for rid in record_ids],
             reason=SUPPRESSION_REASONS[reason] if isinstance(reason, int) else reason,
         )
-    except (msgspec.DecodeError, ValidationError, MalformedRecord, ValueError, IndexError, TypeError) as err:
+    except (msgspec.DecodeError, ValidationError, ValueError, IndexError, TypeError) as err:  # (MalformedRecord too)
         raise MalformedRecord(f"a suppression does not decode: {err}") from err
 
 

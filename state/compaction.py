@@ -5,8 +5,8 @@ keeps working without this pass. The pass makes the memory figures hold for stat
 
 - records stored as JSON or in format 1 become their current form (a tail where the record has a
   read-model row);
-- op-ledger entries stored as JSON, and suppressions stored as JSON or with their value hash in hex
-  or their reason spelled out, become their compact forms;
+- op-ledger entries stored as JSON, and suppressions stored as JSON or with their scope, value hash
+  or reason spelled out, become their compact forms;
 - the change log holds one entry an op (older entries, JSON or compact, hold one change each) and
   keeps its newest `change_log_max` entries;
 - each slot's lineage list moves into the user's lineage hash, a field there leaves out the live ids
