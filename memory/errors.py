@@ -76,3 +76,16 @@ class Rejected(SlotstreamError, ValueError):
 class ModelUnavailable(SlotstreamError, RuntimeError):
     """The embedded model or the dictionary it reads Chinese through is not installed (it is never
     downloaded: the package that ships it must be)."""
+
+
+class ArchiveError(SlotstreamError):
+    """The history archive (state/archive.py; on Kafka, streams/history_archive.py) could not be
+    written or read."""
+
+
+class ArchiveUnavailable(ArchiveError):
+    """The archive did not answer (a broker outage): a retry later may succeed."""
+
+
+class SegmentUnreadable(ArchiveError):
+    """A stored segment of the archive is not one, is gone, or its user's key was erased."""

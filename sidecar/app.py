@@ -17,6 +17,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.routing import compile_path
 from starlette.types import ASGIApp
 
+from slotstream.config.history import history_archive
 from slotstream.config.master_key import sealer
 from slotstream.config.settings import Settings
 from slotstream.state.client import connect, connect_async
@@ -58,15 +59,17 @@ def lifespan_for(
         producer.run()  # reads serve while Kafka is away; /readyz tells when ingest can work
         cache = ContextCache(settings.context_cache_records) if settings.context_cache_records else None
 
+        archive = history_archive(settings, sync_client)
+
         def engine_for(namespace: str) -> Engine:
-            engine = Engine(sync_client, namespace, cache)
+            engine = Engine(sync_client, namespace, cache, archive=archive)
             engine.read_stats.on_count = metrics.count_context_read
             return engine
 
         def progress() -> Progress:
             return Progress(sync_client, active_namespace(sync_client, settings.namespace))
 
-        reader = AsyncReader(client, settings.namespace, cache)
+        reader = AsyncReader(client, settings.namespace, cache, archive=archive)
         reader.stats.on_count = metrics.count_context_read
         gate.limiter.connect(client)
 
@@ -89,6 +92,8 @@ def lifespan_for(
                 yield
         finally:
             await producer.stop()
+            if archive is not None:
+                archive.close()
             await client.aclose()
             sync_client.close()
 

@@ -24,7 +24,7 @@ from starlette.exceptions import HTTPException
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from slotstream.memory.errors import Reason, Rejected
+from slotstream.memory.errors import ArchiveError, ArchiveUnavailable, Reason, Rejected
 from slotstream.state.codec import MalformedRecord
 from slotstream.streams.errors import BrokerUnavailable
 
@@ -51,6 +51,7 @@ _REQUEST_REASONS = {
 HANDLED: tuple[type[Exception], ...] = (
     SidecarError,
     MalformedRecord,
+    ArchiveError,
     BrokerUnavailable,
     RedisConnectionError,
     RedisTimeoutError,
@@ -114,7 +115,7 @@ def validation_refusal(errors: Sequence[Any]) -> Refusal:
 
 def refusal_of(err: Exception) -> Refusal | None:
     """What an exception a request raised answers, or None for one that is a bug (a 500)."""
-    if isinstance(err, BrokerUnavailable):
+    if isinstance(err, (BrokerUnavailable, ArchiveUnavailable)):
         err = Unavailable("kafka_unavailable", str(err))
     elif isinstance(err, (RedisConnectionError, RedisTimeoutError, RedisClusterError, RedisTryAgainError)):
         # a cluster with a master down, or a hash slot still moving after the reader's retries
@@ -136,6 +137,10 @@ def refusal_of(err: Exception) -> Refusal | None:
         # operator's to look at, not the caller's to fix; the other records still answer
         log.error("stored state does not decode: %s", err)
         return Refusal(500, "stored_state_unreadable", str(err)[:300])
+    if isinstance(err, ArchiveError):
+        # a segment gone or unreadable, or a process not given the archive: the operator's too
+        log.error("the archived history does not read: %s", err)
+        return Refusal(500, "archived_history_unreadable", str(err)[:300])
     return None
 
 

@@ -273,6 +273,7 @@ local function erase_user(written_scopes)
   call_in_blocks('HSET', P .. ':ops', kept)
   local keys = {
     P .. ':rec', P .. ':slot', P .. ':sup', P .. ':rsup', P .. ':log', P .. ':scopes', P .. ':alias', P .. ':dep', P .. ':cold',
+    P .. ':arch',
   }
   local scopes = redis.call('SMEMBERS', P .. ':scopes')
   for scope in pairs(written_scopes) do scopes[#scopes + 1] = scope end
@@ -497,19 +498,33 @@ if ARGV[1] == 'build' then
   return 1
 end
 -- Mode "settle": KEYS[1] = <prefix>:meta; ARGV = "settle", <prefix>, the version the records were
--- read at, the cold history's ids (" id id "; "": none) and data (state/codec.py), then the ids
+-- read at, the cold history's ids (" id id "; "": none) and data (state/codec.py), the archive's
+-- change (state/archive.py): the position of its newest segment as read ("": none), the position
+-- of the segment written now ("": none) and whether it replaces that newest one ("1") or follows
+-- it ("0"), the number of lineage fields rewritten and each (slot, ids; "": the field goes), then the ids
 -- of the records that moved into the cold history. The count of records retired starts again, and
 -- the history holds no stale bytes any more (meta `cstale`, set by a write that took an id out).
--- Writes nothing (returns 0) when the user was written since; the version stays (nothing a reader
--- sees changes).
+-- Writes nothing (returns 0) when the user was written since or the archive's newest segment is
+-- not the one read; the version stays (nothing a reader sees changes).
 if ARGV[1] == 'settle' then
   P = ARGV[2]
   if tonumber(redis.call('HGET', P .. ':meta', 'version') or '0') ~= tonumber(ARGV[3]) then return 0 end
+  local newest, written = ARGV[6], ARGV[7]
+  if written ~= '' and (redis.call('LINDEX', P .. ':arch', -1) or '') ~= newest then return 0 end
   if ARGV[4] == '' then redis.call('DEL', P .. ':cold')
   else redis.call('HSET', P .. ':cold', 'ids', ARGV[4], 'data', ARGV[5]) end
+  if written ~= '' then
+    if ARGV[8] == '1' then redis.call('LSET', P .. ':arch', -1, written)
+    else redis.call('RPUSH', P .. ':arch', written) end
+  end
+  local n_fields = tonumber(ARGV[9])
+  for k = 10, 9 + 2 * n_fields, 2 do
+    if ARGV[k + 1] == '' then redis.call('HDEL', P .. ':lin', ARGV[k])
+    else redis.call('HSET', P .. ':lin', ARGV[k], ARGV[k + 1]) end
+  end
   redis.call('HSET', P .. ':meta', 'retired', 0)
   redis.call('HDEL', P .. ':meta', 'cstale')
-  for first = 6, #ARGV, 1000 do
+  for first = 10 + 2 * n_fields, #ARGV, 1000 do
     redis.call('HDEL', P .. ':rec', unpack(ARGV, first, math.min(first + 999, #ARGV)))
   end
   return 1

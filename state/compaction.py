@@ -34,6 +34,7 @@ import redis
 
 from slotstream.memory.models import READ_MODEL_STATUSES, parse_time
 
+from .archive import HistoryArchive
 from .codec import (
     decode_changes,
     decode_ledger_entry,
@@ -50,7 +51,7 @@ from .codec import (
     suppression_field,
     written_now,
 )
-from .engine import CHANGE_LOG_MAX, HISTORY_HOT, Engine
+from .engine import ARCHIVE_AFTER, CHANGE_LOG_MAX, HISTORY_HOT, Engine
 from .keys import Keys
 from .lua import LuaScript, script_source
 from .read_index import INDEX_ABOVE
@@ -121,14 +122,23 @@ class Compactor:
         index_above: int = INDEX_ABOVE,
         history_hot: int | None = HISTORY_HOT,
         outage_wait: float = OUTAGE_WAIT,
+        archive: HistoryArchive | None = None,
+        archive_after: int = ARCHIVE_AFTER,
     ) -> None:
+        """`archive`: where settling moves a cold history of `archive_after` records (state/archive.py)."""
         self.r = client
         self.outage_wait = outage_wait
         self.keys = Keys(namespace)
         self.change_log_max = change_log_max
         self.index_above = index_above
         self.engine = Engine(
-            client, namespace, index_above=index_above, change_log_max=change_log_max, history_hot=history_hot
+            client,
+            namespace,
+            index_above=index_above,
+            change_log_max=change_log_max,
+            history_hot=history_hot,
+            archive=archive,
+            archive_after=archive_after,
         )
         self._write = LuaScript(client, script_source("compact.lua"))
         self.stats = CompactionStats()

@@ -20,6 +20,7 @@ import redis
 
 from slotstream.memory.key_parts import join
 
+from .archive import Archived, ArchiveError, HistoryArchive, Segment, archived_records, full_lineage
 from .codec import decode_suppression, decode_triples, lineage_ids
 from .keys import Keys
 from .lua import ScriptText
@@ -46,8 +47,11 @@ def users_of(client: redis.Redis, namespace: str) -> list[tuple[str, str]]:
     return sorted(out)
 
 
-def user_state(client: redis.Redis, keys: Keys, tenant: str, user: str) -> dict[str, Any]:
-    """One user's digested state, as plain sorted data."""
+def user_state(
+    client: redis.Redis, keys: Keys, tenant: str, user: str, archive: HistoryArchive | None = None
+) -> dict[str, Any]:
+    """One user's digested state, as plain sorted data: with their archived history (state/archive.py),
+    which must be given `archive` when there is one, since where a record is kept is not digested."""
     # EVAL, not EVALSHA: a digest is not a hot path, and the server may not have the script yet (a
     # cluster client's pipeline takes no EVAL: it goes on its own)
     records = client.eval(RECORDS.source, 1, keys.meta(tenant, user), keys.prefix(tenant, user), "all")
@@ -58,7 +62,8 @@ def user_state(client: redis.Redis, keys: Keys, tenant: str, user: str) -> dict[
     pipe.hget(keys.meta(tenant, user), "erased_at")
     pipe.hgetall(keys.dependents(tenant, user))
     pipe.hgetall(keys.lineage(tenant, user))
-    slots, sups, aliases, erased, dependents, joined = pipe.execute()
+    pipe.lrange(keys.archive(tenant, user), 0, -1)
+    slots, sups, aliases, erased, dependents, joined, positions = pipe.execute()
     hist_pipe = client.pipeline(transaction=False)
     slot_names = sorted(k.decode() for k in slots)
     for slot in slot_names:
@@ -67,9 +72,19 @@ def user_state(client: redis.Redis, keys: Keys, tenant: str, user: str) -> dict[
     lineage = [
         lineage_ids(joined.get(s.encode()), ids, slots[s.encode()]) for s, ids in zip(slot_names, listed, strict=True)
     ]
+    held = decode_triples(records[1:], tenant, user)
+    if positions:
+        if archive is None:
+            raise ArchiveError(f"{(tenant, user)}'s oldest history is archived; the digest needs the archive")
+        archived = Archived.of(Segment.decode(raw) for raw in archive.read(tenant, user, positions))
+        held.update(archived_records(archived, [i for i in archived.records if i not in held], tenant, user))
+        lineage = [
+            full_lineage(s, archived.lineage.get(s, []), ids, lambda rid: held[rid].slot if rid in held else None)
+            for s, ids in zip(slot_names, lineage, strict=True)
+        ]
     suppressions = [decode_suppression(field, raw) for field, raw in sups.items()]
     return {
-        "records": {k: r.model_dump(mode="json") for k, r in sorted(decode_triples(records[1:], tenant, user).items())},
+        "records": {k: r.model_dump(mode="json") for k, r in sorted(held.items())},
         "slots": {slot: sorted(orjson.loads(slots[slot.encode()]) or []) for slot in slot_names},
         "history": dict(zip(slot_names, lineage, strict=True)),
         "suppressions": {s.key: s.model_dump(mode="json") for s in sorted(suppressions, key=lambda s: s.key)},
@@ -79,13 +94,13 @@ def user_state(client: redis.Redis, keys: Keys, tenant: str, user: str) -> dict[
     }
 
 
-def digest_namespace(client: redis.Redis, namespace: str) -> Digest:
+def digest_namespace(client: redis.Redis, namespace: str, archive: HistoryArchive | None = None) -> Digest:
     keys = Keys(namespace)
     total = hashlib.sha256()
     per_tenant: dict[str, dict[str, int]] = defaultdict(lambda: {"users": 0, "records": 0})
     n_users = n_records = 0
     for tenant, user in users_of(client, namespace):
-        state = user_state(client, keys, tenant, user)
+        state = user_state(client, keys, tenant, user, archive)
         if not (state["records"] or state["suppressions"] or state["erased_at"]):
             continue  # a user whose every op was refused or dropped holds no state
         body = orjson.dumps(state, option=orjson.OPT_SORT_KEYS)

@@ -2,7 +2,8 @@
 
 `Engine.apply` / `apply_many` is the write API of the processors and the sidecar, `context` the
 read API (one round trip, payload bounded by the active records in the request's scopes),
-`history` the lineage of a slot.
+`history` the lineage of a slot. With a `HistoryArchive`, a user's oldest retired versions leave
+Redis for it (state/archive.py), and every read here puts them back in.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 import orjson
 import redis
@@ -47,6 +48,17 @@ from slotstream.memory.reconcile import (
 from slotstream.memory.validation import op_id_for, validate_op
 
 from .apply_args import KnownState, transition_args
+from .archive import (
+    SEGMENT_RECORDS,
+    Archived,
+    ArchiveError,
+    HistoryArchive,
+    Segment,
+    archived_records,
+    full_lineage,
+    slot_finder,
+    split_lineage,
+)
 from .codec import (
     COLD_ID,
     cold_entries,
@@ -78,6 +90,7 @@ CHANGE_LOG_MAX = 200
 LEDGER_WINDOW_S = 7 * 86_400.0
 HISTORY_HOT = 0  # retired versions of a slot kept whole in the user's records (the rest go cold)
 SETTLE_AFTER = 16  # records retired since a user was last settled before it is settled again
+ARCHIVE_AFTER = 256  # records the cold history holds before settling moves them to the archive
 # a load lists the user's slot keys when there are at most this many (the view cache then knows
 # which slots are empty without asking); above it a new slot is loaded like any other
 LISTED_SLOTS_MAX = 1000
@@ -147,6 +160,8 @@ class Engine:
         ledger_window_s: float = LEDGER_WINDOW_S,
         history_hot: int | None = HISTORY_HOT,
         settle_after: int = SETTLE_AFTER,
+        archive: HistoryArchive | None = None,
+        archive_after: int = ARCHIVE_AFTER,
     ) -> None:
         """`context_cache`: keep parsed read-model rows between context lookups (a server's read
         path; see state/context_cache.py). Without it every lookup reads the rows.
@@ -156,7 +171,10 @@ class Engine:
         `ledger_window_s`: seconds of event time the op ledger remembers an op for (0: for ever).
         `history_hot`: retired versions of a slot kept whole in the user's records, its newest;
         older ones move into the user's cold history (state/codec.py) once `settle_after` records
-        were retired since the user was last settled (`settle`). None: every version stays whole."""
+        were retired since the user was last settled (`settle`). None: every version stays whole.
+        `archive`: where a user's cold history goes once it holds `archive_after` records
+        (state/archive.py); None: it stays in Redis. An engine reading a user whose history was
+        archived needs the archive too (ArchiveError without it)."""
         self.read_whole_up_to = read_whole_up_to
         self.index_above = index_above
         self.change_log_max = change_log_max
@@ -175,6 +193,10 @@ class Engine:
         self.small_scopes = SmallScopes()  # whose next lookup reads whole without the script
         self.users_loaded = 0  # load round trips' users, over this engine's life (the apply bench prints it)
         self.settles_failed = 0  # settling calls a Redis error cut short, over this engine's life
+        self.archive = archive
+        self.archive_after = max(archive_after, 1)
+        self.archive_failures = 0  # settles whose archive write failed (their records stayed in Redis)
+        self.segments_written = 0
         self._cache = ViewCache()
         # a cluster client's chunks are sent and awaited here (state/lua.py, ChunkedWrites)
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="slotstream-apply")
@@ -351,7 +373,8 @@ class Engine:
     def settle(self, users: list[User]) -> int:
         """Move each user's retired records, but the newest `history_hot` of each slot, into the
         user's cold history, and drop the cold bytes of records a write brought back (apply.lua
-        names such users). Two round trips: what to move, with the version it was read at, then one
+        names such users); a cold history of `archive_after` records or more goes on to the archive
+        (`_archive_plan`). Two round trips: what to move, with the version it was read at, then one
         settle call each, which writes nothing when the user was written in between (a later write
         names the user again). Returns the records moved."""
         if self.history_hot is None or not users:
@@ -363,15 +386,23 @@ class Engine:
             pipe.hgetall(keys.lineage(*who))
             pipe.hgetall(keys.slots(*who))
             pipe.hgetall(keys.cold(*who))
+            pipe.lindex(keys.archive(*who), -1)
         read = pipe.execute()
         plans: list[tuple[User, int, list[str], dict[bytes, bytes]]] = []
+        lineages: dict[User, dict[bytes, bytes]] = {}
+        newest: dict[User, bytes | None] = {}
+        staying: dict[User, set[str]] = {}  # the ids of the records that stay whole in Redis
         for k, who in enumerate(users):
-            version, fields, lives, cold = read[4 * k : 4 * k + 4]
+            version, fields, lives, cold, newest[who] = read[5 * k : 5 * k + 5]
+            lineages[who] = fields
             moving: list[str] = []
+            staying[who] = stay = set()
             for slot, joined in fields.items():  # a slot without a field has only live records
                 live = set(lineage_ids(None, [], lives.get(slot)))
                 retired = [i for i in lineage_ids(joined, [], lives.get(slot)) if i not in live]
-                moving += retired[: max(len(retired) - self.history_hot, 0)]
+                cut = max(len(retired) - self.history_hot, 0)
+                moving += retired[:cut]
+                stay |= live | set(retired[cut:])
             plans.append((who, int(version or 0), moving, cold))
         pipe = self.r.pipeline(transaction=False)
         for (tenant, user), _, moving, _ in plans:
@@ -381,6 +412,7 @@ class Engine:
         held = [next(fetched) if moving else [] for _, _, moving, _ in plans]
         calls: list[tuple[str, list[Any]]] = []
         moves: list[int] = []
+        segments: list[tuple[User, bytes | None, bytes] | None] = []
         for ((tenant, user), version, moving, cold), raws in zip(plans, held, strict=True):
             # the cold records still listed (a record a write brought back is not), and the moved
             entries = cold_entries(cold[b"ids"], cold[b"data"]) if cold else {}
@@ -390,8 +422,23 @@ class Engine:
                     # (a record written in an earlier form is moved in the current one)
                     entries[rid] = raw if written_now(raw) else encode_record(decode_record(rid, raw, tenant, user))
                     moved.append(rid)
-            ids, data = encode_cold(entries) if entries else (b"", b"")
-            calls.append((keys.meta(tenant, user), ["settle", keys.prefix(tenant, user), version, ids, data, *moved]))
+                elif raw is not None:
+                    staying[(tenant, user)].add(rid)  # (a tail: its row is in the read model)
+            archived = self._archive_plan(
+                (tenant, user), entries, lineages[(tenant, user)], newest[(tenant, user)], staying[(tenant, user)]
+            )
+            if archived is not None:
+                replaced, written, fields = archived
+                cold_args: list[Any] = [b"", b""]
+                newest_read = newest[(tenant, user)] or b""
+                archive_args: list[Any] = [newest_read, written, int(replaced is not None), len(fields) // 2, *fields]
+                segments.append(((tenant, user), replaced, written))
+            else:
+                cold_args = list(encode_cold(entries)) if entries else [b"", b""]
+                archive_args = [b"", b"", 0, 0]
+                segments.append(None)
+            prefix = keys.prefix(tenant, user)
+            calls.append((keys.meta(tenant, user), ["settle", prefix, version, *cold_args, *archive_args, *moved]))
             moves.append(len(moved))
 
         def write(pipe: Any) -> None:
@@ -399,7 +446,50 @@ class Engine:
                 self._apply(keys=[meta], args=args, client=pipe)
 
         done = run_pipeline(self.r, write, self._scripts)
+        for segment, written in zip(segments, done, strict=True):
+            if segment is not None and self.archive is not None:
+                who, replaced, position = segment
+                # the segment Redis names no more: the replaced one, or the one just written when
+                # the user was written meanwhile (the next settle writes it again)
+                gone = [replaced] if int(written) and replaced else [] if int(written) else [position]
+                if gone:
+                    self._drop_segments(who, gone)
         return sum(n for n, written in zip(moves, done, strict=True) if int(written))
+
+    def _archive_plan(
+        self, who: User, entries: dict[str, bytes], fields: dict[bytes, bytes], newest: bytes | None, staying: set[str]
+    ) -> tuple[bytes | None, bytes, list[str]] | None:
+        """Write `entries` (the whole cold history after this settle), with the lineage parts they
+        begin, to the user's archive when there are `archive_after` of them: into the newest
+        segment while it has room, else a segment of their own. Returns the position replaced
+        (None: the segment is added), the one written and the lineage fields to rewrite (slot,
+        ids, ...); None when the records stay in the cold history (too few, no archive, or the
+        archive failed: the next settle tries again)."""
+        if self.archive is None or len(entries) < self.archive_after:
+            return None
+        parts, rest = split_lineage(staying, {k.decode(): v.decode() for k, v in fields.items()})
+        segment = Segment(dict(entries), parts)
+        try:
+            replaced = None
+            if newest is not None:
+                (old_raw,) = self.archive.read(*who, [newest])
+                old = Segment.decode(old_raw)
+                if len(old.records) + len(entries) <= SEGMENT_RECORDS:
+                    segment, replaced = old.followed_by(segment), newest
+            position = self.archive.write(*who, segment.encode())
+        except ArchiveError as err:
+            self.archive_failures += 1
+            _log.warning("archiving %s's retired records failed; they stay in the cold history: %s", who, err)
+            return None
+        self.segments_written += 1
+        return replaced, position, [x for slot, ids in rest.items() for x in (slot, ids)]
+
+    def _drop_segments(self, who: User, positions: list[bytes]) -> None:
+        assert self.archive is not None
+        try:
+            self.archive.drop(*who, positions)
+        except ArchiveError as err:  # a segment left behind is never read
+            _log.warning("dropping %d replaced segments of %s failed: %s", len(positions), who, err)
 
     def _load_views(
         self, to_load: list[User], by_user: Mapping[User, list[_Pending]], needs: Mapping[User, Needs]
@@ -427,7 +517,70 @@ class Engine:
                 )
 
         for u, reply in zip(to_load, run_pipeline(self.r, build, self._scripts), strict=True):
-            self._cache.store_loaded(u, _loaded(reply), needs[u])
+            state = _loaded(reply)
+            positions = state.pop("archived")
+            n = needs[u]
+            if positions and (n.with_history or n.ids):
+                self._add_archived(u, state, positions, n)
+            self._cache.store_loaded(u, state, n)
+
+    def _archived(self, who: User, positions: list[bytes]) -> Archived:
+        """The user's archive, read whole (ArchiveError: it cannot be read now, or this engine has
+        none while the user's history was archived)."""
+        if self.archive is None:
+            raise ArchiveError(f"{who}'s oldest history is archived, and this engine was given no archive")
+        return Archived.of(Segment.decode(raw) for raw in self.archive.read(*who, positions))
+
+    def _add_archived(self, who: User, state: dict[str, Any], positions: list[bytes], needs: Needs) -> None:
+        """Put the archived history into a loaded state: the records the ops name that only the
+        archive holds, with their slots (as the load gives a record's slot), each loaded slot's
+        lineage whole, and the records it names that Redis does not hold."""
+        archived = self._archived(who, positions)
+        records: dict[str, Any] = state["records"]
+        wanted = {rid for rid in needs.ids | set(state["aliases"].values()) if rid in archived.records}
+        wanted -= records.keys()
+        slots = {decode_record(rid, archived.records[rid], *who).slot for rid in wanted} - state["slots"].keys()
+        if slots:
+            self._load_slots(who, state, sorted(slots), needs.with_history)
+            records = state["records"]
+        cold_listed = set(records[COLD_ID][1].decode().split()) if COLD_ID in records else set()
+        named = wanted | {rid for sk in state["history"] for rid in archived.lineage.get(sk, ())}
+        unheld = [rid for rid in named if rid not in records and rid not in cold_listed]
+        # a record an op brought back from the archive is in Redis again, and that copy wins
+        held = self._records_of(*who, ["ids", *unheld]) if unheld else {}
+        for rid in unheld:
+            if rid in held:
+                records[rid] = (encode_record(held[rid]), None)
+            elif rid in archived.records:
+                records[rid] = (archived.records[rid], None)
+
+        # where the records the archived lineage names are now: Redis's copies first
+        current = dict(held)
+        for rid in named:
+            if rid in records and rid not in held:
+                raw, row = records[rid]
+                current[rid] = decode_record(rid, raw, *who, row)
+        if named & cold_listed:
+            current.update(cold_records(records[COLD_ID][0], " ".join(named & cold_listed), *who))
+        slot_of = slot_finder(current, archived, *who)
+        for sk, hot in state["history"].items():
+            state["history"][sk] = full_lineage(sk, archived.lineage.get(sk, []), hot, slot_of)
+
+    def _load_slots(self, who: User, state: dict[str, Any], slots: list[str], with_history: bool) -> None:
+        """Add `slots` (live lists, their records, and their histories if `with_history`) to a
+        loaded state. Loaded at another version, they are left out: the write that follows is
+        refused for that, and the ops are loaded again."""
+        req = {"ops": [], "slots": slots, "ids": [], "attrs": [], "history": with_history}
+        more = _loaded(self._load(keys=[self.keys.meta(*who)], args=[self.keys.prefix(*who), orjson.dumps(req)]))
+        if more["version"] != state["version"]:
+            return
+        records = state["records"]
+        if COLD_ID in more["records"] and COLD_ID in records:  # the same data; the ids wanted of both
+            data, listed = records[COLD_ID]
+            records[COLD_ID] = (data, listed + more["records"].pop(COLD_ID)[1])
+        state["records"] = {**more["records"], **records}
+        state["slots"].update(more["slots"])
+        state["history"].update(more["history"])
 
     def _reconcile_user(self, user_key: User, pending: list[_Pending]) -> _Staged:
         """Reconcile one user's ops in order on the cached view (each sees the ones before it)."""
@@ -544,10 +697,17 @@ class Engine:
         pipe.hget(self.keys.lineage(tenant, user), slot)
         pipe.lrange(self.keys.history(tenant, user, slot), 0, -1)
         pipe.hget(self.keys.slots(tenant, user), slot)
-        ids = lineage_ids(*pipe.execute())
-        if not ids:
-            return []
-        held = self._records_of(tenant, user, ["ids", *ids])
+        pipe.lrange(self.keys.archive(tenant, user), 0, -1)
+        joined, listed, live, positions = pipe.execute()
+        ids = lineage_ids(joined, listed, live)
+        if not positions:
+            held = self._records_of(tenant, user, ["ids", *ids]) if ids else {}
+            return [held[i] for i in ids if i in held]
+        archived = self._archived((tenant, user), positions)
+        older = archived.lineage.get(slot, [])
+        held = self._records_of(tenant, user, ["ids", *ids, *older])
+        ids = full_lineage(slot, older, ids, slot_finder(held, archived, tenant, user))
+        held.update(archived_records(archived, [i for i in ids if i not in held], tenant, user))
         return [held[i] for i in ids if i in held]
 
     def watermarks(self, users: list[tuple[str, str]]) -> list[int | None]:
@@ -569,10 +729,22 @@ class Engine:
         return current_of(_view(_loaded(reply), (tenant, user)).live(sk))
 
     def record(self, tenant: str, user: str, record_id: str) -> Record | None:
-        return self._records_of(tenant, user, ["ids", record_id]).get(record_id)
+        found = self._records_of(tenant, user, ["ids", record_id]).get(record_id)
+        if found is None and (positions := self._positions(tenant, user)):
+            archived = self._archived((tenant, user), positions)
+            found = archived_records(archived, [record_id], tenant, user).get(record_id)
+        return found
+
+    def _positions(self, tenant: str, user: str) -> list[bytes]:
+        return cast(list[bytes], self.r.lrange(self.keys.archive(tenant, user), 0, -1))
 
     def records(self, tenant: str, user: str) -> list[Record]:
-        return list(self._records_of(tenant, user, ["all"]).values())
+        """Every record the user has, the archived ones too."""
+        held = self._records_of(tenant, user, ["all"])
+        if positions := self._positions(tenant, user):
+            archived = self._archived((tenant, user), positions)
+            held.update(archived_records(archived, [i for i in archived.records if i not in held], tenant, user))
+        return list(held.values())
 
     def _records_call(self, tenant: str, user: str, args: list[Any], client: Any = None) -> Any:
         return self._records(
@@ -719,7 +891,7 @@ def _pairs(flat: list[Any]) -> dict[str, Any]:
 
 def _loaded(reply: list[Any]) -> dict[str, Any]:
     """load.lua's flat reply as the state a view is built from."""
-    version, erased_at, applied, records, slots, history, sup, aliases, deps, slot_keys, ledger_floor = reply
+    version, erased_at, applied, records, slots, history, sup, aliases, deps, slot_keys, ledger_floor, archived = reply
     state: dict[str, Any] = {
         "version": int(version),
         "ledger_floor": int(ledger_floor or 0),
@@ -731,6 +903,7 @@ def _loaded(reply: list[Any]) -> dict[str, Any]:
         "sup": {sup[i]: sup[i + 1] for i in range(0, len(sup), 2)},  # fields hold bytes (state/codec.py)
         "aliases": {k: v.decode() for k, v in _pairs(aliases).items()},
         "deps": _pairs(deps),
+        "archived": list(archived),
     }
     if slot_keys is not None:
         state["slot_keys"] = [k.decode() for k in slot_keys]

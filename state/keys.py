@@ -51,6 +51,10 @@ class Keys:
         have: readers take a slot's list where it has one; a write moves the list into the field."""
         return self.prefix(tenant, user) + ":lin"
 
+    def archive(self, tenant: str, user: str) -> str:
+        """List: the positions of the user's archived history's segments, oldest first (state/archive.py)."""
+        return self.prefix(tenant, user) + ":arch"
+
     def cold(self, tenant: str, user: str) -> str:
         """Hash: the user's cold history, its retired records compressed together (`ids`, `data`:
         state/codec.py)."""

@@ -11,7 +11,9 @@
 -- records of the cold history as one triple "*", data, ids: state/codec.py}, live lists {slot, JSON list, ...},
 -- histories {slot, {ids}, ...}, suppressions {key, JSON, ...}, aliases {id, target, ...},
 -- dependency index {key, JSON list, ...}, slot keys (false: more than list_slots_up_to), the op
--- ledger's floor (meta's lfloor: the newest event time of an op it forgot, ms)}
+-- ledger's floor (meta's lfloor: the newest event time of an op it forgot, ms), the positions of
+-- the archive's segments (state/archive.py; the engine reads them when a record or a history is
+-- wanted that Redis does not hold whole)}
 local P = ARGV[1]
 local req = cjson.decode(ARGV[2])
 local out = {slots = {}}
@@ -131,4 +133,5 @@ local cold = #missing > 0 and cold_triple(P, missing)
 if cold then for _, part in ipairs(cold) do records[#records + 1] = part end end
 local slots = {}
 for sk, live in pairs(out.slots) do slots[#slots + 1] = sk; slots[#slots + 1] = live end
-return {version, erased_at, applied, records, slots, history, sup, aliases, deps, slot_keys, tonumber(meta[3] or '0')}
+local archived = redis.call('LRANGE', P .. ':arch', 0, -1)
+return {version, erased_at, applied, records, slots, history, sup, aliases, deps, slot_keys, tonumber(meta[3] or '0'), archived}

@@ -36,6 +36,7 @@ from slotstream.memory.selection import (
 from slotstream.memory.semantics import relevance
 
 from . import read_index
+from .archive import Archived, ArchiveError, HistoryArchive, Segment, archived_records, full_lineage, slot_finder
 from .codec import decode_ledger_entry, decode_suppression, decode_suppressions, decode_triples, lineage_ids
 from .context_cache import STAMP_FIELDS, ContextCache
 from .deployment import parse_pointer
@@ -277,12 +278,24 @@ def outcome_of(op_id: str, raw: bytes | None) -> dict[str, Any] | None:
     return {"at": at, "outcome": outcome, "reason": reason}
 
 
+ARCHIVE_CURSOR = 1 << 62  # a listing's cursors from here on page through the archived records
+
+
 class AsyncReader:
     """Reads of the deployment `base`: every call reads the namespace its pointer names at that
     moment, so `slotstream promote` switches the readers with its one write."""
 
-    def __init__(self, client: aioredis.Redis, base: str, cache: ContextCache | None = None) -> None:
+    def __init__(
+        self,
+        client: aioredis.Redis,
+        base: str,
+        cache: ContextCache | None = None,
+        archive: HistoryArchive | None = None,
+    ) -> None:
+        """`archive`: where users' oldest history is (state/archive.py); read in a thread, since
+        the archive's reads block."""
         self.r = client
+        self.archive = archive
         self.base = base
         self.pointer = deploy_pointer(base)
         self.keys = Keys(base)  # the namespace read last
@@ -431,7 +444,21 @@ class AsyncReader:
             if raw:
                 target = raw.decode() if isinstance(raw, bytes) else raw
                 return (await self._stored(keys, tenant, user, "ids", target)).get(target)
+            archived = await self._archived(keys, tenant, user)
+            if archived is not None:
+                found = archived_records(archived, [record_id], tenant, user)
         return found.get(record_id)
+
+    async def _archived(self, keys: Keys, tenant: str, user: str) -> Archived | None:
+        """The user's archive read whole; None when they have none. ArchiveError: it cannot be
+        read now, or this reader has no archive while the user's history was archived."""
+        positions = cast(list[bytes], await self.r.lrange(keys.archive(tenant, user), 0, -1))
+        if not positions:
+            return None
+        if self.archive is None:
+            raise ArchiveError(f"{(tenant, user)}'s oldest history is archived, and this reader was given no archive")
+        raws = await asyncio.to_thread(self.archive.read, tenant, user, positions)
+        return Archived.of(Segment.decode(raw) for raw in raws)
 
     async def _stored(self, keys: Keys, tenant: str, user: str, *args: Any) -> dict[str, Record]:
         """Stored records, each whole (records.lua: a tail comes with its row)."""
@@ -450,10 +477,27 @@ class AsyncReader:
     async def _records_page(
         self, keys: Keys, tenant: str, user: str, cursor: int, count: int
     ) -> tuple[list[Record], int]:
-        reply = await self._script(
-            self.records_script, keys.meta(tenant, user), keys.prefix(tenant, user), "scan", cursor, count
-        )
-        return list(decode_triples(reply[1:], tenant, user).values()), int(reply[0])
+        """Redis's records (records.lua "scan"), then the archived ones that Redis does not hold,
+        in id order (cursors from ARCHIVE_CURSOR on: ARCHIVE_CURSOR + how many were passed)."""
+        if cursor < ARCHIVE_CURSOR:
+            reply = await self._script(
+                self.records_script, keys.meta(tenant, user), keys.prefix(tenant, user), "scan", cursor, count
+            )
+            after = int(reply[0])
+            if after == 0 and await self.r.exists(keys.archive(tenant, user)):
+                after = ARCHIVE_CURSOR
+            return list(decode_triples(reply[1:], tenant, user).values()), after
+        archived = await self._archived(keys, tenant, user)
+        if archived is None:
+            return [], 0
+        ids = sorted(archived.records)
+        first = cursor - ARCHIVE_CURSOR
+        page = ids[first : first + count]
+        # a record a write brought back from the archive is Redis's, and listed there
+        held = await self._stored(keys, tenant, user, "ids", *page) if page else {}
+        out = archived_records(archived, [rid for rid in page if rid not in held], tenant, user)
+        after = first + len(page)
+        return list(out.values()), ARCHIVE_CURSOR + after if after < len(ids) else 0
 
     async def history(self, tenant: str, user: str, slot: str) -> list[Record]:
         keys = await self._current()
@@ -461,10 +505,16 @@ class AsyncReader:
         pipe.hget(keys.lineage(tenant, user), slot)
         pipe.lrange(keys.history(tenant, user, slot), 0, -1)
         pipe.hget(keys.slots(tenant, user), slot)
-        ids = lineage_ids(*await pipe.execute())
-        if not ids:
-            return []
-        held = await self._stored(keys, tenant, user, "ids", *ids)
+        joined, listed, live = await pipe.execute()
+        ids = lineage_ids(joined, listed, live)
+        archived = await self._archived(keys, tenant, user)
+        if archived is None:
+            held = await self._stored(keys, tenant, user, "ids", *ids) if ids else {}
+            return [held[i] for i in ids if i in held]
+        older = archived.lineage.get(slot, [])
+        held = await self._stored(keys, tenant, user, "ids", *ids, *older) if ids or older else {}
+        ids = full_lineage(slot, older, ids, slot_finder(held, archived, tenant, user))
+        held.update(archived_records(archived, [i for i in ids if i not in held], tenant, user))
         return [held[i] for i in ids if i in held]
 
     async def live(self, tenant: str, user: str, slot: str) -> list[Record]:

@@ -1,9 +1,11 @@
 """Topic specs. Every topic is keyed by tenant+user, so one user's events stay ordered on one
 partition and reconciliation is the only writer of that user's state.
 
-Two compacted topics keep the newest value per key rather than a history: `keys` holds each user's
-data keys (wrapped; an erasure writes a tombstone, so compaction removes the key from the broker's
-disks), `control` the suppressions and erasures a replay applies before its range."""
+Three compacted topics keep the newest value per key rather than a history: `keys` holds each
+user's data keys (wrapped; an erasure writes a tombstone, so compaction removes the key from the
+broker's disks), `control` the suppressions and erasures a replay applies before its range, and
+`history` the segments of users' archived history (streams/history_archive.py), sealed with their
+keys."""
 
 from __future__ import annotations
 
@@ -12,9 +14,9 @@ from dataclasses import dataclass, field
 
 from slotstream.memory.key_parts import join
 
-TURNS, OPS, CHANGES, DLQ, KEYS, CONTROL = "turns", "ops", "changes", "dlq", "keys", "control"
-ALL = (TURNS, OPS, CHANGES, DLQ, KEYS, CONTROL)
-COMPACTED = (KEYS, CONTROL)
+TURNS, OPS, CHANGES, DLQ, KEYS, CONTROL, HISTORY = "turns", "ops", "changes", "dlq", "keys", "control", "history"
+ALL = (TURNS, OPS, CHANGES, DLQ, KEYS, CONTROL, HISTORY)
+COMPACTED = (KEYS, CONTROL, HISTORY)
 HOUR_MS = 3600 * 1000
 DAY_MS = 24 * HOUR_MS
 DEFAULT_RETENTION_MS = {TURNS: 7 * DAY_MS, OPS: -1, CHANGES: 7 * DAY_MS, DLQ: 30 * DAY_MS}

@@ -98,6 +98,13 @@ class Settings(BaseSettings):
         description="SLOTSTREAM_HISTORY_HOT: retired versions of a slot (superseded, retracted, forgotten) kept "
         "whole among a user's records, the newest; older ones are compressed into the user's cold history",
     )
+    history_archive_after: int = Field(
+        256,
+        ge=0,
+        le=100_000,
+        description="SLOTSTREAM_HISTORY_ARCHIVE_AFTER: records a user's cold history holds before they move to the "
+        "history topic, out of Redis (0: the cold history stays in Redis)",
+    )
     ledger_window: float = Field(
         7 * 86_400.0,
         ge=0,
@@ -204,6 +211,7 @@ class Settings(BaseSettings):
             "change_log_max": self.change_log_max,
             "ledger_window_s": self.ledger_window,
             "history_hot": self.history_hot,
+            "archive_after": self.history_archive_after or 1,
         }
 
     def topic_specs(self) -> dict[str, TopicSpec]:

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from slotstream.config.history import engine_options
 from slotstream.config.master_key import sealer
 from slotstream.config.settings import PREFIX, Settings
 from slotstream.local.redis_server import LocalRedis, stop_process
@@ -79,7 +80,9 @@ class LocalStack:
                 write_stack_file(self.settings)
             create_topics(self.bootstrap, self.settings.topic_specs().values())
             self.client = connect(self.redis_url)
-            self.engine = Engine(self.client, namespace=self.settings.namespace, **self.settings.engine_options())
+            self.engine = Engine(
+                self.client, namespace=self.settings.namespace, **engine_options(self.settings, self.client)
+            )
             self.progress = Progress(self.client, self.settings.namespace)
             self.producer = SlotstreamProducer(
                 self.bootstrap, self.settings.topic_prefix, sealer=sealer(self.settings, self.client)

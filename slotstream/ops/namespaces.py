@@ -8,7 +8,9 @@ from dataclasses import dataclass
 
 import redis
 
+from slotstream.config.history import history_archive
 from slotstream.config.settings import Settings
+from slotstream.state.archive import HistoryArchive
 from slotstream.state.client import connect
 from slotstream.state.compaction import CompactionStats, Compactor
 from slotstream.state.deployment import read_pointer
@@ -27,9 +29,13 @@ def _print_digest(digest: Digest) -> None:
 def state_digest(settings: Settings, namespace: str | None) -> int:
     assert settings.redis_url
     client = connect(settings.redis_url)
+    archive = history_archive(settings, client)
     try:
-        _print_digest(digest_namespace(client, namespace or read_pointer(client, settings.namespace).namespace))
+        name = namespace or read_pointer(client, settings.namespace).namespace
+        _print_digest(digest_namespace(client, name, archive))
     finally:
+        if archive is not None:
+            archive.close()
         client.close()
     return 0
 
@@ -39,10 +45,18 @@ def state_compact(settings: Settings, namespace: str | None) -> int:
     before and after."""
     assert settings.redis_url
     client = connect(settings.redis_url)
+    archive = history_archive(settings, client)
     try:
         name = namespace or read_pointer(client, settings.namespace).namespace
         before = used_memory(client)
-        compactor = Compactor(client, name, change_log_max=settings.change_log_max, history_hot=settings.history_hot)
+        compactor = Compactor(
+            client,
+            name,
+            change_log_max=settings.change_log_max,
+            history_hot=settings.history_hot,
+            archive=archive,
+            archive_after=settings.engine_options()["archive_after"],
+        )
 
         def progress(stats: CompactionStats) -> None:
             print(f"  {stats.users:,} users, {stats.compacted:,} rewritten", file=sys.stderr, flush=True)
@@ -50,6 +64,8 @@ def state_compact(settings: Settings, namespace: str | None) -> int:
         stats = compactor.run(progress)
         after = used_memory(client)
     finally:
+        if archive is not None:
+            archive.close()
         client.close()
     print(f"namespace {name}: {stats.users:,} users, {stats.compacted:,} rewritten ({stats.retried:,} read again)")
     print(f"  records rewritten: {stats.records:,}; rows, ledger, log and suppression entries: {stats.entries:,}")
@@ -81,14 +97,15 @@ def namespaces(client: redis.Redis) -> list[str]:
     return sorted(found)
 
 
-def namespace_info(client: redis.Redis, name: str) -> NamespaceInfo:
+def namespace_info(client: redis.Redis, name: str, archive: HistoryArchive | None = None) -> NamespaceInfo:
     count = sum(1 for _ in client.scan_iter(match=Keys(name).pattern(), count=1000))
-    return NamespaceInfo(name, count, digest_namespace(client, name))
+    return NamespaceInfo(name, count, digest_namespace(client, name, archive))
 
 
 def namespace_list(settings: Settings) -> int:
     assert settings.redis_url
     client = connect(settings.redis_url)
+    archive = history_archive(settings, client)
     try:
         names = namespaces(client)
         if not names:
@@ -100,11 +117,13 @@ def namespace_list(settings: Settings) -> int:
             roles[pointer.previous] = "previous"
         print(f"{'namespace':<24} {'keys':>8} {'users':>7} {'records':>8}  {'digest':<16}  role")
         for name in names:
-            info = namespace_info(client, name)
+            info = namespace_info(client, name, archive)
             digest = info.digest
             role = roles.get(name, "")
             print(f"{name:<24} {info.keys:>8} {digest.users:>7} {digest.records:>8}  {digest.digest[:16]}  {role}")
     finally:
+        if archive is not None:
+            archive.close()
         client.close()
     return 0
 

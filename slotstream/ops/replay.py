@@ -22,6 +22,7 @@ from typing import Any, cast
 import orjson
 import redis
 
+from slotstream.config.history import engine_options, history_archive
 from slotstream.config.master_key import restore_user_keys, user_keys
 from slotstream.config.settings import Settings
 from slotstream.processors.extraction import ExtractionService
@@ -181,7 +182,7 @@ def apply_control_first(settings: Settings, client: redis.Redis, namespace: str,
     if not first:
         return 0
     first.sort(key=lambda m: (m.partition, m.offset))
-    engine = Engine(client, namespace=namespace, **settings.engine_options())
+    engine = Engine(client, namespace=namespace, **engine_options(settings, client))
     ReconciliationService(engine, DueIndex(client, namespace), settings.max_event_skew).handle(first)
     return len(first)
 
@@ -214,7 +215,7 @@ def replay_partitions(
 
     assert settings.kafka_bootstrap
     ranges = ranges or plan.ranges
-    engine = Engine(client, namespace=namespace, **settings.engine_options())
+    engine = Engine(client, namespace=namespace, **engine_options(settings, client))
     progress = Progress(client, namespace)
     reconciliation = ReconciliationService(engine, DueIndex(client, namespace), settings.max_event_skew)
     extraction = ExtractionService(extractor_for(settings), settings.max_event_skew) if plan.source == "turns" else None
@@ -417,7 +418,12 @@ def replay(
             if code:
                 return code
             mark_finished(client, namespace, plan)
-        digest = digest_namespace(client, namespace)
+        archive = history_archive(settings, client)
+        try:
+            digest = digest_namespace(client, namespace, archive)
+        finally:
+            if archive is not None:
+                archive.close()
         dead = {k: v for k, v in Progress(client, namespace).counters().items() if k.startswith("dead_letters:")}
         show(f"namespace {namespace}: digest {digest.digest}; {digest.users} users, {digest.records} records")
         if dead:

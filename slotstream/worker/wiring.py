@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from slotstream.config.history import engine_options
 from slotstream.config.master_key import user_keys
 from slotstream.config.settings import Settings
 from slotstream.memory.extraction import Extractor, RuleExtractor, Turn
@@ -109,7 +110,7 @@ class _Wirer:
         self.settings = settings
         self.names = topic_names(settings.topic_prefix)
         self.client = connect(settings.redis_url)
-        self.engine = Engine(self.client, namespace=settings.namespace, **settings.engine_options())
+        self.engine = Engine(self.client, namespace=settings.namespace, **engine_options(settings, self.client))
         self.progress = Progress(self.client, settings.namespace)
         self.due_index = DueIndex(self.client, settings.namespace)
         self.stop = threading.Event()

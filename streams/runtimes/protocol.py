@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Protocol, runtime_checkable
 
 from ..messages import BatchOutput, Keyed, RawMessage
@@ -58,6 +58,14 @@ class AppliesProduced(Protocol):
 class Sweep(Protocol):
     def __call__(self, partitions: list[int]) -> list[Keyed]:
         """Ops (key, value) due on these ops partitions, to produce to the ops topic."""
+        ...
+
+
+class PayloadKeys(Protocol):
+    """Users' keys to open payloads with (state.user_keys.UserKeys is the implementation)."""
+
+    def keys_of(self, users: Iterable[tuple[str, str]]) -> dict[tuple[str, str], dict[str, bytes]]:
+        """Every key each user holds (key id -> key); {} for a user with none (erased)."""
         ...
 
 
