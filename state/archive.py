@@ -31,7 +31,7 @@ from slotstream.memory.models import Record
 from .codec import decode_record
 
 SEGMENT_FORMAT = 1
-SEGMENT_RECORDS = 2048  # records a segment holds before the next one starts
+SEGMENT_RECORDS = 512  # records a segment holds before the next one starts
 
 _ENCODER = msgspec.msgpack.Encoder()
 _DECODER = msgspec.msgpack.Decoder()

@@ -90,7 +90,7 @@ CHANGE_LOG_MAX = 200
 LEDGER_WINDOW_S = 7 * 86_400.0
 HISTORY_HOT = 0  # retired versions of a slot kept whole in the user's records (the rest go cold)
 SETTLE_AFTER = 16  # records retired since a user was last settled before it is settled again
-ARCHIVE_AFTER = 256  # records the cold history holds before settling moves them to the archive
+ARCHIVE_AFTER = 64  # records the cold history holds before settling moves them to the archive
 # a load lists the user's slot keys when there are at most this many (the view cache then knows
 # which slots are empty without asking); above it a new slot is loaded like any other
 LISTED_SLOTS_MAX = 1000

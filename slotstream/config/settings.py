@@ -42,7 +42,7 @@ class Settings(BaseSettings):
         "slotstream",
         min_length=1,
         pattern=r"^[A-Za-z0-9_.\-]+$",
-        description="SLOTSTREAM_TOPIC_PREFIX: topics are <prefix>.turns, .ops, .changes, .dlq, .keys and .control",
+        description="SLOTSTREAM_TOPIC_PREFIX: topics are <prefix>.turns, .ops, .changes, .dlq, .keys, .control and .history",
     )
     consumer_group: str | None = Field(
         None, description="SLOTSTREAM_CONSUMER_GROUP: the workers' consumer group (default <topic prefix>-worker)"
@@ -99,7 +99,7 @@ class Settings(BaseSettings):
         "whole among a user's records, the newest; older ones are compressed into the user's cold history",
     )
     history_archive_after: int = Field(
-        256,
+        64,
         ge=0,
         le=100_000,
         description="SLOTSTREAM_HISTORY_ARCHIVE_AFTER: records a user's cold history holds before they move to the "
