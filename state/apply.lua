@@ -501,7 +501,8 @@ end
 -- read at, the cold history's ids (" id id "; "": none) and data (state/codec.py), the archive's
 -- change (state/archive.py): the position of its newest segment as read ("": none), the position
 -- of the segment written now ("": none) and whether it replaces that newest one ("1") or follows
--- it ("0"), the number of lineage fields rewritten and each (slot, ids; "": the field goes), then the ids
+-- it ("0"), the number of lineage fields rewritten and each (slot, ids; "": the field goes), the
+-- number of aliases that moved to the archive and their ids, then the ids
 -- of the records that moved into the cold history. The count of records retired starts again, and
 -- the history holds no stale bytes any more (meta `cstale`, set by a write that took an id out).
 -- Writes nothing (returns 0) when the user was written since or the archive's newest segment is
@@ -522,9 +523,14 @@ if ARGV[1] == 'settle' then
     if ARGV[k + 1] == '' then redis.call('HDEL', P .. ':lin', ARGV[k])
     else redis.call('HSET', P .. ':lin', ARGV[k], ARGV[k + 1]) end
   end
+  local at_aliases = 10 + 2 * n_fields
+  local n_aliases = tonumber(ARGV[at_aliases])
+  for first = at_aliases + 1, at_aliases + n_aliases, 1000 do
+    redis.call('HDEL', P .. ':alias', unpack(ARGV, first, math.min(first + 999, at_aliases + n_aliases)))
+  end
   redis.call('HSET', P .. ':meta', 'retired', 0)
   redis.call('HDEL', P .. ':meta', 'cstale')
-  for first = 10 + 2 * n_fields, #ARGV, 1000 do
+  for first = at_aliases + n_aliases + 1, #ARGV, 1000 do
     redis.call('HDEL', P .. ':rec', unpack(ARGV, first, math.min(first + 999, #ARGV)))
   end
   return 1

@@ -62,27 +62,33 @@ class HistoryArchive(Protocol):
 class Segment:
     records: dict[str, bytes] = field(default_factory=dict)  # id -> stored record (state/codec.py)
     lineage: dict[str, list[str]] = field(default_factory=dict)  # slot key -> archived ids, oldest first
+    # a deduplicated op's record id -> the record it refreshed, once that record left Redis
+    aliases: dict[str, str] = field(default_factory=dict)
 
     def encode(self) -> bytes:
-        body = [SEGMENT_FORMAT, list(self.records.items()), list(self.lineage.items())]
+        body = [SEGMENT_FORMAT, list(self.records.items()), list(self.lineage.items()), list(self.aliases.items())]
         return zlib.compress(_ENCODER.encode(body), 9)
 
     @classmethod
     def decode(cls, raw: bytes) -> Segment:
         try:
-            version, records, lineage = _DECODER.decode(zlib.decompress(raw))
+            version, records, lineage, aliases = _DECODER.decode(zlib.decompress(raw))
             if version != SEGMENT_FORMAT:
                 raise SegmentUnreadable(f"a segment of format {version!r}; this release reads {SEGMENT_FORMAT}")
-            return cls({str(rid): bytes(rec) for rid, rec in records}, {str(s): list(ids) for s, ids in lineage})
+            return cls(
+                {str(rid): bytes(rec) for rid, rec in records},
+                {str(s): list(ids) for s, ids in lineage},
+                {str(alias): str(target) for alias, target in aliases},
+            )
         except (zlib.error, msgspec.DecodeError, TypeError, ValueError) as err:
             raise SegmentUnreadable(f"a segment does not decode: {err}") from err
 
     def followed_by(self, newer: Segment) -> Segment:
-        """This segment with `newer`'s records and lineage parts after its own."""
+        """This segment with `newer`'s records, lineage parts and aliases after its own."""
         lineage = {slot: list(ids) for slot, ids in self.lineage.items()}
         for slot, ids in newer.lineage.items():
             lineage.setdefault(slot, []).extend(ids)
-        return Segment({**self.records, **newer.records}, lineage)
+        return Segment({**self.records, **newer.records}, lineage, {**self.aliases, **newer.aliases})
 
 
 @dataclass
@@ -91,13 +97,14 @@ class Archived:
 
     records: dict[str, bytes] = field(default_factory=dict)
     lineage: dict[str, list[str]] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def of(cls, segments: Iterable[Segment]) -> Archived:
         whole = Segment()
         for segment in segments:
             whole = whole.followed_by(segment)
-        return cls(whole.records, whole.lineage)
+        return cls(whole.records, whole.lineage, whole.aliases)
 
 
 def split_lineage(staying: Container[str], fields: Mapping[str, str]) -> tuple[dict[str, list[str]], dict[str, str]]:

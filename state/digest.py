@@ -78,6 +78,7 @@ def user_state(
             raise ArchiveError(f"{(tenant, user)}'s oldest history is archived; the digest needs the archive")
         archived = Archived.of(Segment.decode(raw) for raw in archive.read(tenant, user, positions))
         held.update(archived_records(archived, [i for i in archived.records if i not in held], tenant, user))
+        aliases = {**{k.encode(): v.encode() for k, v in archived.aliases.items()}, **aliases}
         lineage = [
             full_lineage(s, archived.lineage.get(s, []), ids, lambda rid: held[rid].slot if rid in held else None)
             for s, ids in zip(slot_names, lineage, strict=True)

@@ -387,13 +387,16 @@ class Engine:
             pipe.hgetall(keys.slots(*who))
             pipe.hgetall(keys.cold(*who))
             pipe.lindex(keys.archive(*who), -1)
+            pipe.hkeys(keys.records(*who))
+            pipe.hgetall(keys.aliases(*who))
         read = pipe.execute()
         plans: list[tuple[User, int, list[str], dict[bytes, bytes]]] = []
         lineages: dict[User, dict[bytes, bytes]] = {}
         newest: dict[User, bytes | None] = {}
         staying: dict[User, set[str]] = {}  # the ids of the records that stay whole in Redis
+        aliases: dict[User, dict[bytes, bytes]] = {}
         for k, who in enumerate(users):
-            version, fields, lives, cold, newest[who] = read[5 * k : 5 * k + 5]
+            version, fields, lives, cold, newest[who], stored, aliases[who] = read[7 * k : 7 * k + 7]
             lineages[who] = fields
             moving: list[str] = []
             staying[who] = stay = set()
@@ -403,6 +406,10 @@ class Engine:
                 cut = max(len(retired) - self.history_hot, 0)
                 moving += retired[:cut]
                 stay |= live | set(retired[cut:])
+            # a record an op wrote back from the archive (a forget of an old value) has its place in
+            # an archived lineage, not in a field: it goes back with the next records
+            listed = stay | set(moving) | {i for raw in lives.values() for i in orjson.loads(raw) or ()}
+            moving += [i.decode() for i in stored if i.decode() not in listed] if newest[who] is not None else []
             plans.append((who, int(version or 0), moving, cold))
         pipe = self.r.pipeline(transaction=False)
         for (tenant, user), _, moving, _ in plans:
@@ -424,18 +431,24 @@ class Engine:
                     moved.append(rid)
                 elif raw is not None:
                     staying[(tenant, user)].add(rid)  # (a tail: its row is in the read model)
-            archived = self._archive_plan(
-                (tenant, user), entries, lineages[(tenant, user)], newest[(tenant, user)], staying[(tenant, user)]
-            )
+            who = (tenant, user)
+            archived = self._archive_plan(who, entries, lineages[who], newest[who], staying[who], aliases[who])
             if archived is not None:
-                replaced, written, fields = archived
+                replaced, written, fields, gone_aliases = archived
                 cold_args: list[Any] = [b"", b""]
-                newest_read = newest[(tenant, user)] or b""
-                archive_args: list[Any] = [newest_read, written, int(replaced is not None), len(fields) // 2, *fields]
+                archive_args: list[Any] = [
+                    newest[who] or b"",
+                    written,
+                    int(replaced is not None),
+                    len(fields) // 2,
+                    *fields,
+                    len(gone_aliases),
+                    *gone_aliases,
+                ]
                 segments.append(((tenant, user), replaced, written))
             else:
                 cold_args = list(encode_cold(entries)) if entries else [b"", b""]
-                archive_args = [b"", b"", 0, 0]
+                archive_args = [b"", b"", 0, 0, 0]
                 segments.append(None)
             prefix = keys.prefix(tenant, user)
             calls.append((keys.meta(tenant, user), ["settle", prefix, version, *cold_args, *archive_args, *moved]))
@@ -457,18 +470,26 @@ class Engine:
         return sum(n for n, written in zip(moves, done, strict=True) if int(written))
 
     def _archive_plan(
-        self, who: User, entries: dict[str, bytes], fields: dict[bytes, bytes], newest: bytes | None, staying: set[str]
-    ) -> tuple[bytes | None, bytes, list[str]] | None:
+        self,
+        who: User,
+        entries: dict[str, bytes],
+        fields: dict[bytes, bytes],
+        newest: bytes | None,
+        staying: set[str],
+        aliases: dict[bytes, bytes],
+    ) -> tuple[bytes | None, bytes, list[str], list[str]] | None:
         """Write `entries` (the whole cold history after this settle), with the lineage parts they
-        begin, to the user's archive when there are `archive_after` of them: into the newest
-        segment while it has room, else a segment of their own. Returns the position replaced
-        (None: the segment is added), the one written and the lineage fields to rewrite (slot,
-        ids, ...); None when the records stay in the cold history (too few, no archive, or the
-        archive failed: the next settle tries again)."""
+        begin and the aliases of records that do not stay in Redis, to the user's archive when
+        there are `archive_after` of them: into the newest segment while it has room, else a
+        segment of their own. Returns the position replaced (None: the segment is added), the one
+        written, the lineage fields to rewrite (slot, ids, ...) and the aliases that moved; None
+        when the records stay in the cold history (too few, no archive, or the archive failed:
+        the next settle tries again)."""
         if self.archive is None or len(entries) < self.archive_after:
             return None
         parts, rest = split_lineage(staying, {k.decode(): v.decode() for k, v in fields.items()})
-        segment = Segment(dict(entries), parts)
+        moving = {k.decode(): v.decode() for k, v in aliases.items() if v.decode() not in staying}
+        segment = Segment(dict(entries), parts, moving)
         try:
             replaced = None
             if newest is not None:
@@ -482,7 +503,7 @@ class Engine:
             _log.warning("archiving %s's retired records failed; they stay in the cold history: %s", who, err)
             return None
         self.segments_written += 1
-        return replaced, position, [x for slot, ids in rest.items() for x in (slot, ids)]
+        return replaced, position, [x for slot, ids in rest.items() for x in (slot, ids)], list(moving)
 
     def _drop_segments(self, who: User, positions: list[bytes]) -> None:
         assert self.archive is not None
@@ -537,6 +558,9 @@ class Engine:
         lineage whole, and the records it names that Redis does not hold."""
         archived = self._archived(who, positions)
         records: dict[str, Any] = state["records"]
+        for rid in needs.ids:  # an alias that went to the archive with the record it names
+            if rid not in records and rid not in state["aliases"] and rid in archived.aliases:
+                state["aliases"][rid] = archived.aliases[rid]
         wanted = {rid for rid in needs.ids | set(state["aliases"].values()) if rid in archived.records}
         wanted -= records.keys()
         slots = {decode_record(rid, archived.records[rid], *who).slot for rid in wanted} - state["slots"].keys()

@@ -278,7 +278,8 @@ def outcome_of(op_id: str, raw: bytes | None) -> dict[str, Any] | None:
     return {"at": at, "outcome": outcome, "reason": reason}
 
 
-ARCHIVE_CURSOR = 1 << 62  # a listing's cursors from here on page through the archived records
+ARCHIVE_CURSOR = 1 << 51  # a listing's cursors from here on page through the archived records (above every
+# cursor records.lua gives, and exact in a JavaScript number)
 
 
 class AsyncReader:
@@ -446,7 +447,11 @@ class AsyncReader:
                 return (await self._stored(keys, tenant, user, "ids", target)).get(target)
             archived = await self._archived(keys, tenant, user)
             if archived is not None:
-                found = archived_records(archived, [record_id], tenant, user)
+                if record_id in archived.aliases and record_id not in archived.records:
+                    record_id = archived.aliases[record_id]  # (an alias archived with its record)
+                    found = await self._stored(keys, tenant, user, "ids", record_id)
+                if record_id not in found:
+                    found = archived_records(archived, [record_id], tenant, user)
         return found.get(record_id)
 
     async def _archived(self, keys: Keys, tenant: str, user: str) -> Archived | None:

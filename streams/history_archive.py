@@ -62,6 +62,7 @@ class KafkaHistoryArchive:
         self.backoff_s = backoff_s
         self.config = config
         self._down_until = 0.0  # monotonic time before which the broker is taken to be away
+        self._topic_seen = False  # the topic exists (a send to a missing one would wait out its timeout)
         self._producer: KafkaProducer | None = None
         self._consumer: KafkaConsumer | None = None
         self._lock = threading.Lock()
@@ -100,6 +101,11 @@ class KafkaHistoryArchive:
         value = payload
         try:
             with self._lock:
+                if not self._topic_seen:
+                    if self.topic not in self._reader().topics():
+                        self._down_until = time.monotonic() + self.backoff_s
+                        raise ArchiveUnavailable(f"no topic {self.topic}: `slotstream topics create` creates it")
+                    self._topic_seen = True
                 producer = self._produce()
                 if self.sealer is not None:
                     (value,), created = self.sealer.seal_many([(tenant, user, key, payload)], int(time.time() * 1000))
@@ -154,18 +160,7 @@ class KafkaHistoryArchive:
         deadline = time.monotonic() + self.timeout_s
         try:
             with self._lock:
-                if self._consumer is None:
-                    self._consumer = KafkaConsumer(
-                        bootstrap_servers=self.bootstrap,
-                        enable_auto_commit=False,
-                        group_id=None,
-                        fetch_max_bytes=32 << 20,
-                        max_partition_fetch_bytes=16 << 20,
-                        client_id="slotstream-history-reader",
-                        bootstrap_timeout_ms=int(self.timeout_s * 1000),
-                        **self.config,
-                    )
-                consumer = self._consumer
+                consumer = self._reader()
                 consumer.assign([tp])
                 consumer.seek(tp, offset)
                 while time.monotonic() < deadline:
@@ -178,6 +173,20 @@ class KafkaHistoryArchive:
         except KafkaError as err:
             raise self._went_down(err, f"reading {partition}@{offset} of") from err
         raise self._went_down(TimeoutError(f"no answer in {self.timeout_s} s"), f"reading {partition}@{offset} of")
+
+    def _reader(self) -> KafkaConsumer:
+        if self._consumer is None:
+            self._consumer = KafkaConsumer(
+                bootstrap_servers=self.bootstrap,
+                enable_auto_commit=False,
+                group_id=None,
+                fetch_max_bytes=32 << 20,
+                max_partition_fetch_bytes=16 << 20,
+                client_id="slotstream-history-reader",
+                bootstrap_timeout_ms=int(self.timeout_s * 1000),
+                **self.config,
+            )
+        return self._consumer
 
     def _open(self, tenant: str, user: str, key: bytes, value: bytes) -> bytes:
         if not is_sealed(value):

@@ -39,7 +39,7 @@ def _replay_once(stack: LocalStack, source: str, processes: int, live_digest: st
     start = time.perf_counter()
     assert run_plan(settings, stack.client, target, plan, processes) == 0
     elapsed = time.perf_counter() - start
-    digest = digest_namespace(stack.client, target).digest
+    digest = digest_namespace(stack.client, target, stack.engine.archive).digest
     drop_namespace(stack.client, target)
     if digest != live_digest:
         raise AssertionError(f"replay {source}/{processes}: digest {digest} differs from the live {live_digest}")
@@ -91,7 +91,7 @@ def run_replay_bench(settings: Settings, turns: int, processes: list[int], round
             stack.producer.send_turns(log[first : first + 500])
         stack.producer.flush()
         stack.barrier(timeout=900)
-        live = digest_namespace(stack.client, stack.settings.namespace)
+        live = digest_namespace(stack.client, stack.settings.namespace, stack.engine.archive)
         ops = sum(Progress(stack.client, stack.settings.namespace).offsets(stack.settings.topics["ops"]).values())
         print(
             f"replay bench: {turns} turns -> {ops} ops in the log, {live.users} users, {live.records} records; "

@@ -42,7 +42,8 @@ class Settings(BaseSettings):
         "slotstream",
         min_length=1,
         pattern=r"^[A-Za-z0-9_.\-]+$",
-        description="SLOTSTREAM_TOPIC_PREFIX: topics are <prefix>.turns, .ops, .changes, .dlq, .keys, .control and .history",
+        description="SLOTSTREAM_TOPIC_PREFIX: topics are <prefix>.turns, .ops, .changes, .dlq, .keys, .control "
+        "and .history",
     )
     consumer_group: str | None = Field(
         None, description="SLOTSTREAM_CONSUMER_GROUP: the workers' consumer group (default <topic prefix>-worker)"

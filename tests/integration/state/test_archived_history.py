@@ -14,6 +14,7 @@ import pytest
 import redis
 
 from slotstream.memory.models import Outcome, Status
+from slotstream.memory.validation import derive_id
 from slotstream.state import engine as engine_module
 from slotstream.state.archive import Archived, ArchiveError, Segment
 from slotstream.state.digest import digest_namespace
@@ -68,11 +69,15 @@ def user_bytes(client: redis.Redis, engine: Engine) -> int:
     return sum(client.memory_usage(k) or 0 for k in client.scan_iter(match=prefix.replace("{", "[{]") + ":*"))
 
 
-def churn(engines: list[Engine], steps: range, rng: random.Random) -> None:
-    """The same ops into every engine: new values, corrections, forgets by value and by id (of old
-    versions too), moves of a slot with its history, short-lived notes. Their outcomes agree."""
+def churn(engines: list[Engine], steps: range, rng: random.Random, repeats: list[str]) -> None:
+    """The same ops into every engine: new values (a repeat of the current one deduplicates, its id
+    an alias of the record it refreshed), corrections, forgets by value, by id (of old versions
+    too) and by a repeat's id, moves of a slot with its history, short-lived notes. Their outcomes
+    agree."""
     for step in steps:
-        what = rng.choice(["say", "say", "correct", "forget_value", "forget_id", "note", "move"])
+        what = rng.choice(["say", "say", "correct", "forget_value", "forget_id", "forget_repeat", "note", "move"])
+        if what == "forget_repeat" and not repeats:
+            what = "say"
         attribute = rng.choice(SLOTS)
         if what == "say":
             op = record(step, attribute, f"choice {rng.randrange(5)}", statement=f"It's choice {step} now.")
@@ -85,6 +90,8 @@ def churn(engines: list[Engine], steps: range, rng: random.Random) -> None:
             if not history:
                 continue
             op = command(step, op="forget", record_id=rng.choice(history).id)
+        elif what == "forget_repeat":
+            op = command(step, op="forget", record_id=rng.choice(repeats))
         elif what == "note":
             op = record(step, "session.scratch", f"note {step}", kind="session_context", scope="session:s1")
         else:
@@ -92,6 +99,8 @@ def churn(engines: list[Engine], steps: range, rng: random.Random) -> None:
             op = command(step, op="move", attribute=attribute, from_scope=here, to_scope=there)
         outcomes = [e.apply(op) for e in engines]
         assert len({(o.outcome, o.reason, tuple(o.record_ids)) for o in outcomes}) == 1, (step, op, outcomes)
+        if outcomes[0].outcome == Outcome.REFRESHED:
+            repeats.append(derive_id("r_", op["op_id"]))
 
 
 def histories(engine: Engine) -> dict[tuple[str, str], list[tuple[str, str, str]]]:
@@ -115,12 +124,14 @@ def test_an_archived_user_reads_and_changes_as_one_whose_history_stayed_in_redis
     kept = Engine(redis_client, other_namespace, history_hot=0, settle_after=1)
     archived = Engine(redis_client, namespace, history_hot=0, settle_after=1, archive=archive, archive_after=4)
     rng = random.Random(7)
+    repeats: list[str] = []
     for first in range(0, 240, 40):
-        churn([archived, kept], range(first, first + 40), rng)
+        churn([archived, kept], range(first, first + 40), rng, repeats)
         assert histories(archived) == histories(kept), first
     keys = archived.keys
     positions = redis_client.lrange(keys.archive("t1", "u1"), 0, -1)
     assert len(positions) >= 2 and archived.segments_written > len(positions)  # filled, and rewritten
+    assert len(repeats) > 5
     assert archived.archive_failures == 0
     # what Redis holds of the past is the cold history's few records; the rest is on the topic
     cold_ids = (redis_client.hget(keys.cold("t1", "u1"), "ids") or b"").split()
@@ -129,6 +140,7 @@ def test_an_archived_user_reads_and_changes_as_one_whose_history_stayed_in_redis
         Segment.decode(raw) for raw in fresh_reader(kafka_bootstrap, topic_prefix).read("t1", "u1", positions)
     )
     assert len(on_topic.records) > 40
+    assert on_topic.aliases and not redis_client.hexists(keys.aliases("t1", "u1"), next(iter(on_topic.aliases)))
     # (an op that changed an archived version wrote it back to Redis, where it wins)
     back = [rid for rid in on_topic.records if redis_client.hexists(keys.records("t1", "u1"), rid)]
     assert len(back) < len(on_topic.records) / 2

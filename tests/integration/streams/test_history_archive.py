@@ -142,3 +142,16 @@ def test_a_plaintext_archive_reads_what_it_wrote_and_a_broker_away_fails_fast(
     with pytest.raises(ArchiveUnavailable, match="a moment ago"):
         away.write("t1", "u1", b"x")
     assert time.monotonic() - started < 1  # no second wait while it is known to be away
+
+
+def test_a_missing_topic_is_named_at_once_rather_than_waited_for(kafka_bootstrap: str) -> None:
+    missing = KafkaHistoryArchive(
+        kafka_bootstrap, f"none{uuid.uuid4().hex[:8]}.history", "none.keys", None, None, timeout_s=10
+    )
+    try:
+        started = time.monotonic()
+        with pytest.raises(ArchiveUnavailable, match="topics create"):
+            missing.write("t1", "u1", b"x")
+        assert time.monotonic() - started < 5  # not the send's 10 s wait for a topic that is not there
+    finally:
+        missing.close()

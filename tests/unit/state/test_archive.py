@@ -20,7 +20,7 @@ from slotstream.state.archive import (
 
 
 def test_a_segment_comes_back_from_its_bytes_as_it_went_in() -> None:
-    segment = Segment({"r_a": b"\x93\x03\x01\x02", "r_b": b"stored"}, {"user|drink|": ["r_a", "r_b"]})
+    segment = Segment({"r_a": b"\x93\x03\x01\x02", "r_b": b"stored"}, {"user|drink|": ["r_a", "r_b"]}, {"r_c": "r_b"})
     raw = segment.encode()
     assert Segment.decode(raw) == segment
     assert b"stored" not in raw  # compressed
@@ -32,8 +32,9 @@ def test_a_segment_comes_back_from_its_bytes_as_it_went_in() -> None:
         b"",
         b"not zlib at all",
         zlib.compress(b"\xc1"),  # not MessagePack
-        zlib.compress(msgspec.msgpack.encode([SEGMENT_FORMAT + 1, [], []])),  # a format this release does not read
-        zlib.compress(msgspec.msgpack.encode([SEGMENT_FORMAT, [], []])[:-1]),  # cut short
+        zlib.compress(msgspec.msgpack.encode([SEGMENT_FORMAT + 1, [], [], []])),  # a format this release does not read
+        zlib.compress(msgspec.msgpack.encode([SEGMENT_FORMAT, [], [], []])[:-1]),  # cut short
+        zlib.compress(msgspec.msgpack.encode([SEGMENT_FORMAT, [], []])),  # a part missing
         zlib.compress(msgspec.msgpack.encode({"records": []})),
     ],
 )
@@ -43,13 +44,14 @@ def test_bytes_that_are_no_segment_are_refused_as_unreadable(raw: bytes) -> None
 
 
 def test_a_newer_segment_follows_an_older_one_its_records_winning() -> None:
-    older = Segment({"r_a": b"old a", "r_b": b"b"}, {"s1": ["r_a"], "s2": ["r_b"]})
-    newer = Segment({"r_a": b"new a", "r_c": b"c"}, {"s1": ["r_c"], "s3": ["r_x"]})
+    older = Segment({"r_a": b"old a", "r_b": b"b"}, {"s1": ["r_a"], "s2": ["r_b"]}, {"r_d": "r_a"})
+    newer = Segment({"r_a": b"new a", "r_c": b"c"}, {"s1": ["r_c"], "s3": ["r_x"]}, {"r_e": "r_c"})
     both = older.followed_by(newer)
     assert both.records == {"r_a": b"new a", "r_b": b"b", "r_c": b"c"}
     assert both.lineage == {"s1": ["r_a", "r_c"], "s2": ["r_b"], "s3": ["r_x"]}
+    assert both.aliases == {"r_d": "r_a", "r_e": "r_c"}
     assert older.lineage == {"s1": ["r_a"], "s2": ["r_b"]}  # neither is changed
-    assert Archived.of([older, newer]) == Archived(both.records, both.lineage)
+    assert Archived.of([older, newer]) == Archived(both.records, both.lineage, both.aliases)
     assert Archived.of([]) == Archived()
 
 
