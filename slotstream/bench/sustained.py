@@ -24,12 +24,13 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from slotstream.bench.memory import bytes_by_kind
 from slotstream.bench.population import Planned, user_records
 from slotstream.bench.progress_line import ProgressLine
 from slotstream.config.settings import Settings
@@ -85,6 +86,10 @@ class SustainedReport:
     applied_total: int = 0  # on the topic and applied, once the worker caught up
     produced_total: int = 0
     outcomes: dict[str, int] = field(default_factory=dict)
+    # bytes by key kind (bench/memory.py) at the stream's half and at its end, with when they were taken
+    kinds_half: Counter[str] = field(default_factory=Counter)
+    kinds_end: Counter[str] = field(default_factory=Counter)
+    kinds_s: tuple[float, float] = (0.0, 0.0)
 
 
 @dataclass
@@ -302,6 +307,15 @@ def print_summary(report: SustainedReport, args: SustainedArgs) -> None:
     )
     if report.outcomes:
         print("outcomes: " + ", ".join(f"{k} {v:,}" for k, v in sorted(report.outcomes.items())))
+    if report.kinds_end:
+        minutes = max(1e-9, (report.kinds_s[1] - report.kinds_s[0]) / 60)
+        print(
+            f"bytes by key kind at {report.kinds_s[0]:.0f} s and {report.kinds_s[1]:.0f} s, "
+            "and the growth a minute between:"
+        )
+        for kind, end in report.kinds_end.most_common():
+            at_half = report.kinds_half.get(kind, 0)
+            print(f"  {kind:<10} {at_half / 1e6:>9.2f} MB {end / 1e6:>9.2f} MB {(end - at_half) / minutes:>+12,.0f} B/min")
 
 
 def run_sustained_bench(settings: Settings, args: SustainedArgs) -> SustainedReport:
@@ -340,6 +354,9 @@ def run_sustained_bench(settings: Settings, args: SustainedArgs) -> SustainedRep
                 )
                 report.samples.append(sample)
                 _print_sample(sample, report.samples[0], last, args.rate)
+                if not report.kinds_half and now >= args.minutes * 30:
+                    report.kinds_half, _ = bytes_by_kind(stack.client, s.namespace)
+                    report.kinds_s = (now, 0.0)
                 last = sample
                 if now >= args.minutes * 60 or sender.error is not None:
                     break
@@ -348,6 +365,8 @@ def run_sustained_bench(settings: Settings, args: SustainedArgs) -> SustainedRep
         finally:
             report.sent = sender.finish()
         report.stream_s = time.perf_counter() - started
+        report.kinds_end, _ = bytes_by_kind(stack.client, s.namespace)
+        report.kinds_s = (report.kinds_s[0], report.stream_s)
         report.applied_during = report.samples[-1].applied
         stack.barrier(timeout=600)
         report.applied_total = _applied(stack)
