@@ -315,7 +315,8 @@ def print_summary(report: SustainedReport, args: SustainedArgs) -> None:
         )
         for kind, end in report.kinds_end.most_common():
             at_half = report.kinds_half.get(kind, 0)
-            print(f"  {kind:<10} {at_half / 1e6:>9.2f} MB {end / 1e6:>9.2f} MB {(end - at_half) / minutes:>+12,.0f} B/min")
+            growth = (end - at_half) / minutes
+            print(f"  {kind:<10} {at_half / 1e6:>9.2f} MB {end / 1e6:>9.2f} MB {growth:>+12,.0f} B/min")
 
 
 def run_sustained_bench(settings: Settings, args: SustainedArgs) -> SustainedReport:
