@@ -64,6 +64,13 @@ def command(step: int, **body: Any) -> dict[str, Any]:
     return {"at": at(step), "op_id": f"o{step}", "command": {"tenant": "t1", "user": "u1", **body}}
 
 
+def corrected(engine: Engine, values: list[str]) -> None:
+    """The drink slot said once, then corrected to each next value in turn."""
+    engine.apply(record(0, "preference.drink", values[0]))
+    for step, value in enumerate(values[1:], 1):
+        assert engine.apply(record(step, "preference.drink", value, corrects_current=True)).outcome == Outcome.APPLIED
+
+
 def user_bytes(client: redis.Redis, engine: Engine) -> int:
     prefix = engine.keys.prefix("t1", "u1")
     return sum(client.memory_usage(k) or 0 for k in client.scan_iter(match=prefix.replace("{", "[{]") + ":*"))
@@ -173,10 +180,7 @@ def test_a_forgotten_value_leaves_every_read_though_its_versions_were_archived(
     redis_client: redis.Redis, namespace: str, archive: KafkaHistoryArchive
 ) -> None:
     engine = Engine(redis_client, namespace, history_hot=0, settle_after=1, archive=archive, archive_after=3)
-    engine.apply(record(0, "preference.drink", "green tea"))
-    for step in range(1, 8):
-        engine.apply(record(step, "preference.drink", "black coffee" if step % 2 else "oolong", corrects_current=True))
-    engine.apply(record(8, "preference.drink", "rooibos", corrects_current=True))
+    corrected(engine, ["green tea"] + ["black coffee", "oolong"] * 3 + ["black coffee", "rooibos"])
     assert redis_client.llen(engine.keys.archive("t1", "u1")) == 1
     tea = engine.history("t1", "u1", "preference.drink")[0]
     assert tea.value == "green tea" and not redis_client.hexists(engine.keys.records("t1", "u1"), tea.id)
@@ -228,10 +232,7 @@ def test_a_broker_outage_leaves_the_records_in_the_cold_history_until_the_archiv
 ) -> None:
     away = KafkaHistoryArchive("127.0.0.1:1", "nowhere.history", "nowhere.keys", None, None, timeout_s=2)
     engine = Engine(redis_client, namespace, history_hot=0, settle_after=1, archive=away, archive_after=2)
-    engine.apply(record(0, "preference.drink", "v0"))
-    for step in range(1, 5):
-        result = engine.apply(record(step, "preference.drink", f"v{step}", corrects_current=True))
-        assert result.outcome == Outcome.APPLIED
+    corrected(engine, [f"v{n}" for n in range(5)])
     keys = engine.keys
     assert engine.archive_failures >= 1 and not redis_client.exists(keys.archive("t1", "u1"))
     assert len(redis_client.hget(keys.cold("t1", "u1"), "ids").split()) == 4
@@ -247,9 +248,7 @@ def test_reading_an_archived_user_needs_the_archive_and_an_erasure_takes_the_pos
     redis_client: redis.Redis, namespace: str, archive: KafkaHistoryArchive
 ) -> None:
     engine = Engine(redis_client, namespace, history_hot=0, settle_after=1, archive=archive, archive_after=2)
-    engine.apply(record(0, "preference.drink", "v0"))
-    for step in range(1, 4):
-        engine.apply(record(step, "preference.drink", f"v{step}", corrects_current=True))
+    corrected(engine, [f"v{n}" for n in range(4)])
     keys = engine.keys
     assert redis_client.llen(keys.archive("t1", "u1")) == 1
     blind = Engine(redis_client, namespace)
