@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -201,6 +202,11 @@ def test_an_erase_in_the_middle_of_a_rotation_holds(service: Service, own_redis:
             if stored is not None and key.startswith(doomed) and not erased:
                 # the rotation has sent the new form, not yet swapped it in: erase the user now
                 assert http.delete("/v1/users/gone?wait=30").json()["accepted"][0]["outcome"] == "applied"
+                # the worker shreds the keys once the batch's output is delivered, a moment after
+                # the erasure's outcome is readable: the rotation's swap must come after that
+                deadline = time.monotonic() + 30
+                while client.exists(user_data_keys(tenant, "gone")) and time.monotonic() < deadline:
+                    time.sleep(0.02)
                 erased.append(key)
 
         try:
