@@ -41,7 +41,7 @@ SUMMARY = re.compile(r"^=*\s*(\d+) passed.* in [\d.]+s", re.M)
 def test_engine_suite_and_scenarios_pass_on_a_redis_cluster(kafka_bootstrap: str) -> None:
     env = {k: v for k, v in os.environ.items() if k != "SLOTSTREAM_REDIS_URL"}
     env["SLOTSTREAM_TEST_REDIS"] = "cluster"
-    # the archived history's tests need a broker: this session's, rather than one started anew
+    # the archived history's tests need a broker: the one the outer run started, not a new one
     env["SLOTSTREAM_KAFKA_BOOTSTRAP"] = kafka_bootstrap
     deselect = [arg for test in DESELECTED for arg in ("--deselect", test)]
     started = time.monotonic()
